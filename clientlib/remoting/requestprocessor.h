@@ -1,0 +1,68 @@
+#pragma once
+
+// The request-code -> processor contract shared by RemotingServer (inbound requests from clients)
+// and RemotingClient (requests the server pushes back over a client's connection, e.g.
+// NOTIFY_CONSUMER_IDS_CHANGED). RocketMQ's NettyRequestProcessor: processRequest + rejectRequest.
+
+#include "clientlib/common/result.h"
+#include "clientlib/protocol/remotingcommand.h"
+
+#include <QByteArray>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+namespace qrocket::remoting {
+
+using protocol::RemotingCommand;
+
+/// Completion of an invocation: the response, or Timeout / Unavailable (connection lost) / IoError.
+using InvokeCallback = std::function<void(Result<RemotingCommand>)>;
+
+/// One connection as processors see it. Thread-safe: every method may be called from any thread
+/// (work is posted to the connection's I/O thread). Holding a Channel does not keep the socket
+/// open; after the peer disconnects isActive() is false and sends are dropped.
+class Channel
+{
+public:
+    virtual ~Channel() = default;
+
+    /// Unique for the process lifetime (never reused).
+    virtual std::uint64_t id() const = 0;
+    /// Peer as "a.b.c.d:port" (IPv4-mapped IPv6 peers reported as IPv4) or "[v6]:port".
+    virtual QByteArray remoteAddress() const = 0;
+    virtual bool isActive() const = 0;
+    virtual void close() = 0;
+
+    /// Sends a frame as is (a response, or a oneway request).
+    virtual void send(RemotingCommand cmd) = 0;
+    /// Sends a request with a fresh opaque and completes `callback` with the response or a timeout.
+    /// The callback runs on the connection's I/O thread.
+    virtual void invokeAsync(RemotingCommand request, int timeoutMillis, InvokeCallback callback) = 0;
+    /// Marks the request oneway, gives it a fresh opaque and sends it.
+    virtual void invokeOneway(RemotingCommand request) = 0;
+};
+using ChannelPtr = std::shared_ptr<Channel>;
+
+/// Replies to one request. Call it exactly once, from any thread, at any later time (long polling
+/// holds it); for oneway requests it must not be called. Destroying it unanswered answers nothing.
+using Responder = std::function<void(RemotingCommand response)>;
+
+class RequestProcessor
+{
+public:
+    virtual ~RequestProcessor() = default;
+
+    /// Runs on the executor the processor was registered with. Exceptions thrown here are caught
+    /// by the server and answered with SYSTEM_ERROR (1) and the exception text.
+    virtual void processRequest(const ChannelPtr &channel, RemotingCommand request,
+                                Responder respond)
+        = 0;
+    /// true = answer SYSTEM_BUSY (2) "[REJECTREQUEST]system busy, start flow control for a while"
+    /// without calling processRequest (back-pressure, e.g. page cache busy).
+    virtual bool rejectRequest() const { return false; }
+};
+using RequestProcessorPtr = std::shared_ptr<RequestProcessor>;
+
+} // namespace qrocket::remoting
