@@ -10,14 +10,38 @@
 
 namespace qrocket {
 
-inline std::int16_t readI16(const char *p) { return qFromBigEndian<std::int16_t>(p); }
-inline std::int32_t readI32(const char *p) { return qFromBigEndian<std::int32_t>(p); }
-inline std::int64_t readI64(const char *p) { return qFromBigEndian<std::int64_t>(p); }
-inline std::uint32_t readU32(const char *p) { return qFromBigEndian<std::uint32_t>(p); }
+inline std::int16_t readI16(const char *p)
+{
+    return qFromBigEndian<std::int16_t>(p);
+}
+inline std::int32_t readI32(const char *p)
+{
+    return qFromBigEndian<std::int32_t>(p);
+}
+inline std::int64_t readI64(const char *p)
+{
+    return qFromBigEndian<std::int64_t>(p);
+}
+inline std::uint32_t readU32(const char *p)
+{
+    return qFromBigEndian<std::uint32_t>(p);
+}
 
-inline void writeI16(char *p, std::int16_t v) { qToBigEndian(v, p); }
-inline void writeI32(char *p, std::int32_t v) { qToBigEndian(v, p); }
-inline void writeI64(char *p, std::int64_t v) { qToBigEndian(v, p); }
-inline void writeU32(char *p, std::uint32_t v) { qToBigEndian(v, p); }
+inline void writeI16(char *p, std::int16_t v)
+{
+    qToBigEndian(v, p);
+}
+inline void writeI32(char *p, std::int32_t v)
+{
+    qToBigEndian(v, p);
+}
+inline void writeI64(char *p, std::int64_t v)
+{
+    qToBigEndian(v, p);
+}
+inline void writeU32(char *p, std::uint32_t v)
+{
+    qToBigEndian(v, p);
+}
 
 } // namespace qrocket

@@ -2,11 +2,16 @@
 
 #include <QFile>
 
+#include <type_traits>
+
 namespace qrocket {
 
 namespace {
 
-bool isWhite(QChar c) { return c == u' ' || c == u'\t' || c == u'\f'; }
+bool isWhite(QChar c)
+{
+    return c == u' ' || c == u'\t' || c == u'\f';
+}
 
 // Joins continuation lines into logical lines, remembering where each one starts.
 struct LogicalLine
@@ -165,7 +170,7 @@ Properties parseProperties(QByteArrayView text)
                 ++valStart;
         }
         out.append({unescape(QStringView(l).left(keyEnd)), unescape(QStringView(l).mid(valStart)),
-                    ll.line});
+            ll.line});
     }
     return out;
 }
@@ -174,7 +179,8 @@ Result<Properties> loadPropertiesFile(const QString &path)
 {
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly))
-        return Status::ioError(QStringLiteral("cannot read config file %1: %2").arg(path, f.errorString()));
+        return Status::ioError(
+            QStringLiteral("cannot read config file %1: %2").arg(path, f.errorString()));
     return parseProperties(f.readAll());
 }
 
@@ -199,7 +205,10 @@ const ConfigSchema::Item *ConfigSchema::find(const QString &key) const
     return nullptr;
 }
 
-bool ConfigSchema::contains(const QString &key) const { return find(key) != nullptr; }
+bool ConfigSchema::contains(const QString &key) const
+{
+    return find(key) != nullptr;
+}
 
 Status ConfigSchema::set(const QString &key, const QString &rawValue)
 {
@@ -207,39 +216,44 @@ Status ConfigSchema::set(const QString &key, const QString &rawValue)
     if (!it)
         return Status::notFound(QStringLiteral("unknown config key '%1'").arg(key));
     const QString value = rawValue.trimmed();
-    bool ok = true;
     auto bad = [&](const char *type) {
-        return Status::invalidArgument(
-            QStringLiteral("config key '%1': '%2' is not %3").arg(key, rawValue, QLatin1String(type)));
+        return Status::invalidArgument(QStringLiteral("config key '%1': '%2' is not %3")
+                                           .arg(key, rawValue, QLatin1String(type)));
     };
-    if (auto p = std::get_if<int *>(&it->field)) {
-        const int v = value.toInt(&ok);
-        if (!ok)
-            return bad("an integer");
-        **p = v;
-    } else if (auto p = std::get_if<std::int64_t *>(&it->field)) {
-        const qlonglong v = value.toLongLong(&ok);
-        if (!ok)
-            return bad("an integer");
-        **p = v;
-    } else if (auto p = std::get_if<bool *>(&it->field)) {
-        // Java's Boolean.parseBoolean is lenient (anything but "true" is false); we are strict so
-        // that typos are reported instead of silently turning a switch off.
-        if (value.compare(u"true", Qt::CaseInsensitive) == 0)
-            **p = true;
-        else if (value.compare(u"false", Qt::CaseInsensitive) == 0)
-            **p = false;
-        else
-            return bad("true or false");
-    } else if (auto p = std::get_if<double *>(&it->field)) {
-        const double v = value.toDouble(&ok);
-        if (!ok)
-            return bad("a number");
-        **p = v;
-    } else if (auto p = std::get_if<QString *>(&it->field)) {
-        **p = value;
-    }
-    return {};
+    return std::visit(
+        [&](auto *p) -> Status {
+            using T = std::remove_pointer_t<decltype(p)>;
+            bool ok = true;
+            if constexpr (std::is_same_v<T, int>) {
+                const int v = value.toInt(&ok);
+                if (!ok)
+                    return bad("an integer");
+                *p = v;
+            } else if constexpr (std::is_same_v<T, std::int64_t>) {
+                const qlonglong v = value.toLongLong(&ok);
+                if (!ok)
+                    return bad("an integer");
+                *p = v;
+            } else if constexpr (std::is_same_v<T, bool>) {
+                // Java's Boolean.parseBoolean takes anything but "true" as false; we are strict
+                // so that a typo is reported instead of silently turning a switch off.
+                if (value.compare(u"true", Qt::CaseInsensitive) == 0)
+                    *p = true;
+                else if (value.compare(u"false", Qt::CaseInsensitive) == 0)
+                    *p = false;
+                else
+                    return bad("true or false");
+            } else if constexpr (std::is_same_v<T, double>) {
+                const double v = value.toDouble(&ok);
+                if (!ok)
+                    return bad("a number");
+                *p = v;
+            } else {
+                *p = value;
+            }
+            return {};
+        },
+        it->field);
 }
 
 Status ConfigSchema::apply(const Properties &props, QStringList *unknownKeys)
@@ -252,7 +266,8 @@ Status ConfigSchema::apply(const Properties &props, QStringList *unknownKeys)
             continue;
         }
         if (!st.isOk())
-            return Status::invalidArgument(QStringLiteral("line %1: %2").arg(e.line).arg(st.message()));
+            return Status::invalidArgument(
+                QStringLiteral("line %1: %2").arg(e.line).arg(st.message()));
     }
     return {};
 }

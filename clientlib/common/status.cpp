@@ -5,7 +5,7 @@ namespace qrocket {
 Status::Status(Code code, QString msg)
 {
     if (code != Code::Ok)
-        m_state = std::make_shared<const State>(State{code, std::move(msg)});
+        m_state = std::make_shared<const State>(State {code, std::move(msg)});
 }
 
 const char *Status::codeName(Code code)

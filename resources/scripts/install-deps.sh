@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs what QRocket needs to build and test on Debian 12, with apt-get, and only what is
+# missing: on a machine that has everything it changes nothing and prints one line.
+# Used by both README commands (build-and-run, build-and-test).
+set -euo pipefail
+
+packages=(build-essential cmake ninja-build ccache pkg-config zlib1g-dev
+          qt6-base-dev qt6-charts-dev libgl-dev clang-format nodejs npm)
+
+missing=()
+for p in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$p")
+    fi
+done
+# A node from elsewhere (nvm, /usr/local) is as good as Debian's for the interop tests.
+if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
+    tmp=()
+    for p in "${missing[@]}"; do [[ $p == nodejs || $p == npm ]] || tmp+=("$p"); done
+    missing=("${tmp[@]}")
+fi
+
+if [ ${#missing[@]} -eq 0 ]; then
+    echo "install-deps: all build and test dependencies are present"
+    exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+    SUDO=sudo
+else
+    SUDO=
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

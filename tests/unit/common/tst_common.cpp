@@ -1,0 +1,209 @@
+#include "clientlib/common/hash.h"
+#include "clientlib/common/properties.h"
+#include "clientlib/common/result.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace qrocket;
+
+class tst_Common final : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void statusCarriesCodeAndMessage();
+    void resultHoldsValueOrError();
+    void crc32MatchesKnownValues();
+    void javaHashMatchesJava_data();
+    void javaHashMatchesJava();
+    void propertiesParseJavaSyntax();
+    void propertiesRoundTripThroughFormat();
+    void schemaAppliesTypedValuesAndReportsUnknownKeys();
+    void schemaRejectsBadValuesNamingKeyAndLine();
+    void schemaPrintsEverySetting();
+    void loadPropertiesFileReportsMissingFile();
+};
+
+void tst_Common::statusCarriesCodeAndMessage()
+{
+    Status ok;
+    QVERIFY(ok.isOk());
+    QCOMPARE(ok.toString(), QStringLiteral("OK"));
+    Status bad = Status::corruption(QStringLiteral("bad magic at 42"));
+    QVERIFY(!bad.isOk());
+    QCOMPARE(bad.code(), Status::Code::Corruption);
+    QCOMPARE(bad.toString(), QStringLiteral("Corruption: bad magic at 42"));
+    Status copy = bad;
+    QCOMPARE(copy.message(), QStringLiteral("bad magic at 42"));
+}
+
+void tst_Common::resultHoldsValueOrError()
+{
+    Result<int> v(7);
+    QVERIFY(v.has_value());
+    QCOMPARE(*v, 7);
+    QVERIFY(v.status().isOk());
+    Result<int> e(Status::notFound(QStringLiteral("nope")));
+    QVERIFY(!e.has_value());
+    QCOMPARE(e.error().code(), Status::Code::NotFound);
+    QCOMPARE(e.value_or(3), 3);
+}
+
+void tst_Common::crc32MatchesKnownValues()
+{
+    // The standard check value of CRC-32/IEEE.
+    QCOMPARE(crc32(QByteArrayView("123456789")), 0xCBF43926u);
+    QCOMPARE(crc32(QByteArrayView()), 0u);
+    // Masking clears the sign bit only.
+    QCOMPARE(crc32Masked(QByteArrayView("123456789")), std::int32_t(0x4BF43926));
+}
+
+void tst_Common::javaHashMatchesJava_data()
+{
+    QTest::addColumn<QByteArray>("utf8");
+    QTest::addColumn<int>("expected");
+    // Values printed by java.lang.String.hashCode() on OpenJDK 17 (TagA/TagB also appear as
+    // codeSet in real heartbeats).
+    QTest::addRow("empty") << QByteArray() << 0;
+    QTest::addRow("TagA") << QByteArrayLiteral("TagA") << 2598919;
+    QTest::addRow("TagB") << QByteArrayLiteral("TagB") << 2598920;
+    QTest::addRow("overflow") << QByteArrayLiteral("TopicTest#KEY-1234567890") << 226908523;
+    // U+00E9 (2 UTF-8 bytes, 1 UTF-16 unit) and U+1F600 (4 UTF-8 bytes, 2 UTF-16 units).
+    QTest::addRow("latin1") << QByteArray("\xc3\xa9") << 0xE9;
+    QTest::addRow("surrogates") << QByteArray("\xf0\x9f\x98\x80") << 1772899;
+}
+
+void tst_Common::javaHashMatchesJava()
+{
+    QFETCH(QByteArray, utf8);
+    QFETCH(int, expected);
+    QCOMPARE(javaStringHash(utf8), expected);
+}
+
+void tst_Common::propertiesParseJavaSyntax()
+{
+    const QByteArray text = "# comment\n"
+                            "! also a comment\n"
+                            "brokerClusterName = DefaultCluster\n"
+                            "brokerName:broker-a\n"
+                            "brokerId 0\n"
+                            "  deleteWhen=04\n"
+                            "messageDelayLevel=1s 5s \\\n"
+                            "    10s\n"
+                            "path=C\\:\\\\store\\tx\n"
+                            "unicode=\\u0041\\u00e9\r\n"
+                            "empty=\n";
+    const Properties p = parseProperties(text);
+    QCOMPARE(p.size(), 8);
+    QCOMPARE(p[0].key, QStringLiteral("brokerClusterName"));
+    QCOMPARE(p[0].value, QStringLiteral("DefaultCluster"));
+    QCOMPARE(p[0].line, 3);
+    QCOMPARE(p[1].value, QStringLiteral("broker-a"));
+    QCOMPARE(p[2].key, QStringLiteral("brokerId"));
+    QCOMPARE(p[2].value, QStringLiteral("0"));
+    QCOMPARE(p[3].value, QStringLiteral("04"));
+    QCOMPARE(p[4].value, QStringLiteral("1s 5s 10s"));
+    QCOMPARE(p[5].value, QStringLiteral("C:\\store\tx"));
+    QCOMPARE(p[6].value, QString(QStringLiteral("A") + QChar(0xE9)));
+    QCOMPARE(p[7].key, QStringLiteral("empty"));
+    QVERIFY(p[7].value.isEmpty());
+}
+
+void tst_Common::propertiesRoundTripThroughFormat()
+{
+    const QList<std::pair<QString, QString>> in = {
+        {QStringLiteral("a=b"), QStringLiteral(" leading space")},
+        {QStringLiteral("path"), QStringLiteral("C:\\x\ty")},
+        {QStringLiteral("plain"), QStringLiteral("v")},
+    };
+    const Properties out = parseProperties(formatProperties(in));
+    QCOMPARE(out.size(), in.size());
+    for (int i = 0; i < in.size(); ++i) {
+        QCOMPARE(out[i].key, in[i].first);
+        QCOMPARE(out[i].value, in[i].second);
+    }
+}
+
+namespace {
+struct SampleConfig
+{
+    int listenPort = 9876;
+    std::int64_t fileReservedTime = 72;
+    bool autoCreateTopicEnable = true;
+    double ratio = 0.75;
+    QString name = QStringLiteral("broker-a");
+
+    void bind(ConfigSchema &s)
+    {
+        s.add("listenPort", &listenPort, true);
+        s.add("fileReservedTime", &fileReservedTime);
+        s.add("autoCreateTopicEnable", &autoCreateTopicEnable, true);
+        s.add("ratio", &ratio);
+        s.add("brokerName", &name, true);
+    }
+};
+} // namespace
+
+void tst_Common::schemaAppliesTypedValuesAndReportsUnknownKeys()
+{
+    SampleConfig c;
+    ConfigSchema s;
+    c.bind(s);
+    QStringList unknown;
+    const Status st = s.apply(parseProperties("listenPort=10911\nfileReservedTime=48\n"
+                                              "autoCreateTopicEnable=FALSE\nratio=0.9\n"
+                                              "brokerName= b \nnoSuchKey=1\nlistenPort=10912\n"),
+        &unknown);
+    QVERIFY2(st.isOk(), qPrintable(st.toString()));
+    QCOMPARE(c.listenPort, 10912); // last one wins
+    QCOMPARE(c.fileReservedTime, std::int64_t(48));
+    QCOMPARE(c.autoCreateTopicEnable, false);
+    QCOMPARE(c.ratio, 0.9);
+    QCOMPARE(c.name, QStringLiteral("b"));
+    QCOMPARE(unknown, QStringList {QStringLiteral("noSuchKey")});
+    QCOMPARE(s.set(QStringLiteral("nope"), QStringLiteral("1")).code(), Status::Code::NotFound);
+}
+
+void tst_Common::schemaRejectsBadValuesNamingKeyAndLine()
+{
+    SampleConfig c;
+    ConfigSchema s;
+    c.bind(s);
+    Status st = s.apply(parseProperties("brokerName=x\n\nlistenPort=ten\n"));
+    QCOMPARE(st.code(), Status::Code::InvalidArgument);
+    QVERIFY(st.message().contains(QStringLiteral("line 3")));
+    QVERIFY(st.message().contains(QStringLiteral("listenPort")));
+    QVERIFY(st.message().contains(QStringLiteral("ten")));
+    QCOMPARE(c.listenPort, 9876); // unchanged
+    st = s.apply(parseProperties("autoCreateTopicEnable=yes\n"));
+    QCOMPARE(st.code(), Status::Code::InvalidArgument);
+    QCOMPARE(c.autoCreateTopicEnable, true);
+}
+
+void tst_Common::schemaPrintsEverySetting()
+{
+    SampleConfig c;
+    ConfigSchema s;
+    c.bind(s);
+    QCOMPARE(s.print(),
+        QStringLiteral("listenPort=9876\nfileReservedTime=72\nautoCreateTopicEnable=true\n"
+                       "ratio=0.75\nbrokerName=broker-a\n"));
+    QCOMPARE(s.print(true),
+        QStringLiteral("listenPort=9876\nautoCreateTopicEnable=true\nbrokerName=broker-a\n"));
+    QCOMPARE(s.value(QStringLiteral("fileReservedTime")), QStringLiteral("72"));
+    QVERIFY(s.value(QStringLiteral("missing")).isNull());
+}
+
+void tst_Common::loadPropertiesFileReportsMissingFile()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const auto r = loadPropertiesFile(dir.filePath(QStringLiteral("absent.conf")));
+    QVERIFY(!r.has_value());
+    QCOMPARE(r.error().code(), Status::Code::IoError);
+    QVERIFY(r.error().message().contains(QStringLiteral("absent.conf")));
+}
+
+QTEST_APPLESS_MAIN(tst_Common)
+#include "tst_common.moc"
