@@ -12,7 +12,8 @@ namespace {
 using jsontext::skipSpace;
 
 constexpr int kMaxSkipDepth = 32;
-constexpr qsizetype kBinaryFixedHeader = 21; // code..remarkLen (§1.4)
+constexpr qsizetype kBinaryRemarkOffset = 17; // code, language, version, opaque, flag, remarkLen
+constexpr qsizetype kBinaryMinHeader = 21; // ... plus the extFields length (§1.4)
 
 /// Hand-written scanner for the one flat JSON object of a type-0 header (§1.2, §1.7).
 class JsonHeaderScanner
@@ -293,10 +294,10 @@ private:
 
 QString decodeBinaryHeader(QByteArrayView h, RemotingCommand &cmd)
 {
-    if (h.size() < kBinaryFixedHeader)
+    if (h.size() < kBinaryMinHeader)
         return QStringLiteral("binary header truncated: %1 bytes, need at least %2")
             .arg(h.size())
-            .arg(kBinaryFixedHeader);
+            .arg(kBinaryMinHeader);
     const char *p = h.data();
     cmd.code = readI16(p);
     const auto lang = static_cast<std::uint8_t>(p[2]);
@@ -307,7 +308,7 @@ QString decodeBinaryHeader(QByteArrayView h, RemotingCommand &cmd)
     cmd.opaque = readI32(p + 5);
     cmd.flag = readI32(p + 9);
     const std::int32_t remarkLen = readI32(p + 13);
-    qsizetype pos = kBinaryFixedHeader;
+    qsizetype pos = kBinaryRemarkOffset;
     if (remarkLen < 0 || remarkLen > h.size() - pos)
         return QStringLiteral("binary header remark length %1 beyond the header").arg(remarkLen);
     if (remarkLen > 0)
@@ -395,7 +396,7 @@ void appendBinaryHeader(const RemotingCommand &cmd, QByteArray &out)
     qsizetype extLen = 0;
     for (const auto &[key, value] : cmd.extFields)
         extLen += 2 + key.size() + 4 + value.size();
-    out.resize(start + kBinaryFixedHeader + cmd.remark.size() + 4 + extLen);
+    out.resize(start + kBinaryMinHeader + cmd.remark.size() + extLen);
     char *p = out.data() + start;
     writeI16(p, static_cast<std::int16_t>(cmd.code));
     p[2] = static_cast<char>(cmd.language);
@@ -403,7 +404,7 @@ void appendBinaryHeader(const RemotingCommand &cmd, QByteArray &out)
     writeI32(p + 5, cmd.opaque);
     writeI32(p + 9, cmd.flag);
     writeI32(p + 13, static_cast<std::int32_t>(cmd.remark.size()));
-    p += kBinaryFixedHeader;
+    p += kBinaryRemarkOffset;
     if (!cmd.remark.isEmpty())
         memcpy(p, cmd.remark.constData(), static_cast<size_t>(cmd.remark.size()));
     p += cmd.remark.size();

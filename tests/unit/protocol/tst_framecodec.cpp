@@ -1,0 +1,538 @@
+// Frame codec: golden frames from RocketMQ 4.9.7 / cpp / ali-ons, re-encoding, incremental
+// decoding (byte by byte, random splits, pipelined), binary headers and malformed input.
+
+#include "clientlib/common/byteorder.h"
+#include "clientlib/protocol/framecodec.h"
+#include "goldenvectors.h"
+
+#include <QJsonArray>
+#include <QRandomGenerator>
+#include <QTest>
+
+using namespace qrocket;
+using namespace qrocket::protocol;
+using qrocket::testing::GoldenFrame;
+
+namespace {
+
+QByteArray canonical(const QJsonValue &v)
+{
+    switch (v.type()) {
+    case QJsonValue::String:
+        return v.toString().toUtf8();
+    case QJsonValue::Bool:
+        return v.toBool() ? QByteArrayLiteral("true") : QByteArrayLiteral("false");
+    case QJsonValue::Double:
+        return QByteArray::number(v.toInteger());
+    default:
+        return QByteArrayLiteral("<unexpected>");
+    }
+}
+
+QByteArray frameOf(quint32 typeByte, QByteArrayView header, QByteArrayView body = {})
+{
+    QByteArray f(8, '\0');
+    writeI32(f.data(), static_cast<std::int32_t>(4 + header.size() + body.size()));
+    writeU32(f.data() + 4, (typeByte << 24) | static_cast<quint32>(header.size()));
+    f.append(header.data(), header.size());
+    f.append(body.data(), body.size());
+    return f;
+}
+
+QByteArray jsonFrame(const char *header, QByteArrayView body = {})
+{
+    return frameOf(0, QByteArrayView(header), body);
+}
+
+bool sameCommand(const RemotingCommand &a, const RemotingCommand &b)
+{
+    return a.code == b.code && a.language == b.language && a.version == b.version
+        && a.opaque == b.opaque && a.flag == b.flag
+        && a.remark == b.remark
+        // A ROCKETMQ header cannot tell an empty remark from none (length 0 = null, §1.4).
+        && (a.remark.isNull() == b.remark.isNull() || a.serializeType == SerializeType::RocketMQ)
+        && a.extFields == b.extFields && a.body == b.body && a.serializeType == b.serializeType;
+}
+
+// A hand-written ROCKETMQ (type 1) header per protocol.md §1.4.
+QByteArray binaryHeader(std::int16_t code, std::uint8_t lang, std::int16_t version,
+    std::int32_t opaque, std::int32_t flag, QByteArrayView remark,
+    const std::vector<std::pair<QByteArray, QByteArray>> &ext)
+{
+    QByteArray h(17, '\0');
+    writeI16(h.data(), code);
+    h[2] = static_cast<char>(lang);
+    writeI16(h.data() + 3, version);
+    writeI32(h.data() + 5, opaque);
+    writeI32(h.data() + 9, flag);
+    writeI32(h.data() + 13, static_cast<std::int32_t>(remark.size()));
+    h.append(remark.data(), remark.size());
+    QByteArray map;
+    for (const auto &[k, v] : ext) {
+        char buf[4];
+        writeI16(buf, static_cast<std::int16_t>(k.size()));
+        map.append(buf, 2);
+        map.append(k);
+        writeI32(buf, static_cast<std::int32_t>(v.size()));
+        map.append(buf, 4);
+        map.append(v);
+    }
+    char len[4];
+    writeI32(len, static_cast<std::int32_t>(map.size()));
+    h.append(len, 4);
+    h.append(map);
+    return h;
+}
+
+} // namespace
+
+class tst_FrameCodec : public QObject
+{
+    Q_OBJECT
+
+private:
+    std::vector<GoldenFrame> m_frames;
+
+private slots:
+    void initTestCase()
+    {
+        m_frames = qrocket::testing::loadGoldenFrames();
+        QVERIFY2(m_frames.size() >= 280, "frames.jsonl not found or incomplete");
+    }
+
+    void goldenFramesDecode()
+    {
+        for (const GoldenFrame &f : m_frames) {
+            RemotingCommand cmd;
+            const DecodeResult r = decodeFrame(f.frame, cmd);
+            QVERIFY2(r.status == DecodeStatus::Ok,
+                qPrintable(QStringLiteral("frame %1: %2").arg(f.id).arg(r.error)));
+            QCOMPARE(r.consumed, f.frame.size());
+            QCOMPARE(cmd.code, f.code);
+            QCOMPARE(cmd.flag, f.flag);
+            QCOMPARE(cmd.opaque, f.opaque);
+            QCOMPARE(cmd.body, f.body);
+            QCOMPARE(cmd.serializeType, SerializeType::Json);
+
+            const QJsonObject h = QJsonDocument::fromJson(f.header).object();
+            QVERIFY(!h.isEmpty());
+            QCOMPARE(cmd.version, h.value(QLatin1String("version")).toInt());
+            QCOMPARE(QByteArray(languageName(cmd.language)),
+                h.value(QLatin1String("language")).toString().toLatin1());
+            if (h.contains(QLatin1String("remark")))
+                QCOMPARE(cmd.remark, h.value(QLatin1String("remark")).toString().toUtf8());
+            else
+                QVERIFY(cmd.remark.isNull());
+            const QJsonObject ext = h.value(QLatin1String("extFields")).toObject();
+            QCOMPARE(cmd.extFields.size(), static_cast<std::size_t>(ext.size()));
+            for (auto it = ext.begin(); it != ext.end(); ++it) {
+                const QByteArray *v = cmd.ext(it.key().toUtf8());
+                QVERIFY2(
+                    v, qPrintable(QStringLiteral("frame %1 lacks %2").arg(f.id).arg(it.key())));
+                QCOMPARE(*v, canonical(it.value()));
+            }
+        }
+    }
+
+    void goldenTypedAccess()
+    {
+        // ali-ons sends numbers and booleans; cpp numbers for ints (protocol.md §1.7).
+        int checked = 0;
+        for (const GoldenFrame &f : m_frames) {
+            if (f.code != 310 || f.kind != QLatin1String("request"))
+                continue;
+            RemotingCommand cmd;
+            QCOMPARE(decodeFrame(f.frame, cmd).status, DecodeStatus::Ok);
+            QVERIFY(cmd.extInt("d").has_value());
+            QVERIFY(cmd.extInt("e").has_value());
+            QVERIFY(cmd.extLong("g").value() > std::int64_t(1700000000000LL));
+            QVERIFY(cmd.extBool("k").has_value());
+            QCOMPARE(cmd.extBool("k").value(), false);
+            ++checked;
+        }
+        QVERIFY(checked >= 6);
+    }
+
+    void goldenReencode()
+    {
+        for (const GoldenFrame &f : m_frames) {
+            RemotingCommand cmd;
+            QCOMPARE(decodeFrame(f.frame, cmd).status, DecodeStatus::Ok);
+            for (SerializeType type : {SerializeType::Json, SerializeType::RocketMQ}) {
+                cmd.serializeType = type;
+                const QByteArray again = encodeFrame(cmd);
+                RemotingCommand cmd2;
+                const DecodeResult r = decodeFrame(again, cmd2);
+                QVERIFY2(r.status == DecodeStatus::Ok, qPrintable(r.error));
+                QCOMPARE(r.consumed, again.size());
+                QVERIFY2(sameCommand(cmd, cmd2), qPrintable(QString::number(f.id)));
+            }
+        }
+    }
+
+    void jsonHeaderLayoutIsJavaLike()
+    {
+        RemotingCommand cmd = RemotingCommand::createRequest(310);
+        cmd.opaque = 7;
+        cmd.version = 407;
+        cmd.setExt(QByteArrayLiteral("a"), QByteArrayLiteral("G"));
+        cmd.setExt(QByteArrayLiteral("i"), QByteArrayLiteral("KEYS\x01k\x02TAGS\x01t"));
+        QCOMPARE(encodeJsonHeader(cmd),
+            QByteArrayLiteral("{\"code\":310,\"extFields\":{\"a\":\"G\",\"i\":"
+                              "\"KEYS\\u0001k\\u0002TAGS\\u0001t\"},\"flag\":0,\"language\":"
+                              "\"JAVA\",\"opaque\":7,\"serializeTypeCurrentRPC\":\"JSON\","
+                              "\"version\":407}"));
+        RemotingCommand resp
+            = RemotingCommand::createResponse(cmd, 17, QByteArrayLiteral("a\"b\n"));
+        QCOMPARE(encodeJsonHeader(resp),
+            QByteArrayLiteral("{\"code\":17,\"flag\":1,\"language\":\"JAVA\",\"opaque\":7,"
+                              "\"remark\":\"a\\\"b\\n\",\"serializeTypeCurrentRPC\":\"JSON\","
+                              "\"version\":407}"));
+    }
+
+    void jsonHeaderQuirks_data()
+    {
+        QTest::addColumn<QByteArray>("header");
+        QTest::addColumn<QByteArray>("key");
+        QTest::addColumn<QByteArray>("expected");
+        QTest::addRow("int") << QByteArray("{\"code\":1,\"extFields\":{\"x\":0}}")
+                             << QByteArray("x") << QByteArray("0");
+        QTest::addRow("negative") << QByteArray("{\"extFields\":{\"x\":-15}}") << QByteArray("x")
+                                  << QByteArray("-15");
+        QTest::addRow("long") << QByteArray("{\"extFields\":{\"g\":1796013402055}}")
+                              << QByteArray("g") << QByteArray("1796013402055");
+        QTest::addRow("double-integral")
+            << QByteArray("{\"extFields\":{\"x\":5.0}}") << QByteArray("x") << QByteArray("5");
+        QTest::addRow("exponent") << QByteArray("{\"extFields\":{\"x\":1e3}}") << QByteArray("x")
+                                  << QByteArray("1000");
+        QTest::addRow("fraction") << QByteArray("{\"extFields\":{\"x\":1.5}}") << QByteArray("x")
+                                  << QByteArray("1.5");
+        QTest::addRow("true") << QByteArray("{\"extFields\":{\"k\":true}}") << QByteArray("k")
+                              << QByteArray("true");
+        QTest::addRow("false") << QByteArray("{\"extFields\":{\"k\":false}}") << QByteArray("k")
+                               << QByteArray("false");
+        QTest::addRow("escapes") << QByteArray(
+            "{\"extFields\":{\"s\":\"a\\\"\\\\\\/\\b\\f\\n\\r\\t\"}}")
+                                 << QByteArray("s") << QByteArray("a\"\\/\b\f\n\r\t");
+        QTest::addRow("u-escape") << QByteArray("{\"extFields\":{\"s\":\"\\u0001\\u00e9\\u4e16\"}}")
+                                  << QByteArray("s") << QByteArray("\x01\xc3\xa9\xe4\xb8\x96");
+        QTest::addRow("surrogate-pair") << QByteArray("{\"extFields\":{\"s\":\"\\ud83d\\ude00\"}}")
+                                        << QByteArray("s") << QByteArray("\xf0\x9f\x98\x80");
+        QTest::addRow("lone-surrogate") << QByteArray("{\"extFields\":{\"s\":\"\\ud83dx\"}}")
+                                        << QByteArray("s") << QByteArray("\xef\xbf\xbdx");
+        QTest::addRow("raw-utf8") << QByteArray("{\"extFields\":{\"s\":\"h\xc3\xa9llo\"}}")
+                                  << QByteArray("s") << QByteArray("h\xc3\xa9llo");
+        QTest::addRow("key-order")
+            << QByteArray("{\"extFields\":{\"q\":\"1\"},\"code\":2,\"flag\":0}") << QByteArray("q")
+            << QByteArray("1");
+        QTest::addRow("cpp-newline")
+            << QByteArray("{\"extFields\":{\"q\":\"1\"}}\n") << QByteArray("q") << QByteArray("1");
+        QTest::addRow("whitespace")
+            << QByteArray(" { \"extFields\" : { \"q\" : 7 } , \"code\" : 1 } ") << QByteArray("q")
+            << QByteArray("7");
+        QTest::addRow("unknown-keys") << QByteArray(
+            "{\"foo\":{\"a\":[1,2,{\"b\":null}]},\"bar\":[],\"extFields\":{\"q\":\"v\"}}")
+                                      << QByteArray("q") << QByteArray("v");
+        QTest::addRow("empty-string")
+            << QByteArray("{\"extFields\":{\"q\":\"\"}}") << QByteArray("q") << QByteArray("");
+    }
+
+    void jsonHeaderQuirks()
+    {
+        QFETCH(QByteArray, header);
+        QFETCH(QByteArray, key);
+        QFETCH(QByteArray, expected);
+        RemotingCommand cmd;
+        const DecodeResult r = decodeFrame(frameOf(0, header), cmd);
+        QVERIFY2(r.status == DecodeStatus::Ok, qPrintable(r.error));
+        const QByteArray *v = cmd.ext(key);
+        QVERIFY(v);
+        QCOMPARE(*v, expected);
+        QVERIFY(!v->isNull());
+    }
+
+    void jsonHeaderScalars()
+    {
+        RemotingCommand cmd;
+        QCOMPARE(
+            decodeFrame(jsonFrame("{\"language\":9,\"code\":\"12\",\"opaque\":-5,\"flag\":3,"
+                                  "\"version\":317,\"remark\":null,\"extFields\":{\"n\":null}}"),
+                cmd)
+                .status,
+            DecodeStatus::Ok);
+        QCOMPARE(cmd.language, LanguageCode::Go);
+        QCOMPARE(cmd.code, 12);
+        QCOMPARE(cmd.opaque, -5);
+        QVERIFY(cmd.isResponse());
+        QVERIFY(cmd.isOneway());
+        QCOMPARE(cmd.version, 317);
+        QVERIFY(cmd.remark.isNull());
+        QVERIFY(!cmd.hasExt("n")); // null ext values are absent, as in Java
+        QCOMPARE(decodeFrame(jsonFrame("{\"language\":\"CPP\",\"remark\":\"\"}"), cmd).status,
+            DecodeStatus::Ok);
+        QCOMPARE(cmd.language, LanguageCode::Cpp);
+        QVERIFY(!cmd.remark.isNull());
+        QVERIFY(cmd.remark.isEmpty());
+        QCOMPARE(decodeFrame(jsonFrame("{\"language\":\"COBOL\"}"), cmd).status, DecodeStatus::Ok);
+        QCOMPARE(cmd.language, LanguageCode::Other);
+    }
+
+    void extAccessors()
+    {
+        RemotingCommand cmd;
+        cmd.setExt(QByteArrayLiteral("i"), QByteArrayLiteral("-2147483648"));
+        cmd.setExt(QByteArrayLiteral("big"), QByteArrayLiteral("2147483648"));
+        cmd.setExt(QByteArrayLiteral("l"), QByteArrayLiteral("9223372036854775807"));
+        cmd.setExt(QByteArrayLiteral("lo"), QByteArrayLiteral("9223372036854775808"));
+        cmd.setExt(QByteArrayLiteral("b"), QByteArrayLiteral("TRUE"));
+        cmd.setExt(QByteArrayLiteral("bad"), QByteArrayLiteral("12a"));
+        cmd.setExt(QByteArrayLiteral("n"), std::int64_t(-9));
+        cmd.setExtBool(QByteArrayLiteral("f"), false);
+        QCOMPARE(cmd.extInt("i").value(), std::numeric_limits<std::int32_t>::min());
+        QVERIFY(!cmd.extInt("big").has_value());
+        QCOMPARE(cmd.extLong("big").value(), std::int64_t(2147483648LL));
+        QCOMPARE(cmd.extLong("l").value(), std::numeric_limits<std::int64_t>::max());
+        QVERIFY(!cmd.extLong("lo").has_value());
+        QCOMPARE(cmd.extBool("b").value(), true);
+        QCOMPARE(cmd.extBool("bad").value(), false);
+        QVERIFY(!cmd.extInt("bad").has_value());
+        QVERIFY(!cmd.extInt("missing").has_value());
+        QCOMPARE(cmd.extInt("n").value(), -9);
+        QCOMPARE(cmd.extString("f"), QByteArrayView("false"));
+        cmd.setExt(QByteArrayLiteral("n"), QByteArrayLiteral("1"));
+        QCOMPARE(cmd.extInt("n").value(), 1);
+        QVERIFY(cmd.removeExt("n"));
+        QVERIFY(!cmd.hasExt("n"));
+        QVERIFY(!cmd.removeExt("n"));
+        QCOMPARE(parseLanguage("RUST").value(), LanguageCode::Rust);
+        QCOMPARE(parseLanguage("1").value(), LanguageCode::Cpp);
+        QVERIFY(!parseLanguage("13").has_value());
+        QVERIFY(!parseLanguage("java").has_value());
+    }
+
+    void binaryHeaderHandWritten()
+    {
+        // protocol.md §1.4: code 310, GO, version 317, opaque 42, flag 0, remark "hi", 2 ext
+        // fields.
+        const QByteArray header
+            = binaryHeader(310, 9, 317, 42, 0, "hi", {{"topic", "T"}, {"queueId", "3"}});
+        QByteArray expected;
+        expected.append(
+            "\x01\x36\x09\x01\x3d\x00\x00\x00\x2a\x00\x00\x00\x00\x00\x00\x00\x02hi", 19);
+        expected.append(
+            "\x00\x00\x00\x1a\x00\x05topic\x00\x00\x00\x01T\x00\x07queueId\x00\x00\x00\x01"
+            "3",
+            30);
+        QCOMPARE(header, expected);
+        RemotingCommand cmd;
+        const QByteArray frame = frameOf(1, header, "BODY");
+        QCOMPARE(int(frame[4]), 1);
+        const DecodeResult r = decodeFrame(frame, cmd);
+        QVERIFY2(r.status == DecodeStatus::Ok, qPrintable(r.error));
+        QCOMPARE(r.consumed, frame.size());
+        QCOMPARE(cmd.serializeType, SerializeType::RocketMQ);
+        QCOMPARE(cmd.code, 310);
+        QCOMPARE(cmd.language, LanguageCode::Go);
+        QCOMPARE(cmd.version, 317);
+        QCOMPARE(cmd.opaque, 42);
+        QCOMPARE(cmd.remark, QByteArray("hi"));
+        QCOMPARE(cmd.extString("topic"), QByteArrayView("T"));
+        QCOMPARE(cmd.extInt("queueId").value(), 3);
+        QCOMPARE(cmd.body, QByteArray("BODY"));
+        // Our encoder produces the same header bytes, and the answer keeps the request's type.
+        QCOMPARE(encodeBinaryHeader(cmd), header);
+        const RemotingCommand resp = RemotingCommand::createResponse(cmd, 0);
+        QCOMPARE(resp.serializeType, SerializeType::RocketMQ);
+        QCOMPARE(int(encodeFrame(resp)[4]), 1);
+
+        // No remark, no ext map.
+        const QByteArray bare = binaryHeader(34, 0, 409, 1, 2, "", {});
+        QCOMPARE(bare.size(), qsizetype(21));
+        QCOMPARE(decodeFrame(frameOf(1, bare), cmd).status, DecodeStatus::Ok);
+        QVERIFY(cmd.remark.isNull());
+        QVERIFY(cmd.extFields.empty());
+        QVERIFY(cmd.isOneway());
+    }
+
+    void malformed_data()
+    {
+        QTest::addColumn<QByteArray>("frame");
+        QTest::addColumn<QString>("reason");
+        const auto raw = [](std::int32_t len, std::uint32_t lenAndType, QByteArray rest) {
+            QByteArray f(8, '\0');
+            writeI32(f.data(), len);
+            writeU32(f.data() + 4, lenAndType);
+            return f + rest;
+        };
+        QTest::addRow("length-0") << raw(0, 0, {}) << QStringLiteral("smaller");
+        QTest::addRow("length-3") << raw(3, 0, {}) << QStringLiteral("smaller");
+        QTest::addRow("length-negative") << raw(-5, 0, {}) << QStringLiteral("smaller");
+        QTest::addRow("over-limit") << raw(16 * 1024 * 1024, 2, {}) << QStringLiteral("limit");
+        QTest::addRow("header-longer-than-frame")
+            << raw(10, 100, QByteArray(6, '{')) << QStringLiteral("exceeds the frame");
+        QTest::addRow("serialize-type-2") << frameOf(2, "{}") << QStringLiteral("serialize type");
+        QTest::addRow("serialize-type-ff")
+            << frameOf(0xff, "{}") << QStringLiteral("serialize type");
+        QTest::addRow("empty-json") << frameOf(0, "") << QStringLiteral("not an object");
+        QTest::addRow("json-array") << jsonFrame("[1,2]") << QStringLiteral("not an object");
+        QTest::addRow("json-string") << jsonFrame("\"x\"") << QStringLiteral("not an object");
+        QTest::addRow("json-unterminated") << jsonFrame("{\"code\":1") << QStringLiteral("JSON");
+        QTest::addRow("json-bad-string")
+            << jsonFrame("{\"code\":1,\"remark\":\"ab") << QStringLiteral("JSON");
+        QTest::addRow("json-bad-escape")
+            << jsonFrame("{\"remark\":\"\\x\"}") << QStringLiteral("JSON");
+        QTest::addRow("json-bad-u")
+            << jsonFrame("{\"remark\":\"\\u12G4\"}") << QStringLiteral("JSON");
+        QTest::addRow("json-trailing") << jsonFrame("{\"code\":1}x") << QStringLiteral("trailing");
+        QTest::addRow("json-two-objects") << jsonFrame("{}{}") << QStringLiteral("trailing");
+        QTest::addRow("json-unquoted-key") << jsonFrame("{code:1}") << QStringLiteral("key");
+        QTest::addRow("json-code-string")
+            << jsonFrame("{\"code\":\"abc\"}") << QStringLiteral("code");
+        QTest::addRow("json-code-overflow")
+            << jsonFrame("{\"code\":99999999999}") << QStringLiteral("code");
+        QTest::addRow("json-code-bool") << jsonFrame("{\"code\":true}") << QStringLiteral("code");
+        QTest::addRow("json-ext-array")
+            << jsonFrame("{\"extFields\":[]}") << QStringLiteral("extFields");
+        QTest::addRow("json-ext-string")
+            << jsonFrame("{\"extFields\":\"a\"}") << QStringLiteral("extFields");
+        QTest::addRow("json-ext-nested-object")
+            << jsonFrame("{\"extFields\":{\"a\":{\"b\":1}}}") << QStringLiteral("scalar");
+        QTest::addRow("json-ext-nested-array")
+            << jsonFrame("{\"extFields\":{\"a\":[1]}}") << QStringLiteral("scalar");
+        QTest::addRow("json-remark-number")
+            << jsonFrame("{\"remark\":5}") << QStringLiteral("remark");
+        QTest::addRow("json-language-object")
+            << jsonFrame("{\"language\":{}}") << QStringLiteral("language");
+        QTest::addRow("json-deep-unknown")
+            << frameOf(0, QByteArray("{\"x\":") + QByteArray(100, '[') + QByteArray(100, ']') + "}")
+            << QStringLiteral("deep");
+        QTest::addRow("json-missing-colon") << jsonFrame("{\"code\" 1}") << QStringLiteral("':'");
+        QTest::addRow("json-trailing-comma") << jsonFrame("{\"code\":1,}") << QStringLiteral("key");
+        QTest::addRow("binary-truncated")
+            << frameOf(1, QByteArray(20, '\0')) << QStringLiteral("truncated");
+        QByteArray h = binaryHeader(10, 0, 1, 1, 0, "remark", {});
+        writeI32(h.data() + 13, 1000);
+        QTest::addRow("binary-remark-beyond") << frameOf(1, h) << QStringLiteral("remark length");
+        writeI32(h.data() + 13, -1);
+        QTest::addRow("binary-remark-negative") << frameOf(1, h) << QStringLiteral("remark length");
+        h = binaryHeader(10, 0, 1, 1, 0, "", {{"k", "v"}});
+        writeI32(h.data() + 17, 1000);
+        QTest::addRow("binary-ext-beyond") << frameOf(1, h) << QStringLiteral("extFields length");
+        h = binaryHeader(10, 0, 1, 1, 0, "", {{"k", "v"}});
+        writeI16(h.data() + 21, 50);
+        QTest::addRow("binary-key-beyond") << frameOf(1, h) << QStringLiteral("key length");
+        h = binaryHeader(10, 0, 1, 1, 0, "", {{"k", "v"}});
+        writeI32(h.data() + 24, 50);
+        QTest::addRow("binary-value-beyond") << frameOf(1, h) << QStringLiteral("value length");
+        h = binaryHeader(10, 0, 1, 1, 0, "", {});
+        h.chop(2);
+        QTest::addRow("binary-no-ext-length") << frameOf(1, h) << QStringLiteral("truncated");
+    }
+
+    void malformed()
+    {
+        QFETCH(QByteArray, frame);
+        QFETCH(QString, reason);
+        RemotingCommand cmd;
+        const DecodeResult r = decodeFrame(frame, cmd);
+        QCOMPARE(r.status, DecodeStatus::Invalid);
+        QVERIFY2(r.error.contains(reason), qPrintable(r.error));
+        QCOMPARE(r.consumed, qsizetype(0));
+    }
+
+    void limitBoundaries()
+    {
+        FrameLimits limits;
+        limits.maxFrameBytes = 1024;
+        const QByteArray header = "{\"code\":1}";
+        for (int total : {1023, 1024, 1025}) {
+            const QByteArray body(total - 8 - header.size(), 'b');
+            const QByteArray frame = frameOf(0, header, body);
+            QCOMPARE(frame.size(), qsizetype(total));
+            RemotingCommand cmd;
+            // The limit is decided from the first 4 bytes alone, before the rest arrives.
+            const DecodeResult early = decodeFrame(QByteArrayView(frame).first(4), cmd, limits);
+            const DecodeResult full = decodeFrame(frame, cmd, limits);
+            if (total <= 1024) {
+                QCOMPARE(early.status, DecodeStatus::NeedMore);
+                QCOMPARE(full.status, DecodeStatus::Ok);
+                QCOMPARE(cmd.body.size(), body.size());
+            } else {
+                QCOMPARE(early.status, DecodeStatus::Invalid);
+                QCOMPARE(full.status, DecodeStatus::Invalid);
+            }
+        }
+        // Default limit: 16 MiB including the length prefix; a huge length is refused up front.
+        QByteArray prefix(4, '\0');
+        writeI32(prefix.data(), 16 * 1024 * 1024 - 4);
+        RemotingCommand cmd;
+        QCOMPARE(decodeFrame(prefix, cmd).status, DecodeStatus::NeedMore);
+        writeI32(prefix.data(), 16 * 1024 * 1024 - 3);
+        QCOMPARE(decodeFrame(prefix, cmd).status, DecodeStatus::Invalid);
+        writeI32(prefix.data(), std::numeric_limits<std::int32_t>::max());
+        QCOMPARE(decodeFrame(prefix, cmd).status, DecodeStatus::Invalid);
+    }
+
+    void byteByByte()
+    {
+        QByteArray stream;
+        for (const GoldenFrame &f : m_frames)
+            stream += f.frame;
+        QByteArray buffer;
+        std::size_t next = 0;
+        for (qsizetype i = 0; i < stream.size(); ++i) {
+            buffer.append(stream[i]);
+            RemotingCommand cmd;
+            const DecodeResult r = decodeFrame(buffer, cmd);
+            QVERIFY(r.status != DecodeStatus::Invalid);
+            if (r.status == DecodeStatus::Ok) {
+                QCOMPARE(r.consumed, buffer.size());
+                QCOMPARE(cmd.opaque, m_frames[next].opaque);
+                QCOMPARE(cmd.body, m_frames[next].body);
+                buffer.clear();
+                ++next;
+            }
+        }
+        QCOMPARE(next, m_frames.size());
+        QVERIFY(buffer.isEmpty());
+    }
+
+    void randomSplitsAndPipelining()
+    {
+        QByteArray stream;
+        for (const GoldenFrame &f : m_frames)
+            stream += f.frame;
+        QRandomGenerator rng(20261130);
+        for (int round = 0; round < 20; ++round) {
+            QByteArray buffer;
+            std::size_t next = 0;
+            qsizetype pos = 0;
+            while (pos < stream.size()) {
+                // Chunks from 1 byte to several frames at once.
+                const qsizetype chunk = std::min<qsizetype>(
+                    stream.size() - pos, 1 + rng.bounded(round % 2 ? 64 : 8192));
+                buffer.append(stream.constData() + pos, chunk);
+                pos += chunk;
+                qsizetype offset = 0;
+                for (;;) {
+                    RemotingCommand cmd;
+                    const DecodeResult r = decodeFrame(QByteArrayView(buffer).sliced(offset), cmd);
+                    QVERIFY(r.status != DecodeStatus::Invalid);
+                    if (r.status == DecodeStatus::NeedMore)
+                        break;
+                    QCOMPARE(cmd.code, m_frames[next].code);
+                    QCOMPARE(cmd.opaque, m_frames[next].opaque);
+                    QCOMPARE(r.consumed, m_frames[next].frame.size());
+                    offset += r.consumed;
+                    ++next;
+                }
+                buffer.remove(0, offset);
+            }
+            QCOMPARE(next, m_frames.size());
+            QVERIFY(buffer.isEmpty());
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(tst_FrameCodec)
+#include "tst_framecodec.moc"
