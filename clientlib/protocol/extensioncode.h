@@ -1,0 +1,38 @@
+#pragma once
+
+// QRocket extension request codes: requests RocketMQ does not have, served by QRocket daemons.
+//
+// Range: 9000-9999, reserved for QRocket. RocketMQ 4.x request codes end below 400 and 5.x below
+// 1100 (controller/proxy codes 1001-1010-ish, static-topic codes 513-523, ...), so the range cannot
+// collide with a stock peer. A stock RocketMQ server answers these with 3
+// REQUEST_CODE_NOT_SUPPORTED (or, for a Java name server, nothing), so callers must treat "not
+// supported" or a timeout as "no QRocket extension here".
+//
+//   9000-9099  name server
+//   9100-9199  broker
+//   9200-9999  unassigned
+//
+// Bodies are compact standard JSON; extFields values are strings, as for every RocketMQ header.
+
+namespace qrocket::protocol::extensioncode {
+
+inline constexpr int kFirst = 9000;
+inline constexpr int kLast = 9999;
+
+/// Name server: each live broker's last registration time and age.
+/// Request: no ext fields, no body.
+/// Response: 0 SUCCESS, body
+///   {"brokerChannelExpiredTime":120000,"brokers":[{"ageMillis":1234,"brokerAddr":"ip:port",
+///     "brokerId":0,"brokerName":"broker-a","clusterName":"DefaultCluster",
+///     "dataVersion":{"counter":3,"timestamp":1700000000000},"haServerAddr":"ip:port",
+///     "lastUpdateTimestamp":1700000001234}],"now":1700000002468}
+/// `lastUpdateTimestamp` and `now` are the name server's wall clock (epoch ms); `ageMillis` is
+/// measured on its monotonic clock, so it stays right when the wall clock jumps.
+inline constexpr int kGetBrokerLiveness = 9001;
+
+inline constexpr bool isExtension(int code)
+{
+    return code >= kFirst && code <= kLast;
+}
+
+} // namespace qrocket::protocol::extensioncode

@@ -1,0 +1,55 @@
+#pragma once
+
+// KvConfigManager: the name server's namespaced key/value store (PUT/GET/DELETE_KV_CONFIG,
+// GET_KVLIST_BY_NAMESPACE; protocol.md §3.7), persisted to kvConfig.json as
+// `{"configTable":{namespace:{key:value}}}` after every change (tmp -> .bak -> rename; loading
+// falls back to the .bak file).
+//
+// Thread safety: all methods may be called from any thread (one QReadWriteLock). Persisting
+// happens under the write lock, so the file always matches a state the table had.
+
+#include "clientlib/common/result.h"
+
+#include <QByteArray>
+#include <QReadWriteLock>
+#include <QString>
+
+#include <map>
+#include <optional>
+
+namespace qrocket::namesrv {
+
+class KvConfigManager
+{
+public:
+    using Table = std::map<QByteArray, QByteArray>;
+
+    /// `path` empty = memory only (nothing is persisted).
+    explicit KvConfigManager(QString path = {});
+
+    /// Loads the file (or its .bak). A missing file is not an error; an unreadable one is.
+    Status load();
+
+    /// Stores and persists; the returned status is the persist result (the value is kept in
+    /// memory either way, as RocketMQ does).
+    Status put(const QByteArray &ns, const QByteArray &key, const QByteArray &value);
+    std::optional<QByteArray> value(const QByteArray &ns, const QByteArray &key) const;
+    /// Removes and persists (no-op when absent).
+    Status remove(const QByteArray &ns, const QByteArray &key);
+    /// The namespace's table, or nullopt when the namespace is absent or empty.
+    std::optional<Table> list(const QByteArray &ns) const;
+
+    QString path() const { return m_path; }
+
+    static QByteArray encode(const std::map<QByteArray, Table> &configTable);
+    static Result<std::map<QByteArray, Table>> decode(const QByteArray &json);
+
+private:
+    Status persistLocked() const;
+
+    const QString m_path;
+    mutable QReadWriteLock m_lock;
+    std::map<QByteArray, Table> m_configTable; // guarded by m_lock
+};
+
+} // namespace qrocket::namesrv

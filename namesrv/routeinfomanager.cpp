@@ -1,0 +1,466 @@
+#include "namesrv/routeinfomanager.h"
+
+#include "namesrv/logging.h"
+
+#include <QDateTime>
+#include <QElapsedTimer>
+
+namespace qrocket::namesrv {
+
+namespace {
+
+std::int64_t monotonicMs()
+{
+    static const QElapsedTimer timer = [] {
+        QElapsedTimer t;
+        t.start();
+        return t;
+    }();
+    return timer.elapsed();
+}
+
+QList<QByteArray> toList(const std::set<QByteArray> &s)
+{
+    return QList<QByteArray>(s.begin(), s.end());
+}
+
+} // namespace
+
+RouteInfoManager::RouteInfoManager(QObject *parent) : QObject(parent), m_clock(&monotonicMs)
+{ }
+
+RouteInfoManager::~RouteInfoManager() = default;
+
+void RouteInfoManager::setClock(Clock monotonicMs)
+{
+    m_clock = std::move(monotonicMs);
+}
+
+void RouteInfoManager::setDeleteTopicWithBrokerRegistration(bool on)
+{
+    QWriteLocker locker(&m_lock);
+    m_deleteTopicWithBrokerRegistration = on;
+}
+
+RegisterBrokerResult RouteInfoManager::registerBroker(const QByteArray &clusterName,
+    const QByteArray &brokerAddr, const QByteArray &brokerName, std::int64_t brokerId,
+    const QByteArray &haServerAddr, const RegisterBrokerBody &body,
+    const remoting::ChannelPtr &channel)
+{
+    RegisterBrokerResult result;
+    bool newLive = false;
+    {
+        QWriteLocker locker(&m_lock);
+        m_clusterAddrTable[clusterName].insert(brokerName);
+
+        auto [bdIt, registerFirst] = m_brokerAddrTable.try_emplace(brokerName);
+        BrokerData &bd = bdIt->second;
+        bd.cluster = clusterName;
+        bd.brokerName = brokerName;
+        // Slave -> master switch: the same address under another id is dropped first.
+        for (auto it = bd.brokerAddrs.begin(); it != bd.brokerAddrs.end();) {
+            if (it->second == brokerAddr && it->first != brokerId)
+                it = bd.brokerAddrs.erase(it);
+            else
+                ++it;
+        }
+        auto [addrIt, addrInserted] = bd.brokerAddrs.insert_or_assign(brokerId, brokerAddr);
+        Q_UNUSED(addrIt);
+        registerFirst = registerFirst || addrInserted;
+
+        if (brokerId == kMasterId) {
+            const auto live = m_brokerLiveTable.find(brokerAddr);
+            const bool changed = live == m_brokerLiveTable.end()
+                || !(live->second.dataVersion == body.dataVersion);
+            if (changed || registerFirst) {
+                for (const auto &[name, tc] : body.topicConfigTable)
+                    createAndUpdateQueueData(brokerName, tc);
+                if (m_deleteTopicWithBrokerRegistration && changed && !registerFirst) {
+                    for (auto it = m_topicQueueTable.begin(); it != m_topicQueueTable.end();) {
+                        if (!body.topicConfigTable.contains(it->first))
+                            it->second.erase(brokerName);
+                        it = it->second.empty() ? m_topicQueueTable.erase(it) : std::next(it);
+                    }
+                }
+            }
+        }
+
+        BrokerLiveInfo info;
+        info.lastUpdateMs = now();
+        info.lastUpdateEpochMs = QDateTime::currentMSecsSinceEpoch();
+        info.dataVersion = body.dataVersion;
+        info.channel = channel;
+        info.haServerAddr = haServerAddr;
+        info.clusterName = clusterName;
+        info.brokerName = brokerName;
+        info.brokerId = brokerId;
+        newLive = m_brokerLiveTable.insert_or_assign(brokerAddr, std::move(info)).second;
+
+        if (body.filterServerList.isEmpty())
+            m_filterServerTable.erase(brokerAddr);
+        else
+            m_filterServerTable[brokerAddr] = body.filterServerList;
+
+        if (brokerId != kMasterId) {
+            const auto master = bd.brokerAddrs.find(kMasterId);
+            if (master != bd.brokerAddrs.end()) {
+                const auto masterLive = m_brokerLiveTable.find(master->second);
+                if (masterLive != m_brokerLiveTable.end()) {
+                    result.haServerAddr = masterLive->second.haServerAddr;
+                    result.masterAddr = master->second;
+                }
+            }
+        }
+    }
+    if (newLive) {
+        qCInfo(lcNamesrvRoute).noquote()
+            << "new broker registered:" << brokerAddr << "cluster" << clusterName << "name"
+            << brokerName << "id" << brokerId << "HAServer" << haServerAddr;
+        emit brokerRegistered(clusterName, brokerName, brokerId, brokerAddr);
+    }
+    return result;
+}
+
+void RouteInfoManager::createAndUpdateQueueData(const QByteArray &brokerName, const TopicConfig &tc)
+{
+    const QueueData qd {brokerName, tc.readQueueNums, tc.writeQueueNums, tc.perm, tc.topicSysFlag};
+    auto &byBroker = m_topicQueueTable[tc.topicName];
+    const auto it = byBroker.find(brokerName);
+    if (it == byBroker.end()) {
+        qCDebug(lcNamesrvRoute).noquote()
+            << "new topic registered:" << tc.topicName << "on" << brokerName;
+        byBroker.emplace(brokerName, qd);
+    } else if (!(it->second == qd)) {
+        qCDebug(lcNamesrvRoute).noquote() << "topic changed:" << tc.topicName << "on" << brokerName;
+        it->second = qd;
+    }
+}
+
+void RouteInfoManager::unregisterBroker(const QByteArray &clusterName, const QByteArray &brokerAddr,
+    const QByteArray &brokerName, std::int64_t brokerId)
+{
+    bool wasLive = false;
+    {
+        QWriteLocker locker(&m_lock);
+        wasLive = m_brokerLiveTable.erase(brokerAddr) > 0;
+        m_filterServerTable.erase(brokerAddr);
+
+        bool removeBrokerName = false;
+        const auto bd = m_brokerAddrTable.find(brokerName);
+        if (bd != m_brokerAddrTable.end()) {
+            bd->second.brokerAddrs.erase(brokerId);
+            if (bd->second.brokerAddrs.empty()) {
+                m_brokerAddrTable.erase(bd);
+                removeBrokerName = true;
+            }
+        }
+        if (removeBrokerName) {
+            const auto cluster = m_clusterAddrTable.find(clusterName);
+            if (cluster != m_clusterAddrTable.end()) {
+                cluster->second.erase(brokerName);
+                if (cluster->second.empty())
+                    m_clusterAddrTable.erase(cluster);
+            }
+            removeTopicsOfBrokerName(brokerName);
+        }
+    }
+    qCInfo(lcNamesrvRoute).noquote()
+        << "broker unregistered:" << brokerAddr << "cluster" << clusterName << "name" << brokerName
+        << "id" << brokerId << (wasLive ? "" : "(was not live)");
+    emit brokerUnregistered(clusterName, brokerName, brokerId, brokerAddr);
+}
+
+void RouteInfoManager::removeTopicsOfBrokerName(const QByteArray &brokerName)
+{
+    for (auto it = m_topicQueueTable.begin(); it != m_topicQueueTable.end();) {
+        it->second.erase(brokerName);
+        if (it->second.empty()) {
+            qCDebug(lcNamesrvRoute).noquote() << "topic removed (no queue data left):" << it->first;
+            it = m_topicQueueTable.erase(it);
+        } else {
+            ++it;
+        }
+    }
+}
+
+bool RouteInfoManager::isBrokerTopicConfigChanged(
+    const QByteArray &brokerAddr, const DataVersion &version) const
+{
+    const auto prev = queryBrokerTopicConfig(brokerAddr);
+    return !prev || !(*prev == version);
+}
+
+std::optional<DataVersion> RouteInfoManager::queryBrokerTopicConfig(
+    const QByteArray &brokerAddr) const
+{
+    QReadLocker locker(&m_lock);
+    const auto it = m_brokerLiveTable.find(brokerAddr);
+    if (it == m_brokerLiveTable.end())
+        return std::nullopt;
+    return it->second.dataVersion;
+}
+
+void RouteInfoManager::updateBrokerInfoUpdateTimestamp(const QByteArray &brokerAddr)
+{
+    QWriteLocker locker(&m_lock);
+    const auto it = m_brokerLiveTable.find(brokerAddr);
+    if (it != m_brokerLiveTable.end()) {
+        it->second.lastUpdateMs = now();
+        it->second.lastUpdateEpochMs = QDateTime::currentMSecsSinceEpoch();
+    }
+}
+
+std::optional<TopicRouteData> RouteInfoManager::pickupTopicRouteData(const QByteArray &topic) const
+{
+    QReadLocker locker(&m_lock);
+    const auto qdIt = m_topicQueueTable.find(topic);
+    if (qdIt == m_topicQueueTable.end() || qdIt->second.empty())
+        return std::nullopt;
+    TopicRouteData route;
+    route.queueDatas.reserve(static_cast<qsizetype>(qdIt->second.size()));
+    for (const auto &[brokerName, qd] : qdIt->second) {
+        route.queueDatas.append(qd);
+        const auto bd = m_brokerAddrTable.find(brokerName);
+        if (bd == m_brokerAddrTable.end())
+            continue;
+        route.brokerDatas.append(bd->second);
+        for (const auto &[id, addr] : bd->second.brokerAddrs) {
+            const auto fs = m_filterServerTable.find(addr);
+            if (fs != m_filterServerTable.end())
+                route.filterServerTable[addr] = fs->second;
+        }
+    }
+    if (route.brokerDatas.isEmpty())
+        return std::nullopt;
+    return route;
+}
+
+QByteArray RouteInfoManager::clusterInfoJson() const
+{
+    QReadLocker locker(&m_lock);
+    return namesrv::clusterInfoJson(m_brokerAddrTable, m_clusterAddrTable);
+}
+
+QList<QByteArray> RouteInfoManager::allTopicList() const
+{
+    QReadLocker locker(&m_lock);
+    QList<QByteArray> topics;
+    topics.reserve(static_cast<qsizetype>(m_topicQueueTable.size()));
+    for (const auto &[topic, byBroker] : m_topicQueueTable)
+        topics.append(topic);
+    return topics;
+}
+
+QList<QByteArray> RouteInfoManager::topicsByCluster(const QByteArray &cluster) const
+{
+    QReadLocker locker(&m_lock);
+    QList<QByteArray> topics;
+    const auto names = m_clusterAddrTable.find(cluster);
+    if (names == m_clusterAddrTable.end())
+        return topics;
+    for (const auto &[topic, byBroker] : m_topicQueueTable) {
+        for (const auto &[brokerName, qd] : byBroker) {
+            if (names->second.contains(brokerName)) {
+                topics.append(topic);
+                break;
+            }
+        }
+    }
+    return topics;
+}
+
+QList<QByteArray> RouteInfoManager::systemTopicList(QByteArray *brokerAddr) const
+{
+    QReadLocker locker(&m_lock);
+    std::set<QByteArray> names;
+    for (const auto &[cluster, brokerNames] : m_clusterAddrTable) {
+        names.insert(cluster);
+        names.insert(brokerNames.begin(), brokerNames.end());
+    }
+    if (brokerAddr) {
+        brokerAddr->clear();
+        for (const auto &[name, bd] : m_brokerAddrTable) {
+            if (!bd.brokerAddrs.empty()) {
+                *brokerAddr = bd.brokerAddrs.begin()->second;
+                break;
+            }
+        }
+    }
+    return toList(names);
+}
+
+QList<QByteArray> RouteInfoManager::unitTopics() const
+{
+    QReadLocker locker(&m_lock);
+    QList<QByteArray> topics;
+    for (const auto &[topic, byBroker] : m_topicQueueTable) {
+        if (!byBroker.empty() && (byBroker.begin()->second.topicSysFlag & kTopicSysFlagUnit))
+            topics.append(topic);
+    }
+    return topics;
+}
+
+QList<QByteArray> RouteInfoManager::hasUnitSubTopics() const
+{
+    QReadLocker locker(&m_lock);
+    QList<QByteArray> topics;
+    for (const auto &[topic, byBroker] : m_topicQueueTable) {
+        if (!byBroker.empty() && (byBroker.begin()->second.topicSysFlag & kTopicSysFlagUnitSub))
+            topics.append(topic);
+    }
+    return topics;
+}
+
+QList<QByteArray> RouteInfoManager::hasUnitSubUnUnitTopics() const
+{
+    QReadLocker locker(&m_lock);
+    QList<QByteArray> topics;
+    for (const auto &[topic, byBroker] : m_topicQueueTable) {
+        if (byBroker.empty())
+            continue;
+        const int flag = byBroker.begin()->second.topicSysFlag;
+        if (!(flag & kTopicSysFlagUnit) && (flag & kTopicSysFlagUnitSub))
+            topics.append(topic);
+    }
+    return topics;
+}
+
+void RouteInfoManager::deleteTopic(const QByteArray &topic, const QByteArray &clusterName)
+{
+    QWriteLocker locker(&m_lock);
+    if (clusterName.isEmpty()) {
+        m_topicQueueTable.erase(topic);
+        return;
+    }
+    const auto names = m_clusterAddrTable.find(clusterName);
+    const auto byBroker = m_topicQueueTable.find(topic);
+    if (names == m_clusterAddrTable.end() || byBroker == m_topicQueueTable.end())
+        return;
+    for (const QByteArray &brokerName : names->second)
+        byBroker->second.erase(brokerName);
+    if (byBroker->second.empty())
+        m_topicQueueTable.erase(byBroker);
+}
+
+int RouteInfoManager::wipeWritePermOfBroker(const QByteArray &brokerName)
+{
+    QWriteLocker locker(&m_lock);
+    int count = 0;
+    for (auto &[topic, byBroker] : m_topicQueueTable) {
+        const auto it = byBroker.find(brokerName);
+        if (it != byBroker.end()) {
+            it->second.perm &= ~kPermWrite;
+            ++count;
+        }
+    }
+    return count;
+}
+
+int RouteInfoManager::addWritePermOfBroker(const QByteArray &brokerName)
+{
+    QWriteLocker locker(&m_lock);
+    int count = 0;
+    for (auto &[topic, byBroker] : m_topicQueueTable) {
+        const auto it = byBroker.find(brokerName);
+        if (it != byBroker.end()) {
+            it->second.perm = kPermRead | kPermWrite;
+            ++count;
+        }
+    }
+    return count;
+}
+
+void RouteInfoManager::removeBrokerAddrLocked(const QByteArray &brokerAddr)
+{
+    m_brokerLiveTable.erase(brokerAddr);
+    m_filterServerTable.erase(brokerAddr);
+    std::set<QByteArray> removedNames;
+    for (auto it = m_brokerAddrTable.begin(); it != m_brokerAddrTable.end();) {
+        auto &addrs = it->second.brokerAddrs;
+        std::erase_if(addrs, [&](const auto &entry) { return entry.second == brokerAddr; });
+        if (addrs.empty()) {
+            removedNames.insert(it->first);
+            it = m_brokerAddrTable.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    if (removedNames.empty())
+        return;
+    for (auto it = m_clusterAddrTable.begin(); it != m_clusterAddrTable.end();) {
+        for (const QByteArray &name : removedNames)
+            it->second.erase(name);
+        it = it->second.empty() ? m_clusterAddrTable.erase(it) : std::next(it);
+    }
+    for (const QByteArray &name : removedNames)
+        removeTopicsOfBrokerName(name);
+}
+
+int RouteInfoManager::scanNotActiveBroker(std::int64_t expiredMs)
+{
+    QList<std::pair<QByteArray, remoting::ChannelPtr>> expired;
+    {
+        QWriteLocker locker(&m_lock);
+        const std::int64_t t = now();
+        for (const auto &[addr, info] : m_brokerLiveTable) {
+            if (info.lastUpdateMs + expiredMs < t)
+                expired.append({addr, info.channel});
+        }
+        for (const auto &[addr, channel] : expired)
+            removeBrokerAddrLocked(addr);
+    }
+    for (const auto &[addr, channel] : expired) {
+        qCWarning(lcNamesrvRoute).noquote()
+            << "broker expired:" << addr << "silent for more than" << expiredMs << "ms";
+        if (channel)
+            channel->close();
+        emit brokerExpired(addr, QStringLiteral("no registration for %1 ms").arg(expiredMs));
+    }
+    return static_cast<int>(expired.size());
+}
+
+void RouteInfoManager::onChannelDestroy(std::uint64_t channelId)
+{
+    QByteArray found;
+    {
+        QWriteLocker locker(&m_lock);
+        for (const auto &[addr, info] : m_brokerLiveTable) {
+            if (info.channel && info.channel->id() == channelId) {
+                found = addr;
+                break;
+            }
+        }
+        if (found.isEmpty())
+            return;
+        removeBrokerAddrLocked(found);
+    }
+    qCInfo(lcNamesrvRoute).noquote() << "broker connection closed, removed:" << found;
+    emit brokerExpired(found, QStringLiteral("connection closed"));
+}
+
+QList<BrokerLiveness> RouteInfoManager::brokerLiveness() const
+{
+    QReadLocker locker(&m_lock);
+    const std::int64_t t = now();
+    QList<BrokerLiveness> out;
+    out.reserve(static_cast<qsizetype>(m_brokerLiveTable.size()));
+    for (const auto &[addr, info] : m_brokerLiveTable) {
+        out.append(BrokerLiveness {info.clusterName, info.brokerName, info.brokerId, addr,
+            info.haServerAddr, info.lastUpdateEpochMs, t - info.lastUpdateMs, info.dataVersion});
+    }
+    return out;
+}
+
+bool RouteInfoManager::isBrokerLive(const QByteArray &brokerAddr) const
+{
+    QReadLocker locker(&m_lock);
+    return m_brokerLiveTable.contains(brokerAddr);
+}
+
+int RouteInfoManager::liveBrokerCount() const
+{
+    QReadLocker locker(&m_lock);
+    return static_cast<int>(m_brokerLiveTable.size());
+}
+
+} // namespace qrocket::namesrv

@@ -1,0 +1,147 @@
+#pragma once
+
+// RouteInfoManager: the name server's route tables (protocol.md §3.1–§3.8, RocketMQ's class of
+// the same name).
+//
+//   topicQueueTable   topic      -> brokerName -> QueueData
+//   brokerAddrTable   brokerName -> BrokerData {cluster, brokerId -> addr}
+//   clusterAddrTable  cluster    -> {brokerName}
+//   brokerLiveTable   brokerAddr -> BrokerLiveInfo {last update, dataVersion, channel, haAddr}
+//   filterServerTable brokerAddr -> [filter server addr]
+//
+// Thread safety: every public method may be called from any thread; the five tables are guarded
+// by one QReadWriteLock (readers: route lookups; writers: registrations, expiry, admin changes).
+// Signals are emitted after the lock is released, from the calling thread.
+//
+// Time: liveness uses a monotonic millisecond clock (replaceable for tests); the wall-clock time
+// of the last registration is kept for display only.
+
+#include "clientlib/remoting/requestprocessor.h"
+#include "namesrv/routedata.h"
+
+#include <QObject>
+#include <QReadWriteLock>
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+
+namespace qrocket::namesrv {
+
+struct RegisterBrokerResult
+{
+    QByteArray haServerAddr; // the master's HA address, for a slave whose master is registered
+    QByteArray masterAddr; // the master's broker address, likewise
+};
+
+/// One live broker as the QRocket liveness extension reports it.
+struct BrokerLiveness
+{
+    QByteArray clusterName;
+    QByteArray brokerName;
+    std::int64_t brokerId = 0;
+    QByteArray brokerAddr;
+    QByteArray haServerAddr;
+    std::int64_t lastUpdateEpochMs = 0; // wall clock of the last registration / version query
+    std::int64_t ageMs = 0; // monotonic time since then
+    DataVersion dataVersion;
+};
+
+class RouteInfoManager : public QObject
+{
+    Q_OBJECT
+
+public:
+    using Clock = std::function<std::int64_t()>;
+
+    explicit RouteInfoManager(QObject *parent = nullptr);
+    ~RouteInfoManager() override;
+
+    /// Replaces the monotonic millisecond clock (tests). Not thread-safe: call before use.
+    void setClock(Clock monotonicMs);
+    /// When true, a full registration with a new dataVersion drops the broker's queue data of
+    /// topics missing from the body (RocketMQ 5's deleteTopicWithBrokerRegistration).
+    void setDeleteTopicWithBrokerRegistration(bool on);
+
+    RegisterBrokerResult registerBroker(const QByteArray &clusterName, const QByteArray &brokerAddr,
+        const QByteArray &brokerName, std::int64_t brokerId, const QByteArray &haServerAddr,
+        const RegisterBrokerBody &body, const remoting::ChannelPtr &channel);
+    void unregisterBroker(const QByteArray &clusterName, const QByteArray &brokerAddr,
+        const QByteArray &brokerName, std::int64_t brokerId);
+
+    /// QUERY_DATA_VERSION: true if the name server has no record of the broker or a different
+    /// version. When unchanged, the broker's liveness timestamp is refreshed.
+    bool isBrokerTopicConfigChanged(const QByteArray &brokerAddr, const DataVersion &version) const;
+    std::optional<DataVersion> queryBrokerTopicConfig(const QByteArray &brokerAddr) const;
+    void updateBrokerInfoUpdateTimestamp(const QByteArray &brokerAddr);
+
+    /// The route of a topic, or nullopt when it has no queue data or no broker data.
+    std::optional<TopicRouteData> pickupTopicRouteData(const QByteArray &topic) const;
+    QByteArray clusterInfoJson() const;
+
+    QList<QByteArray> allTopicList() const;
+    QList<QByteArray> topicsByCluster(const QByteArray &cluster) const;
+    /// Cluster names and broker names; `brokerAddr` gets one registered address.
+    QList<QByteArray> systemTopicList(QByteArray *brokerAddr) const;
+    QList<QByteArray> unitTopics() const;
+    QList<QByteArray> hasUnitSubTopics() const;
+    QList<QByteArray> hasUnitSubUnUnitTopics() const;
+
+    /// Removes the topic everywhere, or (clusterName not empty) from that cluster's brokers only.
+    void deleteTopic(const QByteArray &topic, const QByteArray &clusterName = {});
+    /// Clears the write bit of the broker's queue data on every topic; returns the topic count.
+    int wipeWritePermOfBroker(const QByteArray &brokerName);
+    /// Sets perm = read|write on every topic of the broker; returns the topic count.
+    int addWritePermOfBroker(const QByteArray &brokerName);
+
+    /// Removes brokers whose last update is older than `expiredMs`, closing their channels.
+    /// Returns the number removed.
+    int scanNotActiveBroker(std::int64_t expiredMs);
+    /// A connection closed: removes the broker registered over it, if any.
+    void onChannelDestroy(std::uint64_t channelId);
+
+    QList<BrokerLiveness> brokerLiveness() const;
+    bool isBrokerLive(const QByteArray &brokerAddr) const;
+    int liveBrokerCount() const;
+
+signals:
+    void brokerRegistered(const QByteArray &clusterName, const QByteArray &brokerName,
+        qint64 brokerId, const QByteArray &brokerAddr);
+    void brokerUnregistered(const QByteArray &clusterName, const QByteArray &brokerName,
+        qint64 brokerId, const QByteArray &brokerAddr);
+    /// Removed by the liveness scan (silent too long) or because its connection closed.
+    void brokerExpired(const QByteArray &brokerAddr, const QString &reason);
+
+private:
+    struct BrokerLiveInfo
+    {
+        std::int64_t lastUpdateMs = 0;
+        std::int64_t lastUpdateEpochMs = 0;
+        DataVersion dataVersion;
+        remoting::ChannelPtr channel;
+        QByteArray haServerAddr;
+        QByteArray clusterName;
+        QByteArray brokerName;
+        std::int64_t brokerId = 0;
+    };
+
+    void createAndUpdateQueueData(const QByteArray &brokerName, const TopicConfig &tc);
+    void removeTopicsOfBrokerName(const QByteArray &brokerName);
+    /// Removes a broker address from every table (lock held for writing).
+    void removeBrokerAddrLocked(const QByteArray &brokerAddr);
+    std::int64_t now() const { return m_clock(); }
+
+    Clock m_clock;
+    bool m_deleteTopicWithBrokerRegistration = false;
+
+    mutable QReadWriteLock m_lock;
+    // guarded by m_lock:
+    std::map<QByteArray, std::map<QByteArray, QueueData>> m_topicQueueTable;
+    std::map<QByteArray, BrokerData> m_brokerAddrTable;
+    std::map<QByteArray, std::set<QByteArray>> m_clusterAddrTable;
+    std::map<QByteArray, BrokerLiveInfo> m_brokerLiveTable;
+    std::map<QByteArray, QList<QByteArray>> m_filterServerTable;
+};
+
+} // namespace qrocket::namesrv
