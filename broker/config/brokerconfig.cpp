@@ -1,0 +1,207 @@
+#include "broker/config/brokerconfig.h"
+
+#include "broker/config/delaylevel.h"
+
+#include <QDir>
+#include <QHostAddress>
+#include <QNetworkInterface>
+#include <QRegularExpression>
+#include <QSysInfo>
+
+#include <algorithm>
+
+namespace qrocket::broker {
+
+namespace {
+
+bool isValidName(const QString &name)
+{
+    static const QRegularExpression re(QStringLiteral("^[%|a-zA-Z0-9_-]+$"));
+    return name.size() <= 127 && re.match(name).hasMatch();
+}
+
+Status checkNamesrvAddr(const QStringList &addrs)
+{
+    for (const QString &a : addrs) {
+        const qsizetype colon = a.lastIndexOf(u':');
+        bool ok = false;
+        const int port = colon > 0 ? a.mid(colon + 1).toInt(&ok) : 0;
+        if (!ok || port <= 0 || port > 65535)
+            return Status::invalidArgument(
+                QStringLiteral("namesrvAddr: '%1' is not host:port").arg(a));
+    }
+    return {};
+}
+
+} // namespace
+
+const char *brokerRoleName(BrokerRole role)
+{
+    switch (role) {
+    case BrokerRole::AsyncMaster:
+        return "ASYNC_MASTER";
+    case BrokerRole::SyncMaster:
+        return "SYNC_MASTER";
+    case BrokerRole::Slave:
+        return "SLAVE";
+    }
+    return "ASYNC_MASTER";
+}
+
+BrokerConfig::BrokerConfig()
+    : rocketmqHome(qEnvironmentVariable("ROCKETMQ_HOME"))
+    , namesrvAddr(qEnvironmentVariable("NAMESRV_ADDR"))
+    , brokerName(QSysInfo::machineHostName())
+    , brokerIP1(localIpv4Address())
+    , brokerIP2(brokerIP1)
+    , storePathRootDir(QDir::homePath() + QStringLiteral("/store"))
+{
+    if (brokerName.isEmpty())
+        brokerName = QStringLiteral("localhost");
+}
+
+QString BrokerConfig::localIpv4Address()
+{
+    const auto ifaces = QNetworkInterface::allInterfaces();
+    for (const QNetworkInterface &iface : ifaces) {
+        const auto flags = iface.flags();
+        if (!flags.testFlag(QNetworkInterface::IsUp)
+            || flags.testFlag(QNetworkInterface::IsLoopBack))
+            continue;
+        const auto entries = iface.addressEntries();
+        for (const QNetworkAddressEntry &e : entries) {
+            const QHostAddress ip = e.ip();
+            if (ip.protocol() == QAbstractSocket::IPv4Protocol && !ip.isLoopback())
+                return ip.toString();
+        }
+    }
+    return QStringLiteral("127.0.0.1");
+}
+
+ConfigSchema BrokerConfig::schema()
+{
+    ConfigSchema s;
+    s.add("rocketmqHome", &rocketmqHome);
+    s.add("namesrvAddr", &namesrvAddr, true);
+    s.add("brokerClusterName", &brokerClusterName, true);
+    s.add("brokerName", &brokerName, true);
+    s.add("brokerId", &brokerId, true);
+    s.add("brokerIP1", &brokerIP1, true);
+    s.add("brokerIP2", &brokerIP2, true);
+    s.add("listenPort", &listenPort, true);
+    s.add("regionId", &regionId);
+    s.add("brokerRole", &brokerRole, true);
+    s.add("storePathRootDir", &storePathRootDir, true);
+    s.add("brokerPermission", &brokerPermission);
+    s.add("defaultTopicQueueNums", &defaultTopicQueueNums);
+    s.add("autoCreateTopicEnable", &autoCreateTopicEnable, true);
+    s.add("clusterTopicEnable", &clusterTopicEnable);
+    s.add("brokerTopicEnable", &brokerTopicEnable);
+    s.add("traceTopicEnable", &traceTopicEnable);
+    s.add("msgTraceTopicName", &msgTraceTopicName);
+    s.add("autoCreateSubscriptionGroup", &autoCreateSubscriptionGroup, true);
+    s.add("traceOn", &traceOn);
+    s.add("registerNameServerPeriod", &registerNameServerPeriod);
+    s.add("registerBrokerTimeoutMills", &registerBrokerTimeoutMills);
+    s.add("forceRegister", &forceRegister);
+    s.add("compressedRegister", &compressedRegister);
+    s.add("longPollingEnable", &longPollingEnable);
+    s.add("shortPollingTimeMills", &shortPollingTimeMills);
+    s.add("notifyConsumerIdsChangedEnable", &notifyConsumerIdsChangedEnable);
+    s.add("slaveReadEnable", &slaveReadEnable);
+    s.add("flushConsumerOffsetInterval", &flushConsumerOffsetInterval);
+    s.add("flushDelayOffsetInterval", &flushDelayOffsetInterval);
+    s.add("messageDelayLevel", &messageDelayLevel);
+    s.add("channelExpiredTimeout", &channelExpiredTimeout);
+    s.add("rejectTransactionMessage", &rejectTransactionMessage);
+    s.add("transactionTimeOut", &transactionTimeOut);
+    s.add("transactionCheckMax", &transactionCheckMax);
+    s.add("transactionCheckInterval", &transactionCheckInterval);
+    s.add("aclEnable", &aclEnable);
+    s.add("sendMessageThreadPoolNums", &sendMessageThreadPoolNums);
+    s.add("pullMessageThreadPoolNums", &pullMessageThreadPoolNums);
+    s.add("adminBrokerThreadPoolNums", &adminBrokerThreadPoolNums);
+    return s;
+}
+
+Status BrokerConfig::apply(const Properties &props, QStringList *unknownKeys)
+{
+    ConfigSchema s = schema();
+    return s.apply(props, unknownKeys);
+}
+
+Status BrokerConfig::validate()
+{
+    auto bad = [](const QString &msg) { return Status::invalidArgument(msg); };
+    if (brokerRole == QLatin1String("ASYNC_MASTER"))
+        m_role = BrokerRole::AsyncMaster;
+    else if (brokerRole == QLatin1String("SYNC_MASTER"))
+        m_role = BrokerRole::SyncMaster;
+    else if (brokerRole == QLatin1String("SLAVE"))
+        m_role = BrokerRole::Slave;
+    else
+        return bad(QStringLiteral("brokerRole: '%1' is not ASYNC_MASTER, SYNC_MASTER or SLAVE")
+                       .arg(brokerRole));
+    if (m_role == BrokerRole::Slave && brokerId <= 0)
+        return bad(QStringLiteral("brokerId: a SLAVE needs brokerId > 0 (got %1)").arg(brokerId));
+    if (m_role != BrokerRole::Slave)
+        brokerId = 0;
+    if (!isValidName(brokerName))
+        return bad(
+            QStringLiteral("brokerName: '%1' must match ^[%|a-zA-Z0-9_-]+$").arg(brokerName));
+    if (!isValidName(brokerClusterName))
+        return bad(QStringLiteral("brokerClusterName: '%1' must match ^[%|a-zA-Z0-9_-]+$")
+                       .arg(brokerClusterName));
+    if (listenPort < 2 || listenPort > 65534)
+        return bad(QStringLiteral("listenPort: %1 is out of range (2..65534)").arg(listenPort));
+    if (QHostAddress(brokerIP1).isNull())
+        return bad(QStringLiteral("brokerIP1: '%1' is not an IP address").arg(brokerIP1));
+    if (brokerIP2.isEmpty())
+        brokerIP2 = brokerIP1;
+    if (defaultTopicQueueNums <= 0 || defaultTopicQueueNums > 1024)
+        return bad(QStringLiteral("defaultTopicQueueNums: %1 is out of range (1..1024)")
+                       .arg(defaultTopicQueueNums));
+    if (brokerPermission < 0 || brokerPermission > 15)
+        return bad(
+            QStringLiteral("brokerPermission: %1 is out of range (0..15)").arg(brokerPermission));
+    if (flushConsumerOffsetInterval <= 0 || flushDelayOffsetInterval <= 0)
+        return bad(
+            QStringLiteral("flushConsumerOffsetInterval/flushDelayOffsetInterval must be > 0"));
+    if (shortPollingTimeMills < 0 || channelExpiredTimeout <= 0)
+        return bad(QStringLiteral("shortPollingTimeMills/channelExpiredTimeout must be positive"));
+    if (Status st = checkNamesrvAddr(namesrvAddrList()); !st)
+        return st;
+    auto levels = parseMessageDelayLevel(messageDelayLevel);
+    if (!levels)
+        return levels.error();
+    m_delayLevels = std::move(levels).value();
+    // RocketMQ clamps the registration period silently (BrokerController.start).
+    registerNameServerPeriod = std::clamp(registerNameServerPeriod, 10000, 60000);
+    if (storePathRootDir.isEmpty())
+        return bad(QStringLiteral("storePathRootDir: empty"));
+    return {};
+}
+
+QByteArray BrokerConfig::brokerAddr() const
+{
+    return (brokerIP1 + u':' + QString::number(listenPort)).toUtf8();
+}
+
+QStringList BrokerConfig::namesrvAddrList() const
+{
+    QStringList out;
+    const auto parts = namesrvAddr.split(u';', Qt::SkipEmptyParts);
+    for (const QString &p : parts) {
+        const QString t = p.trimmed();
+        if (!t.isEmpty())
+            out.append(t);
+    }
+    return out;
+}
+
+QByteArray BrokerConfig::toProperties()
+{
+    return formatProperties(schema().entries());
+}
+
+} // namespace qrocket::broker

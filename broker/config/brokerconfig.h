@@ -1,0 +1,113 @@
+#pragma once
+
+// BrokerConfig: the broker's own settings, under RocketMQ 4.9's key names (BrokerConfig,
+// NettyServerConfig.listenPort, and the few MessageStoreConfig keys the broker itself reads:
+// brokerRole, messageDelayLevel, storePathRootDir, flushDelayOffsetInterval). The store's other
+// keys belong to the storage module's config. resources/conf/broker.conf lists every key here
+// with its default; keep the two in step.
+//
+// A plain value type. schema() binds the keys to this object's fields: the object must outlive
+// the schema and must not move while the schema is used.
+
+#include "clientlib/common/properties.h"
+#include "clientlib/common/status.h"
+
+#include <QByteArray>
+#include <QString>
+#include <QStringList>
+
+#include <cstdint>
+#include <vector>
+
+namespace qrocket::broker {
+
+enum class BrokerRole : std::uint8_t { AsyncMaster, SyncMaster, Slave };
+const char *brokerRoleName(BrokerRole role);
+
+struct BrokerConfig
+{
+    BrokerConfig(); // defaults; brokerIP1/2 = first non-loopback IPv4, brokerName = host name
+
+    // Identity and cluster
+    QString rocketmqHome; // $ROCKETMQ_HOME
+    QString namesrvAddr; // "host:port;host:port", default $NAMESRV_ADDR
+    QString brokerClusterName = QStringLiteral("DefaultCluster");
+    QString brokerName; // host name
+    std::int64_t brokerId = 0; // 0 = master, > 0 = slave
+    QString brokerIP1; // address registered with the name server
+    QString brokerIP2; // HA address
+    int listenPort = 10911; // the fast (VIP) port is listenPort - 2
+    QString regionId = QStringLiteral("DefaultRegion");
+    QString brokerRole = QStringLiteral("ASYNC_MASTER"); // ASYNC_MASTER, SYNC_MASTER or SLAVE
+    QString storePathRootDir; // ~/store
+
+    // Topics and subscription groups (protocol.md §8.2)
+    int brokerPermission = 6;
+    int defaultTopicQueueNums = 8;
+    bool autoCreateTopicEnable = true;
+    bool clusterTopicEnable = true;
+    bool brokerTopicEnable = true;
+    bool traceTopicEnable = false;
+    QString msgTraceTopicName = QStringLiteral("RMQ_SYS_TRACE_TOPIC");
+    bool autoCreateSubscriptionGroup = true;
+    bool traceOn = true;
+
+    // Name-server registration
+    int registerNameServerPeriod = 30000; // clamped to 10000..60000 by validate()
+    int registerBrokerTimeoutMills = 6000;
+    bool forceRegister = true;
+    bool compressedRegister = false;
+
+    // Consumption
+    bool longPollingEnable = true;
+    std::int64_t shortPollingTimeMills = 1000;
+    bool notifyConsumerIdsChangedEnable = true;
+    bool slaveReadEnable = false;
+    int flushConsumerOffsetInterval = 5000;
+    int flushDelayOffsetInterval = 10000;
+    QString messageDelayLevel
+        = QStringLiteral("1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h");
+    std::int64_t channelExpiredTimeout = 120000; // QRocket: client channel idle expiry
+
+    // Transactions and security
+    bool rejectTransactionMessage = false;
+    std::int64_t transactionTimeOut = 6000;
+    int transactionCheckMax = 15;
+    std::int64_t transactionCheckInterval = 60000;
+    bool aclEnable = false;
+
+    // Request executors (threads per pool)
+    int sendMessageThreadPoolNums = 4;
+    int pullMessageThreadPoolNums = 4;
+    int adminBrokerThreadPoolNums = 2;
+
+    /// Binds every key to this object's fields (see the file comment).
+    ConfigSchema schema();
+    /// Applies properties; unknown keys are appended to `unknownKeys` (the caller logs them).
+    Status apply(const Properties &props, QStringList *unknownKeys = nullptr);
+    /// Checks and normalises after loading: clamps registerNameServerPeriod to 10–60 s, forces
+    /// brokerId 0 on a master, rejects a slave with brokerId <= 0, bad role, bad names, bad
+    /// ports, bad queue counts, bad namesrvAddr and bad messageDelayLevel with a message naming
+    /// the key. Also fills the parsed fields below.
+    Status validate();
+
+    // Parsed by validate()
+    BrokerRole role() const { return m_role; }
+    const std::vector<std::int64_t> &delayLevelMillis() const { return m_delayLevels; }
+    bool isMaster() const { return m_role != BrokerRole::Slave; }
+    /// "brokerIP1:listenPort", the address clients and the name server use.
+    QByteArray brokerAddr() const;
+    /// namesrvAddr split on ';' (empty entries dropped).
+    QStringList namesrvAddrList() const;
+    /// Java Properties text of every key, as GET_BROKER_CONFIG (26) answers.
+    QByteArray toProperties();
+
+    /// The first IPv4 address of an up, non-loopback interface, else "127.0.0.1".
+    static QString localIpv4Address();
+
+private:
+    BrokerRole m_role = BrokerRole::AsyncMaster;
+    std::vector<std::int64_t> m_delayLevels;
+};
+
+} // namespace qrocket::broker

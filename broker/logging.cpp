@@ -1,0 +1,7 @@
+#include "broker/logging.h"
+
+Q_LOGGING_CATEGORY(lcBroker, "qrocket.broker", QtInfoMsg)
+Q_LOGGING_CATEGORY(lcBrokerConfig, "qrocket.broker.config", QtInfoMsg)
+Q_LOGGING_CATEGORY(lcBrokerTopic, "qrocket.broker.topic", QtInfoMsg)
+Q_LOGGING_CATEGORY(lcBrokerOffset, "qrocket.broker.offset", QtInfoMsg)
+Q_LOGGING_CATEGORY(lcBrokerClient, "qrocket.broker.client", QtInfoMsg)

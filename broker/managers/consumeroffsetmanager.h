@@ -1,0 +1,80 @@
+#pragma once
+
+// ConsumerOffsetManager: committed consumer offsets, "<topic>@<group>" -> {queueId: offset},
+// persisted in <storePathRootDir>/config/consumerOffset.json (protocol.md §4.4, §7.6). The file
+// of RocketMQ (fastjson, unquoted int keys: {"offsetTable":{"T@G":{0:15,1:7}}}) loads as is; we
+// write standard JSON with quoted keys, which fastjson reads too.
+//
+// commit() only updates memory; the controller calls persist() every flushConsumerOffsetInterval
+// (5 s) and at shutdown.
+//
+// Thread-safety: all public methods may be called from any thread (guarded by one mutex; the
+// file write is serialised by a second one and runs outside the table lock).
+
+#include "clientlib/common/status.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QString>
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+
+namespace qrocket::broker {
+
+class ConsumerOffsetManager
+{
+public:
+    using QueueOffsets = std::map<int, std::int64_t>;
+
+    explicit ConsumerOffsetManager(QString path);
+    ConsumerOffsetManager(const ConsumerOffsetManager &) = delete;
+    ConsumerOffsetManager &operator=(const ConsumerOffsetManager &) = delete;
+
+    static QString filePath(const QString &storePathRootDir);
+    const QString &path() const { return m_path; }
+
+    /// Missing file = fresh start (OK); file and backup unusable = Corruption.
+    Status load();
+    Status persist();
+    /// {"offsetTable":{"T@G":{"0":15}}}: the file content and the GET_ALL_CONSUMER_OFFSET body.
+    QByteArray encode() const;
+    /// Replaces the table with the one in `json` (fastjson or standard form); nothing changes
+    /// when it does not decode.
+    Status decode(QByteArrayView json);
+
+    /// Stores `offset` for the queue. Negative offsets are ignored (ali-ons sends -1 for "none",
+    /// client-ali-ons.md pitfall 6) and false is returned.
+    bool commit(QByteArrayView group, QByteArrayView topic, int queueId, std::int64_t offset);
+    /// The committed offset, or -1 when none.
+    std::int64_t query(QByteArrayView group, QByteArrayView topic, int queueId) const;
+    /// Every committed queue offset of the group on the topic (empty when none).
+    QueueOffsets query(QByteArrayView group, QByteArrayView topic) const;
+
+    /// Topics the group has offsets for / groups with offsets on the topic.
+    QList<QByteArray> topicsOfGroup(QByteArrayView group) const;
+    QList<QByteArray> groupsOfTopic(QByteArrayView topic) const;
+    /// All "topic@group" keys.
+    QList<QByteArray> keys() const;
+
+    /// Drops every offset of the group (DELETE_SUBSCRIPTIONGROUP with removeOffset).
+    void removeGroup(QByteArrayView group);
+    /// Drops the offsets of one topic@group.
+    void remove(QByteArrayView group, QByteArrayView topic);
+    /// Drops the offsets of every group on the topic.
+    void removeTopic(QByteArrayView topic);
+    /// Copies the offsets of srcGroup on the topic to destGroup (cloneGroupOffset).
+    void cloneOffsets(QByteArrayView srcGroup, QByteArrayView destGroup, QByteArrayView topic);
+
+    static QByteArray key(QByteArrayView topic, QByteArrayView group);
+
+private:
+    const QString m_path;
+    mutable std::mutex m_mutex;
+    std::unordered_map<QByteArray, QueueOffsets> m_table; // guarded by m_mutex
+    std::mutex m_persistMutex;
+};
+
+} // namespace qrocket::broker

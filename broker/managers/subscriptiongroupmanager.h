@@ -1,0 +1,78 @@
+#pragma once
+
+// SubscriptionGroupManager: consumer-group settings, persisted in
+// <storePathRootDir>/config/subscriptionGroup.json (protocol.md §7.6, §8.2).
+//
+// Pre-seeded groups (as RocketMQ 4.9): TOOLS_CONSUMER, FILTERSRV_CONSUMER, SELF_TEST_C_GROUP,
+// CID_ONS-HTTP-PROXY, CID_ONSAPI_PULL, CID_ONSAPI_PERMISSION, CID_ONSAPI_OWNER; load() lays the
+// file over them. findOrCreate() auto-creates a group with the defaults when
+// autoCreateSubscriptionGroup is on (or for a CID_RMQ_SYS_ group). Every change bumps the
+// DataVersion and persists the file at once.
+//
+// Thread-safety: all public methods may be called from any thread; the table is guarded by a
+// shared mutex and file writes by a second one.
+
+#include "broker/managers/subscriptiongroupconfig.h"
+#include "broker/managers/topicconfig.h"
+
+#include <QString>
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <vector>
+
+namespace qrocket::broker {
+
+class SubscriptionGroupManager
+{
+public:
+    SubscriptionGroupManager(bool autoCreateSubscriptionGroup, QString path);
+    SubscriptionGroupManager(const SubscriptionGroupManager &) = delete;
+    SubscriptionGroupManager &operator=(const SubscriptionGroupManager &) = delete;
+
+    static QString filePath(const QString &storePathRootDir);
+    const QString &path() const { return m_path; }
+
+    /// Missing file = fresh start (OK); file and backup unusable = Corruption.
+    Status load();
+    Status persist();
+    /// {"dataVersion":{...},"subscriptionGroupTable":{...}}: the file content and the
+    /// GET_ALL_SUBSCRIPTIONGROUP_CONFIG body.
+    QByteArray encode() const;
+    /// Lays the table in `json` over the current one; nothing changes when it does not decode.
+    Status decode(QByteArrayView json);
+
+    /// The group's config without creating it.
+    std::optional<SubscriptionGroupConfig> find(QByteArrayView group) const;
+    /// findSubscriptionGroupConfig: the config, auto-created with the defaults when allowed
+    /// (autoCreateSubscriptionGroup, or a CID_RMQ_SYS_ group) and the name is valid; else nullopt
+    /// (the processor answers SUBSCRIPTION_GROUP_NOT_EXIST, 26).
+    std::optional<SubscriptionGroupConfig> findOrCreate(QByteArrayView group);
+    /// UPDATE_AND_CREATE_SUBSCRIPTIONGROUP: validates the name, creates or replaces.
+    Status update(SubscriptionGroupConfig config);
+    /// DELETE_SUBSCRIPTIONGROUP: false when it did not exist.
+    bool remove(QByteArrayView group);
+
+    std::vector<SubscriptionGroupConfig> groups() const;
+    DataVersion dataVersion() const;
+    bool autoCreate() const { return m_autoCreate; }
+
+    static bool isSystemConsumerGroup(QByteArrayView group)
+    {
+        return group.startsWith("CID_RMQ_SYS_");
+    }
+
+private:
+    void seed(const char *group);
+
+    const QString m_path;
+    const bool m_autoCreate;
+    mutable std::shared_mutex m_mutex;
+    std::map<QByteArray, SubscriptionGroupConfig> m_table; // guarded by m_mutex
+    DataVersion m_dataVersion; // guarded by m_mutex
+    std::mutex m_persistMutex;
+};
+
+} // namespace qrocket::broker

@@ -1,0 +1,284 @@
+#include "broker/managers/topicconfigmanager.h"
+
+#include "broker/config/brokerconfig.h"
+#include "broker/logging.h"
+#include "broker/managers/configfilestore.h"
+#include "broker/managers/topicvalidator.h"
+
+#include <algorithm>
+
+namespace qrocket::broker {
+
+using protocol::JsonValue;
+using protocol::JsonWriter;
+
+TopicConfigManager::TopicConfigManager(const BrokerConfig &config, QString path)
+    : m_path(std::move(path))
+    , m_clusterName(config.brokerClusterName.toUtf8())
+    , m_brokerName(config.brokerName.toUtf8())
+    , m_autoCreateTopicEnable(config.autoCreateTopicEnable)
+    , m_dataVersion(DataVersion::now())
+{
+    createSystemTopics(config);
+}
+
+QString TopicConfigManager::filePath(const QString &storePathRootDir)
+{
+    return storePathRootDir + QStringLiteral("/config/topics.json");
+}
+
+void TopicConfigManager::putSystemTopic(TopicConfig c)
+{
+    const QByteArray name = c.topicName;
+    m_table.insert_or_assign(name, std::move(c));
+}
+
+void TopicConfigManager::createSystemTopics(const BrokerConfig &config)
+{
+    using namespace topics;
+    const int rw = perm::kRead | perm::kWrite;
+    putSystemTopic(TopicConfig(kSelfTest, 1));
+    if (config.autoCreateTopicEnable)
+        putSystemTopic(
+            TopicConfig(kAutoCreateTopicKey, config.defaultTopicQueueNums, perm::kInherit | rw));
+    putSystemTopic(TopicConfig(kBenchmark, 1024));
+    putSystemTopic(
+        TopicConfig(m_clusterName, 16, perm::kInherit | (config.clusterTopicEnable ? rw : 0)));
+    putSystemTopic(
+        TopicConfig(m_brokerName, 1, perm::kInherit | (config.brokerTopicEnable ? rw : 0)));
+    putSystemTopic(TopicConfig(kOffsetMovedEvent, 1));
+    putSystemTopic(TopicConfig(kSchedule, kScheduleQueueNums));
+    if (config.traceTopicEnable)
+        putSystemTopic(TopicConfig(config.msgTraceTopicName.toUtf8(), 1));
+    putSystemTopic(TopicConfig(m_clusterName + '_' + kReplyTopicPostfix, 1));
+}
+
+Status TopicConfigManager::load()
+{
+    const Status st
+        = ConfigFileStore::load(m_path, [this](const QByteArray &t) { return decode(t); });
+    if (st.code() == Status::Code::NotFound) {
+        qCInfo(lcBrokerTopic).noquote() << "no" << m_path << "yet; starting with the system topics";
+        return {};
+    }
+    if (st)
+        qCInfo(lcBrokerTopic).noquote() << "loaded" << m_table.size() << "topics from" << m_path;
+    return st;
+}
+
+Status TopicConfigManager::decode(QByteArrayView json)
+{
+    auto parsed = protocol::parseJson(json);
+    if (!parsed)
+        return parsed.error();
+    const JsonValue &root = *parsed;
+    const JsonValue &table = root["topicConfigTable"];
+    if (!root.isObject() || !table.isObject())
+        return Status::corruption(QStringLiteral("no topicConfigTable object"));
+    std::map<QByteArray, TopicConfig> loaded;
+    for (const auto &[key, value] : table.members()) {
+        const QByteArray name = key.toString();
+        auto c = TopicConfig::fromJson(value, name);
+        if (!c)
+            return c.error();
+        loaded.insert_or_assign(name, std::move(c).value());
+    }
+    std::unique_lock lock(m_mutex);
+    for (auto &[name, c] : loaded)
+        m_table.insert_or_assign(name, std::move(c));
+    if (root.find("dataVersion"))
+        m_dataVersion = DataVersion::fromJson(root["dataVersion"]);
+    return {};
+}
+
+QByteArray TopicConfigManager::encode() const
+{
+    std::shared_lock lock(m_mutex);
+    JsonWriter w;
+    w.beginObject();
+    w.key("dataVersion");
+    m_dataVersion.writeJson(w);
+    w.key("topicConfigTable").beginObject();
+    for (const auto &[name, c] : m_table) {
+        w.key(name);
+        c.writeJson(w);
+    }
+    w.endObject();
+    w.endObject();
+    return w.take();
+}
+
+Status TopicConfigManager::persist()
+{
+    std::lock_guard persistLock(m_persistMutex);
+    const Status st = ConfigFileStore::write(m_path, encode());
+    if (!st)
+        qCWarning(lcBrokerTopic).noquote() << "persisting topics failed:" << st.message();
+    return st;
+}
+
+void TopicConfigManager::setChangeListener(ChangeListener listener)
+{
+    std::lock_guard lock(m_listenerMutex);
+    m_listener = std::move(listener);
+}
+
+void TopicConfigManager::changed(const QByteArray &topic)
+{
+    persist();
+    ChangeListener listener;
+    {
+        std::lock_guard lock(m_listenerMutex);
+        listener = m_listener;
+    }
+    if (listener)
+        listener(topic);
+}
+
+std::optional<TopicConfig> TopicConfigManager::find(QByteArrayView topic) const
+{
+    std::shared_lock lock(m_mutex);
+    auto it = m_table.find(topic.toByteArray());
+    if (it == m_table.end())
+        return std::nullopt;
+    return it->second;
+}
+
+std::vector<TopicConfig> TopicConfigManager::topics() const
+{
+    std::shared_lock lock(m_mutex);
+    std::vector<TopicConfig> out;
+    out.reserve(m_table.size());
+    for (const auto &[name, c] : m_table)
+        out.push_back(c);
+    return out;
+}
+
+QList<QByteArray> TopicConfigManager::topicNames() const
+{
+    std::shared_lock lock(m_mutex);
+    QList<QByteArray> out;
+    for (const auto &[name, c] : m_table)
+        out.append(name);
+    return out;
+}
+
+DataVersion TopicConfigManager::dataVersion() const
+{
+    std::shared_lock lock(m_mutex);
+    return m_dataVersion;
+}
+
+bool TopicConfigManager::isSystemTopic(QByteArrayView topic) const
+{
+    return topics::isSystemTopic(topic) || topic == m_clusterName || topic == m_brokerName
+        || topic == m_clusterName + '_' + topics::kReplyTopicPostfix;
+}
+
+bool TopicConfigManager::insert(TopicConfig c, bool replace, TopicConfig *existing)
+{
+    std::unique_lock lock(m_mutex);
+    auto it = m_table.find(c.topicName);
+    if (it != m_table.end() && !replace) {
+        if (existing)
+            *existing = it->second;
+        return false;
+    }
+    const QByteArray name = c.topicName;
+    m_table.insert_or_assign(name, std::move(c));
+    m_dataVersion.next();
+    return true;
+}
+
+Result<TopicConfig> TopicConfigManager::createTopicInSendMessageMethod(QByteArrayView topic,
+    QByteArrayView defaultTopic, QByteArrayView remoteAddress, int clientDefaultTopicQueueNums,
+    int topicSysFlag)
+{
+    if (auto existing = find(topic))
+        return *existing;
+    if (Status st = topics::validateTopic(topic); !st)
+        return st;
+    const auto tmpl = find(defaultTopic);
+    if (!tmpl)
+        return Status::notFound(
+            QStringLiteral("reject create topic %1: default topic %2 does not exist")
+                .arg(QString::fromUtf8(topic), QString::fromUtf8(defaultTopic)));
+    const bool isAutoCreateKey = defaultTopic == QByteArrayView(topics::kAutoCreateTopicKey);
+    if (!perm::isInherited(tmpl->perm) || (isAutoCreateKey && !m_autoCreateTopicEnable))
+        return Status::notFound(
+            QStringLiteral("reject create topic %1: default topic %2 has no inherit permission")
+                .arg(QString::fromUtf8(topic), QString::fromUtf8(defaultTopic)));
+    TopicConfig c(topic.toByteArray(),
+        std::max(0, std::min(clientDefaultTopicQueueNums, tmpl->writeQueueNums)),
+        tmpl->perm & ~perm::kInherit);
+    c.topicSysFlag = topicSysFlag;
+    c.topicFilterType = tmpl->topicFilterType;
+    TopicConfig existing;
+    if (!insert(c, false, &existing))
+        return existing; // created meanwhile by another thread
+    qCInfo(lcBrokerTopic).noquote()
+        << "auto-created topic" << QString::fromUtf8(topic) << "from"
+        << QString::fromUtf8(defaultTopic) << "for" << QString::fromUtf8(remoteAddress) << "with"
+        << c.writeQueueNums << "queues, perm" << c.perm;
+    changed(c.topicName);
+    return c;
+}
+
+TopicConfig TopicConfigManager::createTopicInSendMessageBackMethod(
+    QByteArrayView topic, int queueNums, int permission, int topicSysFlag)
+{
+    if (auto existing = find(topic))
+        return *existing;
+    TopicConfig c(topic.toByteArray(), queueNums, permission);
+    c.topicSysFlag = topicSysFlag;
+    TopicConfig existing;
+    if (!insert(c, false, &existing))
+        return existing;
+    qCInfo(lcBrokerTopic).noquote() << "created topic" << QString::fromUtf8(topic) << "with"
+                                    << queueNums << "queues, perm" << permission;
+    changed(c.topicName);
+    return c;
+}
+
+TopicConfig TopicConfigManager::createRetryTopic(QByteArrayView group, int retryQueueNums)
+{
+    return createTopicInSendMessageBackMethod(
+        topics::retryTopic(group), retryQueueNums, perm::kRead | perm::kWrite);
+}
+
+TopicConfig TopicConfigManager::createDlqTopic(QByteArrayView group)
+{
+    return createTopicInSendMessageBackMethod(
+        topics::dlqTopic(group), 1, perm::kRead | perm::kWrite);
+}
+
+Status TopicConfigManager::updateTopicConfig(TopicConfig config)
+{
+    if (Status st = topics::validateTopic(config.topicName); !st)
+        return st;
+    if (config.readQueueNums < 0 || config.writeQueueNums < 0 || config.readQueueNums > 65535
+        || config.writeQueueNums > 65535)
+        return Status::invalidArgument(QStringLiteral("queue counts must be within 0..65535"));
+    const QByteArray name = config.topicName;
+    insert(std::move(config), true, nullptr);
+    qCInfo(lcBrokerTopic).noquote() << "updated topic" << QString::fromUtf8(name);
+    changed(name);
+    return {};
+}
+
+bool TopicConfigManager::deleteTopicConfig(QByteArrayView topic)
+{
+    {
+        std::unique_lock lock(m_mutex);
+        auto it = m_table.find(topic.toByteArray());
+        if (it == m_table.end())
+            return false;
+        m_table.erase(it);
+        m_dataVersion.next();
+    }
+    qCInfo(lcBrokerTopic).noquote() << "deleted topic" << QString::fromUtf8(topic);
+    changed(topic.toByteArray());
+    return true;
+}
+
+} // namespace qrocket::broker

@@ -1,0 +1,114 @@
+#pragma once
+
+// TopicConfigManager: the broker's topic table, persisted in <storePathRootDir>/config/topics.json
+// (protocol.md §7.6, §8.2).
+//
+// - At construction the system topics are created (SELF_TEST_TOPIC, TBW102 with perm 7 when
+//   autoCreateTopicEnable, BenchmarkTest, <cluster>, <brokerName>, OFFSET_MOVED_EVENT,
+//   SCHEDULE_TOPIC_XXXX, <cluster>_REPLY_TOPIC, the trace topic when traceTopicEnable); load()
+//   then lays the file's entries over them, as RocketMQ does.
+// - Every change bumps the DataVersion, persists the file at once and calls the change listener
+//   (after all locks are released) so the controller can re-register with the name servers.
+//
+// Thread-safety: every public method may be called from any thread (processor executors, the
+// controller's thread). The table is guarded by a shared mutex (lookups share it); persistence is
+// serialised by a second mutex. The change listener runs on the calling thread.
+
+#include "broker/managers/topicconfig.h"
+#include "clientlib/common/result.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QString>
+
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <vector>
+
+namespace qrocket::broker {
+
+struct BrokerConfig;
+
+class TopicConfigManager
+{
+public:
+    using ChangeListener = std::function<void(const QByteArray &topic)>;
+
+    /// `path` is the topics.json file (see filePath()).
+    TopicConfigManager(const BrokerConfig &config, QString path);
+    TopicConfigManager(const TopicConfigManager &) = delete;
+    TopicConfigManager &operator=(const TopicConfigManager &) = delete;
+
+    static QString filePath(const QString &storePathRootDir);
+    const QString &path() const { return m_path; }
+
+    /// Loads the file (falling back to .bak). A missing file is a fresh start (OK); a file and
+    /// backup that are both unusable is a Corruption error (the broker should refuse to start).
+    Status load();
+    /// Writes the file now (also done after every change).
+    Status persist();
+    /// The JSON of the whole table: {"dataVersion":{...},"topicConfigTable":{...}} (the file
+    /// content and the GET_ALL_TOPIC_CONFIG body).
+    QByteArray encode() const;
+    /// Lays the table in `json` over the current one (entries with the same name are replaced)
+    /// and takes its DataVersion. Nothing changes when the text does not decode.
+    Status decode(QByteArrayView json);
+
+    void setChangeListener(ChangeListener listener);
+
+    std::optional<TopicConfig> find(QByteArrayView topic) const;
+    bool contains(QByteArrayView topic) const { return find(topic).has_value(); }
+    std::vector<TopicConfig> topics() const;
+    QList<QByteArray> topicNames() const;
+    DataVersion dataVersion() const;
+    /// TopicValidator's system topics plus this broker's cluster and broker name topics.
+    bool isSystemTopic(QByteArrayView topic) const;
+
+    /// SEND_MESSAGE auto-create (createTopicInSendMessageMethod): returns the existing config, or
+    /// creates `topic` from the template `defaultTopic` (normally TBW102) with
+    /// min(clientDefaultTopicQueueNums, template writeQueueNums) queues, the template's perm
+    /// without INHERIT and its filter type. NotFound when the template is missing, lacks INHERIT,
+    /// or is TBW102 while autoCreateTopicEnable is off; InvalidArgument for a bad name.
+    Result<TopicConfig> createTopicInSendMessageMethod(QByteArrayView topic,
+        QByteArrayView defaultTopic, QByteArrayView remoteAddress, int clientDefaultTopicQueueNums,
+        int topicSysFlag);
+    /// Returns the existing config or creates `topic` with `queueNums` read/write queues
+    /// (createTopicInSendMessageBackMethod; %RETRY%, %DLQ% and transaction topics).
+    TopicConfig createTopicInSendMessageBackMethod(
+        QByteArrayView topic, int queueNums, int perm, int topicSysFlag = 0);
+    /// %RETRY%<group> with `retryQueueNums` queues, perm 6.
+    TopicConfig createRetryTopic(QByteArrayView group, int retryQueueNums);
+    /// %DLQ%<group> with 1 queue, perm 6.
+    TopicConfig createDlqTopic(QByteArrayView group);
+
+    /// UPDATE_AND_CREATE_TOPIC: validates the name and queue counts, then creates or replaces.
+    /// Refusing system topics is the admin processor's call (isSystemTopic()).
+    Status updateTopicConfig(TopicConfig config);
+    /// DELETE_TOPIC_IN_BROKER: false when the topic did not exist.
+    bool deleteTopicConfig(QByteArrayView topic);
+
+private:
+    void createSystemTopics(const BrokerConfig &config);
+    void putSystemTopic(TopicConfig c);
+    /// Inserts under the write lock; bumps the version. Returns false when `topic` already existed
+    /// and `replace` is false (then *existing holds it).
+    bool insert(TopicConfig c, bool replace, TopicConfig *existing);
+    void changed(const QByteArray &topic);
+
+    const QString m_path;
+    QByteArray m_clusterName;
+    QByteArray m_brokerName;
+    bool m_autoCreateTopicEnable = true;
+
+    mutable std::shared_mutex m_mutex;
+    std::map<QByteArray, TopicConfig> m_table; // guarded by m_mutex
+    DataVersion m_dataVersion; // guarded by m_mutex
+    std::mutex m_persistMutex; // serialises file writes
+    std::mutex m_listenerMutex;
+    ChangeListener m_listener; // guarded by m_listenerMutex
+};
+
+} // namespace qrocket::broker
