@@ -1,0 +1,52 @@
+#pragma once
+
+// BrokerContext: what every request processor and broker service needs, by reference. The
+// BrokerController owns all of it and outlives every processor; processors hold a
+// `BrokerContext &` and never own or delete anything in it. Filled by the controller in
+// initialize(); a pointer is null only when that part is disabled by config.
+//
+// Thread-safety is each member's own (the managers and the MessageStore are safe to call from
+// any processor thread).
+
+#include <QByteArrayView>
+
+#include <cstdint>
+#include <functional>
+
+namespace qrocket::storage {
+class MessageStore;
+} // namespace qrocket::storage
+
+namespace qrocket::broker {
+
+struct BrokerConfig;
+class TopicConfigManager;
+class SubscriptionGroupManager;
+class ConsumerOffsetManager;
+class DelayOffsetManager;
+class ConsumerManager;
+class ProducerManager;
+class PullRequestHoldService;
+class ScheduleMessageService;
+
+struct BrokerContext
+{
+    BrokerConfig *config = nullptr;
+    storage::MessageStore *store = nullptr;
+    TopicConfigManager *topics = nullptr;
+    SubscriptionGroupManager *subscriptionGroups = nullptr;
+    ConsumerOffsetManager *consumerOffsets = nullptr;
+    DelayOffsetManager *delayOffsets = nullptr;
+    ConsumerManager *consumers = nullptr;
+    ProducerManager *producers = nullptr;
+    PullRequestHoldService *pullHold = nullptr; // long polling
+    ScheduleMessageService *schedule = nullptr; // delay levels (SCHEDULE_TOPIC_XXXX)
+
+    /// "brokerIP1:listenPort": the store host written into records and offset msgIds.
+    QByteArray storeHost;
+    /// Asks the controller to re-register with every name server now (topic created/deleted).
+    /// Safe to call from any thread; coalesced.
+    std::function<void()> registerBrokerAllNow;
+};
+
+} // namespace qrocket::broker
