@@ -8,7 +8,7 @@
 // Thread-safety is each member's own (the managers and the MessageStore are safe to call from
 // any processor thread).
 
-#include <QByteArrayView>
+#include <QByteArray>
 
 #include <cstdint>
 #include <functional>
