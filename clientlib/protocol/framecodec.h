@@ -30,11 +30,11 @@ struct DecodeResult
 {
     DecodeStatus status = DecodeStatus::NeedMore;
     qsizetype consumed = 0; // bytes of `input` that made up the frame (Ok only)
-    QString error;          // why the input is Invalid
+    QString error; // why the input is Invalid
 };
 
-DecodeResult decodeFrame(QByteArrayView input, RemotingCommand &out,
-                         const FrameLimits &limits = FrameLimits());
+DecodeResult decodeFrame(
+    QByteArrayView input, RemotingCommand &out, const FrameLimits &limits = FrameLimits());
 
 /// Appends the encoded frame to `out`, header in `cmd.serializeType`.
 void encodeFrame(const RemotingCommand &cmd, QByteArray &out);

@@ -4,8 +4,9 @@
 //
 // JsonValue/parseJson: a tolerant reader that accepts standard JSON plus what fastjson (Java
 // brokers, name servers, old config files) writes: unquoted integer object keys
-// (`{0:"127.0.0.1:10911"}`), objects as keys (`{{"brokerName":"b","queueId":0,"topic":"T"}:{...}}`),
-// single-quoted strings, and trailing commas. Used for bodies, never for frame headers.
+// (`{0:"127.0.0.1:10911"}`), objects as keys
+// (`{{"brokerName":"b","queueId":0,"topic":"T"}:{...}}`), single-quoted strings, and trailing
+// commas. Used for bodies, never for frame headers.
 //
 // JsonWriter: a streaming writer producing compact standard JSON; `keyValue(JsonValue)` or
 // `rawKey()` emit the fastjson MessageQueue-keyed maps where §3.9 says so.
@@ -61,7 +62,10 @@ public:
     /// find() or a shared Null value.
     const JsonValue &operator[](QByteArrayView key) const;
     void insert(JsonValue key, JsonValue value);
-    void insert(QByteArray key, JsonValue value) { insert(fromString(std::move(key)), std::move(value)); }
+    void insert(QByteArray key, JsonValue value)
+    {
+        insert(fromString(std::move(key)), std::move(value));
+    }
 
 private:
     Type m_type = Type::Null;

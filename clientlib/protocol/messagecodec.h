@@ -43,7 +43,7 @@ inline constexpr std::int32_t CompressionTypeMask = 0x700;
 /// An IPv4 or IPv6 address plus port as stored in a record (4 or 16 address bytes).
 struct HostAddress
 {
-    std::array<std::uint8_t, 16> ip{}; // IPv4 uses ip[0..3]
+    std::array<std::uint8_t, 16> ip {}; // IPv4 uses ip[0..3]
     bool v6 = false;
     std::int32_t port = 0;
 
@@ -77,11 +77,11 @@ struct MessageRecordInput
 /// Size of the encoded record (91 + body + topic + properties, +12 per IPv6 host).
 std::int32_t recordSize(const MessageRecordInput &in);
 /// Writes exactly recordSize(in) bytes to `dst`.
-void encodeRecord(const MessageRecordInput &in, std::int64_t queueOffset, std::int64_t physicalOffset,
-                  std::int64_t storeTimestamp, char *dst);
+void encodeRecord(const MessageRecordInput &in, std::int64_t queueOffset,
+    std::int64_t physicalOffset, std::int64_t storeTimestamp, char *dst);
 /// Convenience: the encoded record as a QByteArray.
 QByteArray encodeRecord(const MessageRecordInput &in, std::int64_t queueOffset,
-                        std::int64_t physicalOffset, std::int64_t storeTimestamp);
+    std::int64_t physicalOffset, std::int64_t storeTimestamp);
 
 /// A decoded record whose byte fields view the source buffer.
 struct MessageRecordView
@@ -106,17 +106,17 @@ struct MessageRecordView
 };
 
 enum class RecordStatus : std::uint8_t {
-    Ok,        // a whole, valid message record
-    Blank,     // the end-of-file BLANK record: continue in the next file
+    Ok, // a whole, valid message record
+    Blank, // the end-of-file BLANK record: continue in the next file
     Truncated, // the bytes end inside the record (or before a size field)
-    Invalid,   // bad magic, inconsistent sizes, or (when asked) a CRC mismatch
+    Invalid, // bad magic, inconsistent sizes, or (when asked) a CRC mismatch
 };
 
 struct RecordDecodeResult
 {
     RecordStatus status = RecordStatus::Invalid;
     std::int32_t size = 0; // TOTALSIZE for Ok and Blank
-    QString error;         // for Invalid/Truncated: what was wrong
+    QString error; // for Invalid/Truncated: what was wrong
 };
 
 /// Decodes the record at the start of `bytes`. Never reads outside `bytes`.

@@ -50,8 +50,8 @@ public:
 
     static RemotingCommand createRequest(int code);
     /// A response to `request`: same opaque and serialize type, response flag set.
-    static RemotingCommand createResponse(const RemotingCommand &request, int code,
-                                          QByteArray remark = {});
+    static RemotingCommand createResponse(
+        const RemotingCommand &request, int code, QByteArray remark = {});
 
     int code = 0;
     LanguageCode language = LanguageCode::Java;
@@ -76,7 +76,8 @@ public:
     /// Parsed as a Java Integer/Long would be (decimal, optional sign); nullopt when absent or bad.
     std::optional<std::int32_t> extInt(QByteArrayView key) const;
     std::optional<std::int64_t> extLong(QByteArrayView key) const;
-    /// Java Boolean.parseBoolean: "true" (any case) is true, anything else false; nullopt when absent.
+    /// Java Boolean.parseBoolean: "true" (any case) is true, anything else false; nullopt when
+    /// absent.
     std::optional<bool> extBool(QByteArrayView key) const;
 
     /// Sets (replacing an existing key) or appends.

@@ -1,0 +1,157 @@
+#include "clientlib/protocol/messageproperties.h"
+
+#include "clientlib/protocol/messagecodec.h"
+
+namespace qrocket::protocol {
+
+namespace {
+
+/// Calls fn(name, value) for every segment the §5.3 parser keeps, in order.
+template<typename Fn>
+void forEachProperty(QByteArrayView text, Fn &&fn)
+{
+    qsizetype start = 0;
+    while (start < text.size()) {
+        qsizetype end = text.indexOf(kPropertySeparator, start);
+        if (end < 0)
+            end = text.size();
+        const QByteArrayView segment = text.sliced(start, end - start);
+        if (segment.size() >= 3) {
+            const qsizetype sep = segment.indexOf(kNameValueSeparator);
+            if (sep > 0 && sep < segment.size() - 1)
+                fn(segment.first(sep), segment.sliced(sep + 1));
+        }
+        start = end + 1;
+    }
+}
+
+bool encodable(const MessageProperties::Entry &e)
+{
+    return !e.first.isEmpty() && !e.second.isEmpty() && !e.first.contains(kNameValueSeparator)
+        && !e.first.contains(kPropertySeparator) && !e.second.contains(kPropertySeparator);
+}
+
+} // namespace
+
+MessageProperties MessageProperties::parse(QByteArrayView text)
+{
+    MessageProperties props;
+    forEachProperty(text, [&](QByteArrayView name, QByteArrayView value) {
+        props.set(name.toByteArray(), value.toByteArray());
+    });
+    return props;
+}
+
+QByteArray MessageProperties::encode() const
+{
+    qsizetype size = 0;
+    for (const Entry &e : m_entries)
+        size += e.first.size() + e.second.size() + 2;
+    QByteArray out;
+    out.reserve(size);
+    for (const Entry &e : m_entries) {
+        if (!encodable(e))
+            continue;
+        if (!out.isEmpty())
+            out.append(kPropertySeparator);
+        out.append(e.first);
+        out.append(kNameValueSeparator);
+        out.append(e.second);
+    }
+    return out;
+}
+
+Result<QByteArray> MessageProperties::encodeChecked() const
+{
+    QByteArray out = encode();
+    if (out.size() > kMaxPropertiesLength)
+        return Status::invalidArgument(
+            QStringLiteral("properties of %1 bytes exceed the limit of %2 bytes")
+                .arg(out.size())
+                .arg(kMaxPropertiesLength));
+    return out;
+}
+
+const QByteArray *MessageProperties::find(QByteArrayView name) const
+{
+    for (const Entry &e : m_entries) {
+        if (e.first == name)
+            return &e.second;
+    }
+    return nullptr;
+}
+
+QByteArray MessageProperties::value(QByteArrayView name, const QByteArray &fallback) const
+{
+    const QByteArray *v = find(name);
+    return v ? *v : fallback;
+}
+
+void MessageProperties::set(QByteArray name, QByteArray value)
+{
+    for (Entry &e : m_entries) {
+        if (e.first == name) {
+            e.second = std::move(value);
+            return;
+        }
+    }
+    m_entries.emplace_back(std::move(name), std::move(value));
+}
+
+bool MessageProperties::remove(QByteArrayView name)
+{
+    for (auto it = m_entries.begin(); it != m_entries.end(); ++it) {
+        if (it->first == name) {
+            m_entries.erase(it);
+            return true;
+        }
+    }
+    return false;
+}
+
+QByteArrayView findProperty(QByteArrayView text, QByteArrayView name)
+{
+    QByteArrayView found;
+    forEachProperty(text, [&](QByteArrayView n, QByteArrayView v) {
+        if (n == name)
+            found = v;
+    });
+    return found;
+}
+
+QByteArray removeProperty(QByteArrayView text, QByteArrayView name)
+{
+    if (findProperty(text, name).isNull())
+        return text.toByteArray();
+    QByteArray out;
+    out.reserve(text.size());
+    qsizetype start = 0;
+    while (start < text.size()) {
+        qsizetype end = text.indexOf(kPropertySeparator, start);
+        if (end < 0)
+            end = text.size();
+        const QByteArrayView segment = text.sliced(start, end - start);
+        const qsizetype sep = segment.indexOf(kNameValueSeparator);
+        const bool drop = sep > 0 && sep < segment.size() - 1 && segment.first(sep) == name;
+        if (!drop && !segment.isEmpty()) {
+            if (!out.isEmpty())
+                out.append(kPropertySeparator);
+            out.append(segment.data(), segment.size());
+        }
+        start = end + 1;
+    }
+    return out;
+}
+
+QByteArray appendProperties(QByteArrayView base, QByteArrayView extra)
+{
+    QByteArray out;
+    out.reserve(base.size() + 1 + extra.size());
+    out.append(base.data(), base.size());
+    if (!base.isEmpty() && !extra.isEmpty() && !base.endsWith(kPropertySeparator))
+        out.append(kPropertySeparator);
+    out.append(extra.data(), extra.size());
+    return out;
+}
+
+} // namespace qrocket::protocol
