@@ -1,7 +1,12 @@
 #include "namesrv/namesrvconfig.h"
 
+#include "namesrv/filestore.h"
+
 #include <QDir>
+#include <QFileInfo>
 #include <QHostAddress>
+
+#include <algorithm>
 
 namespace qrocket::namesrv {
 
@@ -93,6 +98,92 @@ QStringList NamesrvConfig::blackList() const
     for (const QString &p : parts)
         out.append(p.trimmed());
     return out;
+}
+
+Status loadConfigFile(const QString &path, NamesrvConfig &config, QStringList *unknownKeys)
+{
+    Result<Properties> props = loadPropertiesFile(path);
+    if (!props)
+        return props.error();
+    if (Status st = config.schema().apply(*props, unknownKeys); !st.isOk())
+        return Status::invalidArgument(QStringLiteral("%1: %2").arg(path, st.message()));
+    const bool setsStorePath = std::any_of(props->begin(), props->end(),
+        [](const auto &e) { return e.key == QLatin1String("configStorePath"); });
+    if (!setsStorePath)
+        config.configStorePath = QFileInfo(path).absoluteFilePath();
+    if (Status st = config.validate(); !st.isOk())
+        return Status::invalidArgument(QStringLiteral("%1: %2").arg(path, st.message()));
+    return {};
+}
+
+NamesrvConfigStore::NamesrvConfigStore(const NamesrvConfig &initial) : m_config(initial)
+{ }
+
+NamesrvConfig NamesrvConfigStore::snapshot() const
+{
+    QMutexLocker locker(&m_mutex);
+    return m_config;
+}
+
+bool NamesrvConfigStore::orderMessageEnable() const
+{
+    QMutexLocker locker(&m_mutex);
+    return m_config.orderMessageEnable;
+}
+
+std::int64_t NamesrvConfigStore::brokerChannelExpiredTime() const
+{
+    QMutexLocker locker(&m_mutex);
+    return m_config.brokerChannelExpiredTime;
+}
+
+std::int64_t NamesrvConfigStore::scanNotActiveBrokerInterval() const
+{
+    QMutexLocker locker(&m_mutex);
+    return m_config.scanNotActiveBrokerInterval;
+}
+
+QByteArray NamesrvConfigStore::propertiesText() const
+{
+    QMutexLocker locker(&m_mutex);
+    return formatProperties(m_config.schema().entries());
+}
+
+NamesrvConfigStore::UpdateError NamesrvConfigStore::update(QByteArrayView text, QString *error)
+{
+    const Properties props = parseProperties(text);
+    QMutexLocker locker(&m_mutex);
+    const QStringList black = m_config.blackList();
+    for (const PropertyEntry &e : props) {
+        if (black.contains(e.key)) {
+            *error = QStringLiteral("Can not update config in black list: %1").arg(e.key);
+            return UpdateError::BlackListed;
+        }
+    }
+    NamesrvConfig next = m_config;
+    QStringList unknown;
+    if (Status st = next.schema().apply(props, &unknown); !st.isOk()) {
+        *error = st.message();
+        return UpdateError::Invalid;
+    }
+    if (!unknown.isEmpty()) {
+        *error = QStringLiteral("unknown config keys: %1").arg(unknown.join(QLatin1String(", ")));
+        return UpdateError::Invalid;
+    }
+    if (Status st = next.validate(); !st.isOk()) {
+        *error = st.message();
+        return UpdateError::Invalid;
+    }
+    m_config = next;
+    if (!m_config.configStorePath.isEmpty()) {
+        Status st = writeFileAtomically(
+            m_config.configStorePath, formatProperties(m_config.schema().entries()));
+        if (!st.isOk()) {
+            *error = st.message();
+            return UpdateError::Persist;
+        }
+    }
+    return UpdateError::None;
 }
 
 } // namespace qrocket::namesrv

@@ -9,6 +9,7 @@
 
 #include "clientlib/common/properties.h"
 
+#include <QMutex>
 #include <QString>
 
 namespace qrocket::namesrv {
@@ -52,6 +53,38 @@ public:
 private:
     void bind();
     ConfigSchema m_schema;
+};
+
+/// Applies a `-c` properties file: IoError when unreadable, InvalidArgument (naming the line) for
+/// a bad value or a failed range check. Unknown keys are collected, not an error. As RocketMQ's
+/// NamesrvStartup does, configStorePath becomes the file itself unless the file sets it.
+Status loadConfigFile(const QString &path, NamesrvConfig &config, QStringList *unknownKeys);
+
+/// The running name server's config, shared by the controller (timers) and the request processor
+/// (GET/UPDATE_NAMESRV_CONFIG, orderMessageEnable). Thread-safe.
+class NamesrvConfigStore
+{
+public:
+    explicit NamesrvConfigStore(const NamesrvConfig &initial);
+
+    NamesrvConfig snapshot() const;
+    /// Cheap reads of single settings (no copy of the whole config).
+    bool orderMessageEnable() const;
+    std::int64_t brokerChannelExpiredTime() const;
+    std::int64_t scanNotActiveBrokerInterval() const;
+    /// `key=value` lines of every setting (GET_NAMESRV_CONFIG body).
+    QByteArray propertiesText() const;
+
+    enum class UpdateError { None, BlackListed, Invalid, Persist };
+    /// Applies a properties text (UPDATE_NAMESRV_CONFIG body): all keys or none. Refuses keys in
+    /// configBlackList (BlackListed) and unknown keys or bad values (Invalid); then persists the
+    /// whole config to configStorePath (Persist on failure; the update stays applied, as RocketMQ
+    /// does). `error` gets a message.
+    UpdateError update(QByteArrayView propertiesText, QString *error);
+
+private:
+    mutable QMutex m_mutex;
+    NamesrvConfig m_config; // guarded by m_mutex
 };
 
 } // namespace qrocket::namesrv
