@@ -61,11 +61,14 @@ public:
     const JsonValue *find(QByteArrayView key) const;
     /// find() or a shared Null value.
     const JsonValue &operator[](QByteArrayView key) const;
+    /// Sets the member with an equal string/integer key, or appends (object keys always append).
     void insert(JsonValue key, JsonValue value);
     void insert(QByteArray key, JsonValue value)
     {
         insert(fromString(std::move(key)), std::move(value));
     }
+    /// Appends without looking for an equal key (the parser; find() returns the last match).
+    void appendMember(JsonValue key, JsonValue value);
 
 private:
     Type m_type = Type::Null;
