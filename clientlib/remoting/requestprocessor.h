@@ -39,7 +39,8 @@ public:
     virtual void send(RemotingCommand cmd) = 0;
     /// Sends a request with a fresh opaque and completes `callback` with the response or a timeout.
     /// The callback runs on the connection's I/O thread.
-    virtual void invokeAsync(RemotingCommand request, int timeoutMillis, InvokeCallback callback) = 0;
+    virtual void invokeAsync(RemotingCommand request, int timeoutMillis, InvokeCallback callback)
+        = 0;
     /// Marks the request oneway, gives it a fresh opaque and sends it.
     virtual void invokeOneway(RemotingCommand request) = 0;
 };
@@ -56,8 +57,8 @@ public:
 
     /// Runs on the executor the processor was registered with. Exceptions thrown here are caught
     /// by the server and answered with SYSTEM_ERROR (1) and the exception text.
-    virtual void processRequest(const ChannelPtr &channel, RemotingCommand request,
-                                Responder respond)
+    virtual void processRequest(
+        const ChannelPtr &channel, RemotingCommand request, Responder respond)
         = 0;
     /// true = answer SYSTEM_BUSY (2) "[REJECTREQUEST]system busy, start flow control for a while"
     /// without calling processRequest (back-pressure, e.g. page cache busy).

@@ -1,0 +1,177 @@
+#include "clientlib/remoting/channelimpl.h"
+
+#include "clientlib/protocol/framecodec.h"
+#include "clientlib/remoting/connection.h"
+#include "clientlib/remoting/logging.h"
+
+#include <QThread>
+
+#include <atomic>
+#include <exception>
+#include <utility>
+
+namespace qrocket::remoting {
+
+int nextOpaque()
+{
+    static std::atomic<int> counter {0};
+    return counter.fetch_add(1, std::memory_order_relaxed);
+}
+
+void completeInvocation(InvokeCallback &callback, Result<RemotingCommand> result)
+{
+    if (!callback)
+        return;
+    try {
+        std::exchange(callback, nullptr)(std::move(result));
+    } catch (const std::exception &e) {
+        qCWarning(lcRemoting, "invoke callback threw: %s", e.what());
+    } catch (...) {
+        qCWarning(lcRemoting, "invoke callback threw a non-standard exception");
+    }
+}
+
+PendingCallback::~PendingCallback()
+{
+    if (callback)
+        completeInvocation(callback, Status::unavailable(QStringLiteral("channel closed")));
+}
+
+ChannelImpl::ChannelImpl(
+    std::uint64_t id, QByteArray remoteAddress, Connection *connection, QThread *ioThread)
+    : m_id(id)
+    , m_ioThread(ioThread)
+    , m_remoteAddress(std::move(remoteAddress))
+    , m_connection(connection)
+{ }
+
+QByteArray ChannelImpl::remoteAddress() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_remoteAddress;
+}
+
+bool ChannelImpl::isActive() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_connection != nullptr;
+}
+
+void ChannelImpl::setRemoteAddress(QByteArray address)
+{
+    std::lock_guard lock(m_mutex);
+    m_remoteAddress = std::move(address);
+}
+
+void ChannelImpl::detach()
+{
+    std::lock_guard lock(m_mutex);
+    m_connection = nullptr;
+    m_outbox.clear();
+}
+
+void ChannelImpl::close()
+{
+    std::unique_lock lock(m_mutex);
+    if (!m_connection)
+        return;
+    if (QThread::currentThread() == m_ioThread) {
+        Connection *connection = m_connection;
+        lock.unlock();
+        connection->close(QStringLiteral("closed by application"));
+        return;
+    }
+    QMetaObject::invokeMethod(
+        m_connection,
+        [self = shared_from_this()] {
+            Connection *connection = nullptr;
+            {
+                std::lock_guard guard(self->m_mutex);
+                connection = self->m_connection;
+            }
+            if (connection)
+                connection->close(QStringLiteral("closed by application"));
+        },
+        Qt::QueuedConnection);
+}
+
+void ChannelImpl::send(RemotingCommand cmd)
+{
+    std::unique_lock lock(m_mutex);
+    if (!m_connection)
+        return;
+    if (QThread::currentThread() == m_ioThread) {
+        // Only this thread deletes the Connection, so it stays valid after unlocking.
+        Connection *connection = m_connection;
+        lock.unlock();
+        connection->sendCommand(cmd);
+        return;
+    }
+    lock.unlock();
+    QByteArray frame;
+    protocol::encodeFrame(cmd, frame);
+    lock.lock();
+    if (!m_connection)
+        return;
+    m_outbox.append(frame);
+    if (!m_flushPosted) {
+        m_flushPosted = true;
+        QMetaObject::invokeMethod(
+            m_connection, [self = shared_from_this()] { self->flushOutbox(); },
+            Qt::QueuedConnection);
+    }
+}
+
+void ChannelImpl::flushOutbox()
+{
+    QByteArray data;
+    Connection *connection = nullptr;
+    {
+        std::lock_guard lock(m_mutex);
+        data.swap(m_outbox);
+        m_flushPosted = false;
+        connection = m_connection;
+    }
+    if (connection && !data.isEmpty())
+        connection->writeBytes(data);
+}
+
+void ChannelImpl::invokeAsync(RemotingCommand request, int timeoutMillis, InvokeCallback callback)
+{
+    std::unique_lock lock(m_mutex);
+    if (!m_connection) {
+        lock.unlock();
+        callback(Status::unavailable(QStringLiteral("channel closed")));
+        return;
+    }
+    if (QThread::currentThread() == m_ioThread) {
+        Connection *connection = m_connection;
+        lock.unlock();
+        connection->invoke(std::move(request), timeoutMillis, std::move(callback));
+        return;
+    }
+    auto pending = std::make_shared<PendingCallback>(std::move(callback));
+    QMetaObject::invokeMethod(
+        m_connection,
+        [self = shared_from_this(), request = std::move(request), timeoutMillis,
+            pending]() mutable {
+            Connection *connection = nullptr;
+            {
+                std::lock_guard guard(self->m_mutex);
+                connection = self->m_connection;
+            }
+            if (connection)
+                connection->invoke(std::move(request), timeoutMillis, pending->take());
+            // else: `pending` completes with Unavailable when released.
+        },
+        Qt::QueuedConnection);
+}
+
+void ChannelImpl::invokeOneway(RemotingCommand request)
+{
+    request.flag = RemotingCommand::kFlagOneway;
+    request.opaque = nextOpaque();
+    send(std::move(request));
+}
+
+} // namespace qrocket::remoting

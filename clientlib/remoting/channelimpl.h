@@ -1,0 +1,75 @@
+#pragma once
+
+// ChannelImpl: the thread-safe Channel handed to processors and listeners (requestprocessor.h).
+// Internal to the remoting module.
+//
+// It points at its Connection (a QObject living on one I/O thread) through a pointer guarded by
+// m_mutex and cleared by Connection::close() before the Connection is deleted, so any thread may
+// post work to the Connection while holding the lock. Frames sent from other threads are encoded
+// on the caller's thread, appended to an outbox, and written by one posted flush per batch.
+
+#include "clientlib/remoting/requestprocessor.h"
+
+#include <QByteArray>
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <utility>
+
+class QThread;
+
+namespace qrocket::remoting {
+
+class Connection;
+
+/// A fresh request opaque (a process-wide counter, as RocketMQ's requestId).
+int nextOpaque();
+
+/// Calls and clears `callback` (if set); exceptions it throws are logged, never propagated.
+void completeInvocation(InvokeCallback &callback, Result<RemotingCommand> result);
+
+/// Owns a callback while it travels through an event queue: if the posted event is dropped (the
+/// I/O thread stopped first), the destructor still completes it with Unavailable.
+struct PendingCallback
+{
+    InvokeCallback callback;
+    explicit PendingCallback(InvokeCallback cb) : callback(std::move(cb)) { }
+    PendingCallback(const PendingCallback &) = delete;
+    PendingCallback &operator=(const PendingCallback &) = delete;
+    ~PendingCallback();
+    InvokeCallback take() { return std::exchange(callback, nullptr); }
+};
+
+class ChannelImpl final : public Channel, public std::enable_shared_from_this<ChannelImpl>
+{
+public:
+    ChannelImpl(
+        std::uint64_t id, QByteArray remoteAddress, Connection *connection, QThread *ioThread);
+
+    std::uint64_t id() const override { return m_id; }
+    QByteArray remoteAddress() const override;
+    bool isActive() const override;
+    void close() override;
+    void send(RemotingCommand cmd) override;
+    void invokeAsync(RemotingCommand request, int timeoutMillis, InvokeCallback callback) override;
+    void invokeOneway(RemotingCommand request) override;
+
+    /// I/O thread only: called by the Connection when it closes; later sends are dropped.
+    void detach();
+    /// I/O thread only: the peer address became known (client connections after connect).
+    void setRemoteAddress(QByteArray address);
+
+private:
+    void flushOutbox(); // I/O thread
+
+    const std::uint64_t m_id;
+    QThread *const m_ioThread;
+    mutable std::mutex m_mutex;
+    QByteArray m_remoteAddress; // guarded by m_mutex
+    Connection *m_connection; // guarded by m_mutex; null once closed
+    QByteArray m_outbox; // guarded by m_mutex; encoded frames from other threads
+    bool m_flushPosted = false; // guarded by m_mutex
+};
+
+} // namespace qrocket::remoting

@@ -1,0 +1,135 @@
+#pragma once
+
+// Connection: one TCP connection speaking RocketMQ remoting frames; the server and the client use
+// the same class. Internal to the remoting module.
+//
+// Thread affinity: a Connection and its QTcpSocket live on one I/O thread (its parent IoWorker's)
+// and every method must be called there; other threads go through its ChannelImpl.
+//
+// Reading: one buffer per connection; decodeFrame() is run over the unread tail after each read,
+// so partial and pipelined frames need no per-frame objects. Consumed bytes are dropped once per
+// read (the remainder is at most one partial frame).
+// Frames with the response flag complete this connection's pending invocations by opaque; other
+// frames go to the ConnectionHandler (the processor table).
+// Closing (peer gone, invalid frame, idle, unsent-bytes cap, connect failure, close()): the
+// channel is detached, the handler told, pending invocations fail with Unavailable, and the object
+// deletes itself later.
+
+#include "clientlib/protocol/framecodec.h"
+#include "clientlib/remoting/requestprocessor.h"
+
+#include <QAbstractSocket>
+#include <QByteArray>
+#include <QElapsedTimer>
+#include <QHostAddress>
+#include <QObject>
+
+#include <chrono>
+#include <cstdint>
+#include <unordered_map>
+
+class QTcpSocket;
+
+namespace qrocket::remoting {
+
+class ChannelImpl;
+class Connection;
+class IoWorker;
+
+struct ConnectionOptions
+{
+    protocol::FrameLimits limits;
+    /// Bytes queued for the peer but not yet taken by the kernel; a connection exceeding it is
+    /// closed (the peer does not read). A single frame larger than the cap still goes out when
+    /// nothing else is queued.
+    qint64 maxUnsentBytes = 64 * 1024 * 1024;
+    /// No read and no write for this long closes the connection; zero disables.
+    std::chrono::milliseconds idleTimeout {120'000};
+    /// Client connections only: connecting longer than this fails the connection.
+    std::chrono::milliseconds connectTimeout {3'000};
+};
+
+/// Receives what a Connection cannot handle itself. Called on the connection's I/O thread.
+class ConnectionHandler
+{
+public:
+    virtual ~ConnectionHandler() = default;
+    /// A request (no response flag) arrived.
+    virtual void handleRequest(const ChannelPtr &channel, protocol::RemotingCommand request) = 0;
+    /// The connection is closing; called once, before its pending invocations fail.
+    virtual void connectionClosed(Connection *connection) = 0;
+};
+
+/// "a.b.c.d:port" (IPv4-mapped IPv6 reported as IPv4) or "[v6]:port".
+QByteArray formatPeerAddress(const QHostAddress &address, quint16 port);
+
+class Connection final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(Connection)
+
+public:
+    /// Created on `worker`'s thread, as its child.
+    Connection(const ConnectionOptions &options, ConnectionHandler *handler, IoWorker *worker,
+        QByteArray remoteAddress = {});
+    ~Connection() override;
+
+    /// Server side: takes over an accepted descriptor (closed on failure).
+    bool adoptDescriptor(qintptr descriptor);
+    /// Client side: starts connecting; frames sent before the connection is up are queued.
+    void connectToHost(const QString &host, quint16 port);
+
+    std::uint64_t id() const { return m_id; }
+    QByteArray remoteAddress() const { return m_remoteAddress; }
+    ChannelPtr channel() const;
+    bool isClosed() const { return m_closed; }
+
+    void sendCommand(const protocol::RemotingCommand &cmd);
+    void writeBytes(QByteArrayView bytes);
+    /// Sends `request` with a fresh opaque and completes `callback` on this thread with the
+    /// response, Timeout (after timeoutMillis) or Unavailable (connection closed).
+    void invoke(protocol::RemotingCommand request, int timeoutMillis, InvokeCallback callback);
+    void close(const QString &reason);
+
+    /// Called periodically by the IoWorker: expires pending invocations, checks idle and connect
+    /// timeouts.
+    void housekeep(std::chrono::steady_clock::time_point now);
+
+    std::size_t pendingCount() const { return m_pending.size(); }
+
+private:
+    struct Pending
+    {
+        std::chrono::steady_clock::time_point deadline;
+        InvokeCallback callback;
+    };
+
+    void onReadyRead();
+    void onConnected();
+    void onErrorOccurred(QAbstractSocket::SocketError error);
+    void processInput();
+    void handleFrame(protocol::RemotingCommand cmd);
+    qint64 unsentBytes() const;
+    void setUpSocket();
+
+    const ConnectionOptions m_options;
+    ConnectionHandler *const m_handler;
+    IoWorker *const m_worker;
+    const std::uint64_t m_id;
+    QByteArray m_remoteAddress;
+    QTcpSocket *m_socket = nullptr;
+    std::shared_ptr<ChannelImpl> m_channel;
+    bool m_connected = false;
+    bool m_closed = false;
+    bool m_inProcessInput = false;
+
+    QByteArray m_in; // received bytes; [m_inPos, size) not yet decoded
+    qsizetype m_inPos = 0;
+    QByteArray m_preconnect; // frames queued before the connection came up (client side)
+    QByteArray m_scratch; // encode buffer, reused
+    QElapsedTimer m_lastActivity;
+    QElapsedTimer m_connectStarted;
+    std::unordered_map<int, Pending> m_pending; // opaque -> invocation awaiting its response
+};
+
+} // namespace qrocket::remoting

@@ -1,0 +1,140 @@
+#include "clientlib/remoting/processortable.h"
+
+#include "clientlib/remoting/logging.h"
+
+#include <exception>
+#include <mutex>
+#include <utility>
+
+namespace qrocket::remoting {
+
+namespace {
+
+struct ReplyTo
+{
+    int opaque = 0;
+    protocol::SerializeType serializeType = protocol::SerializeType::Json;
+    bool oneway = false;
+    int requestCode = 0;
+
+    static ReplyTo of(const RemotingCommand &request)
+    {
+        return {request.opaque, request.serializeType, request.isOneway(), request.code};
+    }
+};
+
+void replyError(const ChannelPtr &channel, const ReplyTo &to, int code, QByteArray remark)
+{
+    if (to.oneway)
+        return;
+    RemotingCommand response;
+    response.code = code;
+    response.opaque = to.opaque;
+    response.serializeType = to.serializeType;
+    response.remark = std::move(remark);
+    response.markResponse();
+    channel->send(std::move(response));
+}
+
+void runProcessor(
+    const RequestProcessorPtr &processor, const ChannelPtr &channel, RemotingCommand request)
+{
+    const ReplyTo to = ReplyTo::of(request);
+    Responder respond = ProcessorTable::makeResponder(channel, request);
+    try {
+        processor->processRequest(channel, std::move(request), std::move(respond));
+    } catch (const std::exception &e) {
+        static LogRateLimiter limiter;
+        if (limiter.allow()) {
+            qCWarning(lcRemoting, "processor for code %d from %s threw: %s", to.requestCode,
+                channel->remoteAddress().constData(), e.what());
+        }
+        replyError(channel, to, responsecode::kSystemError, QByteArray(e.what()));
+    } catch (...) {
+        replyError(channel, to, responsecode::kSystemError,
+            QByteArrayLiteral("unknown exception in request processor"));
+    }
+}
+
+} // namespace
+
+void ProcessorTable::registerProcessor(
+    int requestCode, RequestProcessorPtr processor, ExecutorPtr executor)
+{
+    std::unique_lock lock(m_mutex);
+    m_entries[requestCode] = Entry {std::move(processor), std::move(executor)};
+}
+
+void ProcessorTable::setDefaultProcessor(RequestProcessorPtr processor, ExecutorPtr executor)
+{
+    std::unique_lock lock(m_mutex);
+    m_default = Entry {std::move(processor), std::move(executor)};
+}
+
+ProcessorTable::Entry ProcessorTable::lookup(int requestCode) const
+{
+    std::shared_lock lock(m_mutex);
+    const auto it = m_entries.find(requestCode);
+    return it != m_entries.end() ? it->second : m_default;
+}
+
+Responder ProcessorTable::makeResponder(const ChannelPtr &channel, const RemotingCommand &request)
+{
+    if (request.isOneway())
+        return [](RemotingCommand) {};
+    const int opaque = request.opaque;
+    const protocol::SerializeType type = request.serializeType;
+    return [channel, opaque, type](RemotingCommand response) {
+        response.opaque = opaque;
+        response.serializeType = type;
+        response.flag &= ~RemotingCommand::kFlagOneway;
+        response.markResponse();
+        channel->send(std::move(response));
+    };
+}
+
+void ProcessorTable::dispatch(const ChannelPtr &channel, RemotingCommand request) const
+{
+    const Entry entry = lookup(request.code);
+    const ReplyTo to = ReplyTo::of(request);
+    if (!entry.processor) {
+        static LogRateLimiter limiter;
+        if (limiter.allow()) {
+            qCWarning(lcRemoting, "request code %d from %s not supported", request.code,
+                channel->remoteAddress().constData());
+        }
+        replyError(channel, to, responsecode::kRequestCodeNotSupported,
+            " request type " + QByteArray::number(request.code) + " not supported");
+        return;
+    }
+    bool reject = false;
+    try {
+        reject = entry.processor->rejectRequest();
+    } catch (...) {
+        reject = true;
+    }
+    if (reject) {
+        replyError(channel, to, responsecode::kSystemBusy,
+            QByteArrayLiteral("[REJECTREQUEST]system busy, start flow control for a while"));
+        return;
+    }
+    if (!entry.executor) {
+        runProcessor(entry.processor, channel, std::move(request));
+        return;
+    }
+    const bool queued = entry.executor->tryExecute(
+        [processor = entry.processor, channel, request = std::move(request)]() mutable {
+            runProcessor(processor, channel, std::move(request));
+        });
+    if (!queued) {
+        static LogRateLimiter limiter;
+        if (limiter.allow()) {
+            qCWarning(lcRemoting, "executor full, request code %d from %s rejected", to.requestCode,
+                channel->remoteAddress().constData());
+        }
+        replyError(channel, to, responsecode::kSystemBusy,
+            QByteArrayLiteral("[OVERLOAD]system busy, start flow control for a while"));
+    }
+}
+
+} // namespace qrocket::remoting

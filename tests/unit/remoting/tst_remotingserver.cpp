@@ -1,0 +1,469 @@
+// RemotingServer over loopback: reply rules, bad input, limits, idle, channel events, server ->
+// client requests.
+
+#include "clientlib/remoting/executor.h"
+#include "remotingtestutil.h"
+
+#include <QScopeGuard>
+#include <QTcpServer>
+#include <QtEndian>
+
+#include <arpa/inet.h>
+#include <latch>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace qrocket;
+using namespace qrocket::remoting;
+using namespace qrocket::remoting::test;
+
+class tst_RemotingServer : public QObject
+{
+    Q_OBJECT
+
+private:
+    std::unique_ptr<RemotingServer> startServer(
+        RemotingServer::Options options = loopbackServerOptions())
+    {
+        auto server = std::make_unique<RemotingServer>(options);
+        server->registerProcessor(kEchoCode, std::make_shared<EchoProcessor>());
+        server->registerProcessor(kRejectCode, std::make_shared<RejectingProcessor>());
+        server->registerProcessor(kThrowCode, std::make_shared<ThrowingProcessor>());
+        const Status status = server->start();
+        if (!status)
+            qWarning("start failed: %s", qPrintable(status.toString()));
+        return server;
+    }
+
+    /// A client request must still work on the server (other connections unaffected).
+    static bool echoWorks(RemotingClient &client, const RemotingServer &server)
+    {
+        auto result = client.invokeSync(addressOf(server), makeRequest(kEchoCode, "ping"), 3000);
+        return result.has_value() && result->code == 0 && result->body == "ping";
+    }
+
+private Q_SLOTS:
+    void formatsPeerAddresses()
+    {
+        QCOMPARE(formatPeerAddress(QHostAddress(QStringLiteral("::ffff:10.1.2.3")), 99),
+            QByteArray("10.1.2.3:99"));
+        QCOMPARE(formatPeerAddress(QHostAddress(QStringLiteral("10.1.2.3")), 10911),
+            QByteArray("10.1.2.3:10911"));
+        QCOMPARE(
+            formatPeerAddress(QHostAddress(QStringLiteral("::1")), 9876), QByteArray("[::1]:9876"));
+    }
+
+    void reportsPortInUse()
+    {
+        auto first = startServer();
+        QVERIFY(first->isRunning());
+        RemotingServer::Options options = loopbackServerOptions();
+        options.port = first->serverPort();
+        RemotingServer second(options);
+        const Status status = second.start();
+        QVERIFY(!status);
+        QCOMPARE(status.code(), Status::Code::IoError);
+        QVERIFY2(status.message().contains(QLatin1String("in use")), qPrintable(status.message()));
+        QVERIFY(!second.isRunning());
+    }
+
+    void answersUnknownCodeWith3()
+    {
+        auto server = startServer();
+        RemotingClient client;
+        auto result = client.invokeSync(addressOf(*server), makeRequest(4242), 3000);
+        QVERIFY2(result.has_value(), qPrintable(result.status().toString()));
+        QCOMPARE(result->code, 3);
+        QCOMPARE(result->remark, QByteArray(" request type 4242 not supported"));
+        QVERIFY(result->isResponse());
+    }
+
+    void answersRejectWith2()
+    {
+        auto server = startServer();
+        RemotingClient client;
+        auto result = client.invokeSync(addressOf(*server), makeRequest(kRejectCode), 3000);
+        QVERIFY(result.has_value());
+        QCOMPARE(result->code, 2);
+        QVERIFY(result->remark.startsWith("[REJECTREQUEST]"));
+    }
+
+    void answersExceptionWith1()
+    {
+        auto server = startServer();
+        RemotingClient client;
+        auto result = client.invokeSync(addressOf(*server), makeRequest(kThrowCode), 3000);
+        QVERIFY(result.has_value());
+        QCOMPARE(result->code, 1);
+        QVERIFY(result->remark.contains("boom from processor"));
+        QVERIFY(echoWorks(client, *server)); // the connection survives
+    }
+
+    void answersOverloadWith2()
+    {
+        ResultSink sink;
+        std::latch release(1);
+        auto server = startServer();
+        auto pool = std::make_shared<ThreadPoolExecutor>(QByteArrayLiteral("tst-pool"), 1, 1);
+        server->registerProcessor(kCountCode,
+            std::make_shared<FunctionProcessor>(
+                [&](const ChannelPtr &, RemotingCommand, Responder respond) {
+                    release.wait();
+                    respond(RemotingCommand());
+                }),
+            pool);
+        bool released = false;
+        const auto unblock = qScopeGuard([&] {
+            if (!released)
+                release.count_down();
+        });
+        RemotingClient client;
+        for (int i = 0; i < 6; ++i)
+            client.invokeAsync(addressOf(*server), makeRequest(kCountCode), 5000, sink.callback());
+        // One or two are taken (running + queued, depending on how fast the pool thread picks
+        // up the first), the rest are refused at once.
+        QTRY_VERIFY_WITH_TIMEOUT(sink.count() >= 4, 5000);
+        QTest::qWait(50);
+        const int refused = sink.count();
+        QVERIFY(refused == 4 || refused == 5);
+        for (int i = 0; i < refused; ++i) {
+            QVERIFY(sink.at(i).has_value());
+            QCOMPARE(sink.at(i)->code, 2);
+            QVERIFY(sink.at(i)->remark.startsWith("[OVERLOAD]"));
+        }
+        released = true;
+        release.count_down();
+        QTRY_COMPARE_WITH_TIMEOUT(sink.count(), 6, 5000);
+        for (int i = refused; i < 6; ++i)
+            QCOMPARE(sink.at(i)->code, 0);
+        server->stop();
+        pool->shutdown();
+    }
+
+    void onewayGetsNoReply()
+    {
+        std::atomic<int> seen {0};
+        auto server = startServer();
+        server->registerProcessor(kCountCode,
+            std::make_shared<FunctionProcessor>(
+                [&](const ChannelPtr &, RemotingCommand request, Responder respond) {
+                    QVERIFY(request.isOneway());
+                    ++seen;
+                    respond(RemotingCommand()); // a no-op for oneway requests
+                }));
+        RawPeer peer;
+        QVERIFY(peer.connectTo(server->serverPort()));
+        RemotingCommand oneway = makeRequest(kCountCode);
+        oneway.opaque = 7;
+        oneway.markOneway();
+        peer.send(oneway);
+        RemotingCommand echo = makeRequest(kEchoCode, "after");
+        echo.opaque = 8;
+        peer.send(echo);
+        RemotingCommand reply;
+        QVERIFY(peer.readFrame(reply, 3000));
+        QCOMPARE(reply.opaque, 8); // nothing came back for opaque 7
+        QCOMPARE(reply.body, QByteArray("after"));
+        QCOMPARE(seen.load(), 1);
+        QVERIFY(!peer.readFrame(reply, 200));
+    }
+
+    void replyUsesRequestSerializeType_data()
+    {
+        QTest::addColumn<int>("type");
+        QTest::addRow("json") << int(protocol::SerializeType::Json);
+        QTest::addRow("rocketmq") << int(protocol::SerializeType::RocketMQ);
+    }
+    void replyUsesRequestSerializeType()
+    {
+        QFETCH(int, type);
+        auto server = startServer();
+        RawPeer peer;
+        QVERIFY(peer.connectTo(server->serverPort()));
+        RemotingCommand request = makeRequest(kEchoCode, "typed");
+        request.opaque = 4711;
+        request.serializeType = protocol::SerializeType(type);
+        request.setExt(QByteArrayLiteral("seq"), QByteArrayLiteral("s1"));
+        peer.send(request);
+        QByteArray raw;
+        QTRY_VERIFY_WITH_TIMEOUT((raw += peer.socket().readAll()).size() >= 8, 3000);
+        QCOMPARE(int(quint8(raw.at(4))), type); // header type byte on the wire
+        RemotingCommand reply;
+        QCOMPARE(protocol::decodeFrame(raw, reply).status, protocol::DecodeStatus::Ok);
+        QCOMPARE(reply.opaque, 4711);
+        QVERIFY(reply.isResponse());
+        QCOMPARE(int(reply.serializeType), type);
+        QCOMPARE(reply.extString("seq"), QByteArrayView("s1"));
+    }
+
+    void responderWorksLaterFromAnotherThread()
+    {
+        auto server = startServer();
+        std::vector<std::thread> threads;
+        std::mutex mutex;
+        server->registerProcessor(kCountCode,
+            std::make_shared<FunctionProcessor>(
+                [&](const ChannelPtr &, RemotingCommand, Responder respond) {
+                    std::lock_guard lock(mutex);
+                    threads.emplace_back([respond] {
+                        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+                        RemotingCommand response;
+                        response.remark = "held";
+                        respond(std::move(response));
+                    });
+                }));
+        RemotingClient client;
+        auto result = client.invokeSync(addressOf(*server), makeRequest(kCountCode), 3000);
+        QVERIFY(result.has_value());
+        QCOMPARE(result->remark, QByteArray("held"));
+        std::lock_guard lock(mutex);
+        for (auto &t : threads)
+            t.join();
+    }
+
+    void garbageClosesOnlyThatConnection_data()
+    {
+        QTest::addColumn<QByteArray>("garbage");
+        QTest::addRow("http") << QByteArray("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+        QTest::addRow("zero-length") << QByteArray::fromHex("00000000");
+        QTest::addRow("negative-length") << QByteArray::fromHex("ffffff00");
+        QTest::addRow("bad-serialize-type") << QByteArray::fromHex("0000000c0700000461626364");
+        QTest::addRow("header-past-frame") << QByteArray::fromHex("000000080000ffff00000000");
+        QTest::addRow("json-not-object") << QByteArray::fromHex("0000000700000003") + "[1]";
+    }
+    void garbageClosesOnlyThatConnection()
+    {
+        QFETCH(QByteArray, garbage);
+        auto server = startServer();
+        RemotingClient client;
+        QVERIFY(echoWorks(client, *server));
+        RawPeer bad;
+        QVERIFY(bad.connectTo(server->serverPort()));
+        QTRY_COMPARE_WITH_TIMEOUT(server->connectionCount(), 2, 3000);
+        bad.write(garbage);
+        QTRY_VERIFY_WITH_TIMEOUT(!bad.isConnected(), 3000);
+        QTRY_COMPARE_WITH_TIMEOUT(server->connectionCount(), 1, 3000);
+        QVERIFY(echoWorks(client, *server));
+    }
+
+    void closesOnFrameOverLimit()
+    {
+        RemotingServer::Options options = loopbackServerOptions();
+        options.connection.limits.maxFrameBytes = 4096;
+        auto server = startServer(options);
+        RawPeer peer;
+        QVERIFY(peer.connectTo(server->serverPort()));
+        QByteArray prefix(4, '\0');
+        qToBigEndian<qint32>(8192, prefix.data()); // only the length: rejected before the body
+        peer.write(prefix);
+        QTRY_VERIFY_WITH_TIMEOUT(!peer.isConnected(), 3000);
+
+        // A frame just over the limit from a real client: its connection fails.
+        RemotingClient client;
+        auto big = client.invokeSync(
+            addressOf(*server), makeRequest(kEchoCode, QByteArray(5000, 'x')), 3000);
+        QVERIFY(!big.has_value());
+        QCOMPARE(big.error().code(), Status::Code::Unavailable);
+        QVERIFY(echoWorks(client, *server)); // small frames still fine on a new connection
+    }
+
+    void halfSentFramesDoNotDelayOthers()
+    {
+        auto server = startServer();
+        std::vector<std::unique_ptr<RawPeer>> stalled;
+        RemotingCommand request = makeRequest(kEchoCode, QByteArray(2000, 'h'));
+        const QByteArray frame = protocol::encodeFrame(request);
+        for (int i = 0; i < 200; ++i) {
+            auto peer = std::make_unique<RawPeer>();
+            QVERIFY(peer->connectTo(server->serverPort()));
+            peer->write(frame.left(i % 2 ? 3 : frame.size() / 2)); // inside prefix or body
+            stalled.push_back(std::move(peer));
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(server->connectionCount(), 200, 10000);
+        RemotingClient client;
+        QElapsedTimer timer;
+        timer.start();
+        QVERIFY(echoWorks(client, *server));
+        QVERIFY2(timer.elapsed() < 2000, qPrintable(QString::number(timer.elapsed())));
+        QCOMPARE(server->connectionCount(), 201);
+        for (auto &peer : stalled)
+            QVERIFY(peer->isConnected());
+    }
+
+    void closesIdleConnections()
+    {
+        QList<QByteArray> closed;
+        QObject context; // destroyed after the server: drops its queued events
+        RemotingServer::Options options = loopbackServerOptions();
+        options.connection.idleTimeout = std::chrono::milliseconds(300);
+        auto server = startServer(options);
+        connect(server.get(), &RemotingServer::channelClosed, &context,
+            [&](quint64, const QByteArray &address) { closed.append(address); });
+        RawPeer peer;
+        QVERIFY(peer.connectTo(server->serverPort()));
+        QElapsedTimer timer;
+        timer.start();
+        QTRY_VERIFY_WITH_TIMEOUT(!peer.isConnected(), 5000);
+        QVERIFY(timer.elapsed() >= 200);
+        QTRY_COMPARE_WITH_TIMEOUT(closed.size(), 1, 3000);
+    }
+
+    void closesWhenUnsentBytesOverCap()
+    {
+        std::atomic<int> closedCount {0};
+        QObject context;
+        RemotingServer::Options options = loopbackServerOptions();
+        options.connection.maxUnsentBytes = 256 * 1024;
+        auto server = startServer(options);
+        connect(server.get(), &RemotingServer::channelClosed, &context, [&] { ++closedCount; });
+        server->registerProcessor(kCountCode,
+            std::make_shared<FunctionProcessor>(
+                [](const ChannelPtr &, RemotingCommand, Responder respond) {
+                    RemotingCommand response;
+                    response.body = QByteArray(64 * 1024, 'z');
+                    respond(std::move(response));
+                }));
+        // A plain blocking socket that sends requests and never reads.
+        const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+        QVERIFY(fd >= 0);
+        int small = 4096;
+        ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+        sockaddr_in addr {};
+        addr.sin_family = AF_INET;
+        addr.sin_port = htons(server->serverPort());
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        QCOMPARE(::connect(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr), 0);
+        QByteArray requests;
+        for (int i = 0; i < 500; ++i) {
+            RemotingCommand request = makeRequest(kCountCode);
+            request.opaque = i;
+            protocol::encodeFrame(request, requests);
+        }
+        QCOMPARE(::send(fd, requests.constData(), size_t(requests.size()), MSG_NOSIGNAL),
+            ssize_t(requests.size()));
+        QTRY_COMPARE_WITH_TIMEOUT(closedCount.load(), 1, 10000);
+        ::close(fd);
+    }
+
+    void channelEventsAndMappedPeerAddress()
+    {
+        QList<QPair<quint64, QByteArray>> opened;
+        QList<QPair<quint64, QByteArray>> closed;
+        QObject context;
+        RemotingServer::Options options = loopbackServerOptions();
+        options.listenAddress = QHostAddress::Any; // dual stack: IPv4 peers arrive as ::ffff:
+        auto server = startServer(options);
+        connect(server.get(), &RemotingServer::channelConnected, &context,
+            [&](quint64 id, const QByteArray &address) {
+                opened.append({id, address});
+            });
+        connect(server.get(), &RemotingServer::channelClosed, &context,
+            [&](quint64 id, const QByteArray &address) {
+                closed.append({id, address});
+            });
+        RawPeer peer;
+        QVERIFY(peer.connectTo(server->serverPort()));
+        QTRY_COMPARE_WITH_TIMEOUT(opened.size(), 1, 3000);
+        const QByteArray expected = "127.0.0.1:" + QByteArray::number(peer.socket().localPort());
+        QCOMPARE(opened.first().second, expected);
+        peer.socket().disconnectFromHost();
+        QTRY_COMPARE_WITH_TIMEOUT(closed.size(), 1, 3000);
+        QCOMPARE(closed.first(), opened.first());
+    }
+
+    void serverInvokesClient()
+    {
+        auto server = startServer();
+        std::mutex mutex;
+        ChannelPtr clientChannel;
+        server->registerProcessor(kCountCode,
+            std::make_shared<FunctionProcessor>(
+                [&](const ChannelPtr &channel, RemotingCommand, Responder respond) {
+                    {
+                        std::lock_guard lock(mutex);
+                        clientChannel = channel;
+                    }
+                    respond(RemotingCommand());
+                }));
+        RemotingClient client;
+        constexpr int kRunningInfo = 307;
+        constexpr int kNotify = 40;
+        std::atomic<int> notified {0};
+        client.registerProcessor(kRunningInfo,
+            std::make_shared<FunctionProcessor>(
+                [](const ChannelPtr &, RemotingCommand request, Responder respond) {
+                    RemotingCommand response;
+                    response.body = "running:" + request.extString("consumerGroup").toByteArray();
+                    respond(std::move(response));
+                }));
+        client.registerProcessor(kNotify,
+            std::make_shared<FunctionProcessor>(
+                [&](const ChannelPtr &, RemotingCommand request, Responder) {
+                    if (request.isOneway())
+                        ++notified;
+                }));
+        QVERIFY(client.invokeSync(addressOf(*server), makeRequest(kCountCode), 3000).has_value());
+        ChannelPtr channel;
+        {
+            std::lock_guard lock(mutex);
+            channel = clientChannel;
+        }
+        QVERIFY(channel && channel->isActive());
+
+        RemotingCommand ask = makeRequest(kRunningInfo);
+        ask.setExt(QByteArrayLiteral("consumerGroup"), QByteArrayLiteral("g1"));
+        ResultSink sink;
+        channel->invokeAsync(ask, 3000, sink.callback());
+        QTRY_COMPARE_WITH_TIMEOUT(sink.count(), 1, 5000);
+        QVERIFY2(sink.at(0).has_value(), qPrintable(sink.at(0).status().toString()));
+        QCOMPARE(sink.at(0)->body, QByteArray("running:g1"));
+
+        RemotingCommand notify = makeRequest(kNotify);
+        notify.setExt(QByteArrayLiteral("consumerGroup"), QByteArrayLiteral("g1"));
+        channel->invokeOneway(notify);
+        QTRY_COMPARE_WITH_TIMEOUT(notified.load(), 1, 3000);
+
+        // Unknown code at the client: answered with 3 by the client's table.
+        channel->invokeAsync(makeRequest(9999), 3000, sink.callback());
+        QTRY_COMPARE_WITH_TIMEOUT(sink.count(), 2, 5000);
+        QCOMPARE(sink.at(1)->code, 3);
+
+        client.shutdown();
+        QTRY_VERIFY_WITH_TIMEOUT(!channel->isActive(), 3000);
+        channel->invokeAsync(ask, 1000, sink.callback());
+        QCOMPARE(sink.count(), 3);
+        QCOMPARE(sink.at(2).error().code(), Status::Code::Unavailable);
+    }
+
+    void stopFailsPendingServerInvocations()
+    {
+        auto server = startServer();
+        std::mutex mutex;
+        ChannelPtr clientChannel;
+        server->registerProcessor(kCountCode,
+            std::make_shared<FunctionProcessor>(
+                [&](const ChannelPtr &channel, RemotingCommand, Responder respond) {
+                    std::lock_guard lock(mutex);
+                    clientChannel = channel;
+                    respond(RemotingCommand());
+                }));
+        RemotingClient client;
+        client.registerProcessor(kSilentCode, std::make_shared<SilentProcessor>());
+        QVERIFY(client.invokeSync(addressOf(*server), makeRequest(kCountCode), 3000).has_value());
+        ResultSink sink;
+        {
+            std::lock_guard lock(mutex);
+            clientChannel->invokeAsync(makeRequest(kSilentCode), 30000, sink.callback());
+        }
+        QTest::qWait(50);
+        server->stop();
+        QTRY_COMPARE_WITH_TIMEOUT(sink.count(), 1, 3000);
+        QCOMPARE(sink.at(0).error().code(), Status::Code::Unavailable);
+        QCOMPARE(server->connectionCount(), 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_RemotingServer)
+#include "tst_remotingserver.moc"
