@@ -1,0 +1,296 @@
+#include "storage/commitlog.h"
+
+#include "clientlib/common/byteorder.h"
+#include "clientlib/common/hash.h"
+#include "storage/logging.h"
+
+#include <charconv>
+#include <cstring>
+
+namespace qrocket::storage {
+
+using protocol::MessageRecordInput;
+
+std::string_view topicQueueKey(QByteArrayView topic, int queueId, char (&buf)[160])
+{
+    const size_t n = static_cast<size_t>(std::min<qsizetype>(topic.size(), 140));
+    std::memcpy(buf, topic.data(), n);
+    buf[n] = '-';
+    auto r = std::to_chars(buf + n + 1, buf + sizeof(buf), queueId);
+    return {buf, static_cast<size_t>(r.ptr - buf)};
+}
+
+CommitLog::CommitLog(const MessageStoreConfig &config, std::function<std::int64_t()> clock)
+    : m_config(config)
+    , m_clock(std::move(clock))
+    , m_files(config.commitLogDir(), config.mappedFileSizeCommitLog)
+{ }
+
+namespace {
+MessageRecordInput toInput(const MessageExtBrokerInner &m, std::int32_t crc)
+{
+    MessageRecordInput in;
+    in.topic = m.topic;
+    in.queueId = m.queueId;
+    in.flag = m.flag;
+    in.sysFlag = m.sysFlag;
+    in.bornTimestamp = m.bornTimestamp;
+    in.bornHost = m.bornHost;
+    in.storeHost = m.storeHost;
+    in.reconsumeTimes = m.reconsumeTimes;
+    in.preparedTransactionOffset = m.preparedTransactionOffset;
+    in.body = m.body;
+    in.properties = m.properties;
+    in.bodyCrc = crc;
+    return in;
+}
+
+bool consumesQueueOffset(std::int32_t sysFlag)
+{
+    const std::int32_t tx = sysFlag & protocol::SysFlag::TransactionMask;
+    return tx == protocol::SysFlag::TransactionNot || tx == protocol::SysFlag::TransactionCommit;
+}
+
+PutMessageResult failure(PutMessageStatus s, QString remark)
+{
+    PutMessageResult r;
+    r.status = s;
+    r.remark = std::move(remark);
+    return r;
+}
+} // namespace
+
+PutMessageStatus CommitLog::check(const MessageExtBrokerInner &m, QString &remark) const
+{
+    if (m.topic.isEmpty() || m.topic.size() > protocol::kMaxTopicLength) {
+        remark = QStringLiteral("topic length %1 is not within 1..%2")
+                     .arg(m.topic.size())
+                     .arg(protocol::kMaxTopicLength);
+        return PutMessageStatus::MessageIllegal;
+    }
+    if (m.properties.size() > protocol::kMaxPropertiesLength) {
+        remark = QStringLiteral("properties length %1 exceeds %2")
+                     .arg(m.properties.size())
+                     .arg(protocol::kMaxPropertiesLength);
+        return PutMessageStatus::PropertiesSizeExceeded;
+    }
+    if (m.body.size() > m_config.maxMessageSize) {
+        remark = QStringLiteral("message body %1 bytes exceeds maxMessageSize %2")
+                     .arg(m.body.size())
+                     .arg(m_config.maxMessageSize);
+        return PutMessageStatus::MessageIllegal;
+    }
+    if (m.queueId < 0) {
+        remark = QStringLiteral("queueId %1 is negative").arg(m.queueId);
+        return PutMessageStatus::MessageIllegal;
+    }
+    return PutMessageStatus::PutOk;
+}
+
+std::int64_t &CommitLog::queueOffsetSlot(QByteArrayView topic, int queueId)
+{
+    char buf[160];
+    const std::string_view key = topicQueueKey(topic, queueId, buf);
+    auto it = m_queueOffsets.find(key);
+    if (it == m_queueOffsets.end())
+        it = m_queueOffsets.emplace(std::string(key), 0).first;
+    return it->second;
+}
+
+PutMessageResult CommitLog::appendLocked(
+    const MessageExtBrokerInner &m, std::int32_t crc, std::int64_t storeTs)
+{
+    const MessageRecordInput in = toInput(m, crc);
+    const std::int32_t size = protocol::recordSize(in);
+    const std::int64_t fileSize = m_files.fileSize();
+    if (size + protocol::kBlankRecordSize > fileSize)
+        return failure(PutMessageStatus::MessageIllegal,
+            QStringLiteral("record of %1 bytes cannot fit in a %2-byte commit-log file")
+                .arg(size)
+                .arg(fileSize));
+    if (!m_current || m_current->isFull()) {
+        auto f = m_files.lastFileForWrite(m_files.maxOffset());
+        if (!f)
+            return failure(PutMessageStatus::CreateMappedFileFailed, f.error().message());
+        m_current = *f;
+    }
+    std::int64_t wrote = m_current->wrotePosition();
+    if (size + protocol::kBlankRecordSize > fileSize - wrote) {
+        // End this file with a BLANK record (§5.5) and continue in the next one.
+        char *p = m_current->data() + wrote;
+        writeI32(p, static_cast<std::int32_t>(fileSize - wrote));
+        writeI32(p + 4, protocol::kBlankMagic);
+        m_current->setWrotePosition(fileSize);
+        auto f = m_files.lastFileForWrite(m_current->fileFromOffset() + fileSize);
+        if (!f) {
+            m_current.reset();
+            return failure(PutMessageStatus::CreateMappedFileFailed, f.error().message());
+        }
+        m_current = *f;
+        wrote = 0;
+    }
+    std::int64_t &next = queueOffsetSlot(m.topic, m.queueId);
+    const bool consumes = consumesQueueOffset(m.sysFlag);
+    const std::int64_t queueOffset = consumes ? next : 0;
+    const std::int64_t phy = m_current->fileFromOffset() + wrote;
+    protocol::encodeRecord(in, queueOffset, phy, storeTs, m_current->data() + wrote);
+    // Position first: whoever sees the new timestamp (acquire) also sees the record's bytes.
+    m_current->setWrotePosition(wrote + size);
+    m_current->setStoreTimestamp(storeTs);
+    if (consumes)
+        ++next;
+    PutMessageResult r;
+    r.status = PutMessageStatus::PutOk;
+    r.wroteOffset = phy;
+    r.wroteBytes = size;
+    r.queueOffset = queueOffset;
+    r.storeTimestamp = storeTs;
+    r.msgNum = 1;
+    return r;
+}
+
+PutMessageResult CommitLog::append(const MessageExtBrokerInner &m)
+{
+    QString remark;
+    if (const PutMessageStatus s = check(m, remark); s != PutMessageStatus::PutOk)
+        return failure(s, remark);
+    const std::int32_t crc = crc32Masked(m.body); // outside the lock
+    PutMessageResult r;
+    {
+        std::lock_guard lock(m_putMutex);
+        if (!m_writable)
+            return failure(PutMessageStatus::ServiceNotAvailable, m_notWritableReason);
+        r = appendLocked(m, crc, m_clock());
+    }
+    if (r.isOk() && m_appendListener)
+        m_appendListener();
+    return r;
+}
+
+PutMessageResult CommitLog::appendBatch(const std::vector<MessageExtBrokerInner> &msgs)
+{
+    if (msgs.empty())
+        return failure(PutMessageStatus::MessageIllegal, QStringLiteral("empty batch"));
+    QString remark;
+    std::vector<std::int32_t> crcs;
+    crcs.reserve(msgs.size());
+    for (const auto &m : msgs) {
+        if (const PutMessageStatus s = check(m, remark); s != PutMessageStatus::PutOk)
+            return failure(s, remark);
+        if (m.topic != msgs.front().topic || m.queueId != msgs.front().queueId)
+            return failure(PutMessageStatus::MessageIllegal,
+                QStringLiteral("batch messages must share topic and queue"));
+        if ((m.sysFlag & protocol::SysFlag::TransactionMask) != protocol::SysFlag::TransactionNot)
+            return failure(PutMessageStatus::MessageIllegal,
+                QStringLiteral("batch messages cannot be transactional"));
+        crcs.push_back(crc32Masked(m.body));
+    }
+    PutMessageResult total;
+    {
+        std::lock_guard lock(m_putMutex);
+        if (!m_writable)
+            return failure(PutMessageStatus::ServiceNotAvailable, m_notWritableReason);
+        const std::int64_t storeTs = m_clock();
+        total.batchOffsets.reserve(msgs.size());
+        for (size_t i = 0; i < msgs.size(); ++i) {
+            PutMessageResult r = appendLocked(msgs[i], crcs[i], storeTs);
+            if (!r.isOk()) {
+                if (i == 0)
+                    return r;
+                r.remark = QStringLiteral("batch stopped after %1 of %2 messages: %3")
+                               .arg(i)
+                               .arg(msgs.size())
+                               .arg(r.remark);
+                total.status = r.status;
+                total.remark = r.remark;
+                break;
+            }
+            if (i == 0) {
+                total = r;
+                total.batchOffsets.reserve(msgs.size());
+            } else {
+                total.wroteBytes += r.wroteBytes;
+                total.msgNum++;
+            }
+            total.batchOffsets.push_back(r.wroteOffset);
+        }
+    }
+    if (m_appendListener)
+        m_appendListener();
+    return total;
+}
+
+SelectedRecord CommitLog::select(std::int64_t offset, std::int32_t size) const
+{
+    MappedFilePtr f = m_files.findFile(offset);
+    if (!f || size <= 0)
+        return {};
+    const QByteArrayView v = f->view(offset - f->fileFromOffset(), size);
+    if (v.isEmpty())
+        return {};
+    return {v, std::move(f)};
+}
+
+SelectedRecord CommitLog::selectFrom(std::int64_t offset) const
+{
+    MappedFilePtr f = m_files.findFile(offset);
+    if (!f)
+        return {};
+    const std::int64_t pos = offset - f->fileFromOffset();
+    const std::int64_t wrote = f->wrotePosition();
+    if (pos >= wrote)
+        return {};
+    return {QByteArrayView(f->data() + pos, wrote - pos), std::move(f)};
+}
+
+std::int64_t CommitLog::rollNextFile(std::int64_t offset) const
+{
+    const std::int64_t size = m_files.fileSize();
+    return offset + size - offset % size;
+}
+
+std::int64_t CommitLog::storeTimestampAt(std::int64_t offset, std::int32_t size) const
+{
+    const SelectedRecord r = select(offset, size);
+    if (!r.isValid() || r.bytes.size() < 64)
+        return -1;
+    const std::int32_t sysFlag = readI32(r.bytes.data() + 36);
+    const int bornHostLen = (sysFlag & protocol::SysFlag::BornHostV6) ? 20 : 8;
+    return readI64(r.bytes.data() + 48 + bornHostLen);
+}
+
+void CommitLog::setQueueOffset(QByteArrayView topic, int queueId, std::int64_t next)
+{
+    std::lock_guard lock(m_putMutex);
+    queueOffsetSlot(topic, queueId) = next;
+}
+
+void CommitLog::removeQueueOffset(QByteArrayView topic, int queueId)
+{
+    char buf[160];
+    std::lock_guard lock(m_putMutex);
+    if (auto it = m_queueOffsets.find(topicQueueKey(topic, queueId, buf));
+        it != m_queueOffsets.end())
+        m_queueOffsets.erase(it);
+}
+
+void CommitLog::clearQueueOffsets()
+{
+    std::lock_guard lock(m_putMutex);
+    m_queueOffsets.clear();
+}
+
+void CommitLog::setWritable(bool writable, QString reasonIfNot)
+{
+    std::lock_guard lock(m_putMutex);
+    m_writable = writable;
+    m_notWritableReason = writable ? QString() : std::move(reasonIfNot);
+}
+
+bool CommitLog::isWritable() const
+{
+    std::lock_guard lock(m_putMutex);
+    return m_writable;
+}
+
+} // namespace qrocket::storage

@@ -1,0 +1,81 @@
+#pragma once
+
+// CommitLog: the append-only message log (protocol.md §5.1, §7.2). append() assigns the physical
+// offset, the per topic-queue offset and the store timestamp under one lock and encodes the
+// record straight into the mapped file; the body CRC is computed before taking the lock. A record
+// that does not fit (+8 bytes) ends the file with a BLANK record and goes to the next file.
+//
+// Threading: append/appendBatch from any thread (serialised by the put lock); select*/min/max
+// from any thread; recovery (recover*.cpp) before any of those run.
+
+#include "storage/mappedfilequeue.h"
+#include "storage/recordutil.h"
+#include "storage/storeconfig.h"
+#include "storage/storetypes.h"
+
+#include <functional>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace qrocket::storage {
+
+class CommitLog
+{
+public:
+    CommitLog(const MessageStoreConfig &config, std::function<std::int64_t()> clock);
+
+    MappedFileQueue &files() { return m_files; }
+    const MappedFileQueue &files() const { return m_files; }
+    Status load() { return m_files.load(); }
+
+    PutMessageResult append(const MessageExtBrokerInner &msg);
+    /// All messages go to the same topic-queue with consecutive queue offsets.
+    PutMessageResult appendBatch(const std::vector<MessageExtBrokerInner> &msgs);
+    /// Called after each append with the new max offset (wakes the reput thread).
+    void setAppendListener(std::function<void()> l) { m_appendListener = std::move(l); }
+
+    std::int64_t minOffset() const { return m_files.minOffset() < 0 ? 0 : m_files.minOffset(); }
+    std::int64_t maxOffset() const { return m_files.maxOffset(); }
+    /// The record bytes [offset, offset+size), if stored and still mapped.
+    SelectedRecord select(std::int64_t offset, std::int32_t size) const;
+    /// All bytes from `offset` to the end of the written part of its file.
+    SelectedRecord selectFrom(std::int64_t offset) const;
+    /// Start of the file after the one holding `offset`.
+    std::int64_t rollNextFile(std::int64_t offset) const;
+    /// Store timestamp of the record at `offset`, or -1.
+    std::int64_t storeTimestampAt(std::int64_t offset, std::int32_t size) const;
+
+    /// Next queue offset of every topic-queue ("topic-queueId" -> offset); recovery sets it.
+    void setQueueOffset(QByteArrayView topic, int queueId, std::int64_t next);
+    void removeQueueOffset(QByteArrayView topic, int queueId);
+    void clearQueueOffsets();
+
+    /// Rejects appends while set (disk full, shutdown, slave), with the reason as remark.
+    void setWritable(bool writable, QString reasonIfNot = {});
+    bool isWritable() const;
+
+private:
+    PutMessageStatus check(const MessageExtBrokerInner &msg, QString &remark) const;
+    PutMessageResult appendLocked(
+        const MessageExtBrokerInner &msg, std::int32_t bodyCrc, std::int64_t storeTs);
+    std::int64_t &queueOffsetSlot(QByteArrayView topic, int queueId);
+
+    const MessageStoreConfig &m_config;
+    std::function<std::int64_t()> m_clock;
+    MappedFileQueue m_files;
+    std::function<void()> m_appendListener;
+
+    mutable std::mutex m_putMutex; // guards everything below
+    MappedFilePtr m_current;
+    std::unordered_map<std::string, std::int64_t, TransparentStringHash, std::equal_to<>>
+        m_queueOffsets;
+    bool m_writable = true;
+    QString m_notWritableReason;
+};
+
+/// Builds "topic-queueId" (RocketMQ's topic-queue table key) into `buf`; returns its view.
+std::string_view topicQueueKey(QByteArrayView topic, int queueId, char (&buf)[160]);
+
+} // namespace qrocket::storage

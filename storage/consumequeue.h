@@ -1,0 +1,88 @@
+#pragma once
+
+// ConsumeQueue: the per (topic, queueId) index into the commit log (protocol.md §7.3). Each unit
+// is 20 bytes: i64 commitLogOffset, i32 size, i64 tagsCode; unit n sits at byte n*20.
+//
+// Threading: one writer (the reput thread, or recovery before start); readers call
+// unit()/indexBuffer() concurrently and see units below the published write position.
+
+#include "storage/mappedfilequeue.h"
+
+#include <QByteArray>
+
+#include <atomic>
+#include <cstdint>
+
+namespace qrocket::storage {
+
+class ConsumeQueue
+{
+public:
+    static constexpr int kUnitSize = 20;
+
+    struct Unit
+    {
+        std::int64_t commitLogOffset = 0;
+        std::int32_t size = 0;
+        std::int64_t tagsCode = 0;
+    };
+    struct IndexBuffer
+    {
+        QByteArrayView bytes; // whole units from the requested index to the end of its file
+        MappedFilePtr hold;
+    };
+    struct RecoverResult
+    {
+        std::int64_t units = 0; // valid units kept
+        std::int64_t discardedBytes = 0; // non-zero bytes found after the first invalid unit
+        bool damaged = false; // invalid units followed by data, or a file that starts invalid
+        QString detail;
+    };
+
+    ConsumeQueue(QByteArray topic, int queueId, const QString &rootDir, int fileSize);
+
+    const QByteArray &topic() const { return m_topic; }
+    int queueId() const { return m_queueId; }
+    MappedFileQueue &files() { return m_queue; }
+
+    Status load() { return m_queue.load(); }
+    /// Scans from the third-last file, keeps units while commitLogOffset >= 0 and size > 0,
+    /// truncates the rest and reports what it found.
+    RecoverResult recover();
+
+    /// Appends unit `cqOffset` (reput). Idempotent: units whose data ends at or before
+    /// maxPhysicOffset() or whose index is already written are skipped.
+    Status putUnit(std::int64_t commitLogOffset, std::int32_t size, std::int64_t tagsCode,
+        std::int64_t cqOffset);
+
+    std::int64_t minOffsetInQueue() const { return m_minLogicOffset.load() / kUnitSize; }
+    std::int64_t maxOffsetInQueue() const { return m_queue.maxOffset() / kUnitSize; }
+    /// End (offset + size) of the last unit's message, or -1 when empty.
+    std::int64_t maxPhysicOffset() const { return m_maxPhysicOffset.load(); }
+    bool unit(std::int64_t index, Unit &out) const;
+    IndexBuffer indexBuffer(std::int64_t index) const;
+    /// First index of the file after the one holding `index`.
+    std::int64_t rollNextFile(std::int64_t index) const;
+
+    /// Drops units whose commitLogOffset >= `phyOffset` (commit log truncated there).
+    void truncateDirtyLogicFiles(std::int64_t phyOffset);
+    /// Sets the min offset to the first unit whose commitLogOffset >= commitLogMinOffset.
+    void correctMinOffset(std::int64_t commitLogMinOffset);
+    /// Deletes files (never the last) whose last unit lies below commitLogMinOffset.
+    int deleteExpiredFiles(std::int64_t commitLogMinOffset);
+    Result<std::int64_t> flush(int leastPages) { return m_queue.flush(leastPages); }
+    void destroy();
+
+    static Unit decodeUnit(const char *p);
+
+private:
+    void fillPlaceholders(const MappedFilePtr &f, std::int64_t fromPos, std::int64_t toPos);
+
+    QByteArray m_topic;
+    int m_queueId;
+    MappedFileQueue m_queue;
+    std::atomic<std::int64_t> m_maxPhysicOffset {-1};
+    std::atomic<std::int64_t> m_minLogicOffset {0};
+};
+
+} // namespace qrocket::storage

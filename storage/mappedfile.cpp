@@ -1,0 +1,178 @@
+#include "storage/mappedfile.h"
+
+#include "storage/logging.h"
+
+#include <QFile>
+#include <QFileInfo>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace qrocket::storage {
+
+namespace {
+constexpr std::int64_t kPageSize = 4096;
+std::atomic<MappedFile::FlushMethod> g_flushMethod {MappedFile::FlushMethod::Fdatasync};
+
+QString errnoText(int err)
+{
+    return QString::fromLocal8Bit(std::strerror(err));
+}
+} // namespace
+
+QString offsetToFileName(std::int64_t offset)
+{
+    return QStringLiteral("%1").arg(offset, 20, 10, QLatin1Char('0'));
+}
+
+void MappedFile::setFlushMethod(FlushMethod m)
+{
+    g_flushMethod.store(m);
+}
+MappedFile::FlushMethod MappedFile::flushMethod()
+{
+    return g_flushMethod.load();
+}
+
+Result<std::shared_ptr<MappedFile>> MappedFile::open(
+    const QString &path, std::int64_t fileFromOffset, std::int64_t fileSize, bool mustCreate)
+{
+    std::shared_ptr<MappedFile> f(new MappedFile);
+    f->m_path = path;
+    f->m_fileFromOffset = fileFromOffset;
+    f->m_fileSize = fileSize;
+    const QByteArray native = QFile::encodeName(path);
+    const int flags = O_RDWR | O_CLOEXEC | (mustCreate ? O_CREAT | O_EXCL : 0);
+    f->m_fd = ::open(native.constData(), flags, 0644);
+    if (f->m_fd < 0)
+        return Status::ioError(
+            QStringLiteral("cannot %1 %2: %3")
+                .arg(mustCreate ? QStringLiteral("create") : QStringLiteral("open"), path,
+                    errnoText(errno)));
+    struct stat st
+    { };
+    if (::fstat(f->m_fd, &st) != 0)
+        return Status::ioError(QStringLiteral("cannot stat %1: %2").arg(path, errnoText(errno)));
+    if (st.st_size > fileSize)
+        return Status::corruption(
+            QStringLiteral("%1 is %2 bytes, larger than the configured file size %3")
+                .arg(path)
+                .arg(st.st_size)
+                .arg(fileSize));
+    if (!mustCreate && st.st_size < fileSize)
+        f->m_wasShort = fileSize - st.st_size;
+    // Reserve every block now: a full disk fails here, cleanly, instead of SIGBUS later.
+    const int rc = ::posix_fallocate(f->m_fd, 0, fileSize);
+    if (rc != 0) {
+        if (mustCreate)
+            ::unlink(native.constData());
+        return Status::ioError(QStringLiteral("cannot preallocate %1 bytes for %2: %3")
+                                   .arg(fileSize)
+                                   .arg(path, errnoText(rc)));
+    }
+    void *p = ::mmap(
+        nullptr, static_cast<size_t>(fileSize), PROT_READ | PROT_WRITE, MAP_SHARED, f->m_fd, 0);
+    if (p == MAP_FAILED) {
+        const int err = errno;
+        if (mustCreate)
+            ::unlink(native.constData());
+        return Status::ioError(QStringLiteral("cannot map %1: %2").arg(path, errnoText(err)));
+    }
+    f->m_base = static_cast<char *>(p);
+    return f;
+}
+
+MappedFile::~MappedFile()
+{
+    if (m_base)
+        ::munmap(m_base, static_cast<size_t>(m_fileSize));
+    if (m_fd >= 0)
+        ::close(m_fd);
+}
+
+QString MappedFile::fileName() const
+{
+    return QFileInfo(m_path).fileName();
+}
+
+QByteArrayView MappedFile::view(std::int64_t pos, std::int64_t size) const
+{
+    if (pos < 0 || size < 0 || pos + size > wrotePosition())
+        return {};
+    return QByteArrayView(m_base + pos, size);
+}
+
+Result<std::int64_t> MappedFile::flush(int leastPages)
+{
+    const std::int64_t wrote = wrotePosition();
+    const std::int64_t flushed = flushedPosition();
+    if (wrote <= flushed)
+        return flushed;
+    if (leastPages > 0 && (wrote / kPageSize - flushed / kPageSize) < leastPages)
+        return flushed;
+    int rc = 0;
+    if (flushMethod() == FlushMethod::Msync) {
+        const std::int64_t start = flushed / kPageSize * kPageSize;
+        rc = ::msync(m_base + start, static_cast<size_t>(wrote - start), MS_SYNC);
+    } else {
+        rc = ::fdatasync(m_fd);
+    }
+    if (rc != 0)
+        return Status::ioError(
+            QStringLiteral("flush of %1 failed: %2").arg(m_path, errnoText(errno)));
+    setFlushedPosition(wrote);
+    return wrote;
+}
+
+Status MappedFile::sync()
+{
+    if (::fdatasync(m_fd) != 0)
+        return Status::ioError(
+            QStringLiteral("fdatasync of %1 failed: %2").arg(m_path, errnoText(errno)));
+    return {};
+}
+
+void MappedFile::truncateTo(std::int64_t pos)
+{
+    pos = std::clamp<std::int64_t>(pos, 0, m_fileSize);
+    // Zero the partial page by hand, then punch out the rest (cheap even for a 1 GiB file) and
+    // reserve the blocks again so that later writes cannot hit ENOSPC.
+    const std::int64_t pageEnd
+        = std::min(m_fileSize, (pos + kPageSize - 1) / kPageSize * kPageSize);
+    std::memset(m_base + pos, 0, static_cast<size_t>(pageEnd - pos));
+    if (pageEnd < m_fileSize) {
+        if (::fallocate(
+                m_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, pageEnd, m_fileSize - pageEnd)
+                != 0
+            || ::posix_fallocate(m_fd, pageEnd, m_fileSize - pageEnd) != 0)
+            std::memset(m_base + pageEnd, 0, static_cast<size_t>(m_fileSize - pageEnd));
+    }
+    setWrotePosition(pos);
+    setFlushedPosition(pos);
+}
+
+std::int64_t MappedFile::lastModified() const
+{
+    struct stat st
+    { };
+    if (::fstat(m_fd, &st) != 0)
+        return 0;
+    return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
+}
+
+bool MappedFile::unlinkFile()
+{
+    if (m_unlinked.exchange(true))
+        return true;
+    const bool ok = ::unlink(QFile::encodeName(m_path).constData()) == 0 || errno == ENOENT;
+    if (!ok)
+        qCWarning(lcStore) << "cannot delete" << m_path << errnoText(errno);
+    return ok;
+}
+
+} // namespace qrocket::storage

@@ -1,0 +1,108 @@
+#pragma once
+
+// MappedFile: one fixed-size, preallocated, mmap'd store file (commit log, consume queue or
+// index), named by the global offset of its first byte (protocol.md §7.1).
+//
+// Threading: one writer appends (advances wrotePosition with release semantics); any number of
+// readers read bytes below wrotePosition() (acquire). flush() may run concurrently with the
+// writer. The mapping lives as long as the object: holders of a shared_ptr may keep reading
+// after the file was unlinked by cleanup.
+//
+// Full disk: the file is preallocated with posix_fallocate when created, so ENOSPC fails the
+// creation with a Status instead of raising SIGBUS on a later write into a hole.
+
+#include "clientlib/common/result.h"
+
+#include <QByteArrayView>
+#include <QString>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+namespace qrocket::storage {
+
+class MappedFile
+{
+public:
+    enum class FlushMethod : std::uint8_t { Fdatasync, Msync };
+
+    /// Creates (preallocated, zero-filled) or opens an existing file of `fileSize` bytes. An
+    /// existing shorter file is extended with zeros and reported through wasShort().
+    static Result<std::shared_ptr<MappedFile>> open(
+        const QString &path, std::int64_t fileFromOffset, std::int64_t fileSize, bool mustCreate);
+    ~MappedFile();
+    MappedFile(const MappedFile &) = delete;
+    MappedFile &operator=(const MappedFile &) = delete;
+
+    const QString &path() const { return m_path; }
+    QString fileName() const;
+    std::int64_t fileFromOffset() const { return m_fileFromOffset; }
+    std::int64_t fileSize() const { return m_fileSize; }
+    /// Bytes that were missing when an existing file was opened (0 normally).
+    std::int64_t wasShort() const { return m_wasShort; }
+    char *data() const { return m_base; }
+
+    std::int64_t wrotePosition() const { return m_wrotePosition.load(std::memory_order_acquire); }
+    void setWrotePosition(std::int64_t pos)
+    {
+        m_wrotePosition.store(pos, std::memory_order_release);
+    }
+    std::int64_t flushedPosition() const
+    {
+        return m_flushedPosition.load(std::memory_order_acquire);
+    }
+    void setFlushedPosition(std::int64_t pos)
+    {
+        m_flushedPosition.store(pos, std::memory_order_release);
+    }
+    bool isFull() const { return wrotePosition() >= m_fileSize; }
+    std::int64_t remaining() const { return m_fileSize - wrotePosition(); }
+
+    /// Store time of the last message written (commit log) or indexed (CQ), for the checkpoint.
+    std::int64_t storeTimestamp() const { return m_storeTimestamp.load(std::memory_order_acquire); }
+    void setStoreTimestamp(std::int64_t ts)
+    {
+        m_storeTimestamp.store(ts, std::memory_order_release);
+    }
+
+    /// Bytes [pos, pos+size) if they lie below wrotePosition, else an empty view.
+    QByteArrayView view(std::int64_t pos, std::int64_t size) const;
+
+    /// Makes [flushedPosition, wrotePosition) durable when at least `leastPages` 4 KiB pages are
+    /// dirty (0: always). Returns the new flushed position, or an IoError.
+    Result<std::int64_t> flush(int leastPages);
+    /// fdatasync regardless of positions (index files write in place, not by position).
+    Status sync();
+    static void setFlushMethod(FlushMethod m);
+    static FlushMethod flushMethod();
+
+    /// Zeroes [pos, fileSize) and sets wrote/flushed positions to `pos` (recovery truncation).
+    void truncateTo(std::int64_t pos);
+    /// Last-modified time of the file on disk (ms since epoch), 0 when unknown.
+    std::int64_t lastModified() const;
+    /// Removes the file from the directory; the mapping stays valid until destruction.
+    bool unlinkFile();
+    bool isUnlinked() const { return m_unlinked.load(); }
+
+private:
+    MappedFile() = default;
+
+    QString m_path;
+    int m_fd = -1;
+    char *m_base = nullptr;
+    std::int64_t m_fileFromOffset = 0;
+    std::int64_t m_fileSize = 0;
+    std::int64_t m_wasShort = 0;
+    std::atomic<std::int64_t> m_wrotePosition {0};
+    std::atomic<std::int64_t> m_flushedPosition {0};
+    std::atomic<std::int64_t> m_storeTimestamp {0};
+    std::atomic<bool> m_unlinked {false};
+};
+
+using MappedFilePtr = std::shared_ptr<MappedFile>;
+
+/// "%020lld" of an offset: the name of the file starting there.
+QString offsetToFileName(std::int64_t offset);
+
+} // namespace qrocket::storage

@@ -1,0 +1,221 @@
+#include "storage/mappedfilequeue.h"
+
+#include "storage/logging.h"
+
+#include <QDir>
+
+namespace qrocket::storage {
+
+MappedFileQueue::MappedFileQueue(QString dir, std::int64_t fileSize)
+    : m_dir(std::move(dir)), m_fileSize(fileSize)
+{ }
+
+Status MappedFileQueue::load()
+{
+    QDir d(m_dir);
+    if (!d.exists())
+        return {};
+    std::vector<MappedFilePtr> loaded;
+    const QStringList names = d.entryList(QDir::Files, QDir::Name);
+    for (const QString &name : names) {
+        bool ok = false;
+        const qlonglong start = name.toLongLong(&ok);
+        if (name.size() != 20 || !ok) {
+            qCWarning(lcStore) << "ignoring foreign file" << d.filePath(name);
+            continue;
+        }
+        if (start % m_fileSize != 0)
+            return Status::corruption(
+                QStringLiteral("%1: start offset %2 is not a multiple of the file size %3")
+                    .arg(d.filePath(name))
+                    .arg(start)
+                    .arg(m_fileSize));
+        auto f = MappedFile::open(d.filePath(name), start, m_fileSize, false);
+        if (!f)
+            return f.error();
+        if (!loaded.empty() && loaded.back()->fileFromOffset() + m_fileSize != start)
+            return Status::corruption(
+                QStringLiteral("%1: gap before this file (previous file ends at %2)")
+                    .arg(d.filePath(name))
+                    .arg(loaded.back()->fileFromOffset() + m_fileSize));
+        if ((*f)->wasShort()) {
+            const QString w = QStringLiteral("%1 was %2 bytes short of %3; extended with zeros")
+                                  .arg(d.filePath(name))
+                                  .arg((*f)->wasShort())
+                                  .arg(m_fileSize);
+            qCWarning(lcStoreRecovery).noquote() << w;
+            m_loadWarnings.append(w);
+        }
+        (*f)->setWrotePosition(m_fileSize);
+        (*f)->setFlushedPosition(m_fileSize);
+        loaded.push_back(std::move(*f));
+    }
+    std::lock_guard lock(m_mutex);
+    m_files = std::move(loaded);
+    return {};
+}
+
+Result<MappedFilePtr> MappedFileQueue::lastFileForWrite(std::int64_t startOffset)
+{
+    std::int64_t next = startOffset - startOffset % m_fileSize;
+    {
+        std::lock_guard lock(m_mutex);
+        if (!m_files.empty()) {
+            if (!m_files.back()->isFull())
+                return m_files.back();
+            next = m_files.back()->fileFromOffset() + m_fileSize;
+        }
+    }
+    if (!QDir().mkpath(m_dir))
+        return Status::ioError(QStringLiteral("cannot create directory %1").arg(m_dir));
+    auto f = MappedFile::open(m_dir + u'/' + offsetToFileName(next), next, m_fileSize, true);
+    if (!f)
+        return f.error();
+    std::lock_guard lock(m_mutex);
+    if (m_files.empty())
+        setFlushedWhere(next);
+    m_files.push_back(*f);
+    return std::move(*f);
+}
+
+MappedFilePtr MappedFileQueue::lastFile() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_files.empty() ? nullptr : m_files.back();
+}
+
+MappedFilePtr MappedFileQueue::firstFile() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_files.empty() ? nullptr : m_files.front();
+}
+
+MappedFilePtr MappedFileQueue::findLocked(std::int64_t offset) const
+{
+    if (m_files.empty() || offset < m_files.front()->fileFromOffset())
+        return nullptr;
+    const std::int64_t idx = (offset - m_files.front()->fileFromOffset()) / m_fileSize;
+    if (idx >= static_cast<std::int64_t>(m_files.size()))
+        return nullptr;
+    return m_files[static_cast<size_t>(idx)];
+}
+
+MappedFilePtr MappedFileQueue::findFile(std::int64_t offset) const
+{
+    std::lock_guard lock(m_mutex);
+    return findLocked(offset);
+}
+
+std::vector<MappedFilePtr> MappedFileQueue::files() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_files;
+}
+
+int MappedFileQueue::fileCount() const
+{
+    std::lock_guard lock(m_mutex);
+    return static_cast<int>(m_files.size());
+}
+
+std::int64_t MappedFileQueue::minOffset() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_files.empty() ? -1 : m_files.front()->fileFromOffset();
+}
+
+std::int64_t MappedFileQueue::maxOffset() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_files.empty() ? 0 : m_files.back()->fileFromOffset() + m_files.back()->wrotePosition();
+}
+
+Result<std::int64_t> MappedFileQueue::flush(int leastPages)
+{
+    for (;;) {
+        const std::int64_t where = flushedWhere();
+        MappedFilePtr f = findFile(where);
+        if (!f) {
+            f = firstFile();
+            if (!f || where >= f->fileFromOffset())
+                return where;
+        }
+        auto r = f->flush(leastPages);
+        if (!r)
+            return r.error();
+        const std::int64_t now = f->fileFromOffset() + *r;
+        setFlushedWhere(now);
+        // Continue into the next file only for a thorough flush of a completed file.
+        if (leastPages > 0 || now == where || *r < f->fileSize())
+            return now;
+    }
+}
+
+std::int64_t MappedFileQueue::storeTimestampAtFlushedWhere() const
+{
+    std::lock_guard lock(m_mutex);
+    const std::int64_t where = flushedWhere();
+    std::int64_t ts = 0;
+    for (const auto &f : m_files) {
+        if (f->fileFromOffset() >= where)
+            break;
+        ts = f->storeTimestamp();
+    }
+    return ts;
+}
+
+std::int64_t MappedFileQueue::truncateDirty(std::int64_t offset)
+{
+    std::int64_t discarded = 0;
+    std::vector<MappedFilePtr> doomed;
+    {
+        std::lock_guard lock(m_mutex);
+        while (!m_files.empty() && m_files.back()->fileFromOffset() >= offset) {
+            discarded += m_files.back()->wrotePosition();
+            doomed.push_back(m_files.back());
+            m_files.pop_back();
+        }
+        if (!m_files.empty()) {
+            auto &last = m_files.back();
+            const std::int64_t pos = offset - last->fileFromOffset();
+            if (pos >= 0 && pos < last->fileSize()) {
+                discarded += std::max<std::int64_t>(0, last->wrotePosition() - pos);
+                last->truncateTo(pos);
+            }
+        }
+    }
+    for (auto &f : doomed) {
+        qCInfo(lcStoreRecovery).noquote()
+            << "deleting" << f->path() << "(after truncation point" << offset << ")";
+        f->unlinkFile();
+    }
+    if (flushedWhere() > offset)
+        setFlushedWhere(offset);
+    return discarded;
+}
+
+bool MappedFileQueue::removeFirst(const MappedFilePtr &file)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_files.empty() || m_files.front() != file)
+            return false;
+        m_files.erase(m_files.begin());
+    }
+    return file->unlinkFile();
+}
+
+void MappedFileQueue::destroy()
+{
+    std::vector<MappedFilePtr> all;
+    {
+        std::lock_guard lock(m_mutex);
+        all.swap(m_files);
+    }
+    for (auto &f : all)
+        f->unlinkFile();
+    setFlushedWhere(0);
+    QDir(m_dir).removeRecursively();
+}
+
+} // namespace qrocket::storage

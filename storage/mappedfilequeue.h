@@ -1,0 +1,84 @@
+#pragma once
+
+// MappedFileQueue: the ordered list of equally sized MappedFiles in one directory, named by start
+// offset; global offset o lives in the file starting at o - o % fileSize (protocol.md §7.2).
+//
+// Threading: the file list is guarded by an internal mutex; accessors return shared_ptr copies
+// that keep a file mapped while used. Creating and truncating files is done by the single owner
+// (the appender or the recovery code); flush may run concurrently with appends.
+
+#include "storage/mappedfile.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <atomic>
+#include <mutex>
+#include <vector>
+
+namespace qrocket::storage {
+
+class MappedFileQueue
+{
+public:
+    MappedFileQueue(QString dir, std::int64_t fileSize);
+    MappedFileQueue(const MappedFileQueue &) = delete;
+    MappedFileQueue &operator=(const MappedFileQueue &) = delete;
+
+    const QString &dir() const { return m_dir; }
+    std::int64_t fileSize() const { return m_fileSize; }
+
+    /// Maps every file of the directory. Files that are not 20-digit names are ignored; a file
+    /// shorter than fileSize is extended with zeros and listed in loadWarnings(). Wrote positions
+    /// start at the file size; recovery sets the real ones.
+    Status load();
+    QStringList loadWarnings() const { return m_loadWarnings; }
+
+    /// The last file if it has room, else a new file following it (or at `startOffset` rounded
+    /// down to a file boundary when the queue is empty).
+    Result<MappedFilePtr> lastFileForWrite(std::int64_t startOffset = 0);
+    MappedFilePtr lastFile() const;
+    MappedFilePtr firstFile() const;
+    /// The file containing global `offset`, or null.
+    MappedFilePtr findFile(std::int64_t offset) const;
+    std::vector<MappedFilePtr> files() const;
+    int fileCount() const;
+    bool isEmpty() const { return fileCount() == 0; }
+
+    std::int64_t minOffset() const; // first file's start, or -1 when empty
+    std::int64_t maxOffset() const; // last file's start + wrote position, or 0
+    std::int64_t flushedWhere() const { return m_flushedWhere.load(std::memory_order_acquire); }
+    void setFlushedWhere(std::int64_t o) { m_flushedWhere.store(o, std::memory_order_release); }
+    /// Bytes written but not yet flushed.
+    std::int64_t flushBacklog() const
+    {
+        return std::max<std::int64_t>(0, maxOffset() - flushedWhere());
+    }
+
+    /// Flushes from flushedWhere; `leastPages` as in MappedFile::flush (0 flushes everything,
+    /// across file boundaries). Returns the new flushedWhere.
+    Result<std::int64_t> flush(int leastPages);
+    /// Store timestamp of the newest file flushed completely up to flushedWhere (checkpoint).
+    std::int64_t storeTimestampAtFlushedWhere() const;
+
+    /// Drops everything at and after global `offset`: files starting at or after it are deleted,
+    /// the file holding it is zeroed from there on. Returns the number of bytes discarded beyond
+    /// `offset`.
+    std::int64_t truncateDirty(std::int64_t offset);
+    /// Removes `file` from the queue (it must be the first) and unlinks it; holders keep reading.
+    bool removeFirst(const MappedFilePtr &file);
+    /// Deletes every file and the directory's contents.
+    void destroy();
+
+private:
+    MappedFilePtr findLocked(std::int64_t offset) const;
+
+    QString m_dir;
+    std::int64_t m_fileSize;
+    mutable std::mutex m_mutex; // guards m_files
+    std::vector<MappedFilePtr> m_files;
+    std::atomic<std::int64_t> m_flushedWhere {0};
+    QStringList m_loadWarnings;
+};
+
+} // namespace qrocket::storage

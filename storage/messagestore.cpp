@@ -1,0 +1,332 @@
+#include "storage/messagestore.h"
+
+#include "clientlib/common/hash.h"
+#include "storage/logging.h"
+#include "storage/services/cleanservice.h"
+#include "storage/services/flushservice.h"
+#include "storage/services/reputservice.h"
+#include "storage/storerecovery.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+
+#include <future>
+#include <unistd.h>
+
+namespace qrocket::storage {
+
+namespace {
+std::int64_t systemClock()
+{
+    return QDateTime::currentMSecsSinceEpoch();
+}
+} // namespace
+
+MessageStore::MessageStore(MessageStoreConfig config, StoreOptions options)
+    : m_config(std::move(config))
+    , m_clock(options.clock ? options.clock : std::function<std::int64_t()>(systemClock))
+    , m_options(std::move(options))
+    , m_checkpoint(m_config.checkpointPath())
+    , m_commitLog(m_config, m_clock)
+{
+    m_delayLevels = m_config.delayLevelMillis();
+    m_totalPhysicalMemory
+        = static_cast<std::int64_t>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGESIZE);
+}
+
+MessageStore::~MessageStore()
+{
+    shutdown();
+}
+
+Status MessageStore::open()
+{
+    if (m_open)
+        return Status::invalidArgument(QStringLiteral("store already open"));
+    if (Status s = m_config.validate(); !s)
+        return s;
+    if (!QDir().mkpath(m_config.storePathRootDir))
+        return Status::ioError(
+            QStringLiteral("cannot create storePathRootDir %1").arg(m_config.storePathRootDir));
+    if (Status s = m_lock.acquire(m_config.lockPath()); !s)
+        return s;
+    const bool lastExitOk = !QFile::exists(m_config.abortPath());
+    if (Status s = m_checkpoint.open(); !s)
+        return s;
+    m_index = std::make_unique<IndexService>(
+        m_config.indexDir(), m_config.maxHashSlotNum, m_config.maxIndexNum, m_clock);
+    m_reput = std::make_unique<ReputService>(m_commitLog,
+        [this](const protocol::MessageRecordView &rec, std::int64_t off) { dispatch(rec, off); });
+    StoreRecovery recovery(*this);
+    if (Status s = recovery.run(lastExitOk); !s) {
+        m_lock.release();
+        return s;
+    }
+    // Mark the store running: a crash from now on leaves `abort` behind.
+    QFile abort(m_config.abortPath());
+    if (!abort.open(QIODevice::WriteOnly))
+        return Status::ioError(
+            QStringLiteral("cannot create %1: %2").arg(m_config.abortPath(), abort.errorString()));
+    abort.close();
+
+    m_commitLog.setAppendListener([this] { m_reput->wakeup(); });
+    if (m_config.isSyncFlush()) {
+        m_groupCommit = std::make_unique<GroupCommitService>(
+            m_commitLog.files(), m_checkpoint, m_config.syncFlushTimeout);
+        m_groupCommit->start();
+    } else {
+        m_flushAsync = std::make_unique<FlushCommitLogService>(m_commitLog.files(), m_checkpoint,
+            m_config.flushIntervalCommitLog, m_config.flushCommitLogLeastPages,
+            m_config.flushCommitLogThoroughInterval);
+        m_flushAsync->start();
+    }
+    m_reput->start();
+    m_clean = std::make_unique<CleanService>(
+        m_config, m_commitLog.files(),
+        [this](std::int64_t minOffset) { cleanLogicFiles(minOffset); }, m_clock,
+        m_options.diskUsage);
+    m_cqFlushThread = std::make_unique<ServiceThread>();
+    m_cqFlushThread->start([this] {
+        std::int64_t lastThorough = m_clock();
+        while (!m_cqFlushThread->isStopping()) {
+            m_cqFlushThread->waitFor(std::chrono::milliseconds(m_config.flushIntervalConsumeQueue));
+            int least = m_config.flushConsumeQueueLeastPages;
+            if (m_clock() - lastThorough >= m_config.flushConsumeQueueThoroughInterval) {
+                least = 0;
+                lastThorough = m_clock();
+            }
+            flushConsumeQueues(least);
+        }
+    });
+    if (m_options.runCleanService) {
+        m_cleanThread = std::make_unique<ServiceThread>();
+        m_cleanThread->start([this] {
+            while (!m_cleanThread->isStopping()) {
+                m_cleanThread->waitFor(std::chrono::milliseconds(m_config.cleanResourceInterval));
+                if (!m_cleanThread->isStopping())
+                    m_clean->run();
+            }
+        });
+    }
+    m_open = true;
+    qCInfo(lcStore).noquote() << "store open at" << m_config.storePathRootDir << "commit log"
+                              << m_commitLog.minOffset() << ".." << m_commitLog.maxOffset()
+                              << (m_config.isSyncFlush() ? "SYNC_FLUSH" : "ASYNC_FLUSH");
+    return {};
+}
+
+void MessageStore::shutdown()
+{
+    if (!m_open.exchange(false))
+        return;
+    m_commitLog.setWritable(false, QStringLiteral("store is shutting down"));
+    if (m_cleanThread)
+        m_cleanThread->stop();
+    if (m_groupCommit)
+        m_groupCommit->stop();
+    if (m_flushAsync)
+        m_flushAsync->stop();
+    m_reput->stop();
+    m_cqFlushThread->stop();
+    flushConsumeQueues(0);
+    if (m_groupCommit || m_flushAsync)
+        if (Status s = flushCommitLog(m_commitLog.files(), m_checkpoint, 0); !s)
+            qCWarning(lcStore).noquote() << s.message();
+    if (Status s = m_checkpoint.flush(); !s)
+        qCWarning(lcStore).noquote() << s.message();
+    if (m_reput->dispatchBehindBytes() == 0 && m_commitLog.files().flushBacklog() == 0)
+        QFile::remove(m_config.abortPath());
+    else
+        qCWarning(lcStore)
+            << "shutdown with undispatched or unflushed data; keeping abort for a full recovery";
+    m_lock.release();
+    qCInfo(lcStore).noquote() << "store closed cleanly at commit-log offset"
+                              << m_commitLog.maxOffset();
+}
+
+void MessageStore::completePut(PutMessageResult r, bool wait, const PutCallback &done)
+{
+    if (r.isOk()) {
+        m_putCount.fetch_add(r.msgNum, std::memory_order_relaxed);
+        m_putBytes.fetch_add(r.wroteBytes, std::memory_order_relaxed);
+    }
+    if (r.isOk() && m_groupCommit) {
+        if (wait) {
+            const std::int64_t next = r.wroteOffset + r.wroteBytes;
+            // A batch may straddle files: its last record ends at the last offset + its size.
+            const std::int64_t end
+                = r.batchOffsets.size() > 1 ? std::max(next, r.batchOffsets.back() + 1) : next;
+            m_groupCommit->submit(end, std::move(r), done);
+            return;
+        }
+        m_groupCommit->wakeup();
+    }
+    if (done)
+        done(r);
+}
+
+void MessageStore::putMessage(const MessageExtBrokerInner &msg, PutCallback done)
+{
+    PutMessageResult r;
+    if (!m_open.load()) {
+        r.status = PutMessageStatus::ServiceNotAvailable;
+        r.remark = QStringLiteral("message store is not open");
+    } else if (m_config.isSlave()) {
+        r.status = PutMessageStatus::ServiceNotAvailable;
+        r.remark = QStringLiteral("message store is a slave (brokerRole=SLAVE)");
+    } else if (m_clean->isDiskFull()) {
+        r.status = PutMessageStatus::ServiceNotAvailable;
+        r.remark = m_clean->refuseReason();
+    } else {
+        r = m_commitLog.append(msg);
+    }
+    completePut(std::move(r), msg.waitStoreMsgOk, done);
+}
+
+void MessageStore::putMessages(const std::vector<MessageExtBrokerInner> &msgs, PutCallback done)
+{
+    PutMessageResult r;
+    if (!m_open.load() || m_config.isSlave() || m_clean->isDiskFull()) {
+        r.status = PutMessageStatus::ServiceNotAvailable;
+        r.remark = !m_open.load() ? QStringLiteral("message store is not open")
+            : m_config.isSlave()  ? QStringLiteral("message store is a slave (brokerRole=SLAVE)")
+                                  : m_clean->refuseReason();
+    } else {
+        r = m_commitLog.appendBatch(msgs);
+    }
+    completePut(std::move(r), msgs.empty() || msgs.front().waitStoreMsgOk, done);
+}
+
+PutMessageResult MessageStore::putMessageAndWait(const MessageExtBrokerInner &msg)
+{
+    auto promise = std::make_shared<std::promise<PutMessageResult>>();
+    auto future = promise->get_future();
+    putMessage(msg, [promise](const PutMessageResult &r) { promise->set_value(r); });
+    return future.get();
+}
+
+std::int64_t MessageStore::defaultTagsCode(const protocol::MessageRecordView &rec) const
+{
+    std::int64_t code = 0;
+    const QByteArrayView tags = findProperty(rec.properties, kPropertyTags);
+    if (!tags.isEmpty())
+        code = javaStringHash(tags);
+    if (rec.topic == kScheduleTopic) {
+        const QByteArrayView delay = findProperty(rec.properties, kPropertyDelay);
+        if (!delay.isEmpty()) {
+            bool ok = false;
+            int level = delay.toByteArray().toInt(&ok);
+            if (ok && level > 0 && !m_delayLevels.isEmpty()) {
+                level = std::min<int>(level, static_cast<int>(m_delayLevels.size()));
+                code = rec.storeTimestamp + m_delayLevels.at(level - 1);
+            } else if (ok && level > 0) {
+                code = rec.storeTimestamp + 1000;
+            }
+        }
+    }
+    return code;
+}
+
+void MessageStore::dispatch(const protocol::MessageRecordView &rec, std::int64_t offset)
+{
+    const std::int32_t tx = rec.sysFlag & protocol::SysFlag::TransactionMask;
+    const bool toQueue
+        = tx == protocol::SysFlag::TransactionNot || tx == protocol::SysFlag::TransactionCommit;
+    const std::int64_t tagsCode
+        = m_tagsCodeResolver ? m_tagsCodeResolver(rec) : defaultTagsCode(rec);
+    if (toQueue) {
+        ConsumeQueue *cq = findOrCreateConsumeQueue(rec.topic, rec.queueId);
+        if (!cq) {
+            qCCritical(lcStore) << "dispatch: no consume queue for" << rec.topic << rec.queueId;
+        } else if (Status s = cq->putUnit(offset, rec.totalSize, tagsCode, rec.queueOffset); !s) {
+            qCCritical(lcStore).noquote()
+                << "dispatch to consume queue failed at offset" << offset << ":" << s.message();
+        }
+    }
+    if (m_config.messageIndexEnable) {
+        DispatchRequest req;
+        req.topic = rec.topic;
+        req.queueId = rec.queueId;
+        req.commitLogOffset = offset;
+        req.msgSize = rec.totalSize;
+        req.storeTimestamp = rec.storeTimestamp;
+        req.sysFlag = rec.sysFlag;
+        req.keys = findProperty(rec.properties, kPropertyKeys);
+        req.uniqKey = findProperty(rec.properties, kPropertyUniqKey);
+        if (Status s = m_index->buildIndex(req); !s)
+            qCWarning(lcStore).noquote()
+                << "index build failed at offset" << offset << ":" << s.message();
+    }
+    m_lastDispatchedStoreTs.store(rec.storeTimestamp, std::memory_order_release);
+    if (toQueue && m_arrivalListener && m_open.load(std::memory_order_relaxed))
+        m_arrivalListener(rec.topic, rec.queueId, rec.queueOffset, tagsCode, rec.storeTimestamp);
+}
+
+ConsumeQueue *MessageStore::findConsumeQueue(QByteArrayView topic, int queueId) const
+{
+    char buf[160];
+    const std::string_view key = topicQueueKey(topic, queueId, buf);
+    std::shared_lock lock(m_cqMutex);
+    auto it = m_consumeQueues.find(key);
+    return it == m_consumeQueues.end() ? nullptr : it->second.get();
+}
+
+ConsumeQueue *MessageStore::findOrCreateConsumeQueue(QByteArrayView topic, int queueId)
+{
+    if (ConsumeQueue *cq = findConsumeQueue(topic, queueId))
+        return cq;
+    char buf[160];
+    const std::string_view key = topicQueueKey(topic, queueId, buf);
+    std::unique_lock lock(m_cqMutex);
+    auto &slot = m_consumeQueues[std::string(key)];
+    if (!slot)
+        slot = std::make_unique<ConsumeQueue>(topic.toByteArray(), queueId,
+            m_config.consumeQueueDir(), m_config.mappedFileSizeConsumeQueue);
+    return slot.get();
+}
+
+std::vector<ConsumeQueue *> MessageStore::consumeQueues() const
+{
+    std::shared_lock lock(m_cqMutex);
+    std::vector<ConsumeQueue *> out;
+    out.reserve(m_consumeQueues.size());
+    for (const auto &[k, q] : m_consumeQueues)
+        out.push_back(q.get());
+    return out;
+}
+
+void MessageStore::flushConsumeQueues(int leastPages)
+{
+    const std::int64_t logicsTs = m_lastDispatchedStoreTs.load(std::memory_order_acquire);
+    bool ok = true;
+    for (ConsumeQueue *cq : consumeQueues()) {
+        if (auto r = cq->flush(leastPages); !r) {
+            ok = false;
+            qCWarning(lcStoreFlush).noquote()
+                << "consume queue flush failed:" << r.error().message();
+        }
+    }
+    if (ok && logicsTs > 0)
+        m_checkpoint.setLogicsMsgTimestamp(logicsTs);
+    if (m_config.messageIndexEnable && m_index) {
+        const std::int64_t indexTs = m_index->flush();
+        if (indexTs > 0)
+            m_checkpoint.setIndexMsgTimestamp(indexTs);
+    }
+    if (Status s = m_checkpoint.flush(); !s)
+        qCWarning(lcStoreFlush).noquote() << s.message();
+}
+
+void MessageStore::cleanLogicFiles(std::int64_t commitLogMinOffset)
+{
+    int cqFiles = 0;
+    for (ConsumeQueue *cq : consumeQueues())
+        cqFiles += cq->deleteExpiredFiles(commitLogMinOffset);
+    const int idxFiles = m_index->deleteExpiredFiles(commitLogMinOffset);
+    qCInfo(lcStoreClean).noquote()
+        << "logic files below commit-log min offset" << commitLogMinOffset << ": deleted" << cqFiles
+        << "consume-queue and" << idxFiles << "index files";
+}
+
+} // namespace qrocket::storage

@@ -1,0 +1,163 @@
+#pragma once
+
+// MessageStore: the facade the broker uses (RocketMQ's DefaultMessageStore). Owns the commit
+// log, the consume queues, the index, the checkpoint/abort/lock files and the service threads
+// (flush, group commit, reput, consume-queue flush, cleanup).
+//
+// Lifecycle: construct with a config, open() (lock, load, recover, start services), use, then
+// shutdown() (or the destructor) for a clean stop that removes `abort`.
+//
+// Threading: every public method may be called from any thread after open(). Put completions
+// run on the calling thread (async flush, or WAIT=false) or on the group-commit thread
+// (SYNC_FLUSH): keep them short. The arrival listener runs on the reput thread.
+
+#include "storage/commitlog.h"
+#include "storage/consumequeue.h"
+#include "storage/indexservice.h"
+#include "storage/recordutil.h"
+#include "storage/storecheckpoint.h"
+#include "storage/storeconfig.h"
+#include "storage/storestats.h"
+#include "storage/storetypes.h"
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+
+namespace qrocket::storage {
+
+class FlushCommitLogService;
+class GroupCommitService;
+class ReputService;
+class CleanService;
+class ServiceThread;
+
+struct StoreOptions
+{
+    std::function<std::int64_t()> clock; // ms since epoch; default: the system clock
+    DiskUsageProbe diskUsage; // default: statvfs of the commit-log directory
+    bool runCleanService = true; // tests drive cleanService().run() themselves
+};
+
+class MessageStore
+{
+public:
+    /// (topic, queueId, queue offset of the new message, tagsCode, store timestamp)
+    using ArrivalListener = std::function<void(QByteArrayView topic, int queueId,
+        std::int64_t queueOffset, std::int64_t tagsCode, std::int64_t storeTimestamp)>;
+    /// Derives the CQ tagsCode of a record (default: TAGS hash; SCHEDULE_TOPIC_XXXX: delivery
+    /// time).
+    using TagsCodeResolver = std::function<std::int64_t(const protocol::MessageRecordView &record)>;
+
+    explicit MessageStore(MessageStoreConfig config, StoreOptions options = {});
+    ~MessageStore();
+    MessageStore(const MessageStore &) = delete;
+    MessageStore &operator=(const MessageStore &) = delete;
+
+    /// Set before open().
+    void setArrivalListener(ArrivalListener l) { m_arrivalListener = std::move(l); }
+    void setTagsCodeResolver(TagsCodeResolver r) { m_tagsCodeResolver = std::move(r); }
+
+    Status open();
+    void shutdown();
+    bool isOpen() const { return m_open.load(); }
+    const MessageStoreConfig &config() const { return m_config; }
+    const RecoveryReport &recoveryReport() const { return m_recovery; }
+
+    // --- writes -------------------------------------------------------------------------
+    /// Appends and completes `done` (inline, or from the group-commit thread for SYNC_FLUSH).
+    void putMessage(const MessageExtBrokerInner &msg, PutCallback done);
+    /// A batch to one topic-queue, consecutive queue offsets; one completion.
+    void putMessages(const std::vector<MessageExtBrokerInner> &msgs, PutCallback done);
+    /// Blocking convenience for tests and tools: waits for the completion.
+    PutMessageResult putMessageAndWait(const MessageExtBrokerInner &msg);
+
+    // --- reads --------------------------------------------------------------------------
+    GetMessageResult getMessage(QByteArrayView group, QByteArrayView topic, int queueId,
+        std::int64_t offset, int maxMsgNums, const TagFilter *filter = nullptr) const;
+    std::int64_t minOffsetInQueue(QByteArrayView topic, int queueId) const;
+    std::int64_t maxOffsetInQueue(QByteArrayView topic, int queueId) const;
+    /// First queue offset whose store time >= timestamp (binary search); maxOffset if none.
+    std::int64_t offsetInQueueByTime(
+        QByteArrayView topic, int queueId, std::int64_t timestamp) const;
+    /// Store time of the message at a queue offset, or -1.
+    std::int64_t messageStoreTimestamp(
+        QByteArrayView topic, int queueId, std::int64_t queueOffset) const;
+    /// Store time of the newest message of a queue, or -1.
+    std::int64_t lastStoreTime(QByteArrayView topic, int queueId) const;
+    /// Store time of the oldest message in the commit log, or -1.
+    std::int64_t earliestMessageTime() const;
+    std::int64_t earliestMessageTime(QByteArrayView topic, int queueId) const;
+    /// The whole record stored at a commit-log offset (VIEW_MESSAGE_BY_ID).
+    SelectedRecord lookMessageByOffset(std::int64_t commitLogOffset) const;
+    /// QUERY_MESSAGE: records whose KEYS or UNIQ_KEY equal `key`, stored within [begin, end].
+    QueryMessageResult queryMessage(QByteArrayView topic, QByteArrayView key, int maxNum,
+        std::int64_t begin, std::int64_t end) const;
+    std::int64_t commitLogMinOffset() const { return m_commitLog.minOffset(); }
+    std::int64_t commitLogMaxOffset() const { return m_commitLog.maxOffset(); }
+    /// Raw commit-log bytes from an offset to the end of its file (HA transfer).
+    SelectedRecord commitLogData(std::int64_t offset) const
+    {
+        return m_commitLog.selectFrom(offset);
+    }
+
+    StoreStats stats() const;
+    std::int64_t dispatchBehindBytes() const;
+    /// Blocks until reput has dispatched everything appended so far (tests), or timeout.
+    bool waitForDispatch(int timeoutMs) const;
+    /// Runs one cleanup pass now (also runs every cleanResourceInterval ms).
+    CleanService &cleanService() { return *m_clean; }
+    /// Forces the flushing of consume queues, index and checkpoint (also every second).
+    void flushConsumeQueues(int leastPages);
+
+    ConsumeQueue *findConsumeQueue(QByteArrayView topic, int queueId) const;
+    std::vector<ConsumeQueue *> consumeQueues() const;
+
+private:
+    friend class StoreRecovery;
+    ConsumeQueue *findOrCreateConsumeQueue(QByteArrayView topic, int queueId);
+    void dispatch(const protocol::MessageRecordView &rec, std::int64_t offset);
+    std::int64_t defaultTagsCode(const protocol::MessageRecordView &rec) const;
+    void completePut(PutMessageResult r, bool wait, const PutCallback &done);
+    void cleanLogicFiles(std::int64_t commitLogMinOffset);
+    Status loadConsumeQueues();
+    std::int64_t now() const { return m_clock(); }
+
+    MessageStoreConfig m_config;
+    std::function<std::int64_t()> m_clock;
+    StoreOptions m_options;
+    QList<std::int64_t> m_delayLevels;
+    ArrivalListener m_arrivalListener;
+    TagsCodeResolver m_tagsCodeResolver;
+    RecoveryReport m_recovery;
+
+    StoreLock m_lock;
+    StoreCheckpoint m_checkpoint;
+    CommitLog m_commitLog;
+    std::unique_ptr<IndexService> m_index;
+    std::unique_ptr<ReputService> m_reput;
+    std::unique_ptr<FlushCommitLogService> m_flushAsync;
+    std::unique_ptr<GroupCommitService> m_groupCommit;
+    std::unique_ptr<CleanService> m_clean;
+    std::unique_ptr<ServiceThread> m_cqFlushThread;
+    std::unique_ptr<ServiceThread> m_cleanThread;
+
+    mutable std::shared_mutex m_cqMutex; // guards m_consumeQueues (the map, not the queues)
+    std::unordered_map<std::string, std::unique_ptr<ConsumeQueue>, TransparentStringHash,
+        std::equal_to<>>
+        m_consumeQueues;
+    std::atomic<std::int64_t> m_lastDispatchedStoreTs {0};
+    std::atomic<bool> m_open {false};
+
+    // statistics
+    std::atomic<std::int64_t> m_putCount {0};
+    std::atomic<std::int64_t> m_putBytes {0};
+    mutable std::atomic<std::int64_t> m_getCount {0};
+    mutable std::mutex m_statsMutex;
+    mutable std::int64_t m_lastStatsTime = 0, m_lastPutCount = 0, m_lastGetCount = 0;
+    std::int64_t m_totalPhysicalMemory = 0;
+};
+
+} // namespace qrocket::storage

@@ -1,0 +1,83 @@
+#include "storage/services/reputservice.h"
+
+#include "storage/logging.h"
+
+namespace qrocket::storage {
+
+ReputService::ReputService(CommitLog &commitLog, Dispatcher dispatcher)
+    : m_commitLog(commitLog), m_dispatcher(std::move(dispatcher))
+{ }
+
+std::int64_t ReputService::dispatchBehindBytes() const
+{
+    return std::max<std::int64_t>(0, m_commitLog.maxOffset() - reputFromOffset());
+}
+
+std::int64_t ReputService::doReput()
+{
+    std::int64_t from = reputFromOffset();
+    if (from < m_commitLog.minOffset()) {
+        qCWarning(lcStore) << "reput offset" << from << "is below the commit-log min offset"
+                           << m_commitLog.minOffset() << "- skipping ahead";
+        from = m_commitLog.minOffset();
+        setReputFromOffset(from);
+    }
+    if (from >= m_commitLog.maxOffset())
+        return 0;
+    const SelectedRecord sel = m_commitLog.selectFrom(from);
+    if (!sel.isValid())
+        return 0;
+    std::int64_t count = 0;
+    QByteArrayView rest = sel.bytes;
+    protocol::MessageRecordView rec;
+    while (!rest.isEmpty()) {
+        const protocol::RecordDecodeResult r = protocol::decodeRecord(rest, rec, false);
+        if (r.status == protocol::RecordStatus::Ok) {
+            m_dispatcher(rec, from);
+            from += r.size;
+            rest = rest.sliced(r.size);
+            ++count;
+            continue;
+        }
+        if (r.status == protocol::RecordStatus::Blank) {
+            from = m_commitLog.rollNextFile(from);
+            ++count; // progress
+        } else if (m_lastErrorOffset != from) {
+            m_lastErrorOffset = from;
+            qCCritical(lcStore).noquote()
+                << "reput: unreadable record at commit-log offset" << from << ":" << r.error;
+        }
+        break;
+    }
+    setReputFromOffset(from);
+    return count;
+}
+
+std::int64_t ReputService::dispatchAll()
+{
+    std::int64_t total = 0;
+    for (;;) {
+        const std::int64_t n = doReput();
+        if (n == 0)
+            return total;
+        total += n;
+    }
+}
+
+void ReputService::start()
+{
+    m_thread.start([this] {
+        while (!m_thread.isStopping()) {
+            if (doReput() == 0)
+                m_thread.waitFor(std::chrono::milliseconds(1));
+        }
+    });
+}
+
+void ReputService::stop()
+{
+    m_thread.stop();
+    dispatchAll();
+}
+
+} // namespace qrocket::storage

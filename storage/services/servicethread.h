@@ -1,0 +1,72 @@
+#pragma once
+
+// ServiceThread: a std::thread running `loop` until stop(); waitFor() sleeps up to an interval
+// but returns early on wakeup() or stop() (RocketMQ's ServiceThread.waitForRunning).
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+namespace qrocket::storage {
+
+class ServiceThread
+{
+public:
+    ServiceThread() = default;
+    ~ServiceThread() { stop(); }
+    ServiceThread(const ServiceThread &) = delete;
+    ServiceThread &operator=(const ServiceThread &) = delete;
+
+    void start(std::function<void()> loop)
+    {
+        m_stopping = false;
+        m_thread = std::thread(std::move(loop));
+    }
+    void stop()
+    {
+        {
+            std::lock_guard lock(m_mutex);
+            m_stopping = true;
+        }
+        m_cv.notify_all();
+        if (m_thread.joinable())
+            m_thread.join();
+    }
+    bool isStopping() const { return m_stopping.load(std::memory_order_acquire); }
+    bool isRunning() const { return m_thread.joinable(); }
+
+    void wakeup()
+    {
+        // seq_cst pair with waitFor(): either the waiter's predicate sees m_notified, or we see
+        // m_waiting and notify under the lock.
+        m_notified.store(true);
+        if (m_waiting.load()) {
+            std::lock_guard lock(m_mutex);
+            m_cv.notify_one();
+        }
+    }
+    /// Sleeps up to `timeout` unless woken; returns at once if a wakeup is pending.
+    void waitFor(std::chrono::milliseconds timeout)
+    {
+        if (m_notified.exchange(false))
+            return;
+        std::unique_lock lock(m_mutex);
+        m_waiting.store(true);
+        m_cv.wait_for(lock, timeout, [this] { return m_notified.load() || m_stopping.load(); });
+        m_waiting.store(false);
+        m_notified.store(false);
+    }
+
+private:
+    std::thread m_thread;
+    std::mutex m_mutex;
+    std::condition_variable m_cv;
+    std::atomic<bool> m_stopping {false};
+    std::atomic<bool> m_waiting {false};
+    std::atomic<bool> m_notified {false};
+};
+
+} // namespace qrocket::storage

@@ -1,0 +1,88 @@
+#pragma once
+
+// MessageStoreConfig: the store's settings with RocketMQ's key names and defaults
+// (org.apache.rocketmq.store.config.MessageStoreConfig, 4.9.x; the two disk ratios that 4.9 reads
+// from system properties use their 5.x key names). bind() registers every key on a ConfigSchema
+// so broker.conf files set them; validate() reports bad combinations as InvalidArgument.
+
+#include "clientlib/common/status.h"
+
+#include <QList>
+#include <QString>
+
+#include <cstdint>
+
+namespace qrocket {
+class ConfigSchema;
+}
+
+namespace qrocket::storage {
+
+struct MessageStoreConfig
+{
+    QString storePathRootDir; // default: $HOME/store
+    QString storePathCommitLog; // default: <root>/commitlog
+    std::int64_t mappedFileSizeCommitLog = 1024LL * 1024 * 1024;
+    int mappedFileSizeConsumeQueue = 300000 * 20;
+    int maxHashSlotNum = 5000000;
+    int maxIndexNum = 5000000 * 4;
+    bool messageIndexEnable = true;
+    bool messageIndexSafe = false;
+
+    QString flushDiskType = QStringLiteral("ASYNC_FLUSH"); // or SYNC_FLUSH
+    QString brokerRole = QStringLiteral("ASYNC_MASTER"); // ASYNC_MASTER, SYNC_MASTER, SLAVE
+    int flushIntervalCommitLog = 500;
+    int flushCommitLogLeastPages = 4;
+    int flushCommitLogThoroughInterval = 10 * 1000;
+    int flushIntervalConsumeQueue = 1000;
+    int flushConsumeQueueLeastPages = 2;
+    int flushConsumeQueueThoroughInterval = 60 * 1000;
+    int syncFlushTimeout = 5 * 1000;
+
+    int maxMessageSize = 4 * 1024 * 1024;
+    bool checkCRCOnRecover = true;
+
+    int fileReservedTime = 72; // hours
+    QString deleteWhen = QStringLiteral("04");
+    int diskMaxUsedSpaceRatio = 75;
+    int diskSpaceCleanForciblyRatio = 85;
+    int diskSpaceWarningLevelRatio = 90;
+    bool cleanFileForciblyEnable = true;
+    int cleanResourceInterval = 10 * 1000;
+    int deleteCommitLogFilesInterval = 100;
+    int destroyMapedFileIntervalForcibly = 120 * 1000;
+    int deleteFileBatchMax = 10;
+
+    int maxTransferBytesOnMessageInMemory = 256 * 1024;
+    int maxTransferCountOnMessageInMemory = 32;
+    int maxTransferBytesOnMessageInDisk = 64 * 1024;
+    int maxTransferCountOnMessageInDisk = 8;
+    int accessMessageInMemoryMaxRatio = 40;
+    bool offsetCheckInSlave = false;
+    int defaultQueryMaxNum = 32;
+    QString messageDelayLevel
+        = QStringLiteral("1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h");
+
+    MessageStoreConfig();
+
+    bool isSyncFlush() const { return flushDiskType == QLatin1String("SYNC_FLUSH"); }
+    bool isSlave() const { return brokerRole == QLatin1String("SLAVE"); }
+    QString commitLogDir() const;
+    QString consumeQueueDir() const;
+    QString indexDir() const;
+    QString checkpointPath() const;
+    QString abortPath() const;
+    QString lockPath() const;
+
+    /// Registers every key on `schema` (fields must outlive it). Important keys are the ones
+    /// `-m` prints.
+    void bind(ConfigSchema &schema);
+    Status validate() const;
+
+    /// The hours of deleteWhen ("04;12" -> {4, 12}); empty when malformed.
+    QList<int> deleteHours() const;
+    /// Delay per level in ms (index 0 = level 1); empty when malformed.
+    QList<std::int64_t> delayLevelMillis() const;
+};
+
+} // namespace qrocket::storage

@@ -1,0 +1,216 @@
+#include "storage/storerecovery.h"
+
+#include "clientlib/common/byteorder.h"
+#include "storage/logging.h"
+#include "storage/messagestore.h"
+#include "storage/services/reputservice.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+
+namespace qrocket::storage {
+
+namespace {
+bool allZero(QByteArrayView v)
+{
+    for (char c : v)
+        if (c != 0)
+            return false;
+    return true;
+}
+} // namespace
+
+StoreRecovery::ScanResult StoreRecovery::scanCommitLog(
+    MessageStore &store, std::int64_t startOffset, bool checkCrc)
+{
+    ScanResult r;
+    r.endOffset = startOffset;
+    MappedFileQueue &files = store.m_commitLog.files();
+    protocol::MessageRecordView rec;
+    for (MappedFilePtr f = files.findFile(startOffset); f;
+         f = files.findFile(f->fileFromOffset() + f->fileSize())) {
+        std::int64_t pos = r.endOffset - f->fileFromOffset();
+        const std::int64_t size = f->fileSize();
+        while (pos < size) {
+            const QByteArrayView rest(f->data() + pos, size - pos);
+            const protocol::RecordDecodeResult d = protocol::decodeRecord(rest, rec, checkCrc);
+            if (d.status == protocol::RecordStatus::Ok
+                && rec.physicalOffset != f->fileFromOffset() + pos) {
+                r.stopReason = QStringLiteral("record at %1 claims physical offset %2")
+                                   .arg(f->fileFromOffset() + pos)
+                                   .arg(rec.physicalOffset);
+                r.endOffset = f->fileFromOffset() + pos;
+                return r;
+            }
+            if (d.status == protocol::RecordStatus::Ok) {
+                pos += d.size;
+                ++r.records;
+                continue;
+            }
+            if (d.status == protocol::RecordStatus::Blank && pos + d.size == size)
+                break;
+            r.endOffset = f->fileFromOffset() + pos;
+            if (!allZero(rest))
+                r.stopReason = QStringLiteral("%1 at commit-log offset %2 (file %3, position %4)")
+                                   .arg(d.status == protocol::RecordStatus::Blank
+                                           ? QStringLiteral("BLANK record not ending the file")
+                                           : d.error)
+                                   .arg(r.endOffset)
+                                   .arg(f->fileName())
+                                   .arg(pos);
+            return r;
+        }
+        // The file ended with a BLANK record or was filled exactly: continue in the next one.
+        r.endOffset = f->fileFromOffset() + size;
+    }
+    return r;
+}
+
+std::int64_t StoreRecovery::chooseAbnormalStart() const
+{
+    const auto files = m_store.m_commitLog.files().files();
+    const std::int64_t cpMin = m_store.m_checkpoint.minTimestamp(m_store.m_config.messageIndexSafe);
+    for (auto it = files.rbegin(); it != files.rend(); ++it) {
+        const MappedFilePtr &f = *it;
+        protocol::MessageRecordView rec;
+        const auto d = protocol::decodeRecord(QByteArrayView(f->data(), f->fileSize()), rec, false);
+        if (d.status == protocol::RecordStatus::Ok && rec.storeTimestamp != 0
+            && rec.storeTimestamp <= cpMin) {
+            qCInfo(lcStoreRecovery).noquote()
+                << "abnormal recovery starts at" << f->fileName() << "(first message stored at"
+                << rec.storeTimestamp << "<= checkpoint" << cpMin << ")";
+            return f->fileFromOffset();
+        }
+    }
+    return files.empty() ? 0 : files.front()->fileFromOffset();
+}
+
+Status StoreRecovery::run(bool lastExitOk)
+{
+    QElapsedTimer timer;
+    timer.start();
+    MessageStore &s = m_store;
+    RecoveryReport &rep = s.m_recovery;
+    rep = RecoveryReport();
+    rep.lastExitOk = lastExitOk;
+    qCInfo(lcStoreRecovery).noquote()
+        << (lastExitOk ? "clean stop detected: normal recovery"
+                       : "abort file present (crash): abnormal recovery");
+    if (Status st = s.m_commitLog.load(); !st)
+        return st;
+    for (const QString &w : s.m_commitLog.files().loadWarnings())
+        rep.problems.append(w);
+    if (Status st = s.loadConsumeQueues(); !st)
+        return st;
+    // 1. consume queues
+    std::int64_t maxCqPhy = -1;
+    std::int64_t rebuildFrom = -1;
+    auto lowerRebuild = [&](std::int64_t o) {
+        if (o >= 0 && (rebuildFrom < 0 || o < rebuildFrom))
+            rebuildFrom = o;
+    };
+    for (ConsumeQueue *cq : s.consumeQueues()) {
+        const ConsumeQueue::RecoverResult r = cq->recover();
+        rep.consumeQueues++;
+        maxCqPhy = std::max(maxCqPhy, cq->maxPhysicOffset());
+        if (r.damaged) {
+            rep.damagedConsumeQueues++;
+            rep.problems.append(QStringLiteral(
+                "consume queue damaged: %1; kept %2 units; rebuilt from the commit log")
+                                    .arg(r.detail)
+                                    .arg(r.units));
+            lowerRebuild(std::max<std::int64_t>(cq->maxPhysicOffset(), 0));
+        }
+    }
+    // 2. commit log
+    const auto clFiles = s.m_commitLog.files().files();
+    if (clFiles.empty()) {
+        for (ConsumeQueue *cq : s.consumeQueues())
+            cq->destroy();
+        s.m_index->destroy();
+        if (rep.consumeQueues > 0)
+            qCInfo(lcStoreRecovery)
+                << "no commit-log files: destroyed" << rep.consumeQueues << "consume queues";
+    }
+    std::int64_t start = 0;
+    if (!clFiles.empty()) {
+        start = lastExitOk ? clFiles[clFiles.size() > 3 ? clFiles.size() - 3 : 0]->fileFromOffset()
+                           : chooseAbnormalStart();
+        const ScanResult scan = scanCommitLog(s, start, s.m_config.checkCRCOnRecover);
+        rep.scanStartOffset = start;
+        rep.processOffset = scan.endOffset;
+        rep.scannedBytes = scan.endOffset - start;
+        rep.scannedRecords = scan.records;
+        rep.stopReason = scan.stopReason;
+        const std::int64_t before = s.m_commitLog.files().maxOffset();
+        rep.truncatedBytes = std::max<std::int64_t>(0, before - scan.endOffset);
+        s.m_commitLog.files().truncateDirty(scan.endOffset);
+        s.m_commitLog.files().setFlushedWhere(scan.endOffset);
+        if (!scan.stopReason.isEmpty()) {
+            rep.problems.append(QStringLiteral("commit log: %1; truncated at %2")
+                                    .arg(scan.stopReason)
+                                    .arg(scan.endOffset));
+            qCWarning(lcStoreRecovery).noquote()
+                << "commit log damaged:" << scan.stopReason << "- keeping" << scan.endOffset
+                << "bytes, everything after is discarded";
+        }
+    }
+    const std::int64_t processOffset = s.m_commitLog.maxOffset();
+    // 3. drop logic entries beyond the valid end
+    if (maxCqPhy >= processOffset) {
+        for (ConsumeQueue *cq : s.consumeQueues())
+            cq->truncateDirtyLogicFiles(processOffset);
+    }
+    // 4. index
+    if (s.m_config.messageIndexEnable) {
+        auto loaded = s.m_index->load(lastExitOk, s.m_checkpoint.indexMsgTimestamp());
+        if (!loaded)
+            return loaded.error();
+        rep.deletedIndexFiles = loaded->deletedFiles;
+        lowerRebuild(loaded->rebuildFromPhyOffset);
+        lowerRebuild(s.m_index->truncate(processOffset));
+    }
+    // 5. re-dispatch what the queues and index are missing
+    std::int64_t reputFrom = s.m_commitLog.minOffset();
+    for (ConsumeQueue *cq : s.consumeQueues())
+        reputFrom = std::max(reputFrom, cq->maxPhysicOffset());
+    if (!lastExitOk)
+        reputFrom = std::min(reputFrom, start);
+    if (rebuildFrom >= 0)
+        reputFrom = std::min(reputFrom, rebuildFrom);
+    reputFrom = std::clamp(reputFrom, s.m_commitLog.minOffset(), processOffset);
+    rep.redispatchFromOffset = reputFrom;
+    s.m_reput->setReputFromOffset(reputFrom);
+    rep.redispatchedRecords = s.m_reput->dispatchAll();
+    // 6. queue offset table and min offsets
+    s.m_commitLog.clearQueueOffsets();
+    const std::int64_t clMin = s.m_commitLog.minOffset();
+    for (ConsumeQueue *cq : s.consumeQueues()) {
+        cq->correctMinOffset(clMin);
+        s.m_commitLog.setQueueOffset(cq->topic(), cq->queueId(), cq->maxOffsetInQueue());
+    }
+    rep.elapsedMs = timer.elapsed();
+    const double secs = std::max<double>(rep.elapsedMs, 1) / 1000.0;
+    qCInfo(lcStoreRecovery).noquote() << QStringLiteral(
+        "recovery done in %1 ms: scanned %2 bytes (%3 records) from %4, valid end %5, truncated %6 "
+        "bytes, %7 consume queues (%8 damaged), %9 index files deleted, re-dispatched %10 records "
+        "from "
+        "%11 (%12 MiB/s)")
+                                             .arg(rep.elapsedMs)
+                                             .arg(rep.scannedBytes)
+                                             .arg(rep.scannedRecords)
+                                             .arg(rep.scanStartOffset)
+                                             .arg(processOffset)
+                                             .arg(rep.truncatedBytes)
+                                             .arg(rep.consumeQueues)
+                                             .arg(rep.damagedConsumeQueues)
+                                             .arg(rep.deletedIndexFiles)
+                                             .arg(rep.redispatchedRecords)
+                                             .arg(reputFrom)
+                                             .arg(static_cast<double>(rep.scannedBytes)
+                                                     / (1024.0 * 1024.0) / secs,
+                                                 0, 'f', 1);
+    return {};
+}
+
+} // namespace qrocket::storage

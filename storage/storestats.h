@@ -1,0 +1,53 @@
+#pragma once
+
+// Store statistics for the broker's runtime info and the console, and the recovery report.
+
+#include "storage/services/cleanservice.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <cstdint>
+#include <vector>
+
+namespace qrocket::storage {
+
+struct StoreStats
+{
+    double putTps = 0; // messages/s since the previous stats() call
+    double getFoundTps = 0; // messages returned by getMessage per second
+    std::int64_t putMessageTotal = 0;
+    std::int64_t putBytesTotal = 0;
+    std::int64_t getMessageTotal = 0;
+    double diskRatio = -1; // store partition usage [0,1], -1 unknown
+    bool diskFull = false; // writes refused
+    QString refuseReason;
+    std::int64_t commitLogMinOffset = 0;
+    std::int64_t commitLogMaxOffset = 0;
+    std::int64_t dispatchBehindBytes = 0;
+    std::int64_t flushBacklogBytes = 0;
+    std::int64_t pendingSyncFlushRequests = 0;
+    int consumeQueueCount = 0;
+    int indexFileCount = 0;
+    std::vector<StoreFileStatus> commitLogFiles; // size, mtime, expiry, reason kept
+};
+
+struct RecoveryReport
+{
+    bool lastExitOk = true;
+    std::int64_t scanStartOffset = 0;
+    std::int64_t processOffset = 0; // end of valid data
+    std::int64_t scannedBytes = 0;
+    std::int64_t scannedRecords = 0;
+    std::int64_t truncatedBytes = 0; // commit-log bytes discarded after processOffset
+    QString stopReason; // why the scan stopped (empty: clean end)
+    std::int64_t redispatchFromOffset = 0;
+    std::int64_t redispatchedRecords = 0;
+    int consumeQueues = 0;
+    int damagedConsumeQueues = 0;
+    int deletedIndexFiles = 0;
+    QStringList problems; // every damage found, human readable
+    std::int64_t elapsedMs = 0;
+};
+
+} // namespace qrocket::storage
