@@ -1,0 +1,127 @@
+#pragma once
+
+// JSON bodies exchanged with clients (protocol.md §4.3, §4.4, §4.7): HeartbeatData (Java, Go and
+// ali-ons send enum names, cpp sends ordinals and subVersion as a string), ConsumerIdList,
+// MessageQueue and the LOCK/UNLOCK_BATCH_MQ bodies. Same reading/writing rules as
+// routebodies.h.
+//
+//   HeartbeatData  {"clientID":"ip@pid#nanos","consumerDataSet":[ConsumerData],
+//                   "producerDataSet":[{"groupName":"P"}]}
+//   ConsumerData {"consumeFromWhere":"CONSUME_FROM_LAST_OFFSET","consumeType":"CONSUME_PASSIVELY",
+//                   "groupName":"G","messageModel":"CLUSTERING","subscriptionDataSet":[..],
+//                   "unitMode":false}
+//   SubscriptionData {"classFilterMode":false,"codeSet":[2598919],"expressionType":"TAG",
+//                   "subString":"TagA","subVersion":1700000000000,"tagsSet":["TagA"],"topic":"T"}
+//   ConsumerIdList {"consumerIdList":["id1","id2"]}
+//   MessageQueue   {"brokerName":"b","queueId":0,"topic":"T"}
+
+#include "clientlib/protocol/bodies/routebodies.h"
+
+namespace qrocket::protocol {
+
+enum class ConsumeType : std::uint8_t { ConsumeActively = 0, ConsumePassively = 1 };
+enum class MessageModel : std::uint8_t { Broadcasting = 0, Clustering = 1 };
+enum class ConsumeFromWhere : std::uint8_t {
+    ConsumeFromLastOffset = 0,
+    ConsumeFromLastOffsetAndFromMinWhenBootFirst = 1,
+    ConsumeFromMinOffset = 2,
+    ConsumeFromMaxOffset = 3,
+    ConsumeFromFirstOffset = 4,
+    ConsumeFromTimestamp = 5,
+};
+const char *consumeTypeName(ConsumeType v);
+const char *messageModelName(MessageModel v);
+const char *consumeFromWhereName(ConsumeFromWhere v);
+
+struct SubscriptionData
+{
+    QByteArray topic;
+    QByteArray subString = QByteArrayLiteral("*");
+    std::vector<QByteArray> tagsSet;
+    std::vector<std::int32_t> codeSet;
+    std::int64_t subVersion = 0;
+    QByteArray expressionType = QByteArrayLiteral("TAG");
+    bool classFilterMode = false;
+
+    friend bool operator==(const SubscriptionData &, const SubscriptionData &) = default;
+    void write(JsonWriter &w) const;
+    static Result<SubscriptionData> fromJsonValue(const JsonValue &v);
+};
+
+struct ConsumerData
+{
+    QByteArray groupName;
+    ConsumeType consumeType = ConsumeType::ConsumePassively;
+    MessageModel messageModel = MessageModel::Clustering;
+    ConsumeFromWhere consumeFromWhere = ConsumeFromWhere::ConsumeFromLastOffset;
+    std::vector<SubscriptionData> subscriptionDataSet;
+    bool unitMode = false;
+
+    friend bool operator==(const ConsumerData &, const ConsumerData &) = default;
+    void write(JsonWriter &w) const;
+    static Result<ConsumerData> fromJsonValue(const JsonValue &v);
+};
+
+struct ProducerData
+{
+    QByteArray groupName;
+
+    friend bool operator==(const ProducerData &, const ProducerData &) = default;
+};
+
+struct HeartbeatData
+{
+    QByteArray clientID;
+    std::vector<ProducerData> producerDataSet;
+    std::vector<ConsumerData> consumerDataSet;
+
+    friend bool operator==(const HeartbeatData &, const HeartbeatData &) = default;
+    QByteArray toJson() const;
+    static Result<HeartbeatData> fromJson(QByteArrayView json);
+};
+
+struct ConsumerIdList
+{
+    std::vector<QByteArray> consumerIdList;
+
+    friend bool operator==(const ConsumerIdList &, const ConsumerIdList &) = default;
+    QByteArray toJson() const;
+    static Result<ConsumerIdList> fromJson(QByteArrayView json);
+};
+
+struct MessageQueue
+{
+    QByteArray topic;
+    QByteArray brokerName;
+    std::int32_t queueId = 0;
+
+    friend auto operator<=>(const MessageQueue &, const MessageQueue &) = default;
+    void write(JsonWriter &w) const;
+    /// Compact JSON, also usable as a fastjson map key via JsonWriter::rawKey (§3.9).
+    QByteArray toJson() const;
+    static Result<MessageQueue> fromJsonValue(const JsonValue &v);
+};
+
+/// LOCK_BATCH_MQ / UNLOCK_BATCH_MQ request body.
+struct LockBatchRequestBody
+{
+    QByteArray consumerGroup;
+    QByteArray clientId;
+    std::vector<MessageQueue> mqSet;
+
+    friend bool operator==(const LockBatchRequestBody &, const LockBatchRequestBody &) = default;
+    QByteArray toJson() const;
+    static Result<LockBatchRequestBody> fromJson(QByteArrayView json);
+};
+
+/// LOCK_BATCH_MQ response body.
+struct LockBatchResponseBody
+{
+    std::vector<MessageQueue> lockOKMQSet;
+
+    friend bool operator==(const LockBatchResponseBody &, const LockBatchResponseBody &) = default;
+    QByteArray toJson() const;
+    static Result<LockBatchResponseBody> fromJson(QByteArrayView json);
+};
+
+} // namespace qrocket::protocol
