@@ -1,0 +1,161 @@
+#include "broker/processors/sendbackprocessor.h"
+
+#include "broker/brokercontext.h"
+#include "broker/config/brokerconfig.h"
+#include "broker/logging.h"
+#include "broker/managers/subscriptiongroupmanager.h"
+#include "broker/managers/topicconfigmanager.h"
+#include "broker/managers/topicvalidator.h"
+#include "broker/processors/admincommon.h"
+#include "broker/schedule/schedulemessageservice.h"
+#include "clientlib/protocol/messageid.h"
+#include "clientlib/protocol/messageproperties.h"
+#include "storage/messagestore.h"
+
+#include <QRandomGenerator>
+
+namespace qrocket::broker {
+
+namespace MessageConst = protocol::MessageConst;
+using protocol::RemotingCommand;
+
+namespace {
+
+/// Creates the topic if needed; asks for an immediate re-registration when it is new.
+TopicConfig ensureTopic(
+    BrokerContext &ctx, QByteArrayView topic, const std::function<TopicConfig()> &create)
+{
+    const bool existed = ctx.topics->contains(topic);
+    TopicConfig config = create();
+    if (!existed && ctx.registerBrokerAllNow)
+        ctx.registerBrokerAllNow();
+    return config;
+}
+
+int randomQueue(int queueNums)
+{
+    return queueNums > 1 ? static_cast<int>(QRandomGenerator::global()->bounded(queueNums)) : 0;
+}
+
+} // namespace
+
+void SendBackProcessor::processRequest(
+    const remoting::ChannelPtr &channel, RemotingCommand request, remoting::Responder respond)
+{
+    const std::optional<std::int64_t> offset = request.extLong("offset");
+    const QByteArray group = request.extString("group").toByteArray();
+    const std::optional<std::int32_t> headerDelay = request.extInt("delayLevel");
+    if (!offset || group.isEmpty() || !headerDelay) {
+        const char *field = !offset ? "offset" : group.isEmpty() ? "group" : "delayLevel";
+        respond(makeResponse(request, respcode::kSystemError, missingFieldRemark(field)));
+        return;
+    }
+    if (!m_ctx.store || !m_ctx.topics || !m_ctx.subscriptionGroups) {
+        respond(
+            makeResponse(request, respcode::kSystemError, QByteArrayLiteral("broker not ready")));
+        return;
+    }
+
+    const std::optional<SubscriptionGroupConfig> groupConfig
+        = m_ctx.subscriptionGroups->findOrCreate(group);
+    if (!groupConfig) {
+        respond(makeResponse(request, respcode::kSubscriptionGroupNotExist,
+            QByteArrayLiteral("subscription group not exist, ") + group));
+        return;
+    }
+    if (m_ctx.config && !perm::isWriteable(m_ctx.config->brokerPermission)) {
+        respond(makeResponse(request, respcode::kNoPermission,
+            QByteArrayLiteral("the broker[") + m_ctx.storeHost
+                + QByteArrayLiteral("] sending message is forbidden")));
+        return;
+    }
+    if (groupConfig->retryQueueNums <= 0) {
+        respond(makeResponse(request, respcode::kSuccess));
+        return;
+    }
+
+    QByteArray newTopic = topics::retryTopic(group);
+    int queueId = randomQueue(groupConfig->retryQueueNums);
+    TopicConfig retryConfig = ensureTopic(m_ctx, newTopic,
+        [&] { return m_ctx.topics->createRetryTopic(group, groupConfig->retryQueueNums); });
+    if (!perm::isWriteable(retryConfig.perm)) {
+        respond(makeResponse(request, respcode::kNoPermission,
+            QByteArrayLiteral("the topic[") + newTopic
+                + QByteArrayLiteral("] sending message is forbidden")));
+        return;
+    }
+
+    const storage::SelectedRecord sel = m_ctx.store->lookMessageByOffset(*offset);
+    protocol::MessageRecordView rec;
+    if (!sel.isValid()
+        || protocol::decodeRecord(sel.bytes, rec, false).status != protocol::RecordStatus::Ok) {
+        respond(makeResponse(request, respcode::kSystemError,
+            QByteArrayLiteral("look message by offset failed, ") + QByteArray::number(*offset)));
+        return;
+    }
+
+    protocol::MessageProperties props = protocol::MessageProperties::parse(rec.properties);
+    if (!props.contains(MessageConst::RetryTopic))
+        props.set(MessageConst::RetryTopic.toByteArray(), rec.topic.toByteArray());
+    props.set(MessageConst::WaitStoreMsgOk.toByteArray(), QByteArrayLiteral("false"));
+
+    int delayLevel = *headerDelay;
+    int maxReconsumeTimes = groupConfig->retryMaxTimes;
+    if (request.version >= kVersionV3_4_9) {
+        if (const std::optional<std::int32_t> m = request.extInt("maxReconsumeTimes"))
+            maxReconsumeTimes = *m;
+    }
+    if (rec.reconsumeTimes >= maxReconsumeTimes || delayLevel < 0) {
+        newTopic = topics::dlqTopic(group);
+        queueId = 0;
+        const TopicConfig dlq
+            = ensureTopic(m_ctx, newTopic, [&] { return m_ctx.topics->createDlqTopic(group); });
+        if (!perm::isWriteable(dlq.perm)) {
+            respond(makeResponse(request, respcode::kNoPermission,
+                QByteArrayLiteral("the topic[") + newTopic
+                    + QByteArrayLiteral("] sending message is forbidden")));
+            return;
+        }
+        props.remove(MessageConst::DelayTimeLevel);
+    } else {
+        if (delayLevel == 0)
+            delayLevel = 3 + rec.reconsumeTimes;
+        props.set(MessageConst::DelayTimeLevel.toByteArray(), QByteArray::number(delayLevel));
+    }
+
+    const QByteArray originMsgId = props.contains(MessageConst::OriginMessageId)
+        ? props.value(MessageConst::OriginMessageId)
+        : protocol::encodeOffsetMessageId(rec.storeHost, rec.physicalOffset);
+    props.set(MessageConst::OriginMessageId.toByteArray(), originMsgId);
+
+    storage::MessageExtBrokerInner inner;
+    inner.topic = newTopic;
+    inner.queueId = queueId;
+    inner.flag = rec.flag;
+    inner.sysFlag = rec.sysFlag;
+    inner.bornTimestamp = rec.bornTimestamp;
+    inner.bornHost = rec.bornHost;
+    if (!protocol::HostAddress::parse(m_ctx.storeHost, inner.storeHost))
+        inner.storeHost = rec.storeHost;
+    inner.reconsumeTimes = rec.reconsumeTimes + 1;
+    inner.body = rec.body.toByteArray();
+    inner.properties = props.encode();
+    inner.waitStoreMsgOk = false;
+    if (m_ctx.schedule)
+        m_ctx.schedule->transform(inner);
+
+    qCDebug(lcBroker) << "send back from" << (channel ? channel->remoteAddress() : QByteArray())
+                      << "offset" << *offset << "->" << inner.topic << inner.queueId
+                      << "reconsumeTimes" << inner.reconsumeTimes;
+    m_ctx.store->putMessage(inner,
+        [request = std::move(request), respond = std::move(respond)](
+            const storage::PutMessageResult &r) {
+            if (r.isOk())
+                respond(makeResponse(request, respcode::kSuccess));
+            else
+                respond(makeResponse(request, respcode::kSystemError,
+                    QByteArray(storage::putMessageStatusName(r.status))));
+        });
+}
+
+} // namespace qrocket::broker
