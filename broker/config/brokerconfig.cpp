@@ -81,6 +81,26 @@ QString BrokerConfig::localIpv4Address()
 ConfigSchema BrokerConfig::schema()
 {
     ConfigSchema s;
+    bind(s, true);
+    return s;
+}
+
+bool BrokerConfig::isSharedStoreKey(const QString &key)
+{
+    return key == QLatin1String("storePathRootDir") || key == QLatin1String("brokerRole")
+        || key == QLatin1String("messageDelayLevel");
+}
+
+void BrokerConfig::setSharedStoreKeys(QString storeRoot, QString role, QString delayLevels)
+{
+    storePathRootDir = std::move(storeRoot);
+    brokerRole = std::move(role);
+    messageDelayLevel = std::move(delayLevels);
+}
+
+void BrokerConfig::bind(ConfigSchema &s, bool withSharedStoreKeys)
+{
+    const bool shared = withSharedStoreKeys;
     s.add("rocketmqHome", &rocketmqHome);
     s.add("namesrvAddr", &namesrvAddr, true);
     s.add("brokerClusterName", &brokerClusterName, true);
@@ -90,8 +110,10 @@ ConfigSchema BrokerConfig::schema()
     s.add("brokerIP2", &brokerIP2, true);
     s.add("listenPort", &listenPort, true);
     s.add("regionId", &regionId);
-    s.add("brokerRole", &brokerRole, true);
-    s.add("storePathRootDir", &storePathRootDir, true);
+    if (shared) {
+        s.add("brokerRole", &brokerRole, true);
+        s.add("storePathRootDir", &storePathRootDir, true);
+    }
     s.add("brokerPermission", &brokerPermission);
     s.add("defaultTopicQueueNums", &defaultTopicQueueNums);
     s.add("autoCreateTopicEnable", &autoCreateTopicEnable, true);
@@ -111,7 +133,8 @@ ConfigSchema BrokerConfig::schema()
     s.add("slaveReadEnable", &slaveReadEnable);
     s.add("flushConsumerOffsetInterval", &flushConsumerOffsetInterval);
     s.add("flushDelayOffsetInterval", &flushDelayOffsetInterval);
-    s.add("messageDelayLevel", &messageDelayLevel);
+    if (shared)
+        s.add("messageDelayLevel", &messageDelayLevel);
     s.add("channelExpiredTimeout", &channelExpiredTimeout);
     s.add("rejectTransactionMessage", &rejectTransactionMessage);
     s.add("transactionTimeOut", &transactionTimeOut);
@@ -121,7 +144,6 @@ ConfigSchema BrokerConfig::schema()
     s.add("sendMessageThreadPoolNums", &sendMessageThreadPoolNums);
     s.add("pullMessageThreadPoolNums", &pullMessageThreadPoolNums);
     s.add("adminBrokerThreadPoolNums", &adminBrokerThreadPoolNums);
-    return s;
 }
 
 Status BrokerConfig::apply(const Properties &props, QStringList *unknownKeys)

@@ -83,6 +83,14 @@ struct BrokerConfig
 
     /// Binds every key to this object's fields (see the file comment).
     ConfigSchema schema();
+    /// Registers the keys on a shared schema (the daemon binds BrokerConfig and the storage
+    /// module's MessageStoreConfig on one schema for -c/-p/-m). storePathRootDir, brokerRole and
+    /// messageDelayLevel are store keys too: with `withSharedStoreKeys` false they are left to
+    /// the store's bind(), and the caller copies them here with setSharedStoreKeys() before
+    /// validate().
+    void bind(ConfigSchema &schema, bool withSharedStoreKeys = true);
+    void setSharedStoreKeys(QString storeRoot, QString role, QString delayLevels);
+    static bool isSharedStoreKey(const QString &key);
     /// Applies properties; unknown keys are appended to `unknownKeys` (the caller logs them).
     Status apply(const Properties &props, QStringList *unknownKeys = nullptr);
     /// Checks and normalises after loading: clamps registerNameServerPeriod to 10–60 s, forces

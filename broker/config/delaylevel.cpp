@@ -26,10 +26,11 @@ std::int64_t unitMillis(QChar unit)
 
 } // namespace
 
-Result<std::vector<std::int64_t>> parseMessageDelayLevel(QStringView text)
+Result<std::vector<std::int64_t>> parseMessageDelayLevel(QAnyStringView text)
 {
     std::vector<std::int64_t> levels;
-    const auto tokens = text.split(u' ', Qt::SkipEmptyParts);
+    const QString all = text.toString();
+    const auto tokens = QStringView(all).split(u' ', Qt::SkipEmptyParts);
     for (QStringView raw : tokens) {
         const QStringView token = raw.trimmed();
         if (token.isEmpty())

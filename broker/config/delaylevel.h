@@ -5,7 +5,7 @@
 
 #include "clientlib/common/result.h"
 
-#include <QStringView>
+#include <QAnyStringView>
 
 #include <cstdint>
 #include <vector>
@@ -18,6 +18,6 @@ inline constexpr const char *kDefaultMessageDelayLevel
 /// The delay of each level in milliseconds, index 0 = level 1. Extra spaces are tolerated; an
 /// empty list, a missing or unknown unit, or a bad or negative number is an InvalidArgument
 /// naming the token.
-Result<std::vector<std::int64_t>> parseMessageDelayLevel(QStringView text);
+Result<std::vector<std::int64_t>> parseMessageDelayLevel(QAnyStringView text);
 
 } // namespace qrocket::broker

@@ -1,0 +1,141 @@
+// SubscriptionGroupManager: defaults, pre-seeded groups, subscriptionGroup.json from RocketMQ
+// 4.9.7, auto-create, update/remove, persistence.
+
+#include "broker/managers/subscriptiongroupmanager.h"
+#include "tests/unit/broker/brokertestutil.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace qrocket;
+using namespace qrocket::broker;
+using namespace qrocket::testing;
+
+class tst_SubscriptionGroupManager final : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void defaultsAndSeeds()
+    {
+        QTemporaryDir dir;
+        SubscriptionGroupManager m(true, SubscriptionGroupManager::filePath(dir.path()));
+        QVERIFY(m.load());
+        for (const char *g :
+            {"TOOLS_CONSUMER", "FILTERSRV_CONSUMER", "SELF_TEST_C_GROUP", "CID_ONS-HTTP-PROXY",
+                "CID_ONSAPI_PULL", "CID_ONSAPI_PERMISSION", "CID_ONSAPI_OWNER"})
+            QVERIFY2(m.find(g), g);
+        QCOMPARE(m.groups().size(), std::size_t(7));
+        const SubscriptionGroupConfig d {"G"};
+        QVERIFY(d.consumeEnable);
+        QVERIFY(d.consumeFromMinEnable);
+        QVERIFY(d.consumeBroadcastEnable);
+        QVERIFY(d.notifyConsumerIdsChangedEnable);
+        QCOMPARE(d.retryQueueNums, 1);
+        QCOMPARE(d.retryMaxTimes, 16);
+        QCOMPARE(d.brokerId, std::int64_t(0));
+        QCOMPARE(d.whichBrokerWhenConsumeSlowly, std::int64_t(1));
+        QCOMPARE(d.toJson(),
+            QByteArray("{\"brokerId\":0,\"consumeBroadcastEnable\":true,\"consumeEnable\":true,"
+                       "\"consumeFromMinEnable\":true,\"groupName\":\"G\","
+                       "\"notifyConsumerIdsChangedEnable\":true,\"retryMaxTimes\":16,"
+                       "\"retryQueueNums\":1,\"whichBrokerWhenConsumeSlowly\":1}"));
+    }
+
+    void loadsRocketMqFile()
+    {
+        QTemporaryDir dir;
+        copyGoldenConfig(dir, QStringLiteral("subscriptionGroup.json"));
+        SubscriptionGroupManager m(true, SubscriptionGroupManager::filePath(dir.path()));
+        QVERIFY(m.load());
+        QCOMPARE(m.groups().size(), std::size_t(13));
+        QCOMPARE(m.dataVersion().counter, std::int64_t(6));
+        QCOMPARE(m.dataVersion().timestamp, std::int64_t(1796013491634));
+        const auto g = m.find("GID_aliOnsRT_mx2s0a6ec7753a");
+        QVERIFY(g);
+        QCOMPARE(*g, SubscriptionGroupConfig("GID_aliOnsRT_mx2s0a6ec7753a"));
+        QVERIFY(m.find("")); // RocketMQ recorded an empty group name; it loads as is
+    }
+
+    void autoCreate()
+    {
+        QTemporaryDir dir;
+        SubscriptionGroupManager on(true, SubscriptionGroupManager::filePath(dir.path()));
+        const auto before = on.dataVersion().counter;
+        const auto g = on.findOrCreate("NewGroup");
+        QVERIFY(g);
+        QCOMPARE(g->groupName, QByteArray("NewGroup"));
+        QCOMPARE(g->retryMaxTimes, 16);
+        QCOMPARE(on.dataVersion().counter, before + 1);
+        QVERIFY(QFile::exists(on.path()));
+        QVERIFY(!on.findOrCreate("bad group"));
+        QVERIFY(!on.findOrCreate(""));
+
+        QTemporaryDir dir2;
+        SubscriptionGroupManager off(false, SubscriptionGroupManager::filePath(dir2.path()));
+        QVERIFY(!off.findOrCreate("NewGroup"));
+        QVERIFY(off.findOrCreate("CID_RMQ_SYS_TRANS")); // system groups are always created
+        QVERIFY(off.findOrCreate("TOOLS_CONSUMER"));
+    }
+
+    void updateRemoveAndReload()
+    {
+        QTemporaryDir dir;
+        copyGoldenConfig(dir, QStringLiteral("subscriptionGroup.json"));
+        const QString path = SubscriptionGroupManager::filePath(dir.path());
+        SubscriptionGroupConfig c {"Custom"};
+        c.retryQueueNums = 2;
+        c.retryMaxTimes = 3;
+        c.consumeEnable = false;
+        c.consumeBroadcastEnable = false;
+        c.whichBrokerWhenConsumeSlowly = 2;
+        {
+            SubscriptionGroupManager m(true, path);
+            QVERIFY(m.load());
+            QVERIFY(m.update(c));
+            QVERIFY(m.remove("cpp_g_vec"));
+            QVERIFY(!m.remove("cpp_g_vec"));
+            QCOMPARE(m.dataVersion().counter, std::int64_t(8));
+            QVERIFY(!m.update(SubscriptionGroupConfig("bad name")));
+        }
+        SubscriptionGroupManager m(true, path);
+        QVERIFY(m.load());
+        QCOMPARE(*m.find("Custom"), c);
+        QVERIFY(!m.find("cpp_g_vec"));
+        QCOMPARE(m.dataVersion().counter, std::int64_t(8));
+        QCOMPARE(m.groups().size(), std::size_t(13));
+    }
+
+    void corruptFileFallsBackToBackup()
+    {
+        QTemporaryDir dir;
+        const QString path = SubscriptionGroupManager::filePath(dir.path());
+        {
+            SubscriptionGroupManager m(true, path);
+            m.findOrCreate("A");
+            m.findOrCreate("B");
+        }
+        QVERIFY(writeFile(path, "{\"subscriptionGroupTable\":"));
+        SubscriptionGroupManager m(true, path);
+        QVERIFY(m.load());
+        QVERIFY(m.find("A"));
+        QVERIFY(!m.find("B"));
+    }
+
+    void parsesUpdateBody()
+    {
+        auto c = SubscriptionGroupConfig::fromJson(
+            QByteArrayView("{\"groupName\":\"G2\",\"retryQueueNums\":3,\"consumeEnable\":false,"
+                           "\"unknownKey\":1}"));
+        QVERIFY(c);
+        QCOMPARE(c->groupName, QByteArray("G2"));
+        QCOMPARE(c->retryQueueNums, 3);
+        QVERIFY(!c->consumeEnable);
+        QCOMPARE(c->retryMaxTimes, 16);
+        QVERIFY(!SubscriptionGroupConfig::fromJson(QByteArrayView("[1,2")));
+        QVERIFY(!SubscriptionGroupConfig::fromJson(QByteArrayView("[]")));
+    }
+};
+
+QTEST_APPLESS_MAIN(tst_SubscriptionGroupManager)
+#include "tst_subscriptiongroupmanager.moc"
