@@ -30,6 +30,16 @@ inline constexpr int kLast = 9999;
 /// measured on its monotonic clock, so it stays right when the wall clock jumps.
 inline constexpr int kGetBrokerLiveness = 9001;
 
+/// Broker: the store's commit-log files with size, age, expiry and why each is kept (console).
+/// Request: no ext fields, no body.
+/// Response: 0 SUCCESS, body
+///   {"commitLogMaxOffset":123,"commitLogMinOffset":0,"diskFull":false,"diskRatio":0.23,
+///    "fileReservedTimeHours":72,"files":[{"ageMillis":5000,"expiresAt":1700259200000,
+///    "lastModified":1700000000000,"path":"/store/commitlog/00000000000000000000",
+///    "reasonKept":"not expired","size":1073741824}],"now":1700000005000,"refuseReason":""}
+/// Times are the broker's wall clock (epoch ms); diskRatio is -1 when unknown.
+inline constexpr int kGetStoreFiles = 9101;
+
 inline constexpr bool isExtension(int code)
 {
     return code >= kFirst && code <= kLast;
