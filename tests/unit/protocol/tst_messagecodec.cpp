@@ -183,6 +183,35 @@ private slots:
         QVERIFY(compressed >= 2);
     }
 
+    void goldenPullQueryViewBodies()
+    {
+        // §5.6: PULL/QUERY/VIEW bodies are stored records back to back.
+        int bodies = 0;
+        int records = 0;
+        for (const auto &f : qrocket::testing::loadGoldenFrames()) {
+            if (f.kind != QLatin1String("response") || f.code != 0 || f.body.isEmpty()
+                || (f.requestCode != 11 && f.requestCode != 12 && f.requestCode != 33))
+                continue;
+            qsizetype pos = 0;
+            while (pos < f.body.size()) {
+                MessageRecordView v;
+                const RecordDecodeResult r
+                    = decodeRecord(QByteArrayView(f.body).sliced(pos), v, true);
+                QVERIFY2(r.status == RecordStatus::Ok, qPrintable(r.error));
+                QVERIFY(!v.topic.isEmpty());
+                QCOMPARE(v.storeHost.toString(), QByteArray("127.0.0.1:20911"));
+                if (v.sysFlag & SysFlag::Compressed)
+                    QVERIFY(zlibDecompress(v.body).has_value());
+                pos += r.size;
+                ++records;
+            }
+            QCOMPARE(pos, f.body.size());
+            ++bodies;
+        }
+        QVERIFY(bodies >= 6);
+        QVERIFY(records > bodies);
+    }
+
     void goldenConsumeQueues_data()
     {
         QTest::addColumn<QString>("name");

@@ -1,0 +1,145 @@
+#include "fuzztargets.h"
+
+#include "clientlib/common/check.h"
+#include "clientlib/protocol/bodies/clientbodies.h"
+#include "clientlib/protocol/bodies/routebodies.h"
+#include "clientlib/protocol/compression.h"
+#include "clientlib/protocol/framecodec.h"
+#include "clientlib/protocol/headers/consumerheaders.h"
+#include "clientlib/protocol/headers/namesrvheaders.h"
+#include "clientlib/protocol/headers/pullheaders.h"
+#include "clientlib/protocol/headers/sendheaders.h"
+#include "clientlib/protocol/json.h"
+#include "clientlib/protocol/messagebatch.h"
+#include "clientlib/protocol/messagecodec.h"
+#include "clientlib/protocol/messageid.h"
+#include "clientlib/protocol/messageproperties.h"
+
+namespace qrocket::fuzz {
+
+using namespace qrocket::protocol;
+
+namespace {
+
+void checkCommand(const RemotingCommand &cmd)
+{
+    // Typed headers never crash on whatever ext fields arrived.
+    (void)SendMessageRequestHeader::decode(cmd);
+    (void)PullMessageRequestHeader::decode(cmd);
+    (void)RegisterBrokerRequestHeader::decode(cmd);
+    (void)QueryConsumerOffsetRequestHeader::decode(cmd);
+    (void)MessageProperties::parse(cmd.extString("i"));
+    // What we decoded we can encode, and it decodes to the same fields.
+    const QByteArray again = encodeFrame(cmd);
+    RemotingCommand back;
+    const DecodeResult r = decodeFrame(again, back);
+    QROCKET_CHECK(r.status == DecodeStatus::Ok, "re-encoded frame does not decode");
+    QROCKET_CHECK(r.consumed == again.size(), "re-encoded frame size");
+    QROCKET_CHECK(back.code == cmd.code && back.opaque == cmd.opaque && back.flag == cmd.flag,
+        "re-encoded scalars differ");
+    QROCKET_CHECK(back.extFields == cmd.extFields, "re-encoded extFields differ");
+    QROCKET_CHECK(back.body == cmd.body, "re-encoded body differs");
+}
+
+} // namespace
+
+void fuzzFrame(QByteArrayView data)
+{
+    FrameLimits small;
+    small.maxFrameBytes = 4096;
+    for (const FrameLimits &limits : {FrameLimits(), small}) {
+        qsizetype pos = 0;
+        for (int frames = 0; frames < 64 && pos < data.size(); ++frames) {
+            RemotingCommand cmd;
+            const DecodeResult r = decodeFrame(data.sliced(pos), cmd, limits);
+            if (r.status != DecodeStatus::Ok) {
+                QROCKET_CHECK(r.consumed == 0, "consumed bytes without a frame");
+                QROCKET_CHECK(r.status == DecodeStatus::NeedMore || !r.error.isEmpty(),
+                    "Invalid without a reason");
+                break;
+            }
+            QROCKET_CHECK(
+                r.consumed >= 8 && r.consumed <= data.size() - pos, "consumed out of range");
+            QROCKET_CHECK(r.consumed <= limits.maxFrameBytes, "frame over the limit accepted");
+            checkCommand(cmd);
+            // A strict prefix of a whole frame is never Ok.
+            RemotingCommand partial;
+            QROCKET_CHECK(decodeFrame(data.sliced(pos, r.consumed - 1), partial, limits).status
+                    != DecodeStatus::Ok,
+                "prefix decoded as a frame");
+            pos += r.consumed;
+        }
+    }
+}
+
+void fuzzRecord(QByteArrayView data)
+{
+    qsizetype pos = 0;
+    for (int n = 0; n < 256 && pos < data.size(); ++n) {
+        MessageRecordView v;
+        const RecordDecodeResult r = decodeRecord(data.sliced(pos), v, n % 2 == 0);
+        if (r.status == RecordStatus::Ok) {
+            QROCKET_CHECK(r.size >= 91 && r.size <= data.size() - pos, "record size out of range");
+            QROCKET_CHECK(v.body.data() >= data.data()
+                    && v.properties.data() + v.properties.size() <= data.data() + data.size(),
+                "record view outside the input");
+            MessageRecordInput in;
+            in.topic = v.topic;
+            in.queueId = v.queueId;
+            in.flag = v.flag;
+            in.sysFlag = v.sysFlag;
+            in.bornTimestamp = v.bornTimestamp;
+            in.bornHost = v.bornHost;
+            in.storeHost = v.storeHost;
+            in.reconsumeTimes = v.reconsumeTimes;
+            in.preparedTransactionOffset = v.preparedTransactionOffset;
+            in.body = v.body;
+            in.properties = v.properties;
+            in.bodyCrc = v.bodyCrc;
+            QROCKET_CHECK(encodeRecord(in, v.queueOffset, v.physicalOffset, v.storeTimestamp)
+                    == data.sliced(pos, r.size),
+                "re-encoded record differs");
+            (void)MessageProperties::parse(v.properties);
+            (void)findProperty(v.properties, MessageConst::Tags);
+            (void)encodeOffsetMessageId(v.storeHost, v.physicalOffset);
+            if (v.sysFlag & SysFlag::Compressed)
+                (void)zlibDecompress(v.body, 1 << 20);
+            pos += r.size;
+        } else if (r.status == RecordStatus::Blank) {
+            break;
+        } else {
+            QROCKET_CHECK(!r.error.isEmpty(), "record error without a reason");
+            break;
+        }
+    }
+    if (auto items = decodeBatch(data); items.has_value())
+        QROCKET_CHECK(encodeBatch(*items).size() == data.size(), "batch re-encoding size");
+    const MessageProperties props = MessageProperties::parse(data);
+    QROCKET_CHECK(MessageProperties::parse(props.encode()) == props, "properties round trip");
+    (void)decodeOffsetMessageId(data.first(std::min<qsizetype>(data.size(), 56)));
+    (void)zlibDecompress(data, 1 << 20);
+    HostAddress host;
+    (void)HostAddress::parse(data.first(std::min<qsizetype>(data.size(), 64)), host);
+}
+
+void fuzzJson(QByteArrayView data)
+{
+    if (auto v = parseJson(data); v.has_value()) {
+        const QByteArray out = toJson(*v);
+        auto again = parseJson(out);
+        QROCKET_CHECK(again.has_value(), "our JSON output does not parse");
+        QROCKET_CHECK(toJson(*again) == out, "JSON output not stable");
+    }
+    (void)TopicRouteData::fromJson(data);
+    (void)ClusterInfo::fromJson(data);
+    (void)RegisterBrokerBody::fromJson(data);
+    (void)HeartbeatData::fromJson(data);
+    (void)TopicList::fromJson(data);
+    (void)KVTable::fromJson(data);
+    (void)ConsumerIdList::fromJson(data);
+    (void)LockBatchRequestBody::fromJson(data);
+    (void)TopicConfigSerializeWrapper::fromJson(data);
+    (void)RegisterBrokerBody::decodeCompressed(data, 1 << 20);
+}
+
+} // namespace qrocket::fuzz
