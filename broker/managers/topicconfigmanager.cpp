@@ -62,7 +62,7 @@ Status TopicConfigManager::load()
         return {};
     }
     if (st)
-        qCInfo(lcBrokerTopic).noquote() << "loaded" << m_table.size() << "topics from" << m_path;
+        qCInfo(lcBrokerTopic).noquote() << "loaded" << topics().size() << "topics from" << m_path;
     return st;
 }
 

@@ -8,6 +8,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <thread>
+
 using namespace qrocket;
 using namespace qrocket::broker;
 using namespace qrocket::testing;
@@ -113,6 +115,31 @@ private slots:
             ConsumerOffsetManager d(path);
             QVERIFY2(!d.decode(QByteArrayView(bad)), bad);
         }
+    }
+
+    void concurrentCommitsAndPersist()
+    {
+        QTemporaryDir dir;
+        ConsumerOffsetManager m(ConsumerOffsetManager::filePath(dir.path()));
+        std::vector<std::thread> threads;
+        for (int t = 0; t < 4; ++t) {
+            threads.emplace_back([&, t] {
+                for (int i = 1; i <= 500; ++i) {
+                    m.commit("G" + QByteArray::number(t), "T", i % 8, i);
+                    if (i % 100 == 0)
+                        m.persist();
+                    (void)m.query("G0", "T", 1);
+                }
+            });
+        }
+        for (auto &th : threads)
+            th.join();
+        QVERIFY(m.persist());
+        ConsumerOffsetManager again(m.path());
+        QVERIFY(again.load());
+        for (int t = 0; t < 4; ++t)
+            QCOMPARE(again.query("G" + QByteArray::number(t), "T", 500 % 8), std::int64_t(500));
+        QCOMPARE(again.encode(), m.encode());
     }
 
     void loadsRocketMqDelayOffsets()

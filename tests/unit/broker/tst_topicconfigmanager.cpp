@@ -9,6 +9,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <atomic>
+#include <thread>
+
 using namespace qrocket;
 using namespace qrocket::broker;
 using namespace qrocket::testing;
@@ -275,6 +278,35 @@ private slots:
         TopicConfigManager reloaded(testConfig(), m.path());
         QVERIFY(reloaded.load());
         QVERIFY(!reloaded.contains("Gone"));
+    }
+
+    void concurrentAutoCreateCreatesOnce()
+    {
+        QTemporaryDir dir;
+        TopicConfigManager m(testConfig(), TopicConfigManager::filePath(dir.path()));
+        std::atomic<int> notified {0};
+        m.setChangeListener([&](const QByteArray &) { ++notified; });
+        std::vector<std::thread> threads;
+        std::atomic<int> ok {0};
+        for (int t = 0; t < 8; ++t) {
+            threads.emplace_back([&, t] {
+                for (int i = 0; i < 20; ++i) {
+                    const QByteArray topic = "Race" + QByteArray::number(i % 4);
+                    if (m.createTopicInSendMessageMethod(topic, "TBW102", "", 4, 0))
+                        ++ok;
+                    m.createRetryTopic("G" + QByteArray::number((i + t) % 3), 1);
+                    (void)m.find(topic);
+                    (void)m.encode();
+                }
+            });
+        }
+        for (auto &th : threads)
+            th.join();
+        QCOMPARE(ok.load(), 160);
+        QCOMPARE(notified.load(), 7); // 4 topics + 3 retry topics, each created once
+        TopicConfigManager reloaded(testConfig(), m.path());
+        QVERIFY(reloaded.load());
+        QCOMPARE(reloaded.encode(), m.encode());
     }
 
     void encodeShape()
