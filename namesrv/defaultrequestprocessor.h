@@ -8,6 +8,8 @@
 // Thread safety: stateless apart from the managers it points to, which are thread-safe; may run
 // on any thread, concurrently. The referenced objects must outlive it.
 
+#include "clientlib/protocol/requestcode.h"
+#include "clientlib/protocol/responsecode.h"
 #include "clientlib/remoting/requestprocessor.h"
 
 #include <QList>
@@ -18,36 +20,43 @@ class KvConfigManager;
 class NamesrvConfigStore;
 class RouteInfoManager;
 
-/// RocketMQ request codes the name server serves (protocol.md §2.2).
+/// The request codes the name server serves (protocol.md §2.2), as ints for switch statements.
 namespace requestcode {
-inline constexpr int kPutKvConfig = 100;
-inline constexpr int kGetKvConfig = 101;
-inline constexpr int kDeleteKvConfig = 102;
-inline constexpr int kRegisterBroker = 103;
-inline constexpr int kUnregisterBroker = 104;
-inline constexpr int kGetRouteInfoByTopic = 105;
-inline constexpr int kGetBrokerClusterInfo = 106;
-inline constexpr int kWipeWritePermOfBroker = 205;
-inline constexpr int kGetAllTopicListFromNameServer = 206;
-inline constexpr int kDeleteTopicInNamesrv = 216;
-inline constexpr int kGetKvListByNamespace = 219;
-inline constexpr int kGetTopicsByCluster = 224;
-inline constexpr int kGetSystemTopicListFromNs = 304;
-inline constexpr int kGetUnitTopicList = 311;
-inline constexpr int kGetHasUnitSubTopicList = 312;
-inline constexpr int kGetHasUnitSubUnUnitTopicList = 313;
-inline constexpr int kUpdateNamesrvConfig = 318;
-inline constexpr int kGetNamesrvConfig = 319;
-inline constexpr int kQueryDataVersion = 322;
-inline constexpr int kAddWritePermOfBroker = 327;
+using protocol::RequestCode;
+inline constexpr int kPutKvConfig = protocol::toInt(RequestCode::PutKvConfig);
+inline constexpr int kGetKvConfig = protocol::toInt(RequestCode::GetKvConfig);
+inline constexpr int kDeleteKvConfig = protocol::toInt(RequestCode::DeleteKvConfig);
+inline constexpr int kRegisterBroker = protocol::toInt(RequestCode::RegisterBroker);
+inline constexpr int kUnregisterBroker = protocol::toInt(RequestCode::UnregisterBroker);
+inline constexpr int kGetRouteInfoByTopic = protocol::toInt(RequestCode::GetRouteInfoByTopic);
+inline constexpr int kGetBrokerClusterInfo = protocol::toInt(RequestCode::GetBrokerClusterInfo);
+inline constexpr int kWipeWritePermOfBroker = protocol::toInt(RequestCode::WipeWritePermOfBroker);
+inline constexpr int kGetAllTopicListFromNameServer
+    = protocol::toInt(RequestCode::GetAllTopicListFromNameServer);
+inline constexpr int kDeleteTopicInNamesrv = protocol::toInt(RequestCode::DeleteTopicInNamesrv);
+inline constexpr int kGetKvListByNamespace = protocol::toInt(RequestCode::GetKvListByNamespace);
+inline constexpr int kGetTopicsByCluster = protocol::toInt(RequestCode::GetTopicsByCluster);
+inline constexpr int kGetSystemTopicListFromNs
+    = protocol::toInt(RequestCode::GetSystemTopicListFromNs);
+inline constexpr int kGetUnitTopicList = protocol::toInt(RequestCode::GetUnitTopicList);
+inline constexpr int kGetHasUnitSubTopicList = protocol::toInt(RequestCode::GetHasUnitSubTopicList);
+inline constexpr int kGetHasUnitSubUnUnitTopicList
+    = protocol::toInt(RequestCode::GetHasUnitSubUnUnitTopicList);
+inline constexpr int kUpdateNamesrvConfig = protocol::toInt(RequestCode::UpdateNamesrvConfig);
+inline constexpr int kGetNamesrvConfig = protocol::toInt(RequestCode::GetNamesrvConfig);
+inline constexpr int kQueryDataVersion = protocol::toInt(RequestCode::QueryDataVersion);
+inline constexpr int kAddWritePermOfBroker = protocol::toInt(RequestCode::AddWritePermOfBroker);
 } // namespace requestcode
 
 namespace responsecode {
-inline constexpr int kSuccess = 0;
-inline constexpr int kSystemError = 1;
-inline constexpr int kNoPermission = 16;
-inline constexpr int kTopicNotExist = 17;
-inline constexpr int kQueryNotFound = 22;
+using protocol::ResponseCode;
+inline constexpr int kSuccess = static_cast<int>(ResponseCode::Success);
+inline constexpr int kSystemError = static_cast<int>(ResponseCode::SystemError);
+inline constexpr int kRequestCodeNotSupported
+    = static_cast<int>(ResponseCode::RequestCodeNotSupported);
+inline constexpr int kNoPermission = static_cast<int>(ResponseCode::NoPermission);
+inline constexpr int kTopicNotExist = static_cast<int>(ResponseCode::TopicNotExist);
+inline constexpr int kQueryNotFound = static_cast<int>(ResponseCode::QueryNotFound);
 } // namespace responsecode
 
 /// MQVersion ordinal from which REGISTER_BROKER carries a RegisterBrokerBody (V3_0_11).

@@ -1,12 +1,9 @@
 #include "namesrv/kvconfigmanager.h"
 
+#include "clientlib/protocol/json.h"
 #include "namesrv/filestore.h"
 #include "namesrv/logging.h"
 #include "namesrv/routedata.h"
-
-#include <QJsonDocument>
-#include <QJsonObject>
-#include <QJsonParseError>
 
 namespace qrocket::namesrv {
 
@@ -116,20 +113,21 @@ QByteArray KvConfigManager::encode(const std::map<QByteArray, Table> &configTabl
 
 Result<std::map<QByteArray, KvConfigManager::Table>> KvConfigManager::decode(const QByteArray &json)
 {
-    QJsonParseError err {};
-    const QJsonDocument doc = QJsonDocument::fromJson(json, &err);
-    if (err.error != QJsonParseError::NoError || !doc.isObject())
+    const Result<protocol::JsonValue> doc = protocol::parseJson(json);
+    if (!doc || !doc->isObject())
         return Status::corruption(
-            QStringLiteral("KV config is not a JSON object: %1").arg(err.errorString()));
+            QStringLiteral("KV config is not a JSON object%1")
+                .arg(doc ? QString() : QStringLiteral(": ") + doc.error().message()));
     std::map<QByteArray, Table> out;
-    const QJsonObject tables = doc.object().value(QLatin1String("configTable")).toObject();
-    for (auto ns = tables.begin(); ns != tables.end(); ++ns) {
-        Table &t = out[ns.key().toUtf8()];
-        const QJsonObject kv = ns.value().toObject();
-        for (auto it = kv.begin(); it != kv.end(); ++it) {
-            const QJsonValue v = it.value();
-            t[it.key().toUtf8()] = v.toVariant().toString().toUtf8();
-        }
+    const protocol::JsonValue &tables = (*doc)["configTable"];
+    if (!tables.isObject())
+        return out;
+    for (const auto &[ns, kv] : tables.members()) {
+        Table &t = out[ns.toString()];
+        if (!kv.isObject())
+            continue;
+        for (const auto &[k, v] : kv.members())
+            t[k.toString()] = v.toString();
     }
     return out;
 }

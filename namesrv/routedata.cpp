@@ -1,11 +1,7 @@
 #include "namesrv/routedata.h"
 
 #include "clientlib/common/byteorder.h"
-
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
-#include <QJsonParseError>
+#include "clientlib/protocol/json.h"
 
 #include <zlib.h>
 
@@ -13,74 +9,45 @@ namespace qrocket::namesrv {
 
 namespace {
 
-// Bodies are parsed with QJsonDocument for now: REGISTER_BROKER arrives every 30 s per broker
-// (not a hot path) and Java brokers write standard JSON there. Switch to protocol::parseJson once
-// it lands to accept fastjson's unquoted keys everywhere.
-Result<QJsonObject> parseObject(QByteArrayView json, const char *what)
+using protocol::JsonValue;
+
+// Bodies are read with the tolerant reader (protocol/json.h): Java peers may write fastjson
+// forms (unquoted integer keys) and old brokers' bodies must still parse.
+Result<JsonValue> parseObject(QByteArrayView json, const char *what)
 {
-    QJsonParseError err {};
-    const QJsonDocument doc = QJsonDocument::fromJson(json.toByteArray(), &err);
-    if (err.error != QJsonParseError::NoError)
-        return Status::invalidArgument(QStringLiteral("%1: bad JSON at offset %2: %3")
-                                           .arg(QLatin1String(what))
-                                           .arg(err.offset)
-                                           .arg(err.errorString()));
-    if (!doc.isObject())
+    Result<JsonValue> v = protocol::parseJson(json);
+    if (!v)
+        return Status::invalidArgument(
+            QStringLiteral("%1: %2").arg(QLatin1String(what), v.error().message()));
+    if (!v->isObject())
         return Status::invalidArgument(
             QStringLiteral("%1: JSON body is not an object").arg(QLatin1String(what)));
-    return doc.object();
+    return v;
 }
 
-std::int64_t toInt64(const QJsonValue &v, std::int64_t fallback = 0)
+int toInt(const JsonValue &v, int fallback = 0)
 {
-    if (v.isDouble())
-        return v.toInteger(fallback);
-    if (v.isString()) {
-        bool ok = false;
-        const qlonglong n = v.toString().toLongLong(&ok);
-        return ok ? n : fallback;
-    }
-    return fallback;
+    return static_cast<int>(v.toInteger(fallback));
 }
 
-int toInt(const QJsonValue &v, int fallback = 0)
+DataVersion dataVersionFrom(const JsonValue &o)
 {
-    return static_cast<int>(toInt64(v, fallback));
+    return DataVersion {o["timestamp"].toInteger(), o["counter"].toInteger()};
 }
 
-bool toBool(const QJsonValue &v)
-{
-    if (v.isBool())
-        return v.toBool();
-    return v.isString() && v.toString().compare(QLatin1String("true"), Qt::CaseInsensitive) == 0;
-}
-
-QByteArray toUtf8(const QJsonValue &v)
-{
-    return v.toString().toUtf8();
-}
-
-DataVersion dataVersionFrom(const QJsonObject &o)
-{
-    return DataVersion {
-        toInt64(o.value(QLatin1String("timestamp"))), toInt64(o.value(QLatin1String("counter")))};
-}
-
-TopicConfig topicConfigFrom(const QByteArray &name, const QJsonObject &o)
+TopicConfig topicConfigFrom(const QByteArray &name, const JsonValue &o)
 {
     TopicConfig tc;
-    tc.topicName = o.contains(QLatin1String("topicName"))
-        ? toUtf8(o.value(QLatin1String("topicName")))
-        : name;
+    tc.topicName = o["topicName"].isString() ? o["topicName"].toString() : name;
     if (tc.topicName.isEmpty())
         tc.topicName = name;
-    tc.readQueueNums = toInt(o.value(QLatin1String("readQueueNums")), 16);
-    tc.writeQueueNums = toInt(o.value(QLatin1String("writeQueueNums")), 16);
-    tc.perm = toInt(o.value(QLatin1String("perm")), kPermRead | kPermWrite);
-    tc.topicSysFlag = toInt(o.value(QLatin1String("topicSysFlag")));
-    tc.order = toBool(o.value(QLatin1String("order")));
-    if (o.value(QLatin1String("topicFilterType")).isString())
-        tc.topicFilterType = toUtf8(o.value(QLatin1String("topicFilterType")));
+    tc.readQueueNums = toInt(o["readQueueNums"], 16);
+    tc.writeQueueNums = toInt(o["writeQueueNums"], 16);
+    tc.perm = toInt(o["perm"], kPermRead | kPermWrite);
+    tc.topicSysFlag = toInt(o["topicSysFlag"]);
+    tc.order = o["order"].toBool();
+    if (o["topicFilterType"].isString())
+        tc.topicFilterType = o["topicFilterType"].toString();
     return tc;
 }
 
@@ -291,33 +258,35 @@ Result<TopicRouteData> TopicRouteData::fromJson(QByteArrayView json)
     if (!o)
         return o.error();
     TopicRouteData r;
-    r.orderTopicConf = toUtf8(o->value(QLatin1String("orderTopicConf")));
-    const QJsonArray qds = o->value(QLatin1String("queueDatas")).toArray();
-    for (const QJsonValue &v : qds) {
-        const QJsonObject q = v.toObject();
-        r.queueDatas.append(QueueData {toUtf8(q.value(QLatin1String("brokerName"))),
-            toInt(q.value(QLatin1String("readQueueNums"))),
-            toInt(q.value(QLatin1String("writeQueueNums"))), toInt(q.value(QLatin1String("perm"))),
-            toInt(q.value(QLatin1String("topicSysFlag")))});
+    if ((*o)["orderTopicConf"].isString())
+        r.orderTopicConf = (*o)["orderTopicConf"].toString();
+    if ((*o)["queueDatas"].isArray()) {
+        for (const JsonValue &q : (*o)["queueDatas"].items()) {
+            r.queueDatas.append(QueueData {q["brokerName"].toString(), toInt(q["readQueueNums"]),
+                toInt(q["writeQueueNums"]), toInt(q["perm"]), toInt(q["topicSysFlag"])});
+        }
     }
-    const QJsonArray bds = o->value(QLatin1String("brokerDatas")).toArray();
-    for (const QJsonValue &v : bds) {
-        const QJsonObject b = v.toObject();
-        BrokerData bd;
-        bd.cluster = toUtf8(b.value(QLatin1String("cluster")));
-        bd.brokerName = toUtf8(b.value(QLatin1String("brokerName")));
-        const QJsonObject addrs = b.value(QLatin1String("brokerAddrs")).toObject();
-        for (auto it = addrs.begin(); it != addrs.end(); ++it)
-            bd.brokerAddrs[it.key().toLongLong()] = toUtf8(it.value());
-        r.brokerDatas.append(bd);
+    if ((*o)["brokerDatas"].isArray()) {
+        for (const JsonValue &b : (*o)["brokerDatas"].items()) {
+            BrokerData bd;
+            bd.cluster = b["cluster"].toString();
+            bd.brokerName = b["brokerName"].toString();
+            if (b["brokerAddrs"].isObject()) {
+                for (const auto &[id, addr] : b["brokerAddrs"].members())
+                    bd.brokerAddrs[id.toInteger()] = addr.toString();
+            }
+            r.brokerDatas.append(bd);
+        }
     }
-    const QJsonObject fst = o->value(QLatin1String("filterServerTable")).toObject();
-    for (auto it = fst.begin(); it != fst.end(); ++it) {
-        QList<QByteArray> servers;
-        const QJsonArray arr = it.value().toArray();
-        for (const QJsonValue &s : arr)
-            servers.append(toUtf8(s));
-        r.filterServerTable[it.key().toUtf8()] = servers;
+    if ((*o)["filterServerTable"].isObject()) {
+        for (const auto &[addr, list] : (*o)["filterServerTable"].members()) {
+            QList<QByteArray> servers;
+            if (list.isArray()) {
+                for (const JsonValue &sv : list.items())
+                    servers.append(sv.toString());
+            }
+            r.filterServerTable[addr.toString()] = servers;
+        }
     }
     return r;
 }
@@ -328,22 +297,29 @@ Result<RegisterBrokerBody> RegisterBrokerBody::fromJson(QByteArrayView json, boo
     if (!o)
         return o.error();
     RegisterBrokerBody body;
-    QJsonObject wrapper = *o;
+    const JsonValue *wrapper = &*o;
     if (!wrapperOnly) {
-        wrapper = o->value(QLatin1String("topicConfigSerializeWrapper")).toObject();
-        const QJsonArray fsl = o->value(QLatin1String("filterServerList")).toArray();
-        for (const QJsonValue &s : fsl)
-            body.filterServerList.append(toUtf8(s));
+        wrapper = &(*o)["topicConfigSerializeWrapper"];
+        const JsonValue &fsl = (*o)["filterServerList"];
+        if (fsl.isArray()) {
+            for (const JsonValue &sv : fsl.items())
+                body.filterServerList.append(sv.toString());
+        }
     }
-    body.dataVersion = dataVersionFrom(wrapper.value(QLatin1String("dataVersion")).toObject());
-    const QJsonObject table = wrapper.value(QLatin1String("topicConfigTable")).toObject();
-    for (auto it = table.begin(); it != table.end(); ++it) {
-        if (!it.value().isObject())
-            return Status::invalidArgument(
-                QStringLiteral("RegisterBrokerBody: topic config of %1 is not an object")
-                    .arg(it.key()));
-        const QByteArray name = it.key().toUtf8();
-        body.topicConfigTable[name] = topicConfigFrom(name, it.value().toObject());
+    if (!wrapper->isObject() && !wrapper->isNull())
+        return Status::invalidArgument(
+            QStringLiteral("RegisterBrokerBody: topicConfigSerializeWrapper is not an object"));
+    body.dataVersion = dataVersionFrom((*wrapper)["dataVersion"]);
+    const JsonValue &table = (*wrapper)["topicConfigTable"];
+    if (table.isObject()) {
+        for (const auto &[key, value] : table.members()) {
+            const QByteArray name = key.toString();
+            if (!value.isObject())
+                return Status::invalidArgument(
+                    QStringLiteral("RegisterBrokerBody: topic config of %1 is not an object")
+                        .arg(QString::fromUtf8(name)));
+            body.topicConfigTable[name] = topicConfigFrom(name, value);
+        }
     }
     return body;
 }
@@ -389,10 +365,11 @@ Result<RegisterBrokerBody> RegisterBrokerBody::fromCompressed(
         body.topicConfigTable[tc.topicName] = tc;
     }
     if (readChunk(in, pos, chunk)) {
-        QJsonParseError err {};
-        const QJsonArray arr = QJsonDocument::fromJson(chunk.toByteArray(), &err).array();
-        for (const QJsonValue &s : arr)
-            body.filterServerList.append(toUtf8(s));
+        const Result<JsonValue> arr = protocol::parseJson(chunk);
+        if (arr && arr->isArray()) {
+            for (const JsonValue &sv : arr->items())
+                body.filterServerList.append(sv.toString());
+        }
     }
     return body;
 }

@@ -403,6 +403,13 @@ void tst_RouteInfoManager::routeJsonMatchesRecordedShape()
     QVERIFY(parsed.has_value());
     QCOMPARE(parsed->toJson(), recorded);
 
+    // fastjson's form for old clients (unquoted integer keys, frames.jsonl id 76) reads the same.
+    QByteArray fastjson = recorded;
+    fastjson.replace("{\"0\":", "{0:");
+    auto parsedFast = TopicRouteData::fromJson(fastjson);
+    QVERIFY(parsedFast.has_value());
+    QCOMPARE(parsedFast->toJson(), recorded);
+
     TopicRouteData withOrder = *parsed;
     withOrder.orderTopicConf = "broker-a:8";
     QVERIFY(withOrder.toJson().contains(R"("orderTopicConf":"broker-a:8")"));
