@@ -218,6 +218,7 @@ private:
         if (!consume('{'))
             return failed("extFields is not an object");
         m_cmd.extFields.clear();
+        m_cmd.extFields.reserve(16);
         skipSpace(m_text, m_pos);
         if (consume('}'))
             return true;

@@ -114,7 +114,9 @@ bool scanString(QByteArrayView text, qsizetype &pos, QByteArray &out)
         pos = i + 1;
         return true;
     }
-    QByteArray result(text.data() + start, i - start);
+    QByteArray result;
+    result.reserve(i - start + 64);
+    result.append(text.data() + start, i - start);
     while (i < text.size()) {
         const char c = text[i];
         if (c == quote) {
@@ -123,8 +125,12 @@ bool scanString(QByteArrayView text, qsizetype &pos, QByteArray &out)
             return true;
         }
         if (c != '\\') {
-            result.append(c);
-            ++i;
+            // Copy the run up to the next quote or backslash in one go.
+            qsizetype end = i + 1;
+            while (end < text.size() && text[end] != quote && text[end] != '\\')
+                ++end;
+            result.append(text.data() + i, end - i);
+            i = end;
             continue;
         }
         if (i + 1 >= text.size())
