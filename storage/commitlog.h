@@ -62,7 +62,7 @@ private:
         const MessageExtBrokerInner &msg, std::int32_t bodyCrc, std::int64_t storeTs);
     std::int64_t &queueOffsetSlot(QByteArrayView topic, int queueId);
 
-    const MessageStoreConfig &m_config;
+    const MessageStoreConfig m_config; // a copy: small, and callers may pass a temporary
     std::function<std::int64_t()> m_clock;
     MappedFileQueue m_files;
     std::function<void()> m_appendListener;

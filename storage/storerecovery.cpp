@@ -18,6 +18,21 @@ bool allZero(QByteArrayView v)
             return false;
     return true;
 }
+// Bytes from `offset` to the last non-zero byte of the commit log (what a truncation discards).
+std::int64_t dirtyBytesAfter(const MappedFileQueue &files, std::int64_t offset)
+{
+    const auto all = files.files();
+    for (auto it = all.rbegin(); it != all.rend(); ++it) {
+        const MappedFilePtr &f = *it;
+        if (f->fileFromOffset() + f->fileSize() <= offset)
+            break;
+        const std::int64_t from = std::max<std::int64_t>(0, offset - f->fileFromOffset());
+        for (std::int64_t p = f->fileSize(); p > from; --p)
+            if (f->data()[p - 1] != 0)
+                return f->fileFromOffset() + p - offset;
+    }
+    return 0;
+}
 } // namespace
 
 StoreRecovery::ScanResult StoreRecovery::scanCommitLog(
@@ -142,8 +157,8 @@ Status StoreRecovery::run(bool lastExitOk)
         rep.scannedBytes = scan.endOffset - start;
         rep.scannedRecords = scan.records;
         rep.stopReason = scan.stopReason;
-        const std::int64_t before = s.m_commitLog.files().maxOffset();
-        rep.truncatedBytes = std::max<std::int64_t>(0, before - scan.endOffset);
+        if (!scan.stopReason.isEmpty())
+            rep.truncatedBytes = dirtyBytesAfter(s.m_commitLog.files(), scan.endOffset);
         s.m_commitLog.files().truncateDirty(scan.endOffset);
         s.m_commitLog.files().setFlushedWhere(scan.endOffset);
         if (!scan.stopReason.isEmpty()) {

@@ -41,7 +41,7 @@ std::int64_t ReputService::doReput()
         }
         if (r.status == protocol::RecordStatus::Blank) {
             from = m_commitLog.rollNextFile(from);
-            ++count; // progress
+            m_progressed = true;
         } else if (m_lastErrorOffset != from) {
             m_lastErrorOffset = from;
             qCCritical(lcStore).noquote()
@@ -57,8 +57,9 @@ std::int64_t ReputService::dispatchAll()
 {
     std::int64_t total = 0;
     for (;;) {
+        m_progressed = false;
         const std::int64_t n = doReput();
-        if (n == 0)
+        if (n == 0 && !m_progressed)
             return total;
         total += n;
     }
@@ -68,7 +69,8 @@ void ReputService::start()
 {
     m_thread.start([this] {
         while (!m_thread.isStopping()) {
-            if (doReput() == 0)
+            m_progressed = false;
+            if (doReput() == 0 && !m_progressed)
                 m_thread.waitFor(std::chrono::milliseconds(1));
         }
     });

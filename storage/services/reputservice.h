@@ -38,6 +38,8 @@ private:
     Dispatcher m_dispatcher;
     std::atomic<std::int64_t> m_reputFrom {0};
     std::int64_t m_lastErrorOffset = -1;
+    bool m_progressed = false; // a BLANK record moved reputFrom without dispatching
+
     ServiceThread m_thread;
 };
 

@@ -1,0 +1,204 @@
+#include "clientlib/common/hash.h"
+#include "storage/commitlog.h"
+#include "storage/recordutil.h"
+#include "storetestutil.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace qrocket;
+using namespace qrocket::storage;
+using namespace qrocket::storage::test;
+
+class tst_CommitLog final : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void readsGoldenExcerpt();
+    void appendAssignsOffsets();
+    void rollsOverWithBlankRecord();
+    void rejectsIllegalMessages_data();
+    void rejectsIllegalMessages();
+    void preparedTransactionsTakeNoQueueOffset();
+    void batchGetsConsecutiveOffsets();
+    void refusesWhenNotWritable();
+    void findsPropertiesLikeJava();
+};
+
+void tst_CommitLog::readsGoldenExcerpt()
+{
+    const QString path
+        = vectorsDir() + QStringLiteral("/store/commitlog/00000000000000000000.first64KiB");
+    const QByteArray bytes = readFile(path);
+    QCOMPARE(bytes.size(), 65536);
+    const QJsonObject json
+        = QJsonDocument::fromJson(readFile(path + QStringLiteral(".messages.json"))).object();
+    const QJsonArray msgs = json.value(QStringLiteral("messages")).toArray();
+    int complete = 0;
+    for (const QJsonValue &v : msgs) {
+        const QJsonObject m = v.toObject();
+        const qint64 off = m.value(QStringLiteral("file_offset")).toInteger();
+        protocol::MessageRecordView rec;
+        const auto d = protocol::decodeRecord(QByteArrayView(bytes).sliced(off), rec, true);
+        if (!m.value(QStringLiteral("complete")).toBool()) {
+            QCOMPARE(d.status, protocol::RecordStatus::Truncated);
+            continue;
+        }
+        ++complete;
+        QVERIFY2(d.status == protocol::RecordStatus::Ok, qPrintable(d.error));
+        QCOMPARE(rec.totalSize, m.value(QStringLiteral("totalSize")).toInt());
+        QCOMPARE(rec.physicalOffset, m.value(QStringLiteral("physicalOffset")).toInteger());
+        QCOMPARE(rec.queueId, m.value(QStringLiteral("queueId")).toInt());
+        QCOMPARE(rec.queueOffset, m.value(QStringLiteral("queueOffset")).toInteger());
+        QCOMPARE(rec.storeTimestamp, m.value(QStringLiteral("storeTimestamp")).toInteger());
+        QCOMPARE(rec.sysFlag, m.value(QStringLiteral("sysFlag")).toInt());
+        QCOMPARE(rec.topic.toByteArray(), m.value(QStringLiteral("topic")).toString().toUtf8());
+        const QJsonObject props = m.value(QStringLiteral("properties")).toObject();
+        for (auto it = props.begin(); it != props.end(); ++it)
+            QCOMPARE(findProperty(rec.properties, it.key().toUtf8()).toByteArray(),
+                it.value().toString().toUtf8());
+    }
+    QCOMPARE(complete, json.value(QStringLiteral("messages_complete")).toInt());
+}
+
+void tst_CommitLog::appendAssignsOffsets()
+{
+    QTemporaryDir dir;
+    const MessageStoreConfig cfg = smallConfig(dir.path());
+    std::int64_t now = 1796013328661;
+    CommitLog log(cfg, [&] { return now++; });
+    const auto a = log.append(message("A", 0, "one"));
+    const auto b = log.append(message("A", 0, "two"));
+    const auto c = log.append(message("A", 1, "three"));
+    QVERIFY(a.isOk() && b.isOk() && c.isOk());
+    QCOMPARE(a.wroteOffset, 0);
+    QCOMPARE(b.wroteOffset, a.wroteBytes);
+    QCOMPARE(a.queueOffset, 0);
+    QCOMPARE(b.queueOffset, 1);
+    QCOMPARE(c.queueOffset, 0);
+    QCOMPARE(a.storeTimestamp, 1796013328661);
+    QCOMPARE(log.maxOffset(), a.wroteBytes + b.wroteBytes + c.wroteBytes);
+    const SelectedRecord sel = log.select(b.wroteOffset, b.wroteBytes);
+    protocol::MessageRecordView rec;
+    QCOMPARE(protocol::decodeRecord(sel.bytes, rec, true).status, protocol::RecordStatus::Ok);
+    QCOMPARE(rec.body.toByteArray(), QByteArray("two"));
+    QCOMPARE(rec.physicalOffset, b.wroteOffset);
+    QCOMPARE(log.storeTimestampAt(b.wroteOffset, b.wroteBytes), b.storeTimestamp);
+}
+
+void tst_CommitLog::rollsOverWithBlankRecord()
+{
+    QTemporaryDir dir;
+    const MessageStoreConfig cfg = smallConfig(dir.path(), 4096);
+    CommitLog log(cfg, [] { return std::int64_t(1796013328661); });
+    const QByteArray body(1000, 'b');
+    std::vector<PutMessageResult> rs;
+    for (int i = 0; i < 5; ++i) {
+        rs.push_back(log.append(message("T", 0, body)));
+        QVERIFY(rs.back().isOk());
+    }
+    const std::int32_t size = rs[0].wroteBytes; // 91 + 1000-byte body + 1-byte topic
+    const int perFile = static_cast<int>((4096 - 8) / size);
+    QCOMPARE(rs[perFile].wroteOffset, 4096);
+    QCOMPARE(log.files().fileCount(), 2);
+    // The first file ends with a BLANK record covering the rest of it.
+    MappedFilePtr first = log.files().firstFile();
+    const char *blank = first->data() + static_cast<std::int64_t>(perFile) * size;
+    QCOMPARE(readI32(blank), 4096 - perFile * size);
+    QCOMPARE(readI32(blank + 4), protocol::kBlankMagic);
+    QCOMPARE(rs[perFile].queueOffset, perFile);
+    QCOMPARE(log.rollNextFile(10), 4096);
+}
+
+void tst_CommitLog::rejectsIllegalMessages_data()
+{
+    QTest::addColumn<QByteArray>("topic");
+    QTest::addColumn<int>("bodySize");
+    QTest::addColumn<int>("propSize");
+    QTest::addColumn<int>("status");
+    QTest::addRow("body over maxMessageSize")
+        << QByteArray("T") << 16 * 1024 + 1 << 0 << int(PutMessageStatus::MessageIllegal);
+    QTest::addRow("body at maxMessageSize")
+        << QByteArray("T") << 16 * 1024 << 0 << int(PutMessageStatus::PutOk);
+    QTest::addRow("topic 128 bytes")
+        << QByteArray(128, 't') << 1 << 0 << int(PutMessageStatus::MessageIllegal);
+    QTest::addRow("topic 127 bytes")
+        << QByteArray(127, 't') << 1 << 0 << int(PutMessageStatus::PutOk);
+    QTest::addRow("properties 32768")
+        << QByteArray("T") << 1 << 32768 << int(PutMessageStatus::PropertiesSizeExceeded);
+    QTest::addRow("empty topic") << QByteArray() << 1 << 0 << int(PutMessageStatus::MessageIllegal);
+}
+
+void tst_CommitLog::rejectsIllegalMessages()
+{
+    QFETCH(QByteArray, topic);
+    QFETCH(int, bodySize);
+    QFETCH(int, propSize);
+    QFETCH(int, status);
+    QTemporaryDir dir;
+    MessageStoreConfig cfg = smallConfig(dir.path());
+    CommitLog log(cfg, [] { return std::int64_t(1); });
+    MessageExtBrokerInner m = message(topic, 0, QByteArray(bodySize, 'x'));
+    m.properties = QByteArray(propSize, 'p');
+    const PutMessageResult r = log.append(m);
+    QCOMPARE(int(r.status), status);
+    if (!r.isOk())
+        QVERIFY(!r.remark.isEmpty());
+}
+
+void tst_CommitLog::preparedTransactionsTakeNoQueueOffset()
+{
+    QTemporaryDir dir;
+    CommitLog log(smallConfig(dir.path()), [] { return std::int64_t(1); });
+    MessageExtBrokerInner half = message("T", 0, "half");
+    half.sysFlag = protocol::SysFlag::TransactionPrepared;
+    QCOMPARE(log.append(half).queueOffset, 0);
+    QCOMPARE(log.append(message("T", 0, "n")).queueOffset, 0);
+    QCOMPARE(log.append(message("T", 0, "n")).queueOffset, 1);
+}
+
+void tst_CommitLog::batchGetsConsecutiveOffsets()
+{
+    QTemporaryDir dir;
+    CommitLog log(smallConfig(dir.path()), [] { return std::int64_t(1); });
+    QVERIFY(log.append(message("B", 3, "first")).isOk());
+    std::vector<MessageExtBrokerInner> batch {
+        message("B", 3, "x"), message("B", 3, "y"), message("B", 3, "z")};
+    const PutMessageResult r = log.appendBatch(batch);
+    QVERIFY(r.isOk());
+    QCOMPARE(r.msgNum, 3);
+    QCOMPARE(r.queueOffset, 1);
+    QCOMPARE(r.batchOffsets.size(), 3u);
+    QCOMPARE(log.append(message("B", 3, "after")).queueOffset, 4);
+    batch[1].queueId = 4;
+    QCOMPARE(log.appendBatch(batch).status, PutMessageStatus::MessageIllegal);
+}
+
+void tst_CommitLog::refusesWhenNotWritable()
+{
+    QTemporaryDir dir;
+    CommitLog log(smallConfig(dir.path()), [] { return std::int64_t(1); });
+    log.setWritable(false, QStringLiteral("because"));
+    const auto r = log.append(message("T", 0, "x"));
+    QCOMPARE(r.status, PutMessageStatus::ServiceNotAvailable);
+    QCOMPARE(r.remark, QStringLiteral("because"));
+}
+
+void tst_CommitLog::findsPropertiesLikeJava()
+{
+    const QByteArray p("TAGS\x01TagA\x02KEYS\x01k1 k2\x02\x01novalue\x02"
+                       "empty\x01\x02"
+                       "TAGS\x01TagB\x02",
+        47);
+    QCOMPARE(findProperty(p, "TAGS").toByteArray(), QByteArray("TagB")); // last wins
+    QCOMPARE(findProperty(p, "KEYS").toByteArray(), QByteArray("k1 k2"));
+    QVERIFY(findProperty(p, "empty").isEmpty());
+    QVERIFY(findProperty(p, "missing").isEmpty());
+}
+
+QTEST_APPLESS_MAIN(tst_CommitLog)
+#include "tst_commitlog.moc"

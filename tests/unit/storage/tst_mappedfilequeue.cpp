@@ -1,0 +1,171 @@
+#include "storage/mappedfilequeue.h"
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cstring>
+
+using namespace qrocket::storage;
+
+class tst_MappedFileQueue final : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void createsPreallocatedFileNamedByOffset();
+    void refusesToCreateTwice();
+    void flushHonoursLeastPages();
+    void rollsAndFindsByOffset();
+    void truncateDirtyDropsLaterFilesAndZeroesTail();
+    void loadReportsShortFileAndExtendsIt();
+    void loadRejectsGapAndOversizedFile();
+    void unlinkedFileStaysReadable();
+};
+
+void tst_MappedFileQueue::createsPreallocatedFileNamedByOffset()
+{
+    QTemporaryDir dir;
+    auto f = MappedFile::open(dir.filePath(offsetToFileName(65536)), 65536, 65536, true);
+    QVERIFY2(f.has_value(), qPrintable(f.status().toString()));
+    QCOMPARE((*f)->fileName(), QStringLiteral("00000000000000065536"));
+    QCOMPARE(QFileInfo(dir.filePath(QStringLiteral("00000000000000065536"))).size(), 65536);
+    QCOMPARE((*f)->wrotePosition(), 0);
+    std::memcpy((*f)->data(), "hello", 5);
+    (*f)->setWrotePosition(5);
+    QCOMPARE((*f)->view(0, 5), QByteArrayView("hello"));
+    QVERIFY((*f)->view(3, 5).isEmpty()); // beyond the wrote position
+}
+
+void tst_MappedFileQueue::refusesToCreateTwice()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(offsetToFileName(0));
+    QVERIFY(MappedFile::open(path, 0, 4096, true).has_value());
+    auto again = MappedFile::open(path, 0, 4096, true);
+    QVERIFY(!again.has_value());
+    QVERIFY(again.error().message().contains(path));
+}
+
+void tst_MappedFileQueue::flushHonoursLeastPages()
+{
+    QTemporaryDir dir;
+    auto f = MappedFile::open(dir.filePath(offsetToFileName(0)), 0, 64 * 1024, true);
+    QVERIFY(f.has_value());
+    (*f)->setWrotePosition(4096 * 2 + 10);
+    QCOMPARE(*(*f)->flush(4), 0); // only 2 dirty pages
+    QCOMPARE(*(*f)->flush(2), 4096 * 2 + 10);
+    (*f)->setWrotePosition(4096 * 3);
+    QCOMPARE(*(*f)->flush(0), 4096 * 3);
+}
+
+void tst_MappedFileQueue::rollsAndFindsByOffset()
+{
+    QTemporaryDir dir;
+    MappedFileQueue q(dir.path(), 4096);
+    QVERIFY(q.isEmpty());
+    QCOMPARE(q.minOffset(), -1);
+    auto a = q.lastFileForWrite(0);
+    QVERIFY(a.has_value());
+    (*a)->setWrotePosition(4096);
+    auto b = q.lastFileForWrite();
+    QVERIFY(b.has_value());
+    QCOMPARE((*b)->fileFromOffset(), 4096);
+    (*b)->setWrotePosition(100);
+    QCOMPARE(q.fileCount(), 2);
+    QCOMPARE(q.findFile(0), *a);
+    QCOMPARE(q.findFile(4095), *a);
+    QCOMPARE(q.findFile(4096), *b);
+    QVERIFY(!q.findFile(8192));
+    QCOMPARE(q.maxOffset(), 4196);
+    QCOMPARE(q.flushBacklog(), 4196);
+    QCOMPARE(*q.flush(0), 4196);
+    QCOMPARE(q.flushBacklog(), 0);
+}
+
+void tst_MappedFileQueue::truncateDirtyDropsLaterFilesAndZeroesTail()
+{
+    QTemporaryDir dir;
+    MappedFileQueue q(dir.path(), 4096);
+    for (int i = 0; i < 3; ++i) {
+        auto f = q.lastFileForWrite(0);
+        QVERIFY(f.has_value());
+        std::memset((*f)->data(), 'x', 4096);
+        (*f)->setWrotePosition(4096);
+    }
+    QCOMPARE(q.fileCount(), 3);
+    const std::int64_t discarded = q.truncateDirty(4096 + 100);
+    QCOMPARE(discarded, 4096 + 4096 - 100);
+    QCOMPARE(q.fileCount(), 2);
+    QCOMPARE(q.maxOffset(), 4196);
+    MappedFilePtr second = q.findFile(4096);
+    QCOMPARE(second->data()[99], 'x');
+    QCOMPARE(second->data()[100], '\0');
+    QCOMPARE(second->data()[4095], '\0');
+    QVERIFY(!QFile::exists(dir.filePath(offsetToFileName(8192))));
+}
+
+void tst_MappedFileQueue::loadReportsShortFileAndExtendsIt()
+{
+    QTemporaryDir dir;
+    {
+        QFile f(dir.filePath(offsetToFileName(0)));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray(1000, 'a'));
+    }
+    QFile foreign(dir.filePath(QStringLiteral("notes.txt")));
+    QVERIFY(foreign.open(QIODevice::WriteOnly));
+    foreign.close();
+    MappedFileQueue q(dir.path(), 4096);
+    QVERIFY(q.load().isOk());
+    QCOMPARE(q.fileCount(), 1);
+    QCOMPARE(q.loadWarnings().size(), 1);
+    QVERIFY(q.loadWarnings().first().contains(QStringLiteral("3096 bytes short")));
+    QCOMPARE(QFileInfo(dir.filePath(offsetToFileName(0))).size(), 4096);
+    QCOMPARE(q.firstFile()->data()[999], 'a');
+    QCOMPARE(q.firstFile()->data()[1000], '\0');
+}
+
+void tst_MappedFileQueue::loadRejectsGapAndOversizedFile()
+{
+    {
+        QTemporaryDir dir;
+        for (std::int64_t start : {0, 8192}) {
+            QFile f(dir.filePath(offsetToFileName(start)));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.resize(4096);
+        }
+        MappedFileQueue q(dir.path(), 4096);
+        const qrocket::Status s = q.load();
+        QCOMPARE(s.code(), qrocket::Status::Code::Corruption);
+        QVERIFY(s.message().contains(QStringLiteral("gap")));
+    }
+    {
+        QTemporaryDir dir;
+        QFile f(dir.filePath(offsetToFileName(0)));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.resize(5000);
+        MappedFileQueue q(dir.path(), 4096);
+        QCOMPARE(q.load().code(), qrocket::Status::Code::Corruption);
+    }
+}
+
+void tst_MappedFileQueue::unlinkedFileStaysReadable()
+{
+    QTemporaryDir dir;
+    MappedFileQueue q(dir.path(), 4096);
+    auto a = q.lastFileForWrite(0);
+    std::memcpy((*a)->data(), "data", 4);
+    (*a)->setWrotePosition(4096);
+    auto b = q.lastFileForWrite();
+    QVERIFY(b.has_value());
+    MappedFilePtr reader = q.firstFile();
+    QVERIFY(q.removeFirst(reader));
+    QVERIFY(!QFile::exists(reader->path()));
+    QCOMPARE(reader->view(0, 4), QByteArrayView("data"));
+    QCOMPARE(q.minOffset(), 4096);
+}
+
+QTEST_APPLESS_MAIN(tst_MappedFileQueue)
+#include "tst_mappedfilequeue.moc"

@@ -1,0 +1,318 @@
+#include "clientlib/common/hash.h"
+#include "storage/messagestore.h"
+#include "storetestutil.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <atomic>
+#include <future>
+
+using namespace qrocket;
+using namespace qrocket::storage;
+using namespace qrocket::storage::test;
+
+class tst_MessageStore final : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void putThenGet();
+    void getMessageStatusTable();
+    void tagFilter();
+    void transferLimits();
+    void queryByKeyAndOffset();
+    void offsetByTimeAndStoreTimes();
+    void batchPut();
+    void syncFlushCompletesAfterDisk();
+    void survivesCleanRestart();
+    void secondStoreOnSameDirectoryFails();
+    void arrivalListenerSeesEveryMessage();
+    void scheduleTopicTagsCodeIsDeliveryTime();
+    void statsReportOffsetsAndFiles();
+};
+
+namespace {
+struct Fixture
+{
+    QTemporaryDir dir;
+    std::atomic<std::int64_t> now {1796013328000};
+    std::unique_ptr<MessageStore> store;
+
+    explicit Fixture(bool sync = false, std::int64_t fileSize = 64 * 1024) { open(sync, fileSize); }
+    void open(bool sync = false, std::int64_t fileSize = 64 * 1024)
+    {
+        MessageStoreConfig cfg = smallConfig(dir.path(), fileSize);
+        if (sync)
+            cfg.flushDiskType = QStringLiteral("SYNC_FLUSH");
+        StoreOptions opt;
+        opt.clock = [this] { return now.load(); };
+        opt.runCleanService = false;
+        opt.diskUsage = [](const QString &) { return 0.1; };
+        store = std::make_unique<MessageStore>(cfg, opt);
+        const Status s = store->open();
+        QVERIFY2(s.isOk(), qPrintable(s.toString()));
+    }
+    PutMessageResult put(const MessageExtBrokerInner &m)
+    {
+        now += 10;
+        return store->putMessageAndWait(m);
+    }
+};
+} // namespace
+
+void tst_MessageStore::putThenGet()
+{
+    Fixture f;
+    for (int i = 0; i < 5; ++i)
+        QVERIFY(f.put(message("T", 0, "body" + QByteArray::number(i), "TagA")).isOk());
+    QVERIFY(f.store->waitForDispatch(5000));
+    QCOMPARE(f.store->maxOffsetInQueue("T", 0), 5);
+    const GetMessageResult r = f.store->getMessage("g", "T", 0, 1, 32);
+    QCOMPARE(r.status, GetMessageStatus::Found);
+    QCOMPARE(r.messageCount(), 4);
+    QCOMPARE(r.nextBeginOffset, 5);
+    QCOMPARE(r.minOffset, 0);
+    QCOMPARE(r.maxOffset, 5);
+    protocol::MessageRecordView rec;
+    QCOMPARE(protocol::decodeRecord(r.messages[0], rec, true).status, protocol::RecordStatus::Ok);
+    QCOMPARE(rec.body.toByteArray(), QByteArray("body1"));
+    QCOMPARE(rec.queueOffset, 1);
+    QCOMPARE(r.concatenated().size(), r.bufferTotalSize);
+}
+
+void tst_MessageStore::getMessageStatusTable()
+{
+    Fixture f;
+    for (int i = 0; i < 3; ++i)
+        QVERIFY(f.put(message("T", 0, "x")).isOk());
+    QVERIFY(f.store->waitForDispatch(5000));
+    struct Row
+    {
+        const char *topic;
+        std::int64_t offset;
+        GetMessageStatus status;
+        std::int64_t next;
+    };
+    const Row rows[] = {
+        {"Nope", 5, GetMessageStatus::NoMatchedLogicQueue, 0}, {"T", 0, GetMessageStatus::Found, 3},
+        {"T", 2, GetMessageStatus::Found, 3}, {"T", 3, GetMessageStatus::OffsetOverflowOne, 3},
+        {"T", 9, GetMessageStatus::OffsetOverflowBadly, 0}, // min == 0: back to min
+    };
+    for (const Row &row : rows) {
+        const GetMessageResult r = f.store->getMessage("g", row.topic, 0, row.offset, 32);
+        QVERIFY2(r.status == row.status, getMessageStatusName(r.status));
+        QCOMPARE(r.nextBeginOffset, row.next);
+    }
+    QCOMPARE(f.store->getMessage("g", "T", 7, 0, 32).status, GetMessageStatus::NoMatchedLogicQueue);
+}
+
+void tst_MessageStore::tagFilter()
+{
+    Fixture f;
+    for (int i = 0; i < 6; ++i)
+        QVERIFY(f.put(message("T", 0, "x", i % 3 == 0 ? "TagA" : "TagB")).isOk());
+    QVERIFY(f.store->waitForDispatch(5000));
+    const TagFilter a = TagFilter::fromExpression("TagA");
+    GetMessageResult r = f.store->getMessage("g", "T", 0, 0, 32, &a);
+    QCOMPARE(r.status, GetMessageStatus::Found);
+    QCOMPARE(r.messageCount(), 2);
+    QCOMPARE(r.messageQueueOffsets, (std::vector<std::int64_t> {0, 3}));
+    QCOMPARE(r.nextBeginOffset, 6);
+    const TagFilter none = TagFilter::fromExpression("TagC || TagD");
+    r = f.store->getMessage("g", "T", 0, 0, 32, &none);
+    QCOMPARE(r.status, GetMessageStatus::NoMatchedMessage);
+    QCOMPARE(r.nextBeginOffset, 6);
+    const TagFilter all = TagFilter::fromExpression("*");
+    QCOMPARE(f.store->getMessage("g", "T", 0, 0, 32, &all).messageCount(), 6);
+    QCOMPARE(TagFilter::fromExpression("TagA || TagB").codes.size(), 2u);
+}
+
+void tst_MessageStore::transferLimits()
+{
+    Fixture f;
+    for (int i = 0; i < 40; ++i)
+        QVERIFY(f.put(message("T", 0, "x")).isOk());
+    QVERIFY(f.store->waitForDispatch(5000));
+    GetMessageResult r = f.store->getMessage("g", "T", 0, 0, 100);
+    QCOMPARE(r.messageCount(), 32); // maxTransferCountOnMessageInMemory
+    QCOMPARE(r.nextBeginOffset, 32);
+    r = f.store->getMessage("g", "T", 0, 0, 5);
+    QCOMPARE(r.messageCount(), 5);
+    QCOMPARE(r.nextBeginOffset, 5);
+}
+
+void tst_MessageStore::queryByKeyAndOffset()
+{
+    Fixture f;
+    QVERIFY(f.put(message("T", 0, "a", "TagA", "k1 k2", "UNIQ1")).isOk());
+    const PutMessageResult b = f.put(message("T", 1, "b", "TagA", "k2", "UNIQ2"));
+    QVERIFY(f.put(message("U", 0, "c", "TagA", "k2", "UNIQ3")).isOk());
+    QVERIFY(f.store->waitForDispatch(5000));
+    QueryMessageResult q = f.store->queryMessage("T", "k2", 32, 0, f.now + 1000);
+    QCOMPARE(q.messages.size(), 2u);
+    q = f.store->queryMessage("T", "UNIQ2", 32, 0, f.now + 1000);
+    QCOMPARE(q.messages.size(), 1u);
+    protocol::MessageRecordView rec;
+    QCOMPARE(protocol::decodeRecord(q.messages[0], rec, true).status, protocol::RecordStatus::Ok);
+    QCOMPARE(rec.body.toByteArray(), QByteArray("b"));
+    QCOMPARE(f.store->queryMessage("T", "k2", 1, 0, f.now + 1000).messages.size(), 1u);
+    QCOMPARE(f.store->queryMessage("T", "k1", 32, f.now + 500, f.now + 1000).messages.size(), 0u);
+    const SelectedRecord byOffset = f.store->lookMessageByOffset(b.wroteOffset);
+    QVERIFY(byOffset.isValid());
+    QCOMPARE(byOffset.bytes.size(), b.wroteBytes);
+    QVERIFY(!f.store->lookMessageByOffset(b.wroteOffset + 1).isValid());
+    QVERIFY(!f.store->lookMessageByOffset(1 << 30).isValid());
+}
+
+void tst_MessageStore::offsetByTimeAndStoreTimes()
+{
+    Fixture f;
+    std::vector<std::int64_t> times;
+    for (int i = 0; i < 10; ++i) {
+        f.now += 1000;
+        const auto r = f.store->putMessageAndWait(message("T", 0, "x"));
+        times.push_back(r.storeTimestamp);
+    }
+    QVERIFY(f.store->waitForDispatch(5000));
+    QCOMPARE(f.store->offsetInQueueByTime("T", 0, times[4]), 4);
+    QCOMPARE(f.store->offsetInQueueByTime("T", 0, times[4] - 1), 4);
+    QCOMPARE(f.store->offsetInQueueByTime("T", 0, times[4] + 1), 5);
+    QCOMPARE(f.store->offsetInQueueByTime("T", 0, 0), 0);
+    QCOMPARE(f.store->offsetInQueueByTime("T", 0, times.back() + 1), 10);
+    QCOMPARE(f.store->lastStoreTime("T", 0), times.back());
+    QCOMPARE(f.store->earliestMessageTime("T", 0), times.front());
+    QCOMPARE(f.store->earliestMessageTime(), times.front());
+    QCOMPARE(f.store->messageStoreTimestamp("T", 0, 3), times[3]);
+    QCOMPARE(f.store->lastStoreTime("Nope", 0), -1);
+}
+
+void tst_MessageStore::batchPut()
+{
+    Fixture f;
+    std::vector<MessageExtBrokerInner> batch;
+    for (int i = 0; i < 4; ++i)
+        batch.push_back(message("B", 2, "m" + QByteArray::number(i)));
+    std::promise<PutMessageResult> p;
+    f.store->putMessages(batch, [&](const PutMessageResult &r) { p.set_value(r); });
+    const PutMessageResult r = p.get_future().get();
+    QVERIFY(r.isOk());
+    QCOMPARE(r.msgNum, 4);
+    QVERIFY(f.store->waitForDispatch(5000));
+    QCOMPARE(f.store->maxOffsetInQueue("B", 2), 4);
+}
+
+void tst_MessageStore::syncFlushCompletesAfterDisk()
+{
+    Fixture f(true);
+    std::atomic<int> done {0};
+    std::vector<std::promise<PutMessageResult>> ps(50);
+    for (int i = 0; i < 50; ++i)
+        f.store->putMessage(message("S", 0, "x"), [&, i](const PutMessageResult &r) {
+            ps[static_cast<size_t>(i)].set_value(r);
+            ++done;
+        });
+    for (auto &p : ps) {
+        const PutMessageResult r = p.get_future().get();
+        QCOMPARE(r.status, PutMessageStatus::PutOk);
+    }
+    QCOMPARE(done.load(), 50);
+    QCOMPARE(f.store->stats().flushBacklogBytes, 0);
+    MessageExtBrokerInner noWait = message("S", 0, "x");
+    noWait.waitStoreMsgOk = false;
+    QVERIFY(f.store->putMessageAndWait(noWait).isOk());
+}
+
+void tst_MessageStore::survivesCleanRestart()
+{
+    Fixture f(false, 4096);
+    for (int i = 0; i < 30; ++i)
+        QVERIFY(f.put(message("T", i % 2, QByteArray(300, 'a' + i % 20), "TagA",
+                          "key" + QByteArray::number(i)))
+                    .isOk());
+    QVERIFY(f.store->waitForDispatch(5000));
+    const std::int64_t maxOffset = f.store->commitLogMaxOffset();
+    f.store->shutdown();
+    QVERIFY(!QFile::exists(f.dir.filePath(QStringLiteral("abort"))));
+    f.open(false, 4096);
+    const RecoveryReport &rep = f.store->recoveryReport();
+    QVERIFY(rep.lastExitOk);
+    QVERIFY2(rep.problems.isEmpty(), qPrintable(rep.problems.join(u'\n')));
+    QCOMPARE(f.store->commitLogMaxOffset(), maxOffset);
+    QCOMPARE(f.store->maxOffsetInQueue("T", 0), 15);
+    QCOMPARE(f.store->maxOffsetInQueue("T", 1), 15);
+    QCOMPARE(f.put(message("T", 0, "after")).queueOffset, 15);
+    QCOMPARE(f.store->queryMessage("T", "key7", 32, 0, f.now + 1000).messages.size(), 1u);
+}
+
+void tst_MessageStore::secondStoreOnSameDirectoryFails()
+{
+    Fixture f;
+    MessageStore second(smallConfig(f.dir.path()));
+    const Status s = second.open();
+    QCOMPARE(s.code(), Status::Code::Busy);
+    QVERIFY(s.message().contains(QStringLiteral("lock")));
+    QVERIFY(f.put(message("T", 0, "still fine")).isOk());
+}
+
+void tst_MessageStore::arrivalListenerSeesEveryMessage()
+{
+    QTemporaryDir dir;
+    MessageStore store(smallConfig(dir.path()));
+    std::atomic<int> arrivals {0};
+    std::atomic<std::int64_t> lastOffset {-1};
+    store.setArrivalListener(
+        [&](QByteArrayView topic, int queueId, std::int64_t off, std::int64_t, std::int64_t) {
+            if (topic == "T" && queueId == 3) {
+                lastOffset = off;
+                ++arrivals;
+            }
+        });
+    QVERIFY(store.open().isOk());
+    for (int i = 0; i < 10; ++i)
+        QVERIFY(store.putMessageAndWait(message("T", 3, "x")).isOk());
+    QVERIFY(store.waitForDispatch(5000));
+    QTRY_COMPARE_WITH_TIMEOUT(arrivals.load(), 10, 5000);
+    QCOMPARE(lastOffset.load(), 9);
+}
+
+void tst_MessageStore::scheduleTopicTagsCodeIsDeliveryTime()
+{
+    Fixture f;
+    MessageExtBrokerInner m = message("SCHEDULE_TOPIC_XXXX", 2, "delayed", "TagA");
+    m.properties += QByteArray("\x02"
+                               "DELAY\x01"
+                               "3");
+    const PutMessageResult r = f.put(m);
+    QVERIFY(r.isOk());
+    QVERIFY(f.store->waitForDispatch(5000));
+    ConsumeQueue::Unit u;
+    QVERIFY(f.store->findConsumeQueue("SCHEDULE_TOPIC_XXXX", 2)->unit(0, u));
+    QCOMPARE(u.tagsCode, r.storeTimestamp + 10000);
+    QVERIFY(f.put(message("T", 0, "x", "TagA")).isOk());
+    QVERIFY(f.store->waitForDispatch(5000));
+    QVERIFY(f.store->findConsumeQueue("T", 0)->unit(0, u));
+    QCOMPARE(u.tagsCode, javaStringHash("TagA"));
+}
+
+void tst_MessageStore::statsReportOffsetsAndFiles()
+{
+    Fixture f(false, 4096);
+    for (int i = 0; i < 10; ++i)
+        QVERIFY(f.put(message("T", 0, QByteArray(1000, 'x'))).isOk());
+    QVERIFY(f.store->waitForDispatch(5000));
+    f.store->cleanService().run();
+    const StoreStats s = f.store->stats();
+    QCOMPARE(s.putMessageTotal, 10);
+    QCOMPARE(s.commitLogMinOffset, 0);
+    QCOMPARE(s.commitLogMaxOffset, f.store->commitLogMaxOffset());
+    QCOMPARE(s.dispatchBehindBytes, 0);
+    QVERIFY(s.commitLogFiles.size() >= 3);
+    QVERIFY(s.commitLogFiles.back().reasonKept.contains(QStringLiteral("current")));
+    QVERIFY(s.commitLogFiles.front().reasonKept.contains(QStringLiteral("not expired")));
+    QCOMPARE(s.diskRatio, 0.1);
+    QVERIFY(!s.diskFull);
+}
+
+QTEST_GUILESS_MAIN(tst_MessageStore)
+#include "tst_messagestore.moc"
