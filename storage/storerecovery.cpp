@@ -151,7 +151,10 @@ Status StoreRecovery::run(bool lastExitOk)
     if (!clFiles.empty()) {
         start = lastExitOk ? clFiles[clFiles.size() > 3 ? clFiles.size() - 3 : 0]->fileFromOffset()
                            : chooseAbnormalStart();
+        QElapsedTimer scanTimer;
+        scanTimer.start();
         const ScanResult scan = scanCommitLog(s, start, s.m_config.checkCRCOnRecover);
+        rep.scanMs = scanTimer.elapsed();
         rep.scanStartOffset = start;
         rep.processOffset = scan.endOffset;
         rep.scannedBytes = scan.endOffset - start;
