@@ -133,13 +133,26 @@ void Connection::onErrorOccurred(QAbstractSocket::SocketError error)
 
 qint64 Connection::unsentBytes() const
 {
-    return m_socket->bytesToWrite() + m_preconnect.size();
+    return m_socket->bytesToWrite() + m_preconnect.size() + m_corked.size();
+}
+
+void Connection::overCap(qint64 wanted)
+{
+    static LogRateLimiter limiter;
+    if (limiter.allow()) {
+        qCWarning(lcRemoting, "closing %s: %lld unsent bytes exceed the cap of %lld",
+            m_remoteAddress.constData(), static_cast<long long>(wanted),
+            static_cast<long long>(m_options.maxUnsentBytes));
+    }
+    close(QStringLiteral("unsent bytes over the cap"));
 }
 
 void Connection::sendCommand(const RemotingCommand &cmd)
 {
     if (m_closed)
         return;
+    // Encoded on its own first: encodeFrame() reserves exactly, so appending frame after frame
+    // to one growing buffer would reallocate each time.
     m_scratch.resize(0);
     protocol::encodeFrame(cmd, m_scratch);
     writeBytes(m_scratch);
@@ -153,21 +166,39 @@ void Connection::writeBytes(QByteArrayView bytes)
         return;
     const qint64 queued = unsentBytes();
     if (queued > 0 && queued + bytes.size() > m_options.maxUnsentBytes) {
-        static LogRateLimiter limiter;
-        if (limiter.allow()) {
-            qCWarning(lcRemoting, "closing %s: %lld unsent bytes exceed the cap of %lld",
-                m_remoteAddress.constData(), static_cast<long long>(queued + bytes.size()),
-                static_cast<long long>(m_options.maxUnsentBytes));
-        }
-        close(QStringLiteral("unsent bytes over the cap"));
+        overCap(queued + bytes.size());
         return;
     }
     if (!m_connected) {
         m_preconnect.append(bytes);
         return;
     }
-    if (m_socket->write(bytes.data(), bytes.size()) != bytes.size())
+    if (m_inProcessInput) {
+        m_corked.append(bytes);
+        return;
+    }
+    if (m_socket->write(bytes.data(), bytes.size()) != bytes.size()) {
         close(QStringLiteral("write failed: ") + m_socket->errorString());
+        return;
+    }
+    // Hand the bytes to the kernel now rather than on Qt's queued flush one loop turn later.
+    m_socket->flush();
+}
+
+void Connection::flushCorked()
+{
+    if (m_corked.isEmpty() || m_closed)
+        return;
+    const qint64 written = m_socket->write(m_corked.constData(), m_corked.size());
+    const bool failed = written != m_corked.size();
+    if (m_corked.capacity() > kKeepBufferBytes)
+        m_corked = QByteArray();
+    else
+        m_corked.resize(0);
+    if (failed)
+        close(QStringLiteral("write failed: ") + m_socket->errorString());
+    else
+        m_socket->flush();
 }
 
 void Connection::invoke(RemotingCommand request, int timeoutMillis, InvokeCallback callback)
@@ -236,6 +267,7 @@ void Connection::processInput()
             m_in.resize(0);
     }
     m_inProcessInput = false;
+    flushCorked();
     if (!m_closed && m_socket->bytesAvailable() > 0)
         QMetaObject::invokeMethod(this, &Connection::onReadyRead, Qt::QueuedConnection);
 }

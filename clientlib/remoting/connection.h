@@ -110,6 +110,8 @@ private:
     void processInput();
     void handleFrame(protocol::RemotingCommand cmd);
     qint64 unsentBytes() const;
+    void overCap(qint64 wanted);
+    void flushCorked();
     void setUpSocket();
 
     const ConnectionOptions m_options;
@@ -127,6 +129,7 @@ private:
     qsizetype m_inPos = 0;
     QByteArray m_preconnect; // frames queued before the connection came up (client side)
     QByteArray m_scratch; // encode buffer, reused
+    QByteArray m_corked; // frames produced while a read batch is processed; written after it
     QElapsedTimer m_lastActivity;
     QElapsedTimer m_connectStarted;
     std::unordered_map<int, Pending> m_pending; // opaque -> invocation awaiting its response
