@@ -8,6 +8,8 @@
 // Thread-safety is each member's own (the managers and the MessageStore are safe to call from
 // any processor thread).
 
+#include "clientlib/protocol/messagecodec.h"
+
 #include <QByteArray>
 
 #include <cstdint>
@@ -15,6 +17,7 @@
 
 namespace qrocket::storage {
 class MessageStore;
+struct MessageExtBrokerInner;
 } // namespace qrocket::storage
 
 namespace qrocket::broker {
@@ -44,9 +47,15 @@ struct BrokerContext
 
     /// "brokerIP1:listenPort": the store host written into records and offset msgIds.
     QByteArray storeHost;
+    /// The same, parsed: what SEND writes as STOREHOST and encodes into offset msgIds.
+    protocol::HostAddress storeHostAddress;
     /// Asks the controller to re-register with every name server now (topic created/deleted).
     /// Safe to call from any thread; coalesced.
     std::function<void()> registerBrokerAllNow;
+    /// Delay-level hook (set by the owner of the schedule service): turns a message with
+    /// DELAY=level (> 0) into its SCHEDULE_TOPIC_XXXX form (REAL_TOPIC/REAL_QID saved, queue
+    /// level - 1, level clamped). Unset: SendMessageProcessor::toScheduleTopic does just that.
+    std::function<void(storage::MessageExtBrokerInner &msg, int level)> toScheduleTopic;
 };
 
 } // namespace qrocket::broker

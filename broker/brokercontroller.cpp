@@ -1,0 +1,344 @@
+#include "broker/brokercontroller.h"
+
+#include "broker/brokercodes.h"
+#include "broker/logging.h"
+#include "broker/longpolling/pullrequestholdservice.h"
+#include "broker/managers/consumermanager.h"
+#include "broker/managers/consumeroffsetmanager.h"
+#include "broker/managers/delayoffsetmanager.h"
+#include "broker/managers/producermanager.h"
+#include "broker/managers/subscriptiongroupmanager.h"
+#include "broker/managers/topicconfigmanager.h"
+#include "broker/namesrvregistrar.h"
+#include "broker/processors/clientmanageprocessor.h"
+#include "broker/processors/consumermanageprocessor.h"
+#include "broker/processors/pullmessageprocessor.h"
+#include "broker/processors/sendmessageprocessor.h"
+#include "clientlib/remoting/remotingserver.h"
+#include "storage/messagestore.h"
+
+// The broker-extras parts are wired in as they land (their sources are in extras.cmake).
+#if __has_include("broker/schedule/schedulemessageservice.h")
+#include "broker/schedule/schedulemessageservice.h"
+#define QROCKET_HAVE_SCHEDULE 1
+#endif
+#if __has_include("broker/processors/sendbackprocessor.h")
+#include "broker/processors/sendbackprocessor.h"
+#define QROCKET_HAVE_SENDBACK 1
+#endif
+#if __has_include("broker/processors/queryprocessor.h")
+#include "broker/processors/queryprocessor.h"
+#define QROCKET_HAVE_QUERY 1
+#endif
+#if __has_include("broker/brokerextras.h")
+#include "broker/brokerextras.h"
+#define QROCKET_HAVE_BROKER_EXTRAS 1
+#endif
+
+#include <chrono>
+
+namespace qrocket::broker {
+
+namespace rc = requestcode;
+using namespace std::chrono_literals;
+
+BrokerController::BrokerController(
+    const BrokerConfig &config, const storage::MessageStoreConfig &storeConfig, QObject *parent)
+    : QObject(parent), m_config(config), m_storeConfig(storeConfig)
+{
+    m_ctx.config = &m_config;
+}
+
+BrokerController::~BrokerController()
+{
+    shutdown();
+}
+
+Status BrokerController::loadManagers()
+{
+    const QString root = m_storeConfig.storePathRootDir;
+    m_topics = std::make_unique<TopicConfigManager>(m_config, TopicConfigManager::filePath(root));
+    m_groups = std::make_unique<SubscriptionGroupManager>(
+        m_config.autoCreateSubscriptionGroup, SubscriptionGroupManager::filePath(root));
+    m_consumerOffsets
+        = std::make_unique<ConsumerOffsetManager>(ConsumerOffsetManager::filePath(root));
+    m_delayOffsets = std::make_unique<DelayOffsetManager>(DelayOffsetManager::filePath(root));
+    if (Status st = m_topics->load(); !st)
+        return st;
+    if (Status st = m_groups->load(); !st)
+        return st;
+    if (Status st = m_consumerOffsets->load(); !st)
+        return st;
+    if (Status st = m_delayOffsets->load(); !st)
+        return st;
+    m_consumers = std::make_unique<ConsumerManager>(m_config.channelExpiredTimeout);
+    m_producers = std::make_unique<ProducerManager>(m_config.channelExpiredTimeout);
+    m_ctx.topics = m_topics.get();
+    m_ctx.subscriptionGroups = m_groups.get();
+    m_ctx.consumerOffsets = m_consumerOffsets.get();
+    m_ctx.delayOffsets = m_delayOffsets.get();
+    m_ctx.consumers = m_consumers.get();
+    m_ctx.producers = m_producers.get();
+    return {};
+}
+
+Status BrokerController::initialize()
+{
+    if (m_initialized)
+        return {};
+    if (Status st = loadManagers(); !st)
+        return st;
+
+    m_sendPool = std::make_shared<remoting::ThreadPoolExecutor>(
+        "SendMsg", std::max(1, m_config.sendMessageThreadPoolNums), 10000);
+    m_pullPool = std::make_shared<remoting::ThreadPoolExecutor>(
+        "PullMsg", std::max(1, m_config.pullMessageThreadPoolNums), 100000);
+    m_clientPool = std::make_shared<remoting::ThreadPoolExecutor>("ClientManage", 2, 50000);
+    m_adminPool = std::make_shared<remoting::ThreadPoolExecutor>(
+        "Admin", std::max(1, m_config.adminBrokerThreadPoolNums), 10000);
+
+    m_pullProcessor = std::make_shared<PullMessageProcessor>(m_ctx);
+    m_pullHold = std::make_unique<PullRequestHoldService>(
+        [pool = m_pullPool, processor = m_pullProcessor](HeldPull &&pull) {
+            auto shared = std::make_shared<HeldPull>(std::move(pull));
+            if (!pool->tryExecute(
+                    [processor, shared] { processor->executeWakeup(std::move(*shared)); })) {
+                shared->respond(makeReply(shared->request, responsecode::kSystemBusy,
+                    "[OVERLOAD]system busy, start flow control for a while"));
+            }
+        },
+        [this](QByteArrayView topic, int queueId) {
+            return m_store ? m_store->maxOffsetInQueue(topic, queueId) : 0;
+        });
+    m_ctx.pullHold = m_pullHold.get();
+
+    m_store = std::make_unique<storage::MessageStore>(m_storeConfig);
+    m_ctx.store = m_store.get();
+#ifdef QROCKET_HAVE_SCHEDULE
+    auto schedule = std::make_shared<ScheduleMessageService>(m_ctx);
+    schedule->installTagsCodeResolver(*m_store);
+    m_ctx.schedule = schedule.get();
+    m_ctx.toScheduleTopic
+        = [svc = schedule.get()](storage::MessageExtBrokerInner &msg, int) { svc->transform(msg); };
+    m_schedule = schedule;
+#endif
+    m_store->setArrivalListener([hold = m_pullHold.get()](QByteArrayView topic, int queueId,
+                                    std::int64_t queueOffset, std::int64_t tagsCode, std::int64_t) {
+        hold->notifyMessageArriving(topic, queueId, queueOffset, tagsCode);
+    });
+    if (Status st = m_store->open(); !st)
+        return st;
+    m_ctx.registerBrokerAllNow = [this] { registerBrokerAllNow(); };
+    m_topics->setChangeListener([this](const QByteArray &) { registerBrokerAllNow(); });
+
+    remoting::RemotingServerOptions options;
+    options.port = static_cast<quint16>(std::max(0, m_config.listenPort));
+    m_server = std::make_unique<remoting::RemotingServer>(options);
+    options.port = options.port > 2 ? static_cast<quint16>(options.port - 2) : 0;
+    options.ioThreads = 1;
+    m_fastServer = std::make_unique<remoting::RemotingServer>(options);
+    for (remoting::RemotingServer *server : {m_server.get(), m_fastServer.get()})
+        connect(server, &remoting::RemotingServer::channelClosed, this,
+            [this](quint64 channelId, const QByteArray &) { onChannelClosed(channelId); });
+    createProcessors();
+
+    m_registrar = std::make_unique<NamesrvRegistrar>(m_ctx);
+    m_registrar->setNameServers(m_config.namesrvAddr.toUtf8());
+#ifdef QROCKET_HAVE_BROKER_EXTRAS
+    installBrokerExtras(*this);
+#endif
+    m_initialized = true;
+    return {};
+}
+
+void BrokerController::createProcessors()
+{
+    auto send = std::make_shared<SendMessageProcessor>(m_ctx);
+    for (int code : {rc::kSendMessage, rc::kSendMessageV2, rc::kSendBatchMessage})
+        registerProcessor(code, send, m_sendPool);
+    registerProcessor(rc::kPullMessage, m_pullProcessor, m_pullPool);
+    auto client = std::make_shared<ClientManageProcessor>(m_ctx);
+    for (int code : {rc::kHeartBeat, rc::kUnregisterClient, rc::kGetConsumerListByGroup})
+        registerProcessor(code, client, m_clientPool);
+    auto consumer = std::make_shared<ConsumerManageProcessor>(m_ctx);
+    for (int code : {rc::kQueryConsumerOffset, rc::kUpdateConsumerOffset, rc::kGetMaxOffset,
+             rc::kGetMinOffset, rc::kSearchOffsetByTimestamp, rc::kGetEarliestMsgStoreTime})
+        registerProcessor(code, consumer, {});
+#ifdef QROCKET_HAVE_SENDBACK
+    registerProcessor(
+        rc::kConsumerSendMsgBack, std::make_shared<SendBackProcessor>(m_ctx), m_sendPool);
+#endif
+#ifdef QROCKET_HAVE_QUERY
+    auto query = std::make_shared<QueryProcessor>(m_ctx);
+    registerProcessor(rc::kQueryMessage, query, m_pullPool);
+    registerProcessor(rc::kViewMessageById, query, m_pullPool);
+#endif
+}
+
+void BrokerController::registerProcessor(
+    int requestCode, remoting::RequestProcessorPtr processor, remoting::ExecutorPtr executor)
+{
+    m_server->registerProcessor(requestCode, processor, executor);
+    m_fastServer->registerProcessor(requestCode, std::move(processor), std::move(executor));
+}
+
+void BrokerController::setDefaultProcessor(
+    remoting::RequestProcessorPtr processor, remoting::ExecutorPtr executor)
+{
+    m_server->setDefaultProcessor(processor, executor);
+    m_fastServer->setDefaultProcessor(std::move(processor), std::move(executor));
+}
+
+remoting::ExecutorPtr BrokerController::adminExecutor() const
+{
+    return m_adminPool;
+}
+
+remoting::ExecutorPtr BrokerController::sendExecutor() const
+{
+    return m_sendPool;
+}
+
+Status BrokerController::start()
+{
+    if (!m_initialized)
+        return Status::internal(QStringLiteral("BrokerController::start() before initialize()"));
+    if (m_started)
+        return {};
+    if (Status st = m_server->start(); !st)
+        return Status::ioError(QStringLiteral("cannot listen on port %1: %2")
+                                   .arg(m_config.listenPort)
+                                   .arg(st.message()));
+    if (Status st = m_fastServer->start(); !st) {
+        m_server->stop();
+        return Status::ioError(QStringLiteral("cannot listen on the fast port %1: %2")
+                                   .arg(m_fastServer->options().port)
+                                   .arg(st.message()));
+    }
+    m_config.listenPort = m_server->serverPort();
+    const QByteArray brokerAddr = m_config.brokerAddr();
+    m_ctx.storeHost = brokerAddr;
+    if (!protocol::HostAddress::parse(brokerAddr, m_ctx.storeHostAddress))
+        qCWarning(lcBroker) << "brokerIP1 is not an IP address:" << brokerAddr;
+    m_registrar->setBrokerAddresses(brokerAddr,
+        m_config.brokerIP2.toUtf8() + ':' + QByteArray::number(m_config.listenPort + 1));
+    m_pullHold->start();
+#ifdef QROCKET_HAVE_SCHEDULE
+    static_cast<ScheduleMessageService *>(m_schedule.get())->start();
+#endif
+
+    m_registerTimer.setInterval(std::chrono::milliseconds(m_config.registerNameServerPeriod));
+    connect(&m_registerTimer, &QTimer::timeout, this,
+        [this] { m_registrar->registerBrokerAll(m_config.forceRegister); });
+    m_offsetTimer.setInterval(std::chrono::milliseconds(m_config.flushConsumerOffsetInterval));
+    connect(&m_offsetTimer, &QTimer::timeout, this, [this] {
+        if (Status st = m_consumerOffsets->persist(); !st)
+            qCWarning(lcBrokerOffset).noquote() << "persist consumer offsets:" << st.message();
+    });
+    m_delayOffsetTimer.setInterval(std::chrono::milliseconds(m_config.flushDelayOffsetInterval));
+    connect(&m_delayOffsetTimer, &QTimer::timeout, this, [this] {
+        if (Status st = m_delayOffsets->persist(); !st)
+            qCWarning(lcBrokerOffset).noquote() << "persist delay offsets:" << st.message();
+    });
+    m_clientScanTimer.setInterval(10s);
+    connect(&m_clientScanTimer, &QTimer::timeout, this, &BrokerController::scanClients);
+    for (QTimer *t : {&m_registerTimer, &m_offsetTimer, &m_delayOffsetTimer, &m_clientScanTimer})
+        t->start();
+    m_registrar->registerBrokerAll(true);
+    m_started = true;
+    qCInfo(lcBroker).noquote() << "broker" << m_config.brokerName << "started at" << brokerAddr
+                               << "(fast port" << m_fastServer->serverPort() << "), cluster"
+                               << m_config.brokerClusterName << "name servers"
+                               << (m_config.namesrvAddr.isEmpty() ? QStringLiteral("(none)")
+                                                                  : m_config.namesrvAddr);
+    return {};
+}
+
+void BrokerController::registerBrokerAllNow()
+{
+    if (m_registerPending.exchange(true))
+        return;
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+            m_registerPending = false;
+            if (m_started && !m_shutdown)
+                m_registrar->registerBrokerAll(true);
+        },
+        Qt::QueuedConnection);
+}
+
+void BrokerController::onChannelClosed(quint64 channelId)
+{
+    if (!m_consumers)
+        return;
+    for (const ConsumerManager::Removal &r : m_consumers->channelClosed(channelId)) {
+        qCInfo(lcBrokerClient) << "consumer" << r.clientId << "of group" << r.group
+                               << "disconnected";
+        if (!r.groupRemoved)
+            notifyConsumerIdsChanged(m_ctx, r.group);
+    }
+    m_producers->channelClosed(channelId);
+}
+
+void BrokerController::scanClients()
+{
+    for (const ConsumerManager::Removal &r : m_consumers->scanExpired()) {
+        qCInfo(lcBrokerClient) << "consumer" << r.clientId << "of group" << r.group
+                               << "expired (no heartbeat)";
+        if (!r.groupRemoved)
+            notifyConsumerIdsChanged(m_ctx, r.group);
+    }
+    m_producers->scanExpired();
+}
+
+void BrokerController::persistOffsets()
+{
+    if (m_consumerOffsets)
+        if (Status st = m_consumerOffsets->persist(); !st)
+            qCWarning(lcBrokerOffset).noquote() << "persist consumer offsets:" << st.message();
+    if (m_delayOffsets)
+        if (Status st = m_delayOffsets->persist(); !st)
+            qCWarning(lcBrokerOffset).noquote() << "persist delay offsets:" << st.message();
+    if (m_topics)
+        static_cast<void>(m_topics->persist());
+    if (m_groups)
+        static_cast<void>(m_groups->persist());
+}
+
+void BrokerController::shutdown()
+{
+    if (m_shutdown || !m_initialized) {
+        m_shutdown = true;
+        return;
+    }
+    m_shutdown = true;
+    for (QTimer *t : {&m_registerTimer, &m_offsetTimer, &m_delayOffsetTimer, &m_clientScanTimer})
+        t->stop();
+    if (m_started)
+        m_registrar->unregisterBrokerAll(3000);
+    m_registrar->shutdown();
+    m_server->stop();
+    m_fastServer->stop();
+    m_pullHold->shutdown();
+#ifdef QROCKET_HAVE_SCHEDULE
+    static_cast<ScheduleMessageService *>(m_schedule.get())->stop();
+#endif
+    for (auto &pool : {m_sendPool, m_pullPool, m_clientPool, m_adminPool})
+        pool->shutdown();
+    m_store->shutdown();
+    persistOffsets();
+    qCInfo(lcBroker) << "broker" << m_config.brokerName << "stopped";
+}
+
+quint16 BrokerController::listenPort() const
+{
+    return m_server ? m_server->serverPort() : 0;
+}
+
+quint16 BrokerController::fastListenPort() const
+{
+    return m_fastServer ? m_fastServer->serverPort() : 0;
+}
+
+} // namespace qrocket::broker

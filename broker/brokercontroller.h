@@ -1,0 +1,138 @@
+#pragma once
+
+// BrokerController: wires the broker together (RocketMQ's BrokerController): config, the
+// MessageStore, the managers, the long-polling service, the request processors on two
+// RemotingServers (listenPort and the fast port listenPort - 2), name-server registration and
+// the housekeeping timers (registration every registerNameServerPeriod, consumer offsets every
+// flushConsumerOffsetInterval, delay offsets every flushDelayOffsetInterval, stale client channels
+// every 10 s).
+//
+//   BrokerController controller(brokerConfig, storeConfig);   // both already validated
+//   if (Status st = controller.initialize(); !st) ...        // loads config files, opens store
+//   if (Status st = controller.start(); !st) ...             // listens, registers, timers
+//   ...
+//   controller.shutdown();                                   // also done by the destructor
+//
+// Other broker parts plug in through context() and registerProcessor(). When the header
+// "broker/brokerextras.h" exists, initialize() calls its
+// `void qrocket::broker::installBrokerExtras(BrokerController &)` (admin, send-back, query
+// processors and the delay schedule service).
+//
+// Threads: lives on the thread that creates it, which needs an event loop (timers, queued
+// channel-close notifications, coalesced re-registration).
+
+#include "broker/brokercontext.h"
+#include "broker/config/brokerconfig.h"
+#include "clientlib/common/status.h"
+#include "clientlib/remoting/executor.h"
+#include "clientlib/remoting/requestprocessor.h"
+#include "storage/storeconfig.h"
+
+#include <QObject>
+#include <QTimer>
+
+#include <atomic>
+#include <memory>
+
+namespace qrocket::storage {
+class MessageStore;
+}
+
+namespace qrocket::remoting {
+class RemotingServer;
+class ThreadPoolExecutor;
+} // namespace qrocket::remoting
+
+namespace qrocket::broker {
+
+class ConsumerManager;
+class ConsumerOffsetManager;
+class DelayOffsetManager;
+class NamesrvRegistrar;
+class ProducerManager;
+class PullMessageProcessor;
+class PullRequestHoldService;
+class SubscriptionGroupManager;
+class TopicConfigManager;
+
+class BrokerController final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(BrokerController)
+
+public:
+    BrokerController(const BrokerConfig &config, const storage::MessageStoreConfig &storeConfig,
+        QObject *parent = nullptr);
+    ~BrokerController() override;
+
+    Status initialize();
+    Status start();
+    /// Unregisters from the name servers, stops the servers, flushes and closes the store and
+    /// persists the managers. Idempotent.
+    void shutdown();
+
+    /// The bound ports once started (the configured ones, or the chosen ones for listenPort=0).
+    quint16 listenPort() const;
+    quint16 fastListenPort() const;
+
+    BrokerConfig &config() { return m_config; }
+    const storage::MessageStoreConfig &storeConfig() const { return m_storeConfig; }
+    BrokerContext &context() { return m_ctx; }
+    NamesrvRegistrar &registrar() { return *m_registrar; }
+    remoting::RemotingServer *remotingServer() { return m_server.get(); }
+    remoting::RemotingServer *fastRemotingServer() { return m_fastServer.get(); }
+
+    /// Registers on both servers. `executor` null = inline on the I/O thread.
+    void registerProcessor(
+        int requestCode, remoting::RequestProcessorPtr processor, remoting::ExecutorPtr executor);
+    void setDefaultProcessor(
+        remoting::RequestProcessorPtr processor, remoting::ExecutorPtr executor);
+    /// The admin pool (adminBrokerThreadPoolNums threads) for admin processors.
+    remoting::ExecutorPtr adminExecutor() const;
+    /// The send pool (CONSUMER_SEND_MSG_BACK belongs there, as in RocketMQ).
+    remoting::ExecutorPtr sendExecutor() const;
+
+    /// Re-registers with every name server at once (coalesced; any thread).
+    void registerBrokerAllNow();
+
+private:
+    Status loadManagers();
+    void createProcessors();
+    void onChannelClosed(quint64 channelId);
+    void scanClients();
+    void persistOffsets();
+
+    BrokerConfig m_config;
+    storage::MessageStoreConfig m_storeConfig;
+    BrokerContext m_ctx;
+
+    std::unique_ptr<TopicConfigManager> m_topics;
+    std::unique_ptr<SubscriptionGroupManager> m_groups;
+    std::unique_ptr<ConsumerOffsetManager> m_consumerOffsets;
+    std::unique_ptr<DelayOffsetManager> m_delayOffsets;
+    std::unique_ptr<ConsumerManager> m_consumers;
+    std::unique_ptr<ProducerManager> m_producers;
+    std::unique_ptr<PullRequestHoldService> m_pullHold;
+    std::unique_ptr<storage::MessageStore> m_store;
+    std::unique_ptr<NamesrvRegistrar> m_registrar;
+    std::shared_ptr<void> m_schedule; // ScheduleMessageService, when built (broker-extras)
+
+    std::shared_ptr<remoting::ThreadPoolExecutor> m_sendPool;
+    std::shared_ptr<remoting::ThreadPoolExecutor> m_pullPool;
+    std::shared_ptr<remoting::ThreadPoolExecutor> m_clientPool;
+    std::shared_ptr<remoting::ThreadPoolExecutor> m_adminPool;
+    std::shared_ptr<PullMessageProcessor> m_pullProcessor;
+    std::unique_ptr<remoting::RemotingServer> m_server;
+    std::unique_ptr<remoting::RemotingServer> m_fastServer;
+
+    QTimer m_registerTimer;
+    QTimer m_offsetTimer;
+    QTimer m_delayOffsetTimer;
+    QTimer m_clientScanTimer;
+    std::atomic<bool> m_registerPending {false};
+    bool m_initialized = false;
+    bool m_started = false;
+    bool m_shutdown = false;
+};
+
+} // namespace qrocket::broker

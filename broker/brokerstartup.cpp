@@ -1,0 +1,36 @@
+#include "broker/brokerstartup.h"
+
+#include "clientlib/common/properties.h"
+
+namespace qrocket::broker {
+
+Status BrokerStartupConfig::load(
+    const QString &configFile, const QString &namesrvAddr, QStringList *unknownKeys)
+{
+    ConfigSchema schema;
+    broker.bind(schema, false);
+    store.bind(schema);
+    if (!configFile.isEmpty()) {
+        Result<Properties> props = loadPropertiesFile(configFile);
+        if (!props)
+            return props.error();
+        if (Status st = schema.apply(*props, unknownKeys); !st)
+            return Status::invalidArgument(configFile + QStringLiteral(": ") + st.message());
+    }
+    if (!namesrvAddr.isEmpty())
+        broker.namesrvAddr = namesrvAddr;
+    broker.setSharedStoreKeys(store.storePathRootDir, store.brokerRole, store.messageDelayLevel);
+    if (Status st = broker.validate(); !st)
+        return st;
+    return store.validate();
+}
+
+QString BrokerStartupConfig::print(bool importantOnly)
+{
+    ConfigSchema schema;
+    broker.bind(schema, false);
+    store.bind(schema);
+    return schema.print(importantOnly);
+}
+
+} // namespace qrocket::broker

@@ -1,0 +1,90 @@
+#include "broker/processors/consumermanageprocessor.h"
+
+#include "broker/brokercodes.h"
+#include "broker/brokercontext.h"
+#include "broker/managers/consumeroffsetmanager.h"
+#include "storage/messagestore.h"
+
+namespace qrocket::broker {
+
+using protocol::RemotingCommand;
+namespace rsp = responsecode;
+namespace rc = requestcode;
+
+namespace {
+
+RemotingCommand withOffset(const RemotingCommand &request, const char *key, std::int64_t value)
+{
+    RemotingCommand response = makeReply(request, rsp::kSuccess);
+    response.setExt(key, value);
+    return response;
+}
+
+} // namespace
+
+void ConsumerManageProcessor::processRequest(
+    const remoting::ChannelPtr &, RemotingCommand request, remoting::Responder respond)
+{
+    // The responder of a oneway request (Java's UPDATE_CONSUMER_OFFSET) sends nothing.
+    respond(process(request));
+}
+
+RemotingCommand ConsumerManageProcessor::process(const RemotingCommand &request)
+{
+    const bool needsGroup
+        = request.code == rc::kQueryConsumerOffset || request.code == rc::kUpdateConsumerOffset;
+    QByteArray missing = needsGroup
+        ? missingExtField(request, {"consumerGroup", "topic", "queueId"})
+        : missingExtField(request, {"topic", "queueId"});
+    if (missing.isEmpty() && request.code == rc::kUpdateConsumerOffset)
+        missing = missingExtField(request, {"commitOffset"});
+    if (missing.isEmpty() && request.code == rc::kSearchOffsetByTimestamp)
+        missing = missingExtField(request, {"timestamp"});
+    if (!missing.isEmpty())
+        return makeReply(request, rsp::kSystemError, missing);
+
+    const QByteArrayView topic = request.extString("topic");
+    const auto queueId = request.extInt("queueId");
+    if (!queueId)
+        return makeReply(request, rsp::kSystemError, "queueId is not a number");
+    storage::MessageStore &store = *m_ctx.store;
+    switch (request.code) {
+    case rc::kQueryConsumerOffset:
+        return queryConsumerOffset(request);
+    case rc::kUpdateConsumerOffset:
+        m_ctx.consumerOffsets->commit(request.extString("consumerGroup"), topic, *queueId,
+            request.extLong("commitOffset").value_or(-1));
+        return makeReply(request, rsp::kSuccess);
+    case rc::kGetMaxOffset:
+        return withOffset(request, "offset", store.maxOffsetInQueue(topic, *queueId));
+    case rc::kGetMinOffset:
+        return withOffset(request, "offset", store.minOffsetInQueue(topic, *queueId));
+    case rc::kSearchOffsetByTimestamp:
+        return withOffset(request, "offset",
+            store.offsetInQueueByTime(topic, *queueId, request.extLong("timestamp").value_or(0)));
+    case rc::kGetEarliestMsgStoreTime:
+        return withOffset(request, "timestamp", store.earliestMessageTime(topic, *queueId));
+    default:
+        return makeReply(
+            request, 3, " request type " + QByteArray::number(request.code) + " not supported");
+    }
+}
+
+RemotingCommand ConsumerManageProcessor::queryConsumerOffset(const RemotingCommand &request)
+{
+    const QByteArrayView group = request.extString("consumerGroup");
+    const QByteArrayView topic = request.extString("topic");
+    const int queueId = request.extInt("queueId").value_or(0);
+    const std::int64_t offset = m_ctx.consumerOffsets->query(group, topic, queueId);
+    if (offset >= 0)
+        return withOffset(request, "offset", offset);
+    // No committed offset (protocol.md §4.4, pitfall 13): a queue that still starts at index 0
+    // (or does not exist yet) is consumed from 0; otherwise the client's ConsumeFromWhere decides.
+    const std::int64_t minOffset = m_ctx.store->minOffsetInQueue(topic, queueId);
+    if (minOffset <= 0)
+        return withOffset(request, "offset", 0);
+    return makeReply(request, rsp::kQueryNotFound,
+        "Not found, V3_0_6_SNAPSHOT maybe this group consumer boot first");
+}
+
+} // namespace qrocket::broker

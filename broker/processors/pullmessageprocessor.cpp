@@ -1,0 +1,187 @@
+#include "broker/processors/pullmessageprocessor.h"
+
+#include "broker/brokercodes.h"
+#include "broker/brokercontext.h"
+#include "broker/config/brokerconfig.h"
+#include "broker/logging.h"
+#include "broker/longpolling/pullrequestholdservice.h"
+#include "broker/managers/consumermanager.h"
+#include "broker/managers/consumeroffsetmanager.h"
+#include "broker/managers/subscriptiongroupmanager.h"
+#include "broker/managers/topicconfigmanager.h"
+#include "storage/messagestore.h"
+
+namespace qrocket::broker {
+
+using protocol::RemotingCommand;
+using storage::GetMessageStatus;
+namespace rsp = responsecode;
+
+namespace {
+
+/// The broker's answer for a store status (§4.2 table).
+int responseCodeFor(GetMessageStatus status, std::int64_t requestedOffset)
+{
+    switch (status) {
+    case GetMessageStatus::Found:
+        return rsp::kSuccess;
+    case GetMessageStatus::NoMatchedMessage:
+    case GetMessageStatus::MessageWasRemoving:
+        return rsp::kPullRetryImmediately;
+    case GetMessageStatus::NoMatchedLogicQueue:
+    case GetMessageStatus::NoMessageInQueue:
+        return requestedOffset != 0 ? rsp::kPullOffsetMoved : rsp::kPullNotFound;
+    case GetMessageStatus::OffsetFoundNull:
+    case GetMessageStatus::OffsetOverflowOne:
+        return rsp::kPullNotFound;
+    case GetMessageStatus::OffsetOverflowBadly:
+    case GetMessageStatus::OffsetTooSmall:
+        return rsp::kPullOffsetMoved;
+    }
+    return rsp::kSystemError;
+}
+
+storage::TagFilter filterOf(const SubscriptionData &sub)
+{
+    storage::TagFilter f;
+    f.matchAll = sub.isSubAll();
+    if (!f.matchAll)
+        f.codes.assign(sub.codeSet.begin(), sub.codeSet.end());
+    return f;
+}
+
+} // namespace
+
+void PullMessageProcessor::processRequest(
+    const remoting::ChannelPtr &channel, RemotingCommand request, remoting::Responder respond)
+{
+    if (auto response = process(channel, request, respond, true))
+        respond(std::move(*response));
+}
+
+void PullMessageProcessor::executeWakeup(HeldPull &&pull)
+{
+    if (pull.channel && !pull.channel->isActive())
+        return;
+    if (auto response = process(pull.channel, pull.request, pull.respond, false))
+        pull.respond(std::move(*response));
+}
+
+std::optional<RemotingCommand> PullMessageProcessor::process(const remoting::ChannelPtr &channel,
+    const RemotingCommand &request, const remoting::Responder &respond, bool allowSuspend)
+{
+    const BrokerConfig &config = *m_ctx.config;
+    if (QByteArray missing = missingExtField(request,
+            {"consumerGroup", "topic", "queueId", "queueOffset", "maxMsgNums", "sysFlag",
+                "commitOffset", "suspendTimeoutMillis", "subVersion"});
+        !missing.isEmpty())
+        return makeReply(request, rsp::kSystemError, missing);
+    const QByteArrayView group = request.extString("consumerGroup");
+    const QByteArrayView topic = request.extString("topic");
+    const int queueId = request.extInt("queueId").value_or(-1);
+    const std::int64_t queueOffset = request.extLong("queueOffset").value_or(0);
+    const int maxMsgNums = std::max(1, request.extInt("maxMsgNums").value_or(32));
+    const int sysFlag = request.extInt("sysFlag").value_or(0);
+    const std::int64_t commitOffset = request.extLong("commitOffset").value_or(-1);
+    const std::int64_t suspendMillis = request.extLong("suspendTimeoutMillis").value_or(15000);
+    const std::int64_t subVersion = request.extLong("subVersion").value_or(0);
+    const QByteArray brokerText = config.brokerAddr();
+
+    if (!perm::isReadable(config.brokerPermission))
+        return makeReply(request, rsp::kNoPermission,
+            "the broker[" + brokerText + "] pulling message is forbidden");
+    const auto groupConfig = m_ctx.subscriptionGroups->findOrCreate(group);
+    if (!groupConfig)
+        return makeReply(request, rsp::kSubscriptionGroupNotExist,
+            "subscription group [" + group.toByteArray() + "] does not exist");
+    if (!groupConfig->consumeEnable)
+        return makeReply(request, rsp::kNoPermission,
+            "subscription group no permission, " + group.toByteArray());
+    const auto topicConfig = m_ctx.topics->find(topic);
+    if (!topicConfig)
+        return makeReply(request, rsp::kTopicNotExist,
+            "topic[" + topic.toByteArray() + "] not exist, apply first please!");
+    if (!perm::isReadable(topicConfig->perm))
+        return makeReply(request, rsp::kNoPermission,
+            "the topic[" + topic.toByteArray() + "] pulling message is forbidden");
+    if (queueId < 0 || queueId >= topicConfig->readQueueNums)
+        return makeReply(request, rsp::kSystemError,
+            "queueId[" + QByteArray::number(queueId) + "] is illegal, topic:[" + topic.toByteArray()
+                + "] topicConfig.readQueueNums:[" + QByteArray::number(topicConfig->readQueueNums)
+                + "] consumer:[" + channel->remoteAddress() + "]");
+
+    storage::TagFilter filter;
+    const bool hasSubscription = sysFlag & pullsysflag::kSubscription;
+    const QByteArrayView expressionType = request.extString("expressionType");
+    if (hasSubscription) {
+        if (!expressionType.isEmpty() && expressionType != "TAG")
+            return makeReply(request, rsp::kSystemError,
+                "The broker does not support consumer to filter message by "
+                    + expressionType.toByteArray());
+        filter = storage::TagFilter::fromExpression(request.extString("subscription"));
+    } else {
+        if (!groupConfig->consumeBroadcastEnable) {
+            const auto info = m_ctx.consumers->groupInfo(group);
+            if (info && info->messageModel == MessageModel::Broadcasting)
+                return makeReply(request, rsp::kNoPermission,
+                    "the consumer group[" + group.toByteArray()
+                        + "] can not consume by broadcast way");
+        }
+        const auto sub = m_ctx.consumers->findSubscription(group, topic);
+        if (!sub)
+            return makeReply(
+                request, rsp::kSubscriptionNotExist, "the consumer's subscription not exist");
+        if (sub->subVersion < subVersion)
+            return makeReply(
+                request, rsp::kSubscriptionNotLatest, "the consumer's subscription not latest");
+        if (sub->expressionType != "TAG" && !sub->expressionType.isEmpty())
+            return makeReply(request, rsp::kSystemError,
+                "The broker does not support consumer to filter message by " + sub->expressionType);
+        filter = filterOf(*sub);
+    }
+
+    const storage::GetMessageResult result = m_ctx.store->getMessage(
+        group, topic, queueId, queueOffset, maxMsgNums, filter.matchAll ? nullptr : &filter);
+    const int code = responseCodeFor(result.status, queueOffset);
+    if (code == rsp::kPullNotFound && allowSuspend && (sysFlag & pullsysflag::kSuspend)
+        && m_ctx.pullHold) {
+        HeldPull held;
+        held.channel = channel;
+        held.request = request;
+        held.respond = respond;
+        held.topic = topic.toByteArray();
+        held.queueId = queueId;
+        held.pullFromOffset = queueOffset;
+        held.filter = std::move(filter);
+        held.suspendedAt = std::chrono::steady_clock::now();
+        const std::int64_t hold
+            = config.longPollingEnable ? suspendMillis : config.shortPollingTimeMills;
+        held.deadline
+            = held.suspendedAt + std::chrono::milliseconds(std::max<std::int64_t>(hold, 0));
+        // Commit the piggy-backed offset now: the replay does not commit.
+        if ((sysFlag & pullsysflag::kCommitOffset) && config.isMaster())
+            m_ctx.consumerOffsets->commit(group, topic, queueId, commitOffset);
+        m_ctx.pullHold->suspend(std::move(held));
+        return std::nullopt;
+    }
+
+    RemotingCommand response = makeReply(request, code, getMessageStatusName(result.status));
+    std::int64_t suggest = 0; // the master, unless slave reads are enabled
+    if (config.slaveReadEnable)
+        suggest = result.suggestPullingFromSlave ? groupConfig->whichBrokerWhenConsumeSlowly
+                                                 : groupConfig->brokerId;
+    if (!config.isMaster() && !config.slaveReadEnable)
+        response.code = rsp::kPullRetryImmediately;
+    response.setExt("suggestWhichBrokerId", suggest);
+    response.setExt("nextBeginOffset", result.nextBeginOffset);
+    response.setExt("minOffset", result.minOffset);
+    response.setExt("maxOffset", result.maxOffset);
+    if (response.code == rsp::kSuccess)
+        response.body = result.concatenated();
+
+    if (allowSuspend && (sysFlag & pullsysflag::kCommitOffset) && config.isMaster())
+        m_ctx.consumerOffsets->commit(group, topic, queueId, commitOffset);
+    return response;
+}
+
+} // namespace qrocket::broker

@@ -1,0 +1,45 @@
+#pragma once
+
+// PullMessageProcessor: PULL_MESSAGE (11), protocol.md §4.2, with every check and status mapping
+// in RocketMQ 4.9's order. A pull that finds nothing and carries the SUSPEND flag is parked in
+// the PullRequestHoldService (BrokerContext::pullHold) and re-executed, with suspension
+// forbidden, when a message arrives for its queue or its hold time ends.
+//
+// Threads: runs on the pull executor; executeWakeup() is called (posted) by the hold service.
+
+#include "clientlib/remoting/requestprocessor.h"
+
+#include <optional>
+
+namespace qrocket::broker {
+
+struct BrokerContext;
+struct HeldPull;
+
+namespace pullsysflag {
+inline constexpr int kCommitOffset = 0x1;
+inline constexpr int kSuspend = 0x2;
+inline constexpr int kSubscription = 0x4;
+inline constexpr int kClassFilter = 0x8;
+} // namespace pullsysflag
+
+class PullMessageProcessor final : public remoting::RequestProcessor
+{
+public:
+    explicit PullMessageProcessor(BrokerContext &context) : m_ctx(context) { }
+
+    void processRequest(const remoting::ChannelPtr &channel, remoting::RemotingCommand request,
+        remoting::Responder respond) override;
+    /// Re-executes a parked pull without allowing it to be parked again.
+    void executeWakeup(HeldPull &&pull);
+
+private:
+    /// The response, or nullopt when the request was parked (it is answered later).
+    std::optional<remoting::RemotingCommand> process(const remoting::ChannelPtr &channel,
+        const remoting::RemotingCommand &request, const remoting::Responder &respond,
+        bool allowSuspend);
+
+    BrokerContext &m_ctx;
+};
+
+} // namespace qrocket::broker

@@ -1,0 +1,338 @@
+#include "broker/processors/sendmessageprocessor.h"
+
+#include "broker/brokercodes.h"
+#include "broker/brokercontext.h"
+#include "broker/config/brokerconfig.h"
+#include "broker/logging.h"
+#include "broker/managers/subscriptiongroupmanager.h"
+#include "broker/managers/topicconfigmanager.h"
+#include "broker/managers/topicvalidator.h"
+#include "broker/processors/sendrequestheader.h"
+#include "clientlib/protocol/messagebatch.h"
+#include "clientlib/protocol/messageid.h"
+#include "clientlib/protocol/messageproperties.h"
+#include "storage/messagestore.h"
+
+#include <random>
+
+namespace qrocket::broker {
+
+using protocol::RemotingCommand;
+using storage::MessageExtBrokerInner;
+using storage::PutMessageResult;
+using storage::PutMessageStatus;
+namespace rsp = responsecode;
+namespace mc = protocol::MessageConst;
+
+namespace {
+
+int randomInt()
+{
+    thread_local std::minstd_rand rng {std::random_device {}()};
+    return static_cast<int>(rng() % 99999999u);
+}
+
+int responseCodeFor(PutMessageStatus status)
+{
+    switch (status) {
+    case PutMessageStatus::PutOk:
+        return rsp::kSuccess;
+    case PutMessageStatus::FlushDiskTimeout:
+        return rsp::kFlushDiskTimeout;
+    case PutMessageStatus::FlushSlaveTimeout:
+        return rsp::kFlushSlaveTimeout;
+    case PutMessageStatus::SlaveNotAvailable:
+        return rsp::kSlaveNotAvailable;
+    case PutMessageStatus::MessageIllegal:
+    case PutMessageStatus::PropertiesSizeExceeded:
+        return rsp::kMessageIllegal;
+    case PutMessageStatus::ServiceNotAvailable:
+        return rsp::kServiceNotAvailable;
+    case PutMessageStatus::CreateMappedFileFailed:
+    case PutMessageStatus::OsPageCacheBusy:
+    case PutMessageStatus::UnknownError:
+        return rsp::kSystemError;
+    }
+    return rsp::kSystemError;
+}
+
+bool statusHasResult(PutMessageStatus s)
+{
+    return s == PutMessageStatus::PutOk || s == PutMessageStatus::FlushDiskTimeout
+        || s == PutMessageStatus::FlushSlaveTimeout || s == PutMessageStatus::SlaveNotAvailable;
+}
+
+QByteArray property(QByteArrayView name, QByteArrayView value)
+{
+    QByteArray out;
+    out.reserve(name.size() + value.size() + 1);
+    out.append(name).append(protocol::kNameValueSeparator).append(value);
+    return out;
+}
+
+/// The stored properties: WAIT dropped, CLUSTER set. Returns whether the sender waits for the
+/// store (WAIT absent or not "false").
+bool prepareProperties(QByteArray &props, QByteArrayView cluster)
+{
+    bool wait = true;
+    const QByteArrayView waitValue = protocol::findProperty(props, mc::WaitStoreMsgOk);
+    if (!waitValue.isNull()) {
+        wait = waitValue.compare("false", Qt::CaseInsensitive) != 0;
+        props = protocol::removeProperty(props, mc::WaitStoreMsgOk);
+    }
+    if (!protocol::findProperty(props, mc::Cluster).isNull())
+        props = protocol::removeProperty(props, mc::Cluster);
+    props = protocol::appendProperties(props, property(mc::Cluster, cluster));
+    return wait;
+}
+
+/// The reply for a finished put: code, remark, msgId(s), queueId, queueOffset, region, trace.
+RemotingCommand sendReply(RemotingCommand response, const PutMessageResult &r,
+    const protocol::HostAddress &storeHost, int queueId, const BrokerConfig &config)
+{
+    const int code = responseCodeFor(r.status);
+    response.code = code;
+    if (r.status == PutMessageStatus::OsPageCacheBusy)
+        response.remark
+            = QByteArrayLiteral("[PC_SYNCHRONIZED]broker busy, start flow control for a while");
+    else if (code != rsp::kSuccess)
+        response.remark = r.remark.toUtf8();
+    if (!statusHasResult(r.status))
+        return response;
+    QByteArray msgId;
+    if (r.batchOffsets.size() > 1) {
+        for (std::size_t i = 0; i < r.batchOffsets.size(); ++i) {
+            if (i)
+                msgId += ',';
+            msgId += protocol::encodeOffsetMessageId(storeHost, r.batchOffsets[i]);
+        }
+    } else {
+        msgId = protocol::encodeOffsetMessageId(storeHost, r.wroteOffset);
+    }
+    response.setExt("msgId", std::move(msgId));
+    response.setExt("queueId", static_cast<std::int64_t>(queueId));
+    response.setExt("queueOffset", r.queueOffset);
+    response.setExt("MSG_REGION", config.regionId.toUtf8());
+    response.setExtBool("TRACE_ON", config.traceOn);
+    return response;
+}
+
+} // namespace
+
+void SendMessageProcessor::toScheduleTopic(MessageExtBrokerInner &msg, int level, int maxLevel)
+{
+    if (maxLevel > 0)
+        level = std::min(level, maxLevel);
+    QByteArray props = msg.properties;
+    for (QByteArrayView name : {mc::RealTopic, mc::RealQueueId}) {
+        if (!protocol::findProperty(props, name).isNull())
+            props = protocol::removeProperty(props, name);
+    }
+    props = protocol::appendProperties(props, property(mc::RealTopic, msg.topic));
+    props = protocol::appendProperties(
+        props, property(mc::RealQueueId, QByteArray::number(msg.queueId)));
+    msg.properties = std::move(props);
+    msg.topic = topics::kSchedule;
+    msg.queueId = level - 1;
+}
+
+void SendMessageProcessor::processRequest(
+    const remoting::ChannelPtr &channel, RemotingCommand request, remoting::Responder respond)
+{
+    QByteArray error;
+    std::optional<SendRequestHeader> header = SendRequestHeader::decode(request, &error);
+    if (!header) {
+        respond(makeReply(request, rsp::kSystemError, error));
+        return;
+    }
+    TopicConfig topicConfig;
+    if (auto refusal = check(channel, request, *header, topicConfig)) {
+        respond(std::move(*refusal));
+        return;
+    }
+    if (auto refusal = handleRetryAndDlq(request, *header, topicConfig)) {
+        respond(std::move(*refusal));
+        return;
+    }
+    if (header->batch)
+        sendBatch(channel, request, *header, topicConfig, std::move(respond));
+    else
+        sendOne(channel, request, *header, topicConfig, std::move(respond));
+}
+
+std::optional<RemotingCommand> SendMessageProcessor::check(const remoting::ChannelPtr &channel,
+    const RemotingCommand &request, SendRequestHeader &header, TopicConfig &topicConfig)
+{
+    const BrokerConfig &config = *m_ctx.config;
+    if (!perm::isWriteable(config.brokerPermission))
+        return makeReply(request, rsp::kNoPermission,
+            "the broker[" + config.brokerAddr() + "] sending message is forbidden");
+    if (Status st = topics::validateTopic(header.topic); !st)
+        return makeReply(request, rsp::kSystemError, st.message().toUtf8());
+    if (topics::isNotAllowedSendTopic(header.topic))
+        return makeReply(request, rsp::kNoPermission,
+            "Sending message to topic[" + header.topic + "] is forbidden.");
+
+    auto found = m_ctx.topics->find(header.topic);
+    if (!found) {
+        const int topicSysFlag = header.unitMode ? 1 : 0; // TopicSysFlag.FLAG_UNIT
+        auto created
+            = m_ctx.topics->createTopicInSendMessageMethod(header.topic, header.defaultTopic,
+                channel->remoteAddress(), header.defaultTopicQueueNums, topicSysFlag);
+        if (created) {
+            found = std::move(*created);
+            qCInfo(lcBrokerTopic) << "auto-created topic" << header.topic << "from"
+                                  << header.defaultTopic << "for" << channel->remoteAddress();
+        } else if (topics::isRetryTopic(header.topic)) {
+            found = m_ctx.topics->createTopicInSendMessageBackMethod(
+                header.topic, 1, perm::kRead | perm::kWrite, topicSysFlag);
+        }
+    }
+    if (!found)
+        return makeReply(request, rsp::kTopicNotExist,
+            "topic[" + header.topic + "] not exist, apply first please!");
+    topicConfig = std::move(*found);
+    if (!perm::isWriteable(topicConfig.perm))
+        return makeReply(request, rsp::kNoPermission,
+            "the topic[" + header.topic + "] sending message is forbidden");
+    const int queueNums = std::max(topicConfig.writeQueueNums, topicConfig.readQueueNums);
+    if (header.queueId >= queueNums)
+        return makeReply(request, rsp::kSystemError,
+            "request queueId[" + QByteArray::number(header.queueId) + "] is illegal, "
+                + "Producer: " + channel->remoteAddress());
+    if (header.queueId < 0)
+        header.queueId
+            = topicConfig.writeQueueNums > 0 ? randomInt() % topicConfig.writeQueueNums : 0;
+    return std::nullopt;
+}
+
+std::optional<RemotingCommand> SendMessageProcessor::handleRetryAndDlq(
+    const RemotingCommand &request, SendRequestHeader &header, TopicConfig &topicConfig)
+{
+    if (!topics::isRetryTopic(header.topic))
+        return std::nullopt;
+    const QByteArrayView group = QByteArrayView(header.topic).sliced(7); // "%RETRY%"
+    const auto groupConfig = m_ctx.subscriptionGroups->findOrCreate(group);
+    if (!groupConfig)
+        return makeReply(request, rsp::kSubscriptionGroupNotExist,
+            "subscription group not exist, " + group.toByteArray());
+    int maxReconsumeTimes = groupConfig->retryMaxTimes;
+    if (request.version >= kVersionMaxReconsumeTimes && header.maxReconsumeTimes)
+        maxReconsumeTimes = *header.maxReconsumeTimes;
+    if (header.reconsumeTimes < maxReconsumeTimes)
+        return std::nullopt;
+    topicConfig = m_ctx.topics->createDlqTopic(group);
+    header.topic = topicConfig.topicName;
+    header.queueId = 0;
+    if (!protocol::findProperty(header.properties, mc::DelayTimeLevel).isNull())
+        header.properties = protocol::removeProperty(header.properties, mc::DelayTimeLevel);
+    if (!perm::isWriteable(topicConfig.perm))
+        return makeReply(request, rsp::kNoPermission,
+            "the topic[" + header.topic + "] sending message is forbidden");
+    return std::nullopt;
+}
+
+void SendMessageProcessor::sendOne(const remoting::ChannelPtr &channel,
+    const RemotingCommand &request, SendRequestHeader &header, const TopicConfig &topicConfig,
+    remoting::Responder respond)
+{
+    const BrokerConfig &config = *m_ctx.config;
+    MessageExtBrokerInner msg;
+    msg.topic = header.topic;
+    msg.queueId = header.queueId;
+    msg.flag = header.flag;
+    msg.sysFlag = header.sysFlag;
+    if (topicConfig.topicFilterType == TopicFilterType::MultiTag)
+        msg.sysFlag |= protocol::SysFlag::MultiTags;
+    msg.bornTimestamp = header.bornTimestamp;
+    protocol::HostAddress::parse(channel->remoteAddress(), msg.bornHost);
+    msg.storeHost = m_ctx.storeHostAddress;
+    msg.reconsumeTimes = header.reconsumeTimes;
+    msg.body = request.body;
+    msg.waitStoreMsgOk = prepareProperties(header.properties, config.brokerClusterName.toUtf8());
+    msg.properties = std::move(header.properties);
+
+    const QByteArrayView tran = protocol::findProperty(msg.properties, mc::TransactionPrepared);
+    if (!tran.isNull() && tran.compare("true", Qt::CaseInsensitive) == 0
+        && config.rejectTransactionMessage) {
+        respond(makeReply(request, rsp::kNoPermission,
+            "the broker[" + config.brokerAddr() + "] sending transaction message is forbidden"));
+        return;
+    }
+    const std::int32_t txType = msg.sysFlag & protocol::SysFlag::TransactionMask;
+    const QByteArrayView delay = protocol::findProperty(msg.properties, mc::DelayTimeLevel);
+    if (!delay.isNull()
+        && (txType == protocol::SysFlag::TransactionNot
+            || txType == protocol::SysFlag::TransactionCommit)) {
+        bool ok = false;
+        const int level = delay.toByteArray().toInt(&ok);
+        if (ok && level > 0) {
+            if (m_ctx.toScheduleTopic)
+                m_ctx.toScheduleTopic(msg, level);
+            else
+                toScheduleTopic(msg, level, static_cast<int>(config.delayLevelMillis().size()));
+        }
+    }
+
+    const int replyQueueId = header.queueId; // the requested queue, even for delayed messages
+    m_ctx.store->putMessage(msg,
+        [response = makeReply(request, rsp::kSuccess), respond = std::move(respond),
+            storeHost = m_ctx.storeHostAddress, replyQueueId, &config](const PutMessageResult &r) {
+            respond(sendReply(response, r, storeHost, replyQueueId, config));
+        });
+}
+
+void SendMessageProcessor::sendBatch(const remoting::ChannelPtr &channel,
+    const RemotingCommand &request, SendRequestHeader &header, const TopicConfig &topicConfig,
+    remoting::Responder respond)
+{
+    const BrokerConfig &config = *m_ctx.config;
+    if (header.topic.size() > topics::kTopicMaxLength) {
+        respond(makeReply(request, rsp::kMessageIllegal,
+            "message topic length too long " + QByteArray::number(header.topic.size())));
+        return;
+    }
+    if (!protocol::findProperty(header.properties, mc::DelayTimeLevel).isNull()
+        || !protocol::findProperty(header.properties, mc::TransactionPrepared).isNull()) {
+        respond(makeReply(request, rsp::kMessageIllegal,
+            "batch request does not support delay or transaction messages"));
+        return;
+    }
+    auto items = protocol::decodeBatch(request.body);
+    if (!items || items->empty()) {
+        respond(makeReply(request, rsp::kMessageIllegal,
+            items ? QByteArrayLiteral("the batch is empty") : items.error().message().toUtf8()));
+        return;
+    }
+    const bool wait = prepareProperties(header.properties, config.brokerClusterName.toUtf8());
+    protocol::HostAddress bornHost;
+    protocol::HostAddress::parse(channel->remoteAddress(), bornHost);
+    std::int32_t sysFlag = header.sysFlag;
+    if (topicConfig.topicFilterType == TopicFilterType::MultiTag)
+        sysFlag |= protocol::SysFlag::MultiTags;
+
+    std::vector<MessageExtBrokerInner> msgs(items->size());
+    for (std::size_t i = 0; i < items->size(); ++i) {
+        const protocol::BatchItemView &item = (*items)[i];
+        MessageExtBrokerInner &m = msgs[i];
+        m.topic = header.topic;
+        m.queueId = header.queueId;
+        m.flag = item.flag;
+        m.sysFlag = sysFlag;
+        m.bornTimestamp = header.bornTimestamp;
+        m.bornHost = bornHost;
+        m.storeHost = m_ctx.storeHostAddress;
+        m.reconsumeTimes = header.reconsumeTimes;
+        m.body = item.body.toByteArray();
+        m.properties = protocol::appendProperties(item.properties, header.properties);
+        m.waitStoreMsgOk = wait;
+    }
+    const int replyQueueId = header.queueId;
+    m_ctx.store->putMessages(msgs,
+        [response = makeReply(request, rsp::kSuccess), respond = std::move(respond),
+            storeHost = m_ctx.storeHostAddress, replyQueueId, &config](const PutMessageResult &r) {
+            respond(sendReply(response, r, storeHost, replyQueueId, config));
+        });
+}
+
+} // namespace qrocket::broker

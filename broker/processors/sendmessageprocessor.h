@@ -1,0 +1,53 @@
+#pragma once
+
+// SendMessageProcessor: SEND_MESSAGE (10), SEND_MESSAGE_V2 (310) and SEND_BATCH_MESSAGE (320, or
+// 310/10 with batch=true), protocol.md §4.1 in RocketMQ 4.9's order: name and permission checks,
+// system-topic refusal, auto-create from the default topic, queue choice, %RETRY% / %DLQ%
+// redirection, delay levels, CLUSTER and WAIT properties, then the store; the reply goes out
+// from the store's completion (never blocking an I/O thread on a flush).
+//
+// Threads: runs on the send executor; completions run on that thread (async flush) or on the
+// store's group-commit thread (SYNC_FLUSH).
+
+#include "clientlib/remoting/requestprocessor.h"
+
+namespace qrocket::storage {
+struct MessageExtBrokerInner;
+}
+
+namespace qrocket::broker {
+
+struct BrokerContext;
+struct SendRequestHeader;
+struct TopicConfig;
+
+class SendMessageProcessor final : public remoting::RequestProcessor
+{
+public:
+    explicit SendMessageProcessor(BrokerContext &context) : m_ctx(context) { }
+
+    void processRequest(const remoting::ChannelPtr &channel, remoting::RemotingCommand request,
+        remoting::Responder respond) override;
+
+    /// RocketMQ's fallback transformation of a DELAY message when no schedule hook is set in the
+    /// context: REAL_TOPIC/REAL_QID saved, topic SCHEDULE_TOPIC_XXXX, queue level - 1.
+    static void toScheduleTopic(storage::MessageExtBrokerInner &msg, int level, int maxLevel);
+
+private:
+    /// Checks and resolves topic/queue (steps 1-5); fills `topicConfig`; returns a reply
+    /// (non-null code) on refusal.
+    std::optional<remoting::RemotingCommand> check(const remoting::ChannelPtr &channel,
+        const remoting::RemotingCommand &request, SendRequestHeader &header,
+        TopicConfig &topicConfig);
+    std::optional<remoting::RemotingCommand> handleRetryAndDlq(
+        const remoting::RemotingCommand &request, SendRequestHeader &header,
+        TopicConfig &topicConfig);
+    void sendOne(const remoting::ChannelPtr &channel, const remoting::RemotingCommand &request,
+        SendRequestHeader &header, const TopicConfig &topicConfig, remoting::Responder respond);
+    void sendBatch(const remoting::ChannelPtr &channel, const remoting::RemotingCommand &request,
+        SendRequestHeader &header, const TopicConfig &topicConfig, remoting::Responder respond);
+
+    BrokerContext &m_ctx;
+};
+
+} // namespace qrocket::broker
