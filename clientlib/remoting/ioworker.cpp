@@ -16,7 +16,14 @@ IoWorker::IoWorker(std::chrono::milliseconds sweepInterval) : m_timer(new QTimer
     connect(m_timer, &QTimer::timeout, this, &IoWorker::sweep);
 }
 
-IoWorker::~IoWorker() = default;
+IoWorker::~IoWorker()
+{
+    // Connections are children: delete them while m_connections still exists, since their
+    // destructors unregister themselves (closed ones may still await their deleteLater).
+    const QList<Connection *> children = findChildren<Connection *>(Qt::FindDirectChildrenOnly);
+    for (Connection *connection : children)
+        delete connection;
+}
 
 void IoWorker::startTimer()
 {
