@@ -5,6 +5,14 @@ set(QROCKET_BROKER_EXTRAS_SOURCES
     schedule/schedulemessageservice.cpp
     processors/sendbackprocessor.cpp
     processors/queryprocessor.cpp
+    processors/adminbodies.cpp
+    processors/adminprocessor.cpp
+    processors/admintopic.cpp
+    processors/adminruntime.cpp
+    processors/adminconsumer.cpp
+    processors/adminconfig.cpp
+    processors/adminforward.cpp
+    processors/extrasregistry.cpp
 )
 
 # Deferred to the end of the top-level directory, when every module's target exists.

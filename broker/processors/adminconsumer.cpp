@@ -1,0 +1,190 @@
+// AdminProcessor: consumer-side requests (208, 203, 204, 300, 222), protocol.md §4.9, §4.10.
+
+#include "broker/brokercontext.h"
+#include "broker/config/brokerconfig.h"
+#include "broker/logging.h"
+#include "broker/managers/consumermanager.h"
+#include "broker/managers/consumeroffsetmanager.h"
+#include "broker/managers/producermanager.h"
+#include "broker/managers/topicconfigmanager.h"
+#include "broker/processors/adminbodies.h"
+#include "broker/processors/admincommon.h"
+#include "broker/processors/adminprocessor.h"
+#include "storage/messagestore.h"
+
+#include <algorithm>
+
+namespace qrocket::broker {
+
+using protocol::RemotingCommand;
+
+namespace {
+
+adminbody::Connection connectionOf(const ClientChannelInfo &info)
+{
+    return {info.channel ? info.channel->remoteAddress() : QByteArray(), info.clientId,
+        QByteArray(protocol::languageName(info.language)), info.version};
+}
+
+} // namespace
+
+RemotingCommand AdminProcessor::consumeStats(const RemotingCommand &request)
+{
+    const QByteArray group = request.extString("consumerGroup").toByteArray();
+    if (group.isEmpty())
+        return makeResponse(request, respcode::kSystemError, missingFieldRemark("consumerGroup"));
+    QList<QByteArray> topicList;
+    if (const QByteArrayView topic = request.extString("topic"); !topic.isEmpty())
+        topicList.append(topic.toByteArray());
+    else
+        topicList = m_ctx.consumerOffsets->topicsOfGroup(group);
+    std::sort(topicList.begin(), topicList.end());
+
+    const bool online = m_ctx.consumers && !m_ctx.consumers->consumerIds(group).isEmpty();
+    std::vector<adminbody::ConsumeOffset> offsets;
+    for (const QByteArray &topic : topicList) {
+        const std::optional<TopicConfig> config = m_ctx.topics->find(topic);
+        if (!config)
+            continue;
+        // An online group that no longer subscribes the topic: skipped, as RocketMQ does.
+        if (online && !m_ctx.consumers->findSubscription(group, topic))
+            continue;
+        for (int i = 0; i < config->writeQueueNums; ++i) {
+            adminbody::ConsumeOffset o;
+            o.mq = {brokerName(), i, topic};
+            o.brokerOffset = std::max<std::int64_t>(m_ctx.store->maxOffsetInQueue(topic, i), 0);
+            o.consumerOffset
+                = std::max<std::int64_t>(m_ctx.consumerOffsets->query(group, topic, i), 0);
+            if (o.consumerOffset > 0)
+                o.lastTimestamp = std::max<std::int64_t>(
+                    m_ctx.store->messageStoreTimestamp(topic, i, o.consumerOffset - 1), 0);
+            offsets.push_back(std::move(o));
+        }
+    }
+    RemotingCommand response = makeResponse(request, respcode::kSuccess);
+    response.body = adminbody::consumeStats(0.0, offsets);
+    return response;
+}
+
+RemotingCommand AdminProcessor::consumerConnectionList(const RemotingCommand &request)
+{
+    const QByteArray group = request.extString("consumerGroup").toByteArray();
+    if (group.isEmpty())
+        return makeResponse(request, respcode::kSystemError, missingFieldRemark("consumerGroup"));
+    const std::optional<ConsumerGroupInfo> info
+        = m_ctx.consumers ? m_ctx.consumers->groupInfo(group) : std::nullopt;
+    if (!info || info->channels.empty())
+        return makeResponse(request, respcode::kConsumerNotOnline,
+            QByteArrayLiteral("the consumer group[") + group + QByteArrayLiteral("] not online"));
+    protocol::JsonWriter w;
+    w.beginObject().key("connectionSet").beginArray();
+    for (const ClientChannelInfo &c : info->channels)
+        adminbody::writeConnection(w, connectionOf(c));
+    w.endArray();
+    w.key("consumeFromWhere").value(consumeFromWhereName(info->consumeFromWhere));
+    w.key("consumeType").value(consumeTypeName(info->consumeType));
+    w.key("messageModel").value(messageModelName(info->messageModel));
+    w.key("subscriptionTable").beginObject();
+    for (const auto &[topic, sub] : info->subscriptions) {
+        w.key(topic);
+        sub.writeJson(w);
+    }
+    w.endObject().endObject();
+    RemotingCommand response = makeResponse(request, respcode::kSuccess);
+    response.body = w.take();
+    return response;
+}
+
+RemotingCommand AdminProcessor::producerConnectionList(const RemotingCommand &request)
+{
+    const QByteArray group = request.extString("producerGroup").toByteArray();
+    if (group.isEmpty())
+        return makeResponse(request, respcode::kSystemError, missingFieldRemark("producerGroup"));
+    const std::vector<ClientChannelInfo> channels
+        = m_ctx.producers ? m_ctx.producers->connections(group) : std::vector<ClientChannelInfo> {};
+    if (channels.empty())
+        return makeResponse(request, respcode::kSystemError,
+            QByteArrayLiteral("the producer group[") + group + QByteArrayLiteral("] not exist"));
+    std::vector<adminbody::Connection> connections;
+    for (const ClientChannelInfo &c : channels)
+        connections.push_back(connectionOf(c));
+    RemotingCommand response = makeResponse(request, respcode::kSuccess);
+    response.body = adminbody::producerConnection(connections);
+    return response;
+}
+
+RemotingCommand AdminProcessor::topicConsumeByWho(const RemotingCommand &request)
+{
+    const QByteArray topic = request.extString("topic").toByteArray();
+    if (topic.isEmpty())
+        return makeResponse(request, respcode::kSystemError, missingFieldRemark("topic"));
+    QList<QByteArray> groups
+        = m_ctx.consumers ? m_ctx.consumers->groupsSubscribing(topic) : QList<QByteArray> {};
+    for (const QByteArray &g : m_ctx.consumerOffsets->groupsOfTopic(topic)) {
+        if (!groups.contains(g))
+            groups.append(g);
+    }
+    std::sort(groups.begin(), groups.end());
+    RemotingCommand response = makeResponse(request, respcode::kSuccess);
+    response.body = adminbody::stringList("groupList", groups);
+    return response;
+}
+
+RemotingCommand AdminProcessor::resetOffset(const RemotingCommand &request)
+{
+    const QByteArray topic = request.extString("topic").toByteArray();
+    const QByteArray group = request.extString("group").toByteArray();
+    const std::optional<std::int64_t> timestamp = request.extLong("timestamp");
+    const bool isForce = request.extBool("isForce").value_or(false);
+    if (topic.isEmpty() || group.isEmpty() || !timestamp)
+        return makeResponse(request, respcode::kSystemError,
+            missingFieldRemark(topic.isEmpty() ? "topic"
+                    : group.isEmpty()          ? "group"
+                                               : "timestamp"));
+    const std::optional<TopicConfig> config = m_ctx.topics->find(topic);
+    if (!config)
+        return makeResponse(request, respcode::kSystemError,
+            QByteArrayLiteral("[reset-offset] reset offset failed, no topic in this broker. topic=")
+                + topic);
+
+    std::vector<std::pair<adminbody::MessageQueueKey, std::int64_t>> table;
+    for (int i = 0; i < config->writeQueueNums; ++i) {
+        const std::int64_t consumerOffset = m_ctx.consumerOffsets->query(group, topic, i);
+        if (consumerOffset < 0)
+            return makeResponse(request, respcode::kSystemError,
+                QByteArrayLiteral("THe consumer group <") + group
+                    + QByteArrayLiteral("> not exist"));
+        const std::int64_t byTime = *timestamp == -1
+            ? m_ctx.store->maxOffsetInQueue(topic, i)
+            : m_ctx.store->offsetInQueueByTime(topic, i, *timestamp);
+        const std::int64_t offset = (isForce || byTime < consumerOffset) ? byTime : consumerOffset;
+        table.emplace_back(adminbody::MessageQueueKey {brokerName(), i, topic}, offset);
+    }
+    const QByteArray body = adminbody::resetOffsetBody(table);
+
+    const std::vector<remoting::ChannelPtr> channels
+        = m_ctx.consumers ? m_ctx.consumers->channels(group) : std::vector<remoting::ChannelPtr> {};
+    if (channels.empty())
+        return makeResponse(request, respcode::kConsumerNotOnline,
+            QByteArrayLiteral("Consumer not online, so can not reset offset, Group: ") + group
+                + QByteArrayLiteral(" Topic: ") + topic + QByteArrayLiteral(" Timestamp: ")
+                + QByteArray::number(*timestamp));
+    for (const auto &[mq, offset] : table)
+        m_ctx.consumerOffsets->commit(group, topic, mq.queueId, offset);
+    for (const remoting::ChannelPtr &channel : channels) {
+        RemotingCommand push = RemotingCommand::createRequest(reqcode::kResetConsumerClientOffset);
+        push.setExt(QByteArrayLiteral("topic"), topic);
+        push.setExt(QByteArrayLiteral("group"), group);
+        push.setExt(QByteArrayLiteral("timestamp"), *timestamp);
+        push.setExtBool(QByteArrayLiteral("isForce"), isForce);
+        push.body = body;
+        channel->invokeOneway(std::move(push));
+    }
+    qCInfo(lcBrokerOffset).noquote() << "reset offsets of" << group << "on" << topic << "to time"
+                                     << *timestamp << "pushed to" << channels.size() << "client(s)";
+    RemotingCommand response = makeResponse(request, respcode::kSuccess);
+    response.body = body;
+    return response;
+}
+
+} // namespace qrocket::broker

@@ -1,0 +1,85 @@
+#pragma once
+
+// AdminProcessor: the admin and tooling requests of protocol.md §4.9 that the console, mqadmin and
+// slaves send (RocketMQ's AdminBrokerProcessor), plus QRocket's store-files extension:
+//
+//   topics    17 UPDATE_AND_CREATE_TOPIC, 215 DELETE_TOPIC_IN_BROKER, 21 GET_ALL_TOPIC_CONFIG,
+//             305 GET_SYSTEM_TOPIC_LIST_FROM_BROKER                          (admintopic.cpp)
+//   runtime   28 GET_BROKER_RUNTIME_INFO, 202 GET_TOPIC_STATS_INFO, 329 DELETE_EXPIRED_COMMITLOG,
+//             306 CLEAN_EXPIRED_CONSUMEQUEUE, extension kGetStoreFiles      (adminruntime.cpp)
+//   consumers 208 GET_CONSUME_STATS, 203/204 consumer/producer connections,
+//             300 QUERY_TOPIC_CONSUME_BY_WHO, 222 INVOKE_BROKER_TO_RESET_OFFSET (adminconsumer.cpp)
+//   groups    200/207/201 subscription groups, 43 GET_ALL_CONSUMER_OFFSET,
+//             45 GET_ALL_DELAY_OFFSET, 26/25 GET/UPDATE_BROKER_CONFIG        (adminconfig.cpp)
+//   forwarded 307 GET_CONSUMER_RUNNING_INFO, 309 CONSUME_MESSAGE_DIRECTLY   (adminforward.cpp)
+//
+// Every request is answered (unknown codes with 3 REQUEST_CODE_NOT_SUPPORTED); a malformed one
+// gets 1 with a remark, never a crash. Forwarded requests are answered when the client replies
+// (or after 10 s with 207), without blocking an executor thread.
+//
+// Thread-safety: state is the BrokerContext (thread-safe members) and the boot time; runs on any
+// executor thread.
+
+#include "clientlib/remoting/requestprocessor.h"
+
+#include <QByteArray>
+
+#include <cstdint>
+
+namespace qrocket::broker {
+
+struct BrokerContext;
+
+class AdminProcessor final : public remoting::RequestProcessor
+{
+public:
+    /// How long a forwarded request (307/309) waits for the client.
+    static constexpr int kForwardTimeoutMillis = 10000;
+
+    explicit AdminProcessor(BrokerContext &ctx);
+
+    void processRequest(const remoting::ChannelPtr &channel, remoting::RemotingCommand request,
+        remoting::Responder respond) override;
+
+    /// The synchronous requests (all but 307/309): the response to `request`.
+    remoting::RemotingCommand handle(const remoting::RemotingCommand &request);
+    /// The request codes this processor serves.
+    static const std::vector<int> &requestCodes();
+
+private:
+    using Command = remoting::RemotingCommand;
+
+    // admintopic.cpp
+    Command updateAndCreateTopic(const Command &request);
+    Command deleteTopic(const Command &request);
+    Command allTopicConfig(const Command &request);
+    Command systemTopicList(const Command &request);
+    // adminruntime.cpp
+    Command brokerRuntimeInfo(const Command &request);
+    Command topicStatsInfo(const Command &request);
+    Command deleteExpiredFiles(const Command &request);
+    Command storeFiles(const Command &request);
+    // adminconsumer.cpp
+    Command consumeStats(const Command &request);
+    Command consumerConnectionList(const Command &request);
+    Command producerConnectionList(const Command &request);
+    Command topicConsumeByWho(const Command &request);
+    Command resetOffset(const Command &request);
+    // adminconfig.cpp
+    Command updateSubscriptionGroup(const Command &request);
+    Command deleteSubscriptionGroup(const Command &request);
+    Command allSubscriptionGroups(const Command &request);
+    Command allConsumerOffsets(const Command &request);
+    Command allDelayOffsets(const Command &request);
+    Command brokerConfig(const Command &request);
+    Command updateBrokerConfig(const Command &request);
+    // adminforward.cpp
+    void forwardToConsumer(const Command &request, remoting::Responder respond);
+
+    QByteArray brokerName() const;
+
+    BrokerContext &m_ctx;
+    const std::int64_t m_bootTimestamp;
+};
+
+} // namespace qrocket::broker

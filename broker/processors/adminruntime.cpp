@@ -1,0 +1,197 @@
+// AdminProcessor: broker runtime and store requests (28, 202, 329, 306, the store-files
+// extension), protocol.md §4.9.
+
+#include "broker/brokercontext.h"
+#include "broker/config/brokerconfig.h"
+#include "broker/logging.h"
+#include "broker/managers/topicconfigmanager.h"
+#include "broker/processors/adminbodies.h"
+#include "broker/processors/admincommon.h"
+#include "broker/processors/adminprocessor.h"
+#include "broker/schedule/schedulemessageservice.h"
+#include "storage/messagestore.h"
+
+#include <QDateTime>
+#include <QStorageInfo>
+
+#include <cmath>
+
+namespace qrocket::broker {
+
+using protocol::RemotingCommand;
+
+namespace {
+
+/// RocketMQ's MixAll.humanReadableByteCount(bytes, false): "512 B", "1.5 KiB", "252.0 GiB".
+QByteArray humanBytes(std::int64_t bytes)
+{
+    if (bytes < 1024)
+        return QByteArray::number(bytes) + QByteArrayLiteral(" B");
+    const int exp
+        = std::min(6, static_cast<int>(std::log(static_cast<double>(bytes)) / std::log(1024.0)));
+    const char prefix = "KMGTPE"[exp - 1];
+    return QByteArray::number(static_cast<double>(bytes) / std::pow(1024.0, exp), 'f', 1) + ' '
+        + prefix + QByteArrayLiteral("iB");
+}
+
+QByteArray runtimeText(std::int64_t millis)
+{
+    const std::int64_t s = std::max<std::int64_t>(millis, 0) / 1000;
+    return QByteArrayLiteral("[ ") + QByteArray::number(s / 86400) + QByteArrayLiteral(" days, ")
+        + QByteArray::number(s / 3600 % 24) + QByteArrayLiteral(" hours, ")
+        + QByteArray::number(s / 60 % 60) + QByteArrayLiteral(" minutes, ")
+        + QByteArray::number(s % 60) + QByteArrayLiteral(" seconds ]");
+}
+
+QByteArray tps3(double tps)
+{
+    const QByteArray t = QByteArray::number(tps, 'f', 1);
+    return t + ' ' + t + ' ' + t;
+}
+
+} // namespace
+
+RemotingCommand AdminProcessor::brokerRuntimeInfo(const RemotingCommand &request)
+{
+    const storage::MessageStore &store = *m_ctx.store;
+    const storage::StoreStats st = store.stats();
+    const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
+    const QString commitLogDir = store.config().commitLogDir();
+    const QStorageInfo disk(store.config().storePathRootDir);
+    const QByteArray ratio = QByteArray::number(st.diskRatio < 0 ? 0.0 : st.diskRatio, 'f', 2);
+    const QByteArray zero = QByteArrayLiteral("0");
+
+    std::vector<std::pair<QByteArray, QByteArray>> t {
+        {"brokerVersionDesc", "V4_9_7"},
+        {"brokerVersion", QByteArray::number(protocol::kQRocketVersion)},
+        {"bootTimestamp", QByteArray::number(m_bootTimestamp)},
+        {"runtime", runtimeText(now - m_bootTimestamp)},
+        {"msgPutTotalYesterdayMorning", zero},
+        {"msgPutTotalTodayMorning", zero},
+        {"msgPutTotalTodayNow", QByteArray::number(st.putMessageTotal)},
+        {"msgGetTotalYesterdayMorning", zero},
+        {"msgGetTotalTodayMorning", zero},
+        {"msgGetTotalTodayNow", QByteArray::number(st.getMessageTotal)},
+        {"putTps", tps3(st.putTps)},
+        {"getFoundTps", tps3(st.getFoundTps)},
+        {"getMissTps", tps3(0)},
+        {"getTransferedTps", tps3(st.getFoundTps)},
+        {"getTotalTps", tps3(st.getFoundTps)},
+        {"putMessageTimesTotal", QByteArray::number(st.putMessageTotal)},
+        {"putMessageSizeTotal", QByteArray::number(st.putBytesTotal)},
+        {"putMessageAverageSize",
+            QByteArray::number(st.putMessageTotal > 0 ? static_cast<double>(st.putBytesTotal)
+                        / static_cast<double>(st.putMessageTotal)
+                                                      : 0.0,
+                'f', 1)},
+        {"putMessageEntireTimeMax", zero},
+        {"putMessageFailedTimes", zero},
+        {"putMessageDistributeTime", "null"},
+        {"putLatency99", "0.00"},
+        {"putLatency999", "0.00"},
+        {"getMessageEntireTimeMax", zero},
+        {"sendThreadPoolQueueSize", zero},
+        {"sendThreadPoolQueueCapacity", "10000"},
+        {"sendThreadPoolQueueHeadWaitTimeMills", zero},
+        {"pullThreadPoolQueueSize", zero},
+        {"pullThreadPoolQueueCapacity", "100000"},
+        {"pullThreadPoolQueueHeadWaitTimeMills", zero},
+        {"queryThreadPoolQueueSize", zero},
+        {"queryThreadPoolQueueCapacity", "20000"},
+        {"queryThreadPoolQueueHeadWaitTimeMills", zero},
+        {"EndTransactionQueueSize", zero},
+        {"EndTransactionThreadPoolQueueCapacity", "100000"},
+        {"dispatchBehindBytes", QByteArray::number(st.dispatchBehindBytes)},
+        {"dispatchMaxBuffer", zero},
+        {"pageCacheLockTimeMills", zero},
+        {"earliestMessageTimeStamp", QByteArray::number(store.earliestMessageTime())},
+        {"startAcceptSendRequestTimeStamp", zero},
+        {"remainTransientStoreBufferNumbs", "2147483647"},
+        {"remainHowManyDataToFlush", humanBytes(st.flushBacklogBytes)},
+        {"commitLogDirCapacity",
+            QByteArrayLiteral("Total : ") + humanBytes(disk.bytesTotal())
+                + QByteArrayLiteral(", Free : ") + humanBytes(disk.bytesAvailable()) + '.'},
+        {"commitLogDiskRatio", ratio},
+        {QByteArrayLiteral("commitLogDiskRatio_") + commitLogDir.toUtf8(), ratio},
+        {"consumeQueueDiskRatio", ratio},
+        {"commitLogMinOffset", QByteArray::number(st.commitLogMinOffset)},
+        {"commitLogMaxOffset", QByteArray::number(st.commitLogMaxOffset)},
+        // QRocket additions (ignored by RocketMQ's tools).
+        {"diskFull", st.diskFull ? "true" : "false"},
+        {"storeFileCount", QByteArray::number(static_cast<qsizetype>(st.commitLogFiles.size()))},
+    };
+    if (m_ctx.schedule) {
+        for (auto &kv : m_ctx.schedule->runtimeInfo())
+            t.push_back(std::move(kv));
+    }
+    RemotingCommand response = makeResponse(request, respcode::kSuccess);
+    response.body = adminbody::kvTable(t);
+    return response;
+}
+
+RemotingCommand AdminProcessor::topicStatsInfo(const RemotingCommand &request)
+{
+    const QByteArray topic = request.extString("topic").toByteArray();
+    if (topic.isEmpty())
+        return makeResponse(request, respcode::kSystemError, missingFieldRemark("topic"));
+    const std::optional<TopicConfig> config = m_ctx.topics->find(topic);
+    if (!config)
+        return makeResponse(request, respcode::kTopicNotExist,
+            QByteArrayLiteral("topic[") + topic + QByteArrayLiteral("] not exist"));
+    std::vector<adminbody::TopicOffset> offsets;
+    for (int i = 0; i < config->writeQueueNums; ++i) {
+        adminbody::TopicOffset o;
+        o.mq = {brokerName(), i, topic};
+        o.minOffset = std::max<std::int64_t>(m_ctx.store->minOffsetInQueue(topic, i), 0);
+        o.maxOffset = std::max<std::int64_t>(m_ctx.store->maxOffsetInQueue(topic, i), 0);
+        if (o.maxOffset > 0)
+            o.lastUpdateTimestamp = std::max<std::int64_t>(
+                m_ctx.store->messageStoreTimestamp(topic, i, o.maxOffset - 1), 0);
+        offsets.push_back(std::move(o));
+    }
+    RemotingCommand response = makeResponse(request, respcode::kSuccess);
+    response.body = adminbody::topicStatsTable(offsets);
+    return response;
+}
+
+RemotingCommand AdminProcessor::deleteExpiredFiles(const RemotingCommand &request)
+{
+    // Both requests end in the clean service: the next passes delete expired commit-log files at
+    // any hour, then the consume-queue and index files below the new commit-log min offset.
+    m_ctx.store->cleanService().requestManualDelete();
+    qCInfo(lcBroker) << "admin requested deleting expired files (code" << request.code << ")";
+    return makeResponse(request, respcode::kSuccess);
+}
+
+RemotingCommand AdminProcessor::storeFiles(const RemotingCommand &request)
+{
+    const storage::StoreStats st = m_ctx.store->stats();
+    const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
+    protocol::JsonWriter w;
+    w.beginObject();
+    w.key("commitLogMaxOffset").value(st.commitLogMaxOffset);
+    w.key("commitLogMinOffset").value(st.commitLogMinOffset);
+    w.key("diskFull").value(st.diskFull);
+    w.key("diskRatio").value(st.diskRatio);
+    w.key("fileReservedTimeHours").value(m_ctx.store->config().fileReservedTime);
+    w.key("files").beginArray();
+    for (const storage::StoreFileStatus &f : st.commitLogFiles) {
+        w.beginObject();
+        w.key("ageMillis").value(std::max<std::int64_t>(now - f.lastModified, 0));
+        w.key("expiresAt").value(f.expiresAt);
+        w.key("lastModified").value(f.lastModified);
+        w.key("path").value(QByteArrayView(f.path.toUtf8()));
+        w.key("reasonKept").value(QByteArrayView(f.reasonKept.toUtf8()));
+        w.key("size").value(f.size);
+        w.endObject();
+    }
+    w.endArray();
+    w.key("now").value(now);
+    w.key("refuseReason").value(QByteArrayView(st.refuseReason.toUtf8()));
+    w.endObject();
+    RemotingCommand response = makeResponse(request, respcode::kSuccess);
+    response.body = w.take();
+    return response;
+}
+
+} // namespace qrocket::broker

@@ -1,0 +1,101 @@
+// AdminProcessor: topic requests (17, 215, 21, 305), protocol.md §4.9.
+
+#include "broker/brokercontext.h"
+#include "broker/config/brokerconfig.h"
+#include "broker/logging.h"
+#include "broker/managers/topicconfigmanager.h"
+#include "broker/managers/topicvalidator.h"
+#include "broker/processors/adminbodies.h"
+#include "broker/processors/admincommon.h"
+#include "broker/processors/adminprocessor.h"
+#include "clientlib/protocol/json.h"
+
+namespace qrocket::broker {
+
+using protocol::RemotingCommand;
+
+RemotingCommand AdminProcessor::updateAndCreateTopic(const RemotingCommand &request)
+{
+    const QByteArray topic = request.extString("topic").toByteArray();
+    const std::optional<std::int32_t> readQueueNums = request.extInt("readQueueNums");
+    const std::optional<std::int32_t> writeQueueNums = request.extInt("writeQueueNums");
+    const std::optional<std::int32_t> permission = request.extInt("perm");
+    for (const char *field : {"topic", "readQueueNums", "writeQueueNums", "perm"}) {
+        if (request.extString(field).isEmpty())
+            return makeResponse(request, respcode::kSystemError, missingFieldRemark(field));
+    }
+    if (!readQueueNums || !writeQueueNums || !permission)
+        return makeResponse(
+            request, respcode::kSystemError, QByteArrayLiteral("bad queue numbers or perm"));
+    if (!m_ctx.config->isMaster())
+        return makeResponse(request, respcode::kSystemError,
+            QByteArrayLiteral("Can't modify topic or subscription group from slave broker, please "
+                              "execute it from master broker."));
+    if (Status s = topics::validateTopic(topic); !s)
+        return makeResponse(request, respcode::kSystemError, utf8(s.message()));
+    if (m_ctx.topics->isSystemTopic(topic))
+        return makeResponse(request, respcode::kSystemError,
+            QByteArrayLiteral("The topic[") + topic
+                + QByteArrayLiteral("] is conflict with system topic."));
+
+    TopicConfig config(topic);
+    config.readQueueNums = *readQueueNums;
+    config.writeQueueNums = *writeQueueNums;
+    config.perm = *permission;
+    config.topicFilterType = request.extString("topicFilterType") == QByteArrayView("MULTI_TAG")
+        ? TopicFilterType::MultiTag
+        : TopicFilterType::SingleTag;
+    config.topicSysFlag = request.extInt("topicSysFlag").value_or(0);
+    if (Status s = m_ctx.topics->updateTopicConfig(config); !s)
+        return makeResponse(request, respcode::kSystemError, utf8(s.message()));
+    qCInfo(lcBrokerTopic).noquote()
+        << "topic" << topic << "created/updated by admin" << config.toJson();
+    if (m_ctx.registerBrokerAllNow)
+        m_ctx.registerBrokerAllNow();
+    // RocketMQ answers SUCCESS with the default remark of an unset response.
+    return makeResponse(
+        request, respcode::kSuccess, QByteArrayLiteral("not set any response code"));
+}
+
+RemotingCommand AdminProcessor::deleteTopic(const RemotingCommand &request)
+{
+    const QByteArray topic = request.extString("topic").toByteArray();
+    if (topic.isEmpty())
+        return makeResponse(request, respcode::kSystemError, missingFieldRemark("topic"));
+    if (!m_ctx.config->isMaster())
+        return makeResponse(request, respcode::kSystemError,
+            QByteArrayLiteral("Can't delete topic from slave broker"));
+    if (m_ctx.topics->isSystemTopic(topic))
+        return makeResponse(request, respcode::kSystemError,
+            QByteArrayLiteral("The topic[") + topic
+                + QByteArrayLiteral("] is conflict with system topic."));
+    // The consume queues stay on disk until the store can drop a topic's queues (their files age
+    // out with the commit log); consumer offsets are kept, as RocketMQ does.
+    const bool existed = m_ctx.topics->deleteTopicConfig(topic);
+    qCInfo(lcBrokerTopic).noquote()
+        << "topic" << topic << (existed ? "deleted by admin" : "to delete did not exist");
+    if (m_ctx.registerBrokerAllNow)
+        m_ctx.registerBrokerAllNow();
+    return makeResponse(request, respcode::kSuccess);
+}
+
+RemotingCommand AdminProcessor::allTopicConfig(const RemotingCommand &request)
+{
+    RemotingCommand response = makeResponse(request, respcode::kSuccess);
+    response.body = m_ctx.topics->encode();
+    return response;
+}
+
+RemotingCommand AdminProcessor::systemTopicList(const RemotingCommand &request)
+{
+    QList<QByteArray> system;
+    for (const QByteArray &topic : m_ctx.topics->topicNames()) {
+        if (m_ctx.topics->isSystemTopic(topic))
+            system.append(topic);
+    }
+    RemotingCommand response = makeResponse(request, respcode::kSuccess);
+    response.body = adminbody::stringList("topicList", system);
+    return response;
+}
+
+} // namespace qrocket::broker

@@ -1,0 +1,33 @@
+#pragma once
+
+// Registration of the broker-extras request processors on a RemotingServer. The controller calls
+// it once per server (listenPort and the fast port) after its own processors:
+//
+//   registerExtraProcessors(*m_server, m_ctx, m_adminPool);
+//
+// - AdminProcessor: every admin code of protocol.md §4.9 (AdminProcessor::requestCodes(),
+//   including the QRocket store-files extension) on `adminExecutor`.
+// - With `messageExecutor` given, also CONSUMER_SEND_MSG_BACK (36) and QUERY_MESSAGE (12) /
+//   VIEW_MESSAGE_BY_ID (33) on it (the controller registers those itself on its send/pull pools,
+//   so it passes none).
+//
+// The ScheduleMessageService is not a processor: the controller creates it with the context,
+// installs its tagsCode resolver on the store before open(), sets ctx.schedule and starts/stops it
+// (see broker/schedule/schedulemessageservice.h).
+//
+// `ctx` must outlive the server's processors.
+
+#include "clientlib/remoting/executor.h"
+
+namespace qrocket::remoting {
+class RemotingServer;
+}
+
+namespace qrocket::broker {
+
+struct BrokerContext;
+
+void registerExtraProcessors(remoting::RemotingServer &server, BrokerContext &ctx,
+    remoting::ExecutorPtr adminExecutor, remoting::ExecutorPtr messageExecutor = {});
+
+} // namespace qrocket::broker
