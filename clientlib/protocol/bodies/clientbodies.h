@@ -17,6 +17,8 @@
 
 #include "clientlib/protocol/bodies/routebodies.h"
 
+#include <tuple>
+
 namespace qrocket::protocol {
 
 enum class ConsumeType : std::uint8_t { ConsumeActively = 0, ConsumePassively = 1 };
@@ -95,7 +97,13 @@ struct MessageQueue
     QByteArray brokerName;
     std::int32_t queueId = 0;
 
-    friend auto operator<=>(const MessageQueue &, const MessageQueue &) = default;
+    friend bool operator==(const MessageQueue &, const MessageQueue &) = default;
+    /// Java MessageQueue.compareTo order: topic, broker name, queue id.
+    friend bool operator<(const MessageQueue &a, const MessageQueue &b)
+    {
+        return std::tie(a.topic, a.brokerName, a.queueId)
+            < std::tie(b.topic, b.brokerName, b.queueId);
+    }
     void write(JsonWriter &w) const;
     /// Compact JSON, also usable as a fastjson map key via JsonWriter::rawKey (§3.9).
     QByteArray toJson() const;
