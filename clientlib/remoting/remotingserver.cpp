@@ -50,7 +50,7 @@ Status RemotingServer::start()
     if (m_pool)
         return Status::ok();
     m_pool = std::make_unique<IoThreadPool>(
-        QStringLiteral("qrocket-srv-io"), m_options.ioThreads, m_options.sweepInterval);
+        m_options.threadName, m_options.ioThreads, m_options.sweepInterval);
     IoWorker *acceptWorker = m_pool->worker(0);
     Status status;
     quint16 port = 0;

@@ -48,6 +48,8 @@ struct RemotingServerOptions
     ConnectionOptions connection;
     /// How often pending server->client invocations and idle connections are checked.
     std::chrono::milliseconds sweepInterval {100};
+    /// I/O threads are named "<threadName>-<n>" (a broker's main and fast servers differ here).
+    QString threadName = QStringLiteral("qrocket-srv-io");
 };
 
 class RemotingServer final : public QObject, private ConnectionHandler

@@ -39,8 +39,8 @@ public:
     virtual void send(RemotingCommand cmd) = 0;
     /// Sends a request with a fresh opaque and completes `callback` exactly once with the response,
     /// Timeout, or Unavailable (connection closed before the answer). The callback runs on the
-    /// connection's I/O thread, or at once on the calling thread when the channel is already closed;
-    /// it must not block.
+    /// connection's I/O thread, or at once on the calling thread when the channel is already
+    /// closed; it must not block.
     virtual void invokeAsync(RemotingCommand request, int timeoutMillis, InvokeCallback callback)
         = 0;
     /// Marks the request oneway, gives it a fresh opaque and sends it.

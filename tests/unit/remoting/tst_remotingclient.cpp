@@ -246,6 +246,25 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(server->connectionCount(), 0, 3000);
     }
 
+    void closesOnGarbageFromServer()
+    {
+        // A "server" that answers every connection with bytes that are not a frame.
+        QTcpServer fake;
+        QVERIFY(fake.listen(QHostAddress::LocalHost, 0));
+        connect(&fake, &QTcpServer::newConnection, &fake, [&fake] {
+            while (QTcpSocket *socket = fake.nextPendingConnection())
+                socket->write(QByteArray::fromHex("00000010ff000004") + QByteArray(12, 'x'));
+        });
+        ResultSink sink;
+        RemotingClient client(fastClientOptions());
+        client.invokeAsync("127.0.0.1:" + QByteArray::number(fake.serverPort()),
+            makeRequest(kEchoCode), 5000, sink.callback());
+        QTRY_COMPARE_WITH_TIMEOUT(sink.count(), 1, 5000); // the loop runs `fake` meanwhile
+        QCOMPARE(sink.at(0).error().code(), Status::Code::Unavailable);
+        QVERIFY2(sink.at(0).error().message().contains(QLatin1String("invalid frame")),
+            qPrintable(sink.at(0).error().message()));
+    }
+
     void concurrentCallersFromManyThreads()
     {
         auto server = startServer();
