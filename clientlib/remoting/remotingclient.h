@@ -16,11 +16,12 @@
 // Threads: the client owns one I/O thread that owns all its sockets. Every public method is
 // thread-safe and may be called from any thread, except invokeSync/invokeNameServerSync, which
 // block and refuse (returning an Internal error) when called on the client's I/O thread, i.e. from
-// a callback or a processor; never call them on a GUI thread either. Callbacks run on the I/O
-// thread (or on the calling thread when the client is already shut down): keep them short and
-// post anything heavy elsewhere (QMetaObject::invokeMethod(context, ...)). Requests the server
-// sends over a connection (NOTIFY_CONSUMER_IDS_CHANGED, GET_CONSUMER_RUNNING_INFO...) go to the
-// processor table with the same reply rules as the server (processortable.h).
+// a callback or a processor. Never call them on a GUI thread or on a RemotingServer I/O thread
+// (an inline processor) either: that would stall every connection of the thread. Callbacks run
+// on the I/O thread (or on the calling thread when the client is already shut down): keep them
+// short and post anything heavy elsewhere (QMetaObject::invokeMethod(context, ...)). Requests the
+// server sends over a connection (NOTIFY_CONSUMER_IDS_CHANGED, GET_CONSUMER_RUNNING_INFO...) go to
+// the processor table with the same reply rules as the server (processortable.h).
 //
 // Every invocation completes exactly once: with the response (whatever its code), or Timeout,
 // Unavailable (connection failed or lost, client shut down) or InvalidArgument (bad address).
