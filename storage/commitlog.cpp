@@ -24,7 +24,9 @@ CommitLog::CommitLog(const MessageStoreConfig &config, std::function<std::int64_
     : m_config(config)
     , m_clock(std::move(clock))
     , m_files(config.commitLogDir(), config.mappedFileSizeCommitLog)
-{ }
+{
+    m_files.setPreallocate(true);
+}
 
 namespace {
 MessageRecordInput toInput(const MessageExtBrokerInner &m, std::int32_t crc)

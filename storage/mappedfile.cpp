@@ -129,6 +129,15 @@ Result<std::int64_t> MappedFile::flush(int leastPages)
     return wrote;
 }
 
+void MappedFile::prefault()
+{
+#ifndef MADV_POPULATE_READ
+    constexpr int MADV_POPULATE_READ = 22; // Linux 5.14
+#endif
+    if (::madvise(m_base, static_cast<size_t>(m_fileSize), MADV_POPULATE_READ) != 0)
+        ::madvise(m_base, static_cast<size_t>(m_fileSize), MADV_WILLNEED);
+}
+
 Status MappedFile::sync()
 {
     if (::fdatasync(m_fd) != 0)

@@ -77,6 +77,9 @@ public:
     static void setFlushMethod(FlushMethod m);
     static FlushMethod flushMethod();
 
+    /// Maps every page ahead of the writer (read-populate: no dirty pages, no disk writes), so
+    /// appends do not pay for page allocation. Best effort.
+    void prefault();
     /// Zeroes [pos, fileSize) and sets wrote/flushed positions to `pos` (recovery truncation).
     void truncateTo(std::int64_t pos);
     /// Last-modified time of the file on disk (ms since epoch), 0 when unknown.

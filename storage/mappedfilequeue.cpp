@@ -68,14 +68,57 @@ Result<MappedFilePtr> MappedFileQueue::lastFileForWrite(std::int64_t startOffset
     }
     if (!QDir().mkpath(m_dir))
         return Status::ioError(QStringLiteral("cannot create directory %1").arg(m_dir));
-    auto f = MappedFile::open(m_dir + u'/' + offsetToFileName(next), next, m_fileSize, true);
+    Result<MappedFilePtr> f = Status::internal(QStringLiteral("not created"));
+    if (m_preallocated.valid() && m_preallocatedOffset == next) {
+        f = m_preallocated.get(); // normally ready: created while the previous file filled up
+        if (!f)
+            qCWarning(lcStore).noquote()
+                << "preallocation failed:" << f.error().message() << "- retrying";
+    } else {
+        discardPreallocated();
+    }
+    if (!f)
+        f = MappedFile::open(m_dir + u'/' + offsetToFileName(next), next, m_fileSize, true);
     if (!f)
         return f.error();
-    std::lock_guard lock(m_mutex);
-    if (m_files.empty())
-        setFlushedWhere(next);
-    m_files.push_back(*f);
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_files.empty())
+            setFlushedWhere(next);
+        m_files.push_back(*f);
+    }
+    if (m_preallocate)
+        startPreallocation(next + m_fileSize);
     return std::move(*f);
+}
+
+void MappedFileQueue::startPreallocation(std::int64_t offset)
+{
+    m_preallocatedOffset = offset;
+    const QString path = m_dir + u'/' + offsetToFileName(offset);
+    const std::int64_t size = m_fileSize;
+    m_preallocated
+        = std::async(std::launch::async, [path, offset, size]() -> Result<MappedFilePtr> {
+              auto f = MappedFile::open(path, offset, size, true);
+              if (f)
+                  (*f)->prefault();
+              return f;
+          });
+}
+
+void MappedFileQueue::discardPreallocated()
+{
+    if (!m_preallocated.valid())
+        return;
+    auto f = m_preallocated.get();
+    if (f)
+        (*f)->unlinkFile();
+    m_preallocatedOffset = -1;
+}
+
+MappedFileQueue::~MappedFileQueue()
+{
+    discardPreallocated();
 }
 
 MappedFilePtr MappedFileQueue::lastFile() const
@@ -166,6 +209,7 @@ std::int64_t MappedFileQueue::storeTimestampAtFlushedWhere() const
 
 std::int64_t MappedFileQueue::truncateDirty(std::int64_t offset)
 {
+    discardPreallocated();
     std::int64_t discarded = 0;
     std::vector<MappedFilePtr> doomed;
     {
@@ -207,6 +251,7 @@ bool MappedFileQueue::removeFirst(const MappedFilePtr &file)
 
 void MappedFileQueue::destroy()
 {
+    discardPreallocated();
     std::vector<MappedFilePtr> all;
     {
         std::lock_guard lock(m_mutex);

@@ -13,6 +13,7 @@
 #include <QStringList>
 
 #include <atomic>
+#include <future>
 #include <mutex>
 #include <vector>
 
@@ -22,10 +23,14 @@ class MappedFileQueue
 {
 public:
     MappedFileQueue(QString dir, std::int64_t fileSize);
+    ~MappedFileQueue();
     MappedFileQueue(const MappedFileQueue &) = delete;
     MappedFileQueue &operator=(const MappedFileQueue &) = delete;
 
     const QString &dir() const { return m_dir; }
+    /// Creates (and pre-faults) the next file in the background whenever a new file starts
+    /// (RocketMQ's AllocateMappedFileService), so the appender rarely creates files itself.
+    void setPreallocate(bool on) { m_preallocate = on; }
     std::int64_t fileSize() const { return m_fileSize; }
 
     /// Maps every file of the directory. Files that are not 20-digit names are ignored; a file
@@ -72,6 +77,8 @@ public:
 
 private:
     MappedFilePtr findLocked(std::int64_t offset) const;
+    void startPreallocation(std::int64_t offset); // writer thread only
+    void discardPreallocated();
 
     QString m_dir;
     std::int64_t m_fileSize;
@@ -79,6 +86,9 @@ private:
     std::vector<MappedFilePtr> m_files;
     std::atomic<std::int64_t> m_flushedWhere {0};
     QStringList m_loadWarnings;
+    bool m_preallocate = false;
+    std::future<Result<MappedFilePtr>> m_preallocated; // the writer's next file, being created
+    std::int64_t m_preallocatedOffset = -1;
 };
 
 } // namespace qrocket::storage

@@ -209,8 +209,8 @@ void tst_MessageStore::syncFlushCompletesAfterDisk()
     std::vector<std::promise<PutMessageResult>> ps(50);
     for (int i = 0; i < 50; ++i)
         f.store->putMessage(message("S", 0, "x"), [&, i](const PutMessageResult &r) {
+            ++done; // before waking the waiter
             ps[static_cast<size_t>(i)].set_value(r);
-            ++done;
         });
     for (auto &p : ps) {
         const PutMessageResult r = p.get_future().get();
