@@ -356,10 +356,12 @@ int main(int argc, char **argv)
     std::printf("rows: qrocket = RemotingClient -> RemotingServer; raw->server = plain POSIX "
                 "clients -> RemotingServer; baseline = POSIX client -> POSIX echo server\n");
     std::printf("%-12s %6s %14s %14s %10s\n", "", "conns", "requests/s", "baseline/s", "ratio");
+    // QROCKET_BENCH_ONLY=qrocket runs only the RemotingClient -> RemotingServer rows (profiling).
+    const bool onlyQRocket = qgetenv("QROCKET_BENCH_ONLY") == "qrocket";
     for (int connections : {1, 8}) {
         const Figure remoting = runRemoting(config, connections);
-        const Figure raw = runRaw(config, connections);
-        const Figure mixed = runRawAgainstServer(config, connections);
+        const Figure raw = onlyQRocket ? Figure() : runRaw(config, connections);
+        const Figure mixed = onlyQRocket ? Figure() : runRawAgainstServer(config, connections);
         std::printf("%-12s %6d %14.0f %14.0f %9.2fx   (frame %lld B)\n", "qrocket", connections,
             remoting.requestsPerSecond, raw.requestsPerSecond,
             raw.requestsPerSecond > 0 ? remoting.requestsPerSecond / raw.requestsPerSecond : 0.0,
