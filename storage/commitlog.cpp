@@ -25,7 +25,7 @@ CommitLog::CommitLog(const MessageStoreConfig &config, std::function<std::int64_
     , m_clock(std::move(clock))
     , m_files(config.commitLogDir(), config.mappedFileSizeCommitLog)
 {
-    m_files.setPreallocate(true);
+    m_files.setPreallocate(true, config.warmMapedFileEnable);
 }
 
 namespace {

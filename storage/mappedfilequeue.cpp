@@ -97,13 +97,13 @@ void MappedFileQueue::startPreallocation(std::int64_t offset)
     m_preallocatedOffset = offset;
     const QString path = m_dir + u'/' + offsetToFileName(offset);
     const std::int64_t size = m_fileSize;
-    m_preallocated
-        = std::async(std::launch::async, [path, offset, size]() -> Result<MappedFilePtr> {
-              auto f = MappedFile::open(path, offset, size, true);
-              if (f)
-                  (*f)->prefault();
-              return f;
-          });
+    m_preallocated = std::async(
+        std::launch::async, [path, offset, size, prefault = m_prefault]() -> Result<MappedFilePtr> {
+            auto f = MappedFile::open(path, offset, size, true);
+            if (f && prefault)
+                (*f)->prefault();
+            return f;
+        });
 }
 
 void MappedFileQueue::discardPreallocated()

@@ -30,7 +30,11 @@ public:
     const QString &dir() const { return m_dir; }
     /// Creates (and pre-faults) the next file in the background whenever a new file starts
     /// (RocketMQ's AllocateMappedFileService), so the appender rarely creates files itself.
-    void setPreallocate(bool on) { m_preallocate = on; }
+    void setPreallocate(bool on, bool prefault)
+    {
+        m_preallocate = on;
+        m_prefault = prefault;
+    }
     std::int64_t fileSize() const { return m_fileSize; }
 
     /// Maps every file of the directory. Files that are not 20-digit names are ignored; a file
@@ -87,6 +91,7 @@ private:
     std::atomic<std::int64_t> m_flushedWhere {0};
     QStringList m_loadWarnings;
     bool m_preallocate = false;
+    bool m_prefault = false;
     std::future<Result<MappedFilePtr>> m_preallocated; // the writer's next file, being created
     std::int64_t m_preallocatedOffset = -1;
 };

@@ -59,6 +59,7 @@ void MessageStoreConfig::bind(ConfigSchema &s)
     s.add("syncFlushTimeout", &syncFlushTimeout);
     s.add("maxMessageSize", &maxMessageSize, true);
     s.add("checkCRCOnRecover", &checkCRCOnRecover);
+    s.add("warmMapedFileEnable", &warmMapedFileEnable);
     s.add("fileReservedTime", &fileReservedTime, true);
     s.add("deleteWhen", &deleteWhen, true);
     s.add("diskMaxUsedSpaceRatio", &diskMaxUsedSpaceRatio, true);

@@ -41,6 +41,7 @@ struct MessageStoreConfig
 
     int maxMessageSize = 4 * 1024 * 1024;
     bool checkCRCOnRecover = true;
+    bool warmMapedFileEnable = false; // pre-fault each new commit-log file in the background
 
     int fileReservedTime = 72; // hours
     QString deleteWhen = QStringLiteral("04");

@@ -11,26 +11,41 @@
 namespace qrocket::storage {
 
 namespace {
+// Looking at the whole remainder of a 1 GiB file would fault in every page of it; a torn or
+// corrupt tail shows within the window of the record that failed (or 64 KiB past it).
+constexpr std::int64_t kTailWindow = 64 * 1024;
+
+std::int64_t tailWindow(QByteArrayView rest)
+{
+    std::int64_t w = kTailWindow;
+    if (rest.size() >= 4) {
+        const std::int64_t claimed = readI32(rest.data());
+        if (claimed > 0 && claimed <= 64 * 1024 * 1024)
+            w = std::max(w, claimed);
+    }
+    return std::min<std::int64_t>(w, rest.size());
+}
+
 bool allZero(QByteArrayView v)
 {
-    for (char c : v)
+    for (char c : v.first(tailWindow(v)))
         if (c != 0)
             return false;
     return true;
 }
-// Bytes from `offset` to the last non-zero byte of the commit log (what a truncation discards).
+
+// Bytes from `offset` to the last non-zero byte within the tail window (what a truncation
+// discards, as far as it is cheap to tell).
 std::int64_t dirtyBytesAfter(const MappedFileQueue &files, std::int64_t offset)
 {
-    const auto all = files.files();
-    for (auto it = all.rbegin(); it != all.rend(); ++it) {
-        const MappedFilePtr &f = *it;
-        if (f->fileFromOffset() + f->fileSize() <= offset)
-            break;
-        const std::int64_t from = std::max<std::int64_t>(0, offset - f->fileFromOffset());
-        for (std::int64_t p = f->fileSize(); p > from; --p)
-            if (f->data()[p - 1] != 0)
-                return f->fileFromOffset() + p - offset;
-    }
+    const MappedFilePtr f = files.findFile(offset);
+    if (!f)
+        return 0;
+    const std::int64_t from = offset - f->fileFromOffset();
+    const QByteArrayView rest(f->data() + from, f->fileSize() - from);
+    for (std::int64_t p = tailWindow(rest); p > 0; --p)
+        if (rest[p - 1] != 0)
+            return p;
     return 0;
 }
 } // namespace
