@@ -240,19 +240,18 @@ RemotingCommand DefaultRequestProcessor::routeInfoByTopic(const RemotingCommand 
     if (QByteArray missing = missingField(request, {"topic"}); !missing.isEmpty())
         return reply(request, responsecode::kSystemError, missing);
     const QByteArray topic = extBytes(request, "topic");
-    std::optional<TopicRouteData> route = m_routes.pickupTopicRouteData(topic);
-    if (!route) {
+    QByteArray orderTopicConf;
+    if (m_config.orderMessageEnable())
+        orderTopicConf = m_kv.value(kNamespaceOrderTopicConfig, topic).value_or(QByteArray());
+    // Standard JSON with quoted keys for every requester: Java >= 4.9.4 asks for it, and Java,
+    // Go, cpp and ali-ons clients all read it (protocol.md §3.4, §3.9).
+    std::optional<QByteArray> body = m_routes.topicRouteJson(topic, orderTopicConf);
+    if (!body) {
         return reply(request, responsecode::kTopicNotExist,
             "No topic route info in name server for the topic: " + topic
                 + "\nSee http://rocketmq.apache.org/docs/faq/ for further details.");
     }
-    if (m_config.orderMessageEnable()) {
-        if (auto conf = m_kv.value(kNamespaceOrderTopicConfig, topic))
-            route->orderTopicConf = *conf;
-    }
-    // Standard JSON with quoted keys for every requester: Java >= 4.9.4 asks for it, and Java,
-    // Go, cpp and ali-ons clients all read it (protocol.md §3.4, §3.9).
-    return success(request, route->toJson());
+    return success(request, std::move(*body));
 }
 
 RemotingCommand DefaultRequestProcessor::kvRequest(const RemotingCommand &request)

@@ -58,7 +58,7 @@ void appendKey(QByteArray &out, const char *key)
     out += "\":";
 }
 
-void appendQueueData(QByteArray &out, const QueueData &q)
+void appendQueueDataImpl(QByteArray &out, const QueueData &q)
 {
     out += "{\"brokerName\":";
     appendJsonString(out, q.brokerName);
@@ -73,7 +73,7 @@ void appendQueueData(QByteArray &out, const QueueData &q)
     out += '}';
 }
 
-void appendBrokerData(QByteArray &out, const BrokerData &b)
+void appendBrokerDataImpl(QByteArray &out, const BrokerData &b)
 {
     out += "{\"brokerAddrs\":{";
     bool first = true;
@@ -166,6 +166,16 @@ void appendChunk(QByteArray &out, QByteArrayView chunk)
 }
 
 } // namespace
+
+void appendQueueData(QByteArray &out, const QueueData &q)
+{
+    appendQueueDataImpl(out, q);
+}
+
+void appendBrokerData(QByteArray &out, const BrokerData &b)
+{
+    appendBrokerDataImpl(out, b);
+}
 
 void appendJsonString(QByteArray &out, QByteArrayView s)
 {

@@ -111,6 +111,10 @@ QByteArray topicListJson(const QList<QByteArray> &topics, QByteArrayView brokerA
 /// KVTable body: `{"table":{k:v}}`.
 QByteArray kvTableJson(const std::map<QByteArray, QByteArray> &table);
 
+/// Append one QueueData / BrokerData object (the pieces of TopicRouteData::toJson()).
+void appendQueueData(QByteArray &out, const QueueData &q);
+void appendBrokerData(QByteArray &out, const BrokerData &b);
+
 /// Appends `s` as a quoted JSON string (escaping `"`, `\` and control characters).
 void appendJsonString(QByteArray &out, QByteArrayView s);
 

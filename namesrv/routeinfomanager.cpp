@@ -235,6 +235,71 @@ std::optional<TopicRouteData> RouteInfoManager::pickupTopicRouteData(const QByte
     return route;
 }
 
+std::optional<QByteArray> RouteInfoManager::topicRouteJson(
+    const QByteArray &topic, const QByteArray &orderTopicConf) const
+{
+    QReadLocker locker(&m_lock);
+    const auto qdIt = m_topicQueueTable.find(topic);
+    if (qdIt == m_topicQueueTable.end() || qdIt->second.empty())
+        return std::nullopt;
+    QByteArray out;
+    out.reserve(128 + 160 * static_cast<qsizetype>(qdIt->second.size()));
+    out += "{\"brokerDatas\":[";
+    bool found = false;
+    const bool hasFilterServers = !m_filterServerTable.empty();
+    for (const auto &[brokerName, qd] : qdIt->second) {
+        const auto bd = m_brokerAddrTable.find(brokerName);
+        if (bd == m_brokerAddrTable.end())
+            continue;
+        if (found)
+            out += ',';
+        found = true;
+        appendBrokerData(out, bd->second);
+    }
+    if (!found)
+        return std::nullopt;
+    out += "],\"filterServerTable\":{";
+    if (hasFilterServers) {
+        bool first = true;
+        for (const auto &[brokerName, qd] : qdIt->second) {
+            const auto bd = m_brokerAddrTable.find(brokerName);
+            if (bd == m_brokerAddrTable.end())
+                continue;
+            for (const auto &[id, addr] : bd->second.brokerAddrs) {
+                const auto fs = m_filterServerTable.find(addr);
+                if (fs == m_filterServerTable.end())
+                    continue;
+                if (!first)
+                    out += ',';
+                first = false;
+                appendJsonString(out, addr);
+                out += ":[";
+                for (qsizetype i = 0; i < fs->second.size(); ++i) {
+                    if (i)
+                        out += ',';
+                    appendJsonString(out, fs->second[i]);
+                }
+                out += ']';
+            }
+        }
+    }
+    out += '}';
+    if (!orderTopicConf.isEmpty()) {
+        out += ",\"orderTopicConf\":";
+        appendJsonString(out, orderTopicConf);
+    }
+    out += ",\"queueDatas\":[";
+    bool first = true;
+    for (const auto &[brokerName, qd] : qdIt->second) {
+        if (!first)
+            out += ',';
+        first = false;
+        appendQueueData(out, qd);
+    }
+    out += "]}";
+    return out;
+}
+
 QByteArray RouteInfoManager::clusterInfoJson() const
 {
     QReadLocker locker(&m_lock);

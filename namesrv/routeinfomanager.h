@@ -78,6 +78,11 @@ public:
 
     /// The route of a topic, or nullopt when it has no queue data or no broker data.
     std::optional<TopicRouteData> pickupTopicRouteData(const QByteArray &topic) const;
+    /// The route's JSON body (TopicRouteData::toJson() of pickupTopicRouteData()), encoded under
+    /// the read lock without intermediate copies: the GET_ROUTEINFO_BY_TOPIC fast path.
+    /// `orderTopicConf` (may be empty) is included as is.
+    std::optional<QByteArray> topicRouteJson(
+        const QByteArray &topic, const QByteArray &orderTopicConf = {}) const;
     QByteArray clusterInfoJson() const;
 
     QList<QByteArray> allTopicList() const;

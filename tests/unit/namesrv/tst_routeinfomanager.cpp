@@ -85,6 +85,7 @@ private slots:
     void compressedBodyRoundTrip();
     void compressedBodyRejectsGarbage();
     void livenessReportsAges();
+    void fastRouteJsonEqualsRouteData();
 
 private:
     std::int64_t m_now = 1000;
@@ -492,6 +493,27 @@ void tst_RouteInfoManager::livenessReportsAges()
     QCOMPARE(live[0].ageMs, 1500);
     QCOMPARE(live[0].dataVersion.counter, 3);
     QVERIFY(live[0].lastUpdateEpochMs > 1700000000000);
+}
+
+void tst_RouteInfoManager::fastRouteJsonEqualsRouteData()
+{
+    RouteInfoManager rim;
+    RegisterBrokerBody withFilters = body(1, {"T1", "T2"});
+    withFilters.filterServerList = {"10.0.0.1:7000", "10.0.0.1:7001"};
+    rim.registerBroker(kCluster, kMasterAddr, kBrokerA, 0, kMasterHa, withFilters, nullptr);
+    rim.registerBroker(kCluster, kSlaveAddr, kBrokerA, 1, kSlaveHa, body(1, {"T1"}), nullptr);
+    rim.registerBroker("C2", "10.0.0.3:10911", "broker-b", 0, {}, body(1, {"T1"}, 2, 4), nullptr);
+    for (const QByteArray topic : {"T1", "T2"}) {
+        const auto route = rim.pickupTopicRouteData(topic);
+        QVERIFY(route);
+        QCOMPARE(rim.topicRouteJson(topic).value_or(""), route->toJson());
+        TopicRouteData ordered = *route;
+        ordered.orderTopicConf = "broker-a:4;broker-b:2";
+        QCOMPARE(rim.topicRouteJson(topic, ordered.orderTopicConf).value_or(""), ordered.toJson());
+    }
+    QVERIFY(rim.topicRouteJson("T1").value_or("").contains(
+        R"("filterServerTable":{"10.0.0.1:10911":["10.0.0.1:7000","10.0.0.1:7001"]})"));
+    QVERIFY(!rim.topicRouteJson("nope"));
 }
 
 QTEST_GUILESS_MAIN(tst_RouteInfoManager)
