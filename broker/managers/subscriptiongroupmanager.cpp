@@ -42,6 +42,19 @@ Status SubscriptionGroupManager::load()
 
 Status SubscriptionGroupManager::decode(QByteArrayView json)
 {
+    return apply(json, false);
+}
+
+Status SubscriptionGroupManager::replaceFrom(QByteArrayView json)
+{
+    if (Status st = apply(json, true); !st)
+        return st;
+    persist();
+    return {};
+}
+
+Status SubscriptionGroupManager::apply(QByteArrayView json, bool replace)
+{
     auto parsed = protocol::parseJson(json);
     if (!parsed)
         return parsed.error();
@@ -58,6 +71,8 @@ Status SubscriptionGroupManager::decode(QByteArrayView json)
         loaded.insert_or_assign(name, std::move(c).value());
     }
     std::unique_lock lock(m_mutex);
+    if (replace)
+        m_table.clear();
     for (auto &[name, c] : loaded)
         m_table.insert_or_assign(name, std::move(c));
     if (root.find("dataVersion"))

@@ -43,6 +43,9 @@ public:
     QByteArray encode() const;
     /// Lays the table in `json` over the current one; nothing changes when it does not decode.
     Status decode(QByteArrayView json);
+    /// Slave sync from the master's GET_ALL_SUBSCRIPTIONGROUP_CONFIG body: replaces the table and
+    /// the DataVersion, then persists. Nothing changes when `json` does not decode.
+    Status replaceFrom(QByteArrayView json);
 
     /// The group's config without creating it.
     std::optional<SubscriptionGroupConfig> find(QByteArrayView group) const;
@@ -66,6 +69,7 @@ public:
 
 private:
     void seed(const char *group);
+    Status apply(QByteArrayView json, bool replace);
 
     const QString m_path;
     const bool m_autoCreate;

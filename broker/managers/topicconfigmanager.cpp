@@ -68,6 +68,20 @@ Status TopicConfigManager::load()
 
 Status TopicConfigManager::decode(QByteArrayView json)
 {
+    return apply(json, false);
+}
+
+Status TopicConfigManager::replaceFrom(QByteArrayView json)
+{
+    if (Status st = apply(json, true); !st)
+        return st;
+    qCInfo(lcBrokerTopic) << "replaced the topic table from the master";
+    changed({});
+    return {};
+}
+
+Status TopicConfigManager::apply(QByteArrayView json, bool replace)
+{
     auto parsed = protocol::parseJson(json);
     if (!parsed)
         return parsed.error();
@@ -84,6 +98,8 @@ Status TopicConfigManager::decode(QByteArrayView json)
         loaded.insert_or_assign(name, std::move(c).value());
     }
     std::unique_lock lock(m_mutex);
+    if (replace)
+        m_table.clear();
     for (auto &[name, c] : loaded)
         m_table.insert_or_assign(name, std::move(c));
     if (root.find("dataVersion"))

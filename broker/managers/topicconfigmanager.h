@@ -35,6 +35,7 @@ struct BrokerConfig;
 class TopicConfigManager
 {
 public:
+    /// Called with the created, updated or deleted topic (an empty name: the whole table).
     using ChangeListener = std::function<void(const QByteArray &topic)>;
 
     /// `path` is the topics.json file (see filePath()).
@@ -56,6 +57,9 @@ public:
     /// Lays the table in `json` over the current one (entries with the same name are replaced)
     /// and takes its DataVersion. Nothing changes when the text does not decode.
     Status decode(QByteArrayView json);
+    /// Slave sync from the master's GET_ALL_TOPIC_CONFIG body: replaces the whole table and the
+    /// DataVersion, then persists and notifies. Nothing changes when `json` does not decode.
+    Status replaceFrom(QByteArrayView json);
 
     void setChangeListener(ChangeListener listener);
 
@@ -97,6 +101,7 @@ private:
     /// and `replace` is false (then *existing holds it).
     bool insert(TopicConfig c, bool replace, TopicConfig *existing);
     void changed(const QByteArray &topic);
+    Status apply(QByteArrayView json, bool replace);
 
     const QString m_path;
     QByteArray m_clusterName;

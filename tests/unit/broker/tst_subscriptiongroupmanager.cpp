@@ -122,6 +122,25 @@ private slots:
         QVERIFY(!m.find("B"));
     }
 
+    void slaveReplacesTableFromMaster()
+    {
+        QTemporaryDir masterDir;
+        copyGoldenConfig(masterDir, QStringLiteral("subscriptionGroup.json"));
+        SubscriptionGroupManager master(true, SubscriptionGroupManager::filePath(masterDir.path()));
+        QVERIFY(master.load());
+        QTemporaryDir slaveDir;
+        SubscriptionGroupManager slave(true, SubscriptionGroupManager::filePath(slaveDir.path()));
+        slave.findOrCreate("OnlyOnSlave");
+        QVERIFY(!slave.replaceFrom("[]"));
+        QVERIFY(slave.find("OnlyOnSlave"));
+        QVERIFY(slave.replaceFrom(master.encode()));
+        QVERIFY(!slave.find("OnlyOnSlave"));
+        QCOMPARE(slave.encode(), master.encode());
+        SubscriptionGroupManager reloaded(true, slave.path());
+        QVERIFY(reloaded.load());
+        QCOMPARE(reloaded.encode(), master.encode());
+    }
+
     void parsesUpdateBody()
     {
         auto c = SubscriptionGroupConfig::fromJson(

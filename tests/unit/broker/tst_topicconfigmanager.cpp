@@ -280,6 +280,28 @@ private slots:
         QVERIFY(!reloaded.contains("Gone"));
     }
 
+    void slaveReplacesTableFromMaster()
+    {
+        QTemporaryDir masterDir;
+        copyGoldenConfig(masterDir, QStringLiteral("topics.json"));
+        TopicConfigManager master(testConfig(), TopicConfigManager::filePath(masterDir.path()));
+        QVERIFY(master.load());
+        QTemporaryDir slaveDir;
+        TopicConfigManager slave(testConfig(), TopicConfigManager::filePath(slaveDir.path()));
+        QVERIFY(slave.updateTopicConfig(TopicConfig("OnlyOnSlave", 2)));
+        QList<QByteArray> notified;
+        slave.setChangeListener([&](const QByteArray &t) { notified.append(t); });
+        QVERIFY(!slave.replaceFrom("{\"topicConfigTable\":"));
+        QVERIFY(slave.contains("OnlyOnSlave"));
+        QVERIFY(slave.replaceFrom(master.encode()));
+        QVERIFY(!slave.contains("OnlyOnSlave"));
+        QCOMPARE(slave.encode(), master.encode());
+        QCOMPARE(notified, QList<QByteArray> {QByteArray()});
+        TopicConfigManager reloaded(testConfig(), slave.path());
+        QVERIFY(reloaded.load());
+        QCOMPARE(reloaded.dataVersion(), master.dataVersion());
+    }
+
     void concurrentAutoCreateCreatesOnce()
     {
         QTemporaryDir dir;
