@@ -75,6 +75,8 @@ private slots:
     void unknownCodeAnswers3();
     void missingHeaderFieldIsAnError();
     void livenessExtension();
+    void onewayRegistrationIsNotAnswered();
+    void oldBrokerSendsBareWrapper();
 
 private:
     std::unique_ptr<NamesrvController> startServer(NamesrvConfig config = {});
@@ -586,6 +588,45 @@ void tst_NamesrvServer::livenessExtension()
     QVERIFY(b.value(QLatin1String("ageMillis")).toInteger() < 60000);
     QVERIFY(b.value(QLatin1String("lastUpdateTimestamp")).toInteger()
         <= o.value(QLatin1String("now")).toInteger());
+}
+
+void tst_NamesrvServer::onewayRegistrationIsNotAnswered()
+{
+    // The broker's oneway REGISTER_BROKER after auto-creating a topic (frames.jsonl id 59,
+    // dataVersion counter 2): applied, never answered.
+    m_broker.sendRaw(recordedBytes(kRegisterBrokerReq, "frame_b64"));
+    QCOMPARE(m_broker.readFrame()->code, 0);
+    const RemotingCommand oneway = recordedCommand(59);
+    QVERIFY(oneway.isOneway());
+    m_broker.sendRaw(recordedBytes(59, "frame_b64"));
+    RemotingCommand clusterInfo = request(106);
+    clusterInfo.opaque = 4242;
+    m_broker.send(clusterInfo);
+    auto resp = m_broker.readFrame();
+    QVERIFY(resp);
+    QCOMPARE(resp->opaque, 4242); // the answer to this request, none to the oneway frame
+    QCOMPARE(m_ns->routeInfoManager().queryBrokerTopicConfig(kBrokerAddr)->counter, 2);
+    const auto body = RegisterBrokerBody::fromJson(oneway.body);
+    QVERIFY(body.has_value());
+    QCOMPARE(
+        m_ns->routeInfoManager().allTopicList().size(), qsizetype(body->topicConfigTable.size()));
+}
+
+void tst_NamesrvServer::oldBrokerSendsBareWrapper()
+{
+    // Brokers before V3_0_11 (version < 37) send a bare TopicConfigSerializeWrapper.
+    RemotingCommand reg = registerFrame();
+    reg.version = 36;
+    reg.body = R"({"dataVersion":{"counter":7,"timestamp":1},"topicConfigTable":{"OldTopic":)"
+               R"({"perm":6,"readQueueNums":2,"topicName":"OldTopic","writeQueueNums":2}}})";
+    reg.setExt("bodyCrc32", crc32Masked(reg.body));
+    auto resp = m_broker.call(reg);
+    QVERIFY(resp);
+    QCOMPARE(resp->code, 0);
+    resp = m_broker.call(request(105, {{"topic", "OldTopic"}}));
+    QCOMPARE(resp->code, 0);
+    QCOMPARE(TopicRouteData::fromJson(resp->body)->queueDatas[0].readQueueNums, 2);
+    QCOMPARE(m_ns->routeInfoManager().queryBrokerTopicConfig(kBrokerAddr)->counter, 7);
 }
 
 QTEST_GUILESS_MAIN(tst_NamesrvServer)
