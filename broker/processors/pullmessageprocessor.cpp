@@ -43,10 +43,11 @@ int responseCodeFor(GetMessageStatus status, std::int64_t requestedOffset)
 
 storage::TagFilter filterOf(const SubscriptionData &sub)
 {
+    if (sub.isSubAll() || sub.codeSet.isEmpty()) // a heartbeat without codes: parse subString
+        return storage::TagFilter::fromExpression(sub.subString);
     storage::TagFilter f;
-    f.matchAll = sub.isSubAll();
-    if (!f.matchAll)
-        f.codes.assign(sub.codeSet.begin(), sub.codeSet.end());
+    f.matchAll = false;
+    f.codes.assign(sub.codeSet.begin(), sub.codeSet.end());
     return f;
 }
 

@@ -1,0 +1,129 @@
+// Interop with a real third-party client: the npm package ali-ons (pure JavaScript) runs the
+// scenarios of tests/interop/ali-ons/roundtrip.js against qrocket-namesrv + qrocket-broker started
+// as processes on free ports. The node dependencies are installed (npm ci, else npm install) in a
+// copy of that folder under the build directory when missing.
+
+#include "tests/testlib/daemonprocess.h"
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace qrocket::testlib;
+
+class tst_InteropAliOns final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void roundTrip();
+
+private:
+    bool prepareNodeProject(QString *why);
+    QString m_work = QStringLiteral(QROCKET_ALIONS_WORK_DIR);
+};
+
+bool tst_InteropAliOns::prepareNodeProject(QString *why)
+{
+    const QDir src(QStringLiteral(QROCKET_ALIONS_SOURCE_DIR));
+    QDir().mkpath(m_work);
+    for (const char *name : {"package.json", "package-lock.json", "roundtrip.js"}) {
+        const QString from = src.filePath(QLatin1String(name));
+        const QString to = QDir(m_work).filePath(QLatin1String(name));
+        if (!QFile::exists(from))
+            continue;
+        QFile::remove(to);
+        if (!QFile::copy(from, to)) {
+            *why = QStringLiteral("cannot copy %1 to %2").arg(from, to);
+            return false;
+        }
+    }
+    const QString installed
+        = QDir(m_work).filePath(QStringLiteral("node_modules/ali-ons/package.json"));
+    if (QFile::exists(installed))
+        return true;
+    const QString npm = QStringLiteral(QROCKET_NPM);
+    const QStringList common {QStringLiteral("--no-audit"), QStringLiteral("--no-fund"),
+        QStringLiteral("--prefix"), m_work};
+    auto [rc, out] = runProgram(npm, QStringList {QStringLiteral("ci")} + common, 300000);
+    if (rc != 0 || !QFile::exists(installed)) {
+        qWarning("npm ci failed (%d), trying npm install:\n%s", rc, out.constData());
+        std::tie(rc, out)
+            = runProgram(npm, QStringList {QStringLiteral("install")} + common, 300000);
+    }
+    if (rc != 0 || !QFile::exists(installed)) {
+        *why = QStringLiteral("npm could not install ali-ons: ")
+            + QString::fromUtf8(out.right(2000));
+        return false;
+    }
+    return true;
+}
+
+void tst_InteropAliOns::initTestCase()
+{
+    QString why;
+    QVERIFY2(prepareNodeProject(&why), qPrintable(why));
+}
+
+void tst_InteropAliOns::roundTrip()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    DaemonProcess namesrv(QStringLiteral("qrocket-namesrv"));
+    const quint16 nsPort = freePort();
+    const QByteArray nsConf = "listenPort=" + QByteArray::number(nsPort)
+        + "\nkvConfigPath=" + dir.filePath(QStringLiteral("kvConfig.json")).toUtf8() + "\n";
+    QVERIFY2(namesrv.start(dir.filePath(QStringLiteral("namesrv.conf")), nsConf, nsPort),
+        qPrintable(namesrv.error() + QString::fromUtf8(namesrv.output())));
+
+    DaemonProcess broker(QStringLiteral("qrocket-broker"));
+    quint16 brokerPort = 0;
+    bool started = false;
+    for (int attempt = 0; attempt < 5 && !started; ++attempt) {
+        brokerPort = freePort();
+        if (brokerPort < 1026)
+            continue;
+        const QByteArray conf = "brokerClusterName=InteropCluster\nbrokerName=broker-interop\n"
+                                "brokerIP1=127.0.0.1\nbrokerIP2=127.0.0.1\nlistenPort="
+            + QByteArray::number(brokerPort)
+            + "\nnamesrvAddr=127.0.0.1:" + QByteArray::number(nsPort)
+            + "\nstorePathRootDir=" + dir.filePath(QStringLiteral("store")).toUtf8()
+            + "\nmappedFileSizeCommitLog=134217728\nmessageDelayLevel=1s 1s 1s 1s 1s 1s 1s 1s 1s "
+              "1s 1s 1s 1s 1s 1s 1s 1s 1s\n";
+        started = broker.start(dir.filePath(QStringLiteral("broker.conf")), conf, brokerPort);
+        if (!started)
+            qWarning("broker did not start on %u: %s", brokerPort, broker.output().constData());
+    }
+    QVERIFY2(started, qPrintable(broker.error()));
+
+    QProcess node;
+    node.setWorkingDirectory(m_work);
+    node.setProcessChannelMode(QProcess::MergedChannels);
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QROCKET_NAMESRV"), QStringLiteral("127.0.0.1:%1").arg(nsPort));
+    env.insert(QStringLiteral("QROCKET_BROKER"), QStringLiteral("127.0.0.1:%1").arg(brokerPort));
+    node.setProcessEnvironment(env);
+    node.start(QStringLiteral(QROCKET_NODE), {QStringLiteral("roundtrip.js")});
+    QVERIFY2(node.waitForStarted(10000), qPrintable(node.errorString()));
+    const bool finished = node.waitForFinished(180000);
+    if (!finished) {
+        node.kill();
+        node.waitForFinished(5000);
+    }
+    const QByteArray out = node.readAll();
+    qInfo("ali-ons roundtrip.js output:\n%s", out.constData());
+    const int brokerRc = broker.stop();
+    if (!finished || node.exitCode() != 0)
+        qInfo("broker output (tail):\n%s", broker.output().right(6000).constData());
+    QVERIFY2(finished, "roundtrip.js did not finish within 180 s");
+    QCOMPARE(node.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(node.exitCode(), 0);
+    QCOMPARE(brokerRc, 0);
+    QCOMPARE(namesrv.stop(), 0);
+}
+
+QTEST_GUILESS_MAIN(tst_InteropAliOns)
+#include "tst_interop_alions.moc"

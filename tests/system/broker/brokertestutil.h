@@ -1,0 +1,76 @@
+#pragma once
+
+// Helpers shared by the broker system tests: raw request frames and answers over a
+// RemotingClient, and a stored-record walker for PULL bodies.
+
+#include "clientlib/protocol/messagecodec.h"
+#include "clientlib/protocol/remotingcommand.h"
+#include "clientlib/remoting/remotingclient.h"
+
+#include <QByteArray>
+
+#include <initializer_list>
+#include <utility>
+#include <vector>
+
+namespace qrocket::brokertest {
+
+using protocol::RemotingCommand;
+using Ext = std::initializer_list<std::pair<const char *, QByteArray>>;
+
+inline RemotingCommand request(int code, Ext ext = {}, QByteArray body = {})
+{
+    RemotingCommand r = RemotingCommand::createRequest(code);
+    for (const auto &[k, v] : ext)
+        r.setExt(QByteArray(k), v);
+    r.body = std::move(body);
+    return r;
+}
+
+inline QByteArray num(std::int64_t v)
+{
+    return QByteArray::number(v);
+}
+
+/// "k\x01v\x02k\x01v" from pairs.
+inline QByteArray props(std::initializer_list<std::pair<const char *, const char *>> kv)
+{
+    QByteArray out;
+    for (const auto &[k, v] : kv) {
+        if (!out.isEmpty())
+            out += '\x02';
+        out += k;
+        out += '\x01';
+        out += v;
+    }
+    return out;
+}
+
+/// A SEND_MESSAGE_V2 request.
+inline RemotingCommand sendV2(const QByteArray &topic, int queueId, const QByteArray &body,
+    const QByteArray &properties = {}, const QByteArray &defaultTopic = "TBW102")
+{
+    return request(310,
+        {{"a", "PG_test"}, {"b", topic}, {"c", defaultTopic}, {"d", "4"}, {"e", num(queueId)},
+            {"f", "0"}, {"g", num(1700000000000)}, {"h", "0"}, {"i", properties}, {"j", "0"},
+            {"k", "false"}, {"m", "false"}},
+        body);
+}
+
+/// Every record in a PULL body, decoded (views into `body`).
+inline std::vector<protocol::MessageRecordView> records(const QByteArray &body)
+{
+    std::vector<protocol::MessageRecordView> out;
+    qsizetype at = 0;
+    while (at < body.size()) {
+        protocol::MessageRecordView v;
+        const auto r = protocol::decodeRecord(QByteArrayView(body).sliced(at), v, true);
+        if (r.status != protocol::RecordStatus::Ok)
+            break;
+        out.push_back(v);
+        at += r.size;
+    }
+    return out;
+}
+
+} // namespace qrocket::brokertest

@@ -1,0 +1,183 @@
+// qrocket-broker (with qrocket-namesrv) as real processes: a delayed message is delivered within
+// 1 s of its due time (short delay levels), a pending delayed message survives a clean restart,
+// and the admin / send-back processors answer over a socket.
+
+#include "clientlib/protocol/json.h"
+#include "clientlib/remoting/remotingclient.h"
+#include "tests/system/broker/brokertestutil.h"
+#include "tests/testlib/daemonprocess.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace qrocket;
+using namespace qrocket::brokertest;
+using namespace qrocket::testlib;
+
+class tst_ScheduleDaemon final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void delayedMessageDeliveredWithinOneSecondOfDue();
+    void pendingDelayedMessageSurvivesRestart();
+    void adminAndSendBackOverSocket();
+
+private:
+    bool startBroker(DaemonProcess &broker, const QString &store);
+    RemotingCommand call(RemotingCommand req);
+    std::int64_t maxOffset(const QByteArray &topic, int queueId);
+
+    QTemporaryDir m_dir;
+    std::unique_ptr<DaemonProcess> m_namesrv;
+    quint16 m_nsPort = 0;
+    quint16 m_port = 0;
+    remoting::RemotingClient m_client;
+};
+
+bool tst_ScheduleDaemon::startBroker(DaemonProcess &broker, const QString &store)
+{
+    for (int attempt = 0; attempt < 5; ++attempt) {
+        if (m_port == 0 || attempt > 0)
+            m_port = freePort();
+        if (m_port < 1026)
+            continue;
+        const QByteArray conf
+            = "brokerName=broker-x\nbrokerIP1=127.0.0.1\nbrokerIP2=127.0.0.1\nlistenPort="
+            + QByteArray::number(m_port) + "\nnamesrvAddr=127.0.0.1:" + QByteArray::number(m_nsPort)
+            + "\nstorePathRootDir=" + store.toUtf8()
+            + "\nmappedFileSizeCommitLog=16777216\nmappedFileSizeConsumeQueue="
+              "60000\nmessageDelayLevel=1s 2s 3s\n";
+        if (broker.start(m_dir.filePath(QStringLiteral("broker.conf")), conf, m_port))
+            return true;
+        qWarning("broker did not start on %u: %s", m_port, broker.output().constData());
+    }
+    return false;
+}
+
+RemotingCommand tst_ScheduleDaemon::call(RemotingCommand req)
+{
+    auto r = m_client.invokeSync("127.0.0.1:" + QByteArray::number(m_port), std::move(req), 5000);
+    if (r)
+        return *r;
+    RemotingCommand failed;
+    failed.code = -1;
+    failed.remark = r.error().message().toUtf8();
+    return failed;
+}
+
+std::int64_t tst_ScheduleDaemon::maxOffset(const QByteArray &topic, int queueId)
+{
+    const RemotingCommand r = call(request(30, {{"topic", topic}, {"queueId", num(queueId)}}));
+    return r.code == 0 ? r.extLong("offset").value_or(-1) : -1;
+}
+
+void tst_ScheduleDaemon::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    if (!QFile::exists(QDir(binDir()).filePath(QStringLiteral("qrocket-broker")))
+        || !QFile::exists(QDir(binDir()).filePath(QStringLiteral("qrocket-namesrv"))))
+        QSKIP("qrocket-broker / qrocket-namesrv not built");
+    m_namesrv = std::make_unique<DaemonProcess>(QStringLiteral("qrocket-namesrv"));
+    m_nsPort = freePort();
+    const QByteArray conf = "listenPort=" + QByteArray::number(m_nsPort)
+        + "\nkvConfigPath=" + m_dir.filePath(QStringLiteral("kvConfig.json")).toUtf8() + "\n";
+    QVERIFY2(m_namesrv->start(m_dir.filePath(QStringLiteral("namesrv.conf")), conf, m_nsPort),
+        qPrintable(m_namesrv->error()));
+}
+
+void tst_ScheduleDaemon::cleanupTestCase()
+{
+    if (m_namesrv)
+        m_namesrv->stop();
+}
+
+void tst_ScheduleDaemon::delayedMessageDeliveredWithinOneSecondOfDue()
+{
+    DaemonProcess broker(QStringLiteral("qrocket-broker"));
+    QVERIFY(startBroker(broker, m_dir.filePath(QStringLiteral("store1"))));
+    // Create the topic first (auto-create), then send with DELAY=2 (2 s).
+    QCOMPARE(call(sendV2("DelayTopic", 0, "warm-up", props({{"TAGS", "t"}}))).code, 0);
+    QCOMPARE(maxOffset("DelayTopic", 0), 1);
+    const std::int64_t sent = QDateTime::currentMSecsSinceEpoch();
+    const RemotingCommand r
+        = call(sendV2("DelayTopic", 0, "later", props({{"TAGS", "t"}, {"DELAY", "2"}})));
+    QCOMPARE(r.code, 0);
+    QCOMPARE(maxOffset("DelayTopic", 0), 1); // parked, not delivered yet
+    QTRY_COMPARE_WITH_TIMEOUT(maxOffset("DelayTopic", 0), 2, 6000);
+    const std::int64_t late = QDateTime::currentMSecsSinceEpoch() - sent - 2000;
+    QVERIFY2(late > -150 && late < 1000,
+        qPrintable(QStringLiteral("delivered %1 ms after due").arg(late)));
+    QCOMPARE(broker.stop(), 0);
+}
+
+void tst_ScheduleDaemon::pendingDelayedMessageSurvivesRestart()
+{
+    const QString store = m_dir.filePath(QStringLiteral("store2"));
+    DaemonProcess broker(QStringLiteral("qrocket-broker"));
+    QVERIFY(startBroker(broker, store));
+    QCOMPARE(call(sendV2("DelayR", 0, "x", props({{"TAGS", "t"}}))).code, 0);
+    QCOMPARE(call(sendV2("DelayR", 0, "pending", props({{"TAGS", "t"}, {"DELAY", "3"}}))).code, 0);
+    QCOMPARE(broker.stop(), 0);
+    QCOMPARE(QFile::exists(store + QStringLiteral("/config/delayOffset.json")), true);
+
+    DaemonProcess again(QStringLiteral("qrocket-broker"));
+    QVERIFY(startBroker(again, store));
+    QTRY_COMPARE_WITH_TIMEOUT(maxOffset("DelayR", 0), 2, 8000);
+    // Delivered once, not again after its offset was persisted.
+    QCOMPARE(again.stop(), 0);
+    DaemonProcess third(QStringLiteral("qrocket-broker"));
+    QVERIFY(startBroker(third, store));
+    QCOMPARE(maxOffset("DelayR", 0), 2);
+    QCOMPARE(third.stop(), 0);
+}
+
+void tst_ScheduleDaemon::adminAndSendBackOverSocket()
+{
+    DaemonProcess broker(QStringLiteral("qrocket-broker"));
+    QVERIFY(startBroker(broker, m_dir.filePath(QStringLiteral("store3"))));
+    const RemotingCommand created = call(request(17,
+        {{"topic", "AdminT"}, {"defaultTopic", "TBW102"}, {"readQueueNums", "2"},
+            {"writeQueueNums", "2"}, {"perm", "6"}, {"topicFilterType", "SINGLE_TAG"},
+            {"topicSysFlag", "0"}, {"order", "false"}}));
+    QCOMPARE(created.code, 0);
+    const RemotingCommand sent
+        = call(sendV2("AdminT", 1, "hello", props({{"TAGS", "a"}, {"KEYS", "key1"}})));
+    QCOMPARE(sent.code, 0);
+
+    const RemotingCommand stats = call(request(202, {{"topic", "AdminT"}}));
+    QCOMPARE(stats.code, 0);
+    QVERIFY(stats.body.startsWith("{\"offsetTable\":{{\"brokerName\":\"broker-x\""));
+
+    const RemotingCommand runtime = call(request(28));
+    QCOMPARE(runtime.code, 0);
+    auto table = protocol::parseJson(runtime.body);
+    QVERIFY(table.has_value());
+    QCOMPARE(table.value()["table"]["brokerVersionDesc"].toString(), QByteArray("V4_9_7"));
+
+    // Send the message back: it goes to SCHEDULE_TOPIC_XXXX (level 3 clamped to the max, 3).
+    const auto [offsetId, phyOffset] = [&] {
+        const RemotingCommand view = call(request(12,
+            {{"topic", "AdminT"}, {"key", "key1"}, {"maxNum", "32"}, {"beginTimestamp", "0"},
+                {"endTimestamp", "9223372036854775807"}}));
+        const auto recs = records(view.body);
+        return std::pair<int, std::int64_t>(
+            view.code, recs.empty() ? -1 : recs.front().physicalOffset);
+    }();
+    QCOMPARE(offsetId, 0);
+    QVERIFY(phyOffset >= 0);
+    const RemotingCommand back
+        = call(request(36, {{"offset", num(phyOffset)}, {"group", "GX"}, {"delayLevel", "0"}}));
+    QCOMPARE(back.code, 0);
+    QTRY_COMPARE_WITH_TIMEOUT(maxOffset("SCHEDULE_TOPIC_XXXX", 2), 1, 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(maxOffset("%RETRY%GX", 0), 1, 8000);
+    QCOMPARE(broker.stop(), 0);
+}
+
+QTEST_GUILESS_MAIN(tst_ScheduleDaemon)
+#include "tst_scheduledaemon.moc"

@@ -1,0 +1,251 @@
+// qrocket-broker as a real process (with a real qrocket-namesrv): command line, bad config and
+// busy port, clean restart (SIGTERM) with messages, offsets, topics, groups and a pending delayed
+// message, and kill -9 under SYNC_FLUSH (every acknowledged send survives).
+
+#include "clientlib/remoting/remotingclient.h"
+#include "tests/system/broker/brokertestutil.h"
+#include "tests/testlib/daemonprocess.h"
+
+#include <QDir>
+#include <QFile>
+#include <QTcpServer>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace qrocket;
+using namespace qrocket::brokertest;
+using namespace qrocket::testlib;
+
+class tst_BrokerDaemon final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void commandLine();
+    void badConfigAndBusyPort();
+    void restartKeepsEverything();
+    void kill9WithSyncFlushKeepsAcknowledgedSends();
+
+private:
+    QByteArray brokerConf(const QString &store, quint16 port, const QByteArray &extra = {}) const;
+    bool startBroker(
+        DaemonProcess &broker, const QString &store, quint16 &port, const QByteArray &extra = {});
+    RemotingCommand call(quint16 port, RemotingCommand req);
+    std::int64_t maxOffset(quint16 port, const QByteArray &topic, int queueId);
+
+    QTemporaryDir m_dir;
+    std::unique_ptr<DaemonProcess> m_namesrv;
+    quint16 m_nsPort = 0;
+    remoting::RemotingClient m_client;
+};
+
+QByteArray tst_BrokerDaemon::brokerConf(
+    const QString &store, quint16 port, const QByteArray &extra) const
+{
+    return "brokerName=broker-sys\nbrokerIP1=127.0.0.1\nbrokerIP2=127.0.0.1\nlistenPort="
+        + QByteArray::number(port) + "\nnamesrvAddr=127.0.0.1:" + QByteArray::number(m_nsPort)
+        + "\nstorePathRootDir=" + store.toUtf8()
+        + "\nmappedFileSizeCommitLog=16777216\nmappedFileSizeConsumeQueue=60000\n" + extra;
+}
+
+bool tst_BrokerDaemon::startBroker(
+    DaemonProcess &broker, const QString &store, quint16 &port, const QByteArray &extra)
+{
+    for (int attempt = 0; attempt < 5; ++attempt) {
+        if (port == 0 || attempt > 0)
+            port = freePort();
+        if (port < 1026)
+            continue;
+        if (broker.start(m_dir.filePath(QStringLiteral("broker.conf")),
+                brokerConf(store, port, extra), port))
+            return true;
+        qWarning("broker did not start on %u: %s", port, broker.output().constData());
+    }
+    return false;
+}
+
+RemotingCommand tst_BrokerDaemon::call(quint16 port, RemotingCommand req)
+{
+    auto r = m_client.invokeSync("127.0.0.1:" + QByteArray::number(port), std::move(req), 5000);
+    if (r)
+        return *r;
+    RemotingCommand failed;
+    failed.code = -1;
+    failed.remark = r.error().message().toUtf8();
+    return failed;
+}
+
+std::int64_t tst_BrokerDaemon::maxOffset(quint16 port, const QByteArray &topic, int queueId)
+{
+    const RemotingCommand r
+        = call(port, request(30, {{"topic", topic}, {"queueId", num(queueId)}}));
+    return r.code == 0 ? r.extLong("offset").value_or(-1) : -1;
+}
+
+void tst_BrokerDaemon::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    QVERIFY2(QFile::exists(QDir(binDir()).filePath(QStringLiteral("qrocket-broker"))),
+        "qrocket-broker not built");
+    m_namesrv = std::make_unique<DaemonProcess>(QStringLiteral("qrocket-namesrv"));
+    m_nsPort = freePort();
+    const QByteArray conf = "listenPort=" + QByteArray::number(m_nsPort)
+        + "\nkvConfigPath=" + m_dir.filePath(QStringLiteral("kvConfig.json")).toUtf8() + "\n";
+    QVERIFY2(m_namesrv->start(m_dir.filePath(QStringLiteral("namesrv.conf")), conf, m_nsPort),
+        qPrintable(m_namesrv->error()));
+}
+
+void tst_BrokerDaemon::cleanupTestCase()
+{
+    if (m_namesrv)
+        m_namesrv->stop();
+}
+
+void tst_BrokerDaemon::commandLine()
+{
+    const QString exe = QDir(binDir()).filePath(QStringLiteral("qrocket-broker"));
+    auto [rc, all] = runProgram(exe, {QStringLiteral("-p")});
+    QCOMPARE(rc, 0);
+    for (const char *key : {"brokerClusterName=", "listenPort=10911",
+             "brokerIP1=", "flushDiskType=ASYNC_FLUSH", "storePathRootDir=", "messageDelayLevel="})
+        QVERIFY2(all.contains(key), key);
+    auto [rcM, important] = runProgram(exe, {QStringLiteral("-m")});
+    QCOMPARE(rcM, 0);
+    QVERIFY(important.count('\n') < all.count('\n'));
+    auto [rcV, version] = runProgram(exe, {QStringLiteral("--version")});
+    QCOMPARE(rcV, 0);
+    QVERIFY(version.contains("qrocket-broker"));
+    // -n overrides the file's namesrvAddr.
+    auto [rcN, withNs] = runProgram(
+        exe, {QStringLiteral("-n"), QStringLiteral("10.1.1.1:9876"), QStringLiteral("-p")});
+    QCOMPARE(rcN, 0);
+    QVERIFY(withNs.contains("namesrvAddr=10.1.1.1:9876"));
+}
+
+void tst_BrokerDaemon::badConfigAndBusyPort()
+{
+    const QString exe = QDir(binDir()).filePath(QStringLiteral("qrocket-broker"));
+    const QString conf = m_dir.filePath(QStringLiteral("bad.conf"));
+    QFile f(conf);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("someUnknownKey=1\nlistenPort=notanumber\n");
+    f.close();
+    auto [rc, out] = runProgram(exe, {QStringLiteral("-c"), conf});
+    QVERIFY(rc != 0);
+    QVERIFY2(out.contains("listenPort"), out.constData());
+    QVERIFY2(out.contains("someUnknownKey"), out.constData());
+    auto [rcMissing, outMissing]
+        = runProgram(exe, {QStringLiteral("-c"), conf + QStringLiteral(".none")});
+    QVERIFY(rcMissing != 0);
+    QVERIFY(!outMissing.isEmpty());
+
+    QTcpServer busy;
+    QVERIFY(busy.listen(QHostAddress::Any, 0));
+    QFile g(conf);
+    QVERIFY(g.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    g.write(brokerConf(m_dir.filePath(QStringLiteral("busystore")), busy.serverPort()));
+    g.close();
+    auto [rcBusy, outBusy] = runProgram(exe, {QStringLiteral("-c"), conf}, 15000);
+    QVERIFY2(rcBusy != 0 && rcBusy != -1, outBusy.constData());
+    QVERIFY2(outBusy.contains("listen"), outBusy.constData());
+}
+
+void tst_BrokerDaemon::restartKeepsEverything()
+{
+    const QString store = m_dir.filePath(QStringLiteral("restartstore"));
+    DaemonProcess broker(QStringLiteral("qrocket-broker"));
+    quint16 port = 0;
+    QVERIFY(startBroker(broker, store, port));
+    const QByteArray topic = "RestartTopic";
+    for (int i = 0; i < 20; ++i)
+        QCOMPARE(call(port, sendV2(topic, 0, "restart-" + num(i), props({{"TAGS", "T"}}))).code, 0);
+    const QByteArray hb
+        = "{\"clientID\":\"10.0.0.7@77\",\"consumerDataSet\":[{\"consumeFromWhere\":"
+          "\"CONSUME_FROM_FIRST_OFFSET\",\"consumeType\":\"CONSUME_PASSIVELY\","
+          "\"groupName\":\"G_restart\",\"messageModel\":\"CLUSTERING\","
+          "\"subscriptionDataSet\":[{\"subString\":\"*\",\"subVersion\":1,"
+          "\"topic\":\"RestartTopic\"}]}]}";
+    QCOMPARE(call(port, request(34, {}, hb)).code, 0);
+    QCOMPARE(call(port,
+                 request(15,
+                     {{"consumerGroup", "G_restart"}, {"topic", topic}, {"queueId", "0"},
+                         {"commitOffset", "7"}}))
+                 .code,
+        0);
+    // A delayed message still pending at the stop (level 18 = 2 h).
+    QCOMPARE(call(port, sendV2(topic, 0, "much later", props({{"DELAY", "18"}}))).code, 0);
+    QTRY_COMPARE_WITH_TIMEOUT(maxOffset(port, "SCHEDULE_TOPIC_XXXX", 17), 1, 5000);
+    QCOMPARE(broker.stop(), 0);
+    QVERIFY(QFile::exists(store + QStringLiteral("/config/consumerOffset.json")));
+    QVERIFY(!QFile::exists(store + QStringLiteral("/abort")));
+
+    QVERIFY(startBroker(broker, store, port));
+    QCOMPARE(maxOffset(port, topic, 0), 20);
+    QCOMPARE(maxOffset(port, "SCHEDULE_TOPIC_XXXX", 17), 1);
+    RemotingCommand q = call(
+        port, request(14, {{"consumerGroup", "G_restart"}, {"topic", topic}, {"queueId", "0"}}));
+    QCOMPARE(q.code, 0);
+    QCOMPARE(q.extString("offset"), QByteArrayView("7"));
+    // The topic survived: sending with a template that does not exist still works.
+    QCOMPARE(call(port, sendV2(topic, 0, "after", {}, "NoTemplate")).code, 0);
+    // So did the group and its retry topic.
+    QCOMPARE(call(port, sendV2("%RETRY%G_restart", 0, "r", {}, "NoTemplate")).code, 0);
+    // Consumption resumes at the committed offset.
+    RemotingCommand p = call(port,
+        request(11,
+            {{"consumerGroup", "G_restart"}, {"topic", topic}, {"queueId", "0"},
+                {"queueOffset", "7"}, {"maxMsgNums", "32"}, {"sysFlag", "4"}, {"commitOffset", "0"},
+                {"suspendTimeoutMillis", "0"}, {"subscription", "*"}, {"subVersion", "0"}}));
+    QCOMPARE(p.code, 0);
+    const auto recs = records(p.body);
+    QCOMPARE(recs.size(), std::size_t(14));
+    QCOMPARE(recs.front().body, QByteArrayView("restart-7"));
+    QCOMPARE(recs.front().queueOffset, 7);
+    // The route is back on the name server.
+    auto route = m_client.invokeSync(
+        "127.0.0.1:" + QByteArray::number(m_nsPort), request(105, {{"topic", topic}}), 5000);
+    QVERIFY(route.has_value());
+    QCOMPARE(route->code, 0);
+    QCOMPARE(broker.stop(), 0);
+}
+
+void tst_BrokerDaemon::kill9WithSyncFlushKeepsAcknowledgedSends()
+{
+    const QString store = m_dir.filePath(QStringLiteral("killstore"));
+    DaemonProcess broker(QStringLiteral("qrocket-broker"));
+    quint16 port = 0;
+    QVERIFY(startBroker(broker, store, port, "flushDiskType=SYNC_FLUSH\n"));
+    const QByteArray topic = "KillTopic";
+    int acknowledged = 0;
+    for (int i = 0; i < 300; ++i) {
+        if (call(port, sendV2(topic, 0, "durable-" + num(i))).code == 0)
+            ++acknowledged;
+    }
+    QCOMPARE(acknowledged, 300);
+    broker.kill();
+    QVERIFY(startBroker(broker, store, port, "flushDiskType=SYNC_FLUSH\n"));
+    QCOMPARE(maxOffset(port, topic, 0), 300);
+    int seen = 0;
+    std::int64_t offset = 0;
+    while (offset < 300) {
+        RemotingCommand p = call(port,
+            request(11,
+                {{"consumerGroup", "G_kill"}, {"topic", topic}, {"queueId", "0"},
+                    {"queueOffset", num(offset)}, {"maxMsgNums", "32"}, {"sysFlag", "4"},
+                    {"commitOffset", "0"}, {"suspendTimeoutMillis", "0"}, {"subscription", "*"},
+                    {"subVersion", "0"}}));
+        QCOMPARE(p.code, 0);
+        for (const auto &rec : records(p.body)) {
+            QCOMPARE(rec.body.toByteArray(), "durable-" + num(rec.queueOffset));
+            ++seen;
+        }
+        offset = p.extLong("nextBeginOffset").value_or(300);
+    }
+    QCOMPARE(seen, 300);
+    QCOMPARE(broker.stop(), 0);
+}
+
+QTEST_GUILESS_MAIN(tst_BrokerDaemon)
+#include "tst_brokerdaemon.moc"
