@@ -81,6 +81,10 @@ void GroupCommitService::start()
 
 void GroupCommitService::stop()
 {
+    {
+        std::lock_guard lock(m_mutex);
+        m_stopped = true;
+    }
     m_thread.stop();
     doCommit(true);
 }
@@ -89,10 +93,20 @@ void GroupCommitService::submit(std::int64_t nextOffset, PutMessageResult result
 {
     {
         std::lock_guard lock(m_mutex);
-        m_requests.push_back(
-            {nextOffset, steadyMs() + m_timeoutMs, std::move(result), std::move(cb)});
+        if (!m_stopped) {
+            m_requests.push_back(
+                {nextOffset, steadyMs() + m_timeoutMs, std::move(result), std::move(cb)});
+            m_thread.wakeup();
+            return;
+        }
     }
-    m_thread.wakeup();
+    // A put that raced with shutdown: flush here so its completion still fires.
+    if (Status s = flushCommitLog(m_files, m_checkpoint, 0);
+        !s || m_files.flushedWhere() < nextOffset) {
+        result.status = PutMessageStatus::FlushDiskTimeout;
+        result.remark = QStringLiteral("store shut down before the message was flushed");
+    }
+    cb(result);
 }
 
 std::int64_t GroupCommitService::pendingRequests() const

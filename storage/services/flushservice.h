@@ -65,8 +65,9 @@ private:
     MappedFileQueue &m_files;
     StoreCheckpoint &m_checkpoint;
     int m_timeoutMs;
-    mutable std::mutex m_mutex; // guards m_requests
+    mutable std::mutex m_mutex; // guards m_requests, m_stopped
     std::vector<Request> m_requests;
+    bool m_stopped = false;
     std::vector<Request> m_working; // service thread only
     ServiceThread m_thread;
 };
