@@ -30,9 +30,9 @@
 #include "broker/processors/queryprocessor.h"
 #define QROCKET_HAVE_QUERY 1
 #endif
-#if __has_include("broker/brokerextras.h")
-#include "broker/brokerextras.h"
-#define QROCKET_HAVE_BROKER_EXTRAS 1
+#if __has_include("broker/processors/extrasregistry.h")
+#include "broker/processors/extrasregistry.h"
+#define QROCKET_HAVE_EXTRAS_REGISTRY 1
 #endif
 
 #include <chrono>
@@ -112,6 +112,10 @@ Status BrokerController::initialize()
         });
     m_ctx.pullHold = m_pullHold.get();
 
+    if (m_config.listenPort > 0) { // known before start(): the schedule service reads it
+        m_ctx.storeHost = m_config.brokerAddr();
+        protocol::HostAddress::parse(m_ctx.storeHost, m_ctx.storeHostAddress);
+    }
     m_store = std::make_unique<storage::MessageStore>(m_storeConfig);
     m_ctx.store = m_store.get();
 #ifdef QROCKET_HAVE_SCHEDULE
@@ -144,9 +148,6 @@ Status BrokerController::initialize()
 
     m_registrar = std::make_unique<NamesrvRegistrar>(m_ctx);
     m_registrar->setNameServers(m_config.namesrvAddr.toUtf8());
-#ifdef QROCKET_HAVE_BROKER_EXTRAS
-    installBrokerExtras(*this);
-#endif
     m_initialized = true;
     return {};
 }
@@ -172,6 +173,10 @@ void BrokerController::createProcessors()
     auto query = std::make_shared<QueryProcessor>(m_ctx);
     registerProcessor(rc::kQueryMessage, query, m_pullPool);
     registerProcessor(rc::kViewMessageById, query, m_pullPool);
+#endif
+#ifdef QROCKET_HAVE_EXTRAS_REGISTRY
+    registerExtraProcessors(*m_server, m_ctx, m_adminPool);
+    registerExtraProcessors(*m_fastServer, m_ctx, m_adminPool);
 #endif
 }
 
