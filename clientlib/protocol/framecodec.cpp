@@ -1,6 +1,7 @@
 #include "clientlib/protocol/framecodec.h"
 
 #include "clientlib/common/byteorder.h"
+#include "clientlib/protocol/dedupe.h"
 #include "clientlib/protocol/jsontext.h"
 
 #include <limits>
@@ -230,15 +231,16 @@ private:
             bool present = false;
             if (!parseExtValue(value, present))
                 return false;
-            if (present)
-                m_cmd.setExt(std::move(key), std::move(value));
-            else
-                m_cmd.removeExt(key);
+            // null (Java: absent) is kept as a null value until duplicates are resolved.
+            m_cmd.extFields.emplace_back(std::move(key), present ? std::move(value) : QByteArray());
             skipSpace(m_text, m_pos);
             if (consume(','))
                 continue;
-            if (consume('}'))
+            if (consume('}')) {
+                detail::dedupeKeepLastValue(m_cmd.extFields);
+                std::erase_if(m_cmd.extFields, [](const auto &f) { return f.second.isNull(); });
                 return true;
+            }
             return failed("expected ',' or '}' in extFields");
         }
     }
@@ -339,9 +341,11 @@ QString decodeBinaryHeader(QByteArrayView h, RemotingCommand &cmd)
         if (valLen < 0 || valLen > end - pos)
             return QStringLiteral("binary header extFields: value length %1 beyond the map")
                 .arg(valLen);
-        cmd.setExt(std::move(key), valLen > 0 ? QByteArray(p + pos, valLen) : QByteArray("", 0));
+        cmd.extFields.emplace_back(
+            std::move(key), valLen > 0 ? QByteArray(p + pos, valLen) : QByteArray("", 0));
         pos += valLen;
     }
+    detail::dedupeKeepLastValue(cmd.extFields);
     return {};
 }
 

@@ -1,5 +1,6 @@
 #include "clientlib/protocol/messageproperties.h"
 
+#include "clientlib/protocol/dedupe.h"
 #include "clientlib/protocol/messagecodec.h"
 
 namespace qrocket::protocol {
@@ -37,8 +38,9 @@ MessageProperties MessageProperties::parse(QByteArrayView text)
 {
     MessageProperties props;
     forEachProperty(text, [&](QByteArrayView name, QByteArrayView value) {
-        props.set(name.toByteArray(), value.toByteArray());
+        props.m_entries.emplace_back(name.toByteArray(), value.toByteArray());
     });
+    detail::dedupeKeepLastValue(props.m_entries);
     return props;
 }
 

@@ -277,6 +277,49 @@ private slots:
         QCOMPARE(cmd.language, LanguageCode::Other);
     }
 
+    void duplicateAndNullExtFields()
+    {
+        RemotingCommand cmd;
+        QCOMPARE(decodeFrame(jsonFrame("{\"extFields\":{\"a\":\"1\",\"b\":\"x\",\"a\":2,\"b\":null,"
+                                       "\"c\":null,\"c\":\"z\"}}"),
+                     cmd)
+                     .status,
+            DecodeStatus::Ok);
+        QCOMPARE(cmd.extFields.size(), std::size_t(2));
+        QCOMPARE(cmd.extString("a"), QByteArrayView("2")); // last wins, first position
+        QCOMPARE(cmd.extFields[0].first, QByteArray("a"));
+        QVERIFY(!cmd.hasExt("b"));
+        QCOMPARE(cmd.extString("c"), QByteArrayView("z"));
+        const QByteArray bin
+            = binaryHeader(10, 0, 1, 1, 0, "", {{"k", "1"}, {"j", "2"}, {"k", "3"}});
+        QCOMPARE(decodeFrame(frameOf(1, bin), cmd).status, DecodeStatus::Ok);
+        QCOMPARE(cmd.extFields.size(), std::size_t(2));
+        QCOMPARE(cmd.extString("k"), QByteArrayView("3"));
+    }
+
+    void hugeHeadersStayLinear()
+    {
+        // ~1M fields in a 12 MB header: duplicates are resolved in linear time (no O(n^2) hang).
+        QByteArray json("{\"extFields\":{");
+        for (int i = 0; i < 1000000; ++i) {
+            json += i % 2 ? "\"k\":1," : "\"";
+            if (i % 2 == 0)
+                json += QByteArray::number(i % 50000) + "\":2,";
+        }
+        json += "\"end\":0}}";
+        RemotingCommand cmd;
+        DecodeResult r = decodeFrame(frameOf(0, json), cmd);
+        QVERIFY2(r.status == DecodeStatus::Ok, qPrintable(r.error));
+        QCOMPARE(cmd.extFields.size(), std::size_t(25002)); // even keys mod 50000, "k", "end"
+        QCOMPARE(cmd.extString("k"), QByteArrayView("1"));
+        std::vector<std::pair<QByteArray, QByteArray>> many;
+        for (int i = 0; i < 300000; ++i)
+            many.emplace_back(QByteArray::number(i % 1000), QByteArray("v"));
+        r = decodeFrame(frameOf(1, binaryHeader(10, 0, 1, 1, 0, "", many)), cmd);
+        QVERIFY2(r.status == DecodeStatus::Ok, qPrintable(r.error));
+        QCOMPARE(cmd.extFields.size(), std::size_t(1000));
+    }
+
     void extAccessors()
     {
         RemotingCommand cmd;

@@ -431,6 +431,18 @@ private slots:
         QVERIFY(findProperty(text, "absent").isNull());
     }
 
+    void manyDuplicateProperties()
+    {
+        QByteArray text;
+        for (int i = 0; i < 8000; ++i)
+            text += "k" + QByteArray::number(i % 100) + "\x01v" + QByteArray::number(i) + "\x02";
+        const MessageProperties p = MessageProperties::parse(text);
+        QCOMPARE(p.size(), std::size_t(100));
+        QCOMPARE(p.value("k0"), QByteArray("v7900"));
+        QCOMPARE(p.entries()[0].first, QByteArray("k0"));
+        QCOMPARE(findProperty(text, "k99"), QByteArrayView("v7999"));
+    }
+
     void propertiesEditing()
     {
         MessageProperties p;
