@@ -135,7 +135,9 @@ void SendBackProcessor::processRequest(
     inner.sysFlag = rec.sysFlag;
     inner.bornTimestamp = rec.bornTimestamp;
     inner.bornHost = rec.bornHost;
-    if (!protocol::HostAddress::parse(m_ctx.storeHost, inner.storeHost))
+    if (m_ctx.storeHostAddress.port != 0)
+        inner.storeHost = m_ctx.storeHostAddress;
+    else if (!protocol::HostAddress::parse(m_ctx.storeHost, inner.storeHost))
         inner.storeHost = rec.storeHost;
     inner.reconsumeTimes = rec.reconsumeTimes + 1;
     inner.body = rec.body.toByteArray();

@@ -38,7 +38,6 @@ ScheduleMessageService::ScheduleMessageService(BrokerContext &ctx, Clock clock)
 {
     if (!m_clock)
         m_clock = [] { return QDateTime::currentMSecsSinceEpoch(); };
-    m_hasStoreHost = protocol::HostAddress::parse(ctx.storeHost, m_storeHost);
 }
 
 ScheduleMessageService::~ScheduleMessageService()
@@ -101,6 +100,16 @@ bool ScheduleMessageService::isRunning() const
     return m_thread.joinable() && !m_stopping;
 }
 
+protocol::HostAddress ScheduleMessageService::storeHostOr(
+    const protocol::HostAddress &fallback) const
+{
+    // Read at each use: with listenPort 0 the controller learns the address only at start().
+    if (m_ctx.storeHostAddress.port != 0)
+        return m_ctx.storeHostAddress;
+    protocol::HostAddress parsed;
+    return protocol::HostAddress::parse(m_ctx.storeHost, parsed) ? parsed : fallback;
+}
+
 std::int64_t ScheduleMessageService::deliverLevel(int level)
 {
     storage::MessageStore *store = m_ctx.store;
@@ -132,7 +141,7 @@ std::int64_t ScheduleMessageService::deliverLevel(int level)
         protocol::MessageRecordView rec;
         if (sel.isValid()
             && protocol::decodeRecord(sel.bytes, rec, false).status == protocol::RecordStatus::Ok) {
-            auto msg = schedule::messageTimeUp(rec, m_hasStoreHost ? m_storeHost : rec.storeHost);
+            auto msg = schedule::messageTimeUp(rec, storeHostOr(rec.storeHost));
             if (msg.has_value()) {
                 const storage::PutMessageResult put = store->putMessageAndWait(msg.value());
                 if (!put.isOk()) {

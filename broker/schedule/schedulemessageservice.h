@@ -80,12 +80,12 @@ public:
 private:
     void run();
     std::int64_t now() const { return m_clock(); }
+    /// This broker's store host (ctx.storeHostAddress, else ctx.storeHost), else `fallback`.
+    protocol::HostAddress storeHostOr(const protocol::HostAddress &fallback) const;
 
     BrokerContext &m_ctx;
     Clock m_clock;
     schedule::DelayLevels m_levels;
-    protocol::HostAddress m_storeHost;
-    bool m_hasStoreHost = false;
 
     mutable std::mutex m_mutex;
     std::condition_variable m_wake;
