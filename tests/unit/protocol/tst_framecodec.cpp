@@ -299,9 +299,9 @@ private slots:
 
     void hugeHeadersStayLinear()
     {
-        // ~1M fields in a 12 MB header: duplicates are resolved in linear time (no O(n^2) hang).
+        // 400k fields in a 5 MB header: duplicates are resolved in linear time (no O(n^2) hang).
         QByteArray json("{\"extFields\":{");
-        for (int i = 0; i < 1000000; ++i) {
+        for (int i = 0; i < 400000; ++i) {
             json += i % 2 ? "\"k\":1," : "\"";
             if (i % 2 == 0)
                 json += QByteArray::number(i % 50000) + "\":2,";
@@ -313,7 +313,7 @@ private slots:
         QCOMPARE(cmd.extFields.size(), std::size_t(25002)); // even keys mod 50000, "k", "end"
         QCOMPARE(cmd.extString("k"), QByteArrayView("1"));
         std::vector<std::pair<QByteArray, QByteArray>> many;
-        for (int i = 0; i < 300000; ++i)
+        for (int i = 0; i < 150000; ++i)
             many.emplace_back(QByteArray::number(i % 1000), QByteArray("v"));
         r = decodeFrame(frameOf(1, binaryHeader(10, 0, 1, 1, 0, "", many)), cmd);
         QVERIFY2(r.status == DecodeStatus::Ok, qPrintable(r.error));
