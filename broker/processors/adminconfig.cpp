@@ -115,11 +115,25 @@ RemotingCommand AdminProcessor::updateBrokerConfig(const RemotingCommand &reques
     if (props.isEmpty())
         return makeResponse(
             request, respcode::kSystemError, QByteArrayLiteral("string2Properties error"));
-    QStringList unknown;
-    // Applied in memory for the settings read at use time; settings read once at start (ports,
-    // store paths, pools) take effect at the next start only if also written to the -c file.
-    if (Status s = m_ctx.config->apply(props, &unknown); !s)
-        return makeResponse(request, respcode::kSystemError, utf8(s.message()));
+    // Applied in memory to numeric and boolean settings only: other threads read the config
+    // without a lock, and swapping a string under them is not safe. Text settings (names,
+    // addresses, paths) and store keys take effect at the next start, from the -c file.
+    QStringList notApplied;
+    ConfigSchema live = m_ctx.config->schema();
+    for (const PropertyEntry &e : props) {
+        const QString current = live.value(e.key);
+        bool numeric = false;
+        current.toLongLong(&numeric);
+        const bool scalar
+            = numeric || current == QLatin1String("true") || current == QLatin1String("false");
+        if (current.isNull() || !scalar) {
+            notApplied.append(e.key);
+            continue;
+        }
+        if (Status s = live.set(e.key, e.value); !s)
+            return makeResponse(request, respcode::kSystemError, utf8(s.message()));
+    }
+    const QStringList &unknown = notApplied;
     {
         std::lock_guard lock(g_configVersionMutex);
         g_configVersion.next();

@@ -122,8 +122,11 @@ std::int64_t ScheduleMessageService::deliverLevel(int level)
         return kDelayForAWhileMillis;
 
     const std::int64_t levelDelay = schedule::levelDelayMillis(m_levels, level);
-    std::int64_t offset = std::max(offsets->offset(level), cq->minOffsetInQueue());
     const std::int64_t maxOffset = cq->maxOffsetInQueue();
+    // RocketMQ's correctDelayOffset: an offset outside [min, max] (files cleaned, or a queue
+    // truncated by recovery) restarts at the nearest bound.
+    std::int64_t offset = std::clamp(offsets->offset(level), cq->minOffsetInQueue(),
+        std::max(maxOffset, cq->minOffsetInQueue()));
     const std::int64_t stored = offsets->offset(level);
     std::int64_t result = kDelayForAWhileMillis;
     while (offset < maxOffset) {

@@ -393,6 +393,13 @@ private slots:
         update.body = "autoCreateTopicEnable=false\n";
         QCOMPARE(ExtrasFixture::call(p, update)->code, 0);
         QVERIFY(!f.config.autoCreateTopicEnable);
+        RemotingCommand rename = ExtrasFixture::request(25);
+        rename.body = "brokerName=other\ndefaultTopicQueueNums=5\n";
+        const auto renamed = ExtrasFixture::call(p, rename);
+        QCOMPARE(renamed->code, 0);
+        QVERIFY(renamed->remark.contains("brokerName"));
+        QCOMPARE(f.config.brokerName, QStringLiteral("broker-a"));
+        QCOMPARE(f.config.defaultTopicQueueNums, 5);
         const auto get2 = ExtrasFixture::call(p, ExtrasFixture::request(26));
         QVERIFY(get2->body.contains("autoCreateTopicEnable=false\n"));
         QVERIFY(parse(*get2->ext("version"))["counter"].toInteger() > v1["counter"].toInteger());
