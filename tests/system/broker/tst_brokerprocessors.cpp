@@ -6,6 +6,8 @@
 #include "broker/longpolling/pullrequestholdservice.h"
 #include "broker/managers/topicconfigmanager.h"
 #include "broker/namesrvregistrar.h"
+#include "clientlib/protocol/framecodec.h"
+#include "clientlib/protocol/json.h"
 #include "clientlib/protocol/messagebatch.h"
 #include "clientlib/protocol/messageid.h"
 #include "clientlib/protocol/messageproperties.h"
@@ -15,6 +17,8 @@
 #include "tests/system/broker/brokertestutil.h"
 
 #include <QElapsedTimer>
+#include <QFile>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -50,6 +54,7 @@ private Q_SLOTS:
     void consumerOffsets();
     void queueOffsets();
     void fastPortServesTheSameProcessors();
+    void replaysRecordedFrames();
 
 private:
     RemotingCommand call(RemotingCommand req, int timeoutMs = 5000);
@@ -547,6 +552,82 @@ void tst_BrokerProcessors::fastPortServesTheSameProcessors()
     auto r = m_client->invokeSync(fast, sendV2("PullTopic", 0, "via fast port"), 5000);
     QVERIFY(r.has_value());
     QCOMPARE(r->code, 0);
+}
+
+/// The requests recorded in shared/vectors/frames.jsonl (Java client, rocketmq-client-cpp,
+/// ali-ons) for the codes this broker part serves, replayed in capture order (one connection per
+/// recorded connection): each answer must have the recorded code and at least the recorded
+/// extFields keys, and GET_CONSUMER_LIST_BY_GROUP the same body structure. Pulls are skipped
+/// (their answers depend on long-poll timing and history outside the selection).
+void tst_BrokerProcessors::replaysRecordedFrames()
+{
+    const QString path
+        = qEnvironmentVariable("QROCKET_VECTORS_DIR", QStringLiteral("/work/shared/vectors"))
+        + QStringLiteral("/frames.jsonl");
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        QSKIP("frames.jsonl not found (QROCKET_VECTORS_DIR)");
+    std::map<qint64, protocol::JsonValue> responses;
+    std::vector<protocol::JsonValue> requests;
+    const QSet<int> codes {310, 320, 34, 35, 38, 14, 15, 30};
+    while (!file.atEnd()) {
+        auto v = protocol::parseJson(file.readLine());
+        if (!v || (*v)["server"].toString() != "broker-4.9.7")
+            continue;
+        if ((*v)["kind"].toString() == "response")
+            responses[(*v)["id"].toInteger()] = *v;
+        else if ((*v)["dir"].toString() == "c2s" && codes.contains(int((*v)["code"].toInteger())))
+            requests.push_back(*v);
+    }
+    QVERIFY(!requests.empty());
+    std::map<qint64, std::unique_ptr<remoting::RemotingClient>> connections;
+    int compared = 0;
+    QStringList mismatches;
+    for (const protocol::JsonValue &frame : requests) {
+        RemotingCommand req;
+        const QByteArray bytes = QByteArray::fromBase64(frame["frame_b64"].toString());
+        QCOMPARE(protocol::decodeFrame(bytes, req).status, protocol::DecodeStatus::Ok);
+        auto &client = connections[frame["conn"].toInteger()];
+        if (!client)
+            client = std::make_unique<remoting::RemotingClient>();
+        const bool oneway = req.isOneway();
+        req.flag = 0; // answer Java's oneway UPDATE_CONSUMER_OFFSET too, to compare it
+        auto answer = client->invokeSync(m_addr, req, 5000);
+        QVERIFY2(answer.has_value(),
+            qPrintable(QStringLiteral("frame %1: no answer").arg(frame["id"].toInteger())));
+        const protocol::JsonValue *recordedId = frame.find("response_id");
+        if (oneway || !recordedId || recordedId->isNull())
+            continue;
+        const protocol::JsonValue &recorded = responses[recordedId->toInteger()];
+        RemotingCommand expected;
+        QCOMPARE(protocol::decodeFrame(
+                     QByteArray::fromBase64(recorded["frame_b64"].toString()), expected)
+                     .status,
+            protocol::DecodeStatus::Ok);
+        ++compared;
+        const QString where = QStringLiteral("frame %1 (%2, code %3)")
+                                  .arg(frame["id"].toInteger())
+                                  .arg(QString::fromUtf8(frame["client"].toString()))
+                                  .arg(req.code);
+        if (answer->code != expected.code) {
+            mismatches << where
+                    + QStringLiteral(": code %1, recorded %2").arg(answer->code).arg(expected.code);
+            continue;
+        }
+        for (const auto &[key, value] : expected.extFields) {
+            if (!answer->hasExt(key))
+                mismatches << where
+                        + QStringLiteral(": ext field %1 missing").arg(QString::fromUtf8(key));
+        }
+        if (req.code == 38 && answer->code == 0
+            && !answer->body.startsWith("{\"consumerIdList\":["))
+            mismatches << where + QStringLiteral(": body ") + QString::fromUtf8(answer->body);
+    }
+    qInfo("replayed %zu recorded requests, compared %d answers", requests.size(), compared);
+    for (const QString &m : std::as_const(mismatches))
+        qWarning("%s", qPrintable(m));
+    QVERIFY(compared >= 20);
+    QVERIFY2(mismatches.isEmpty(), qPrintable(mismatches.join(QStringLiteral("; "))));
 }
 
 QTEST_GUILESS_MAIN(tst_BrokerProcessors)
