@@ -8,6 +8,7 @@
 #include <QByteArray>
 #include <QByteArrayView>
 
+#include <cstdint>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -20,19 +21,34 @@ inline void dedupeKeepLastValue(std::vector<std::pair<QByteArray, QByteArray>> &
     const std::size_t n = fields.size();
     if (n < 2)
         return;
-    std::vector<bool> drop(n, false);
-    bool any = false;
-    if (n <= 16) {
+    if (n <= 32) {
+        // Typical headers: quadratic on a handful of fields, no allocation.
+        std::uint32_t drop = 0;
         for (std::size_t i = 1; i < n; ++i) {
             for (std::size_t j = 0; j < i; ++j) {
-                if (!drop[j] && fields[j].first == fields[i].first) {
+                if (!(drop & (1u << j)) && fields[j].first == fields[i].first) {
                     fields[j].second = std::move(fields[i].second);
-                    drop[i] = any = true;
+                    drop |= 1u << i;
                     break;
                 }
             }
         }
-    } else {
+        if (!drop)
+            return;
+        std::size_t out = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            if (!(drop & (1u << i))) {
+                if (out != i)
+                    fields[out] = std::move(fields[i]);
+                ++out;
+            }
+        }
+        fields.resize(out);
+        return;
+    }
+    std::vector<bool> drop(n, false);
+    bool any = false;
+    {
         std::unordered_map<std::string_view, std::size_t> first;
         first.reserve(n);
         for (std::size_t i = 0; i < n; ++i) {
