@@ -4,6 +4,7 @@
 
 #include "broker/processors/admincommon.h"
 #include "broker/processors/adminprocessor.h"
+#include "broker/processors/queryprocessor.h"
 #include "clientlib/protocol/extensioncode.h"
 #include "clientlib/protocol/framecodec.h"
 #include "clientlib/protocol/json.h"
@@ -504,6 +505,68 @@ private slots:
             const auto r = ExtrasFixture::call(p, ExtrasFixture::request(code));
             QVERIFY2(r.has_value(), qPrintable(QString::number(code)));
         }
+    }
+
+    void recordedRequestsGetRecordedCodesAndShapes()
+    {
+        // Every mqadmin / client request to the broker's admin and query processors in
+        // frames.jsonl, replayed against a broker holding similar state: same response code, and
+        // for JSON bodies the same top-level keys.
+        ExtrasFixture f;
+        QVERIFY(f.open());
+        putMessages(f, "TopicTest", 4, 2);
+        QVERIFY(f.topics->updateTopicConfig(TopicConfig("TopicTest", 4)));
+        for (int q = 0; q < 4; ++q)
+            f.offsets->commit("please_rename_unique_group_name_4", "TopicTest", q, 2);
+        MessageProperties keyed;
+        keyed.set("KEYS", "vkey1");
+        keyed.set("TAGS", "TagV");
+        QVERIFY(f.put(ExtrasFixture::message("VecTopic", 1, "hello golden vector", keyed)).isOk());
+        AdminProcessor admin(f.ctx);
+        QueryProcessor query(f.ctx);
+        int replayed = 0;
+        for (int id : {9, 21, 26, 110, 145, 252, 260, 265, 270, 280, 282}) {
+            const testing::GoldenFrame *req = frameById(id);
+            QVERIFY(req);
+            const RemotingCommand cmd = goldenRequest(id);
+            const testing::GoldenFrame *golden = nullptr;
+            for (int rid = id + 1; rid < id + 6 && !golden; ++rid) {
+                const testing::GoldenFrame *c = frameById(rid);
+                if (c && c->kind == QLatin1String("response") && c->requestCode == cmd.code
+                    && c->opaque == cmd.opaque)
+                    golden = c;
+            }
+            QVERIFY2(golden, qPrintable(QString::number(id)));
+            const auto resp = ExtrasFixture::call(
+                cmd.code == 12 ? static_cast<remoting::RequestProcessor &>(query) : admin, cmd);
+            QVERIFY(resp);
+            QVERIFY(resp->isResponse());
+            QCOMPARE(resp->opaque, cmd.opaque);
+            QVERIFY2(resp->code == golden->code,
+                qPrintable(QStringLiteral("frame %1: code %2, recorded %3 (%4)")
+                               .arg(id)
+                               .arg(resp->code)
+                               .arg(golden->code)
+                               .arg(QString::fromUtf8(resp->remark))));
+            if (golden->body.startsWith('{')) {
+                const JsonValue ours = parse(resp->body);
+                const JsonValue theirs = parse(golden->body);
+                QVERIFY(ours.isObject());
+                QList<QByteArray> a, b;
+                for (const auto &m : ours.members())
+                    a.append(m.first.toString());
+                for (const auto &m : theirs.members())
+                    b.append(m.first.toString());
+                std::sort(a.begin(), a.end());
+                std::sort(b.begin(), b.end());
+                QCOMPARE(a, b);
+            }
+            if (cmd.code == 12)
+                QVERIFY(resp->hasExt("indexLastUpdateTimestamp")
+                    && resp->hasExt("indexLastUpdatePhyoffset"));
+            ++replayed;
+        }
+        QCOMPARE(replayed, 11);
     }
 
 private:
