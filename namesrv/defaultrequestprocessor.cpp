@@ -46,6 +46,21 @@ QByteArray extBytes(const RemotingCommand &request, const char *name)
     return request.extString(QByteArrayView(name)).toByteArray();
 }
 
+/// REGISTER_BROKER body: RegisterBrokerBody JSON (version >= 37) or its zlib form, or the bare
+/// TopicConfigSerializeWrapper of older brokers.
+Result<RegisterBrokerBody> parseRegisterBody(const RemotingCommand &request)
+{
+    const bool compressed = request.extBool("compressed").value_or(false);
+    if (compressed || request.version >= kVersionRegisterBrokerBody)
+        return RegisterBrokerBody::decode(request.body, compressed);
+    auto wrapper = TopicConfigSerializeWrapper::fromJson(request.body);
+    if (!wrapper)
+        return wrapper.error();
+    RegisterBrokerBody body;
+    body.topicConfigSerializeWrapper = std::move(*wrapper);
+    return body;
+}
+
 QByteArray livenessJson(const QList<BrokerLiveness> &brokers, std::int64_t expiredMs)
 {
     QByteArray out
@@ -172,10 +187,7 @@ RemotingCommand DefaultRequestProcessor::registerBroker(
 
     RegisterBrokerBody body;
     if (!request.body.isEmpty()) {
-        Result<RegisterBrokerBody> parsed = request.extBool("compressed").value_or(false)
-            ? RegisterBrokerBody::fromCompressed(request.body)
-            : RegisterBrokerBody::fromJson(
-                request.body, request.version < kVersionRegisterBrokerBody);
+        Result<RegisterBrokerBody> parsed = parseRegisterBody(request);
         if (!parsed) {
             qCWarning(lcNamesrvRoute).noquote()
                 << "register broker" << request.extString("brokerAddr")

@@ -1,15 +1,11 @@
 #pragma once
 
-// Route data the name server keeps and sends (protocol.md §3.1–§3.7), as plain value types, with
-// their JSON/binary bodies. Names (topics, brokers, clusters, addresses) are UTF-8 bytes.
-//
-// Bodies written here are compact standard JSON with quoted keys and bean fields in alphabetical
-// order (what fastjson's SortField gives), which every RocketMQ client accepts (§3.9). Bodies are
-// read with a tolerant reader; the compressed REGISTER_BROKER body is a zlib stream (§3.1).
-//
-// These are local to the name server until clientlib/protocol/bodies/ has them.
+// Route data of the name server: the body types of clientlib/protocol/bodies/routebodies.h, plus
+// the fast writers the name server uses for its answers (protocol.md §3.4–§3.7). Output is
+// compact standard JSON with quoted keys and bean fields in alphabetical order, byte-identical to
+// the protocol types' toJson() (tests check it).
 
-#include "clientlib/common/result.h"
+#include "clientlib/protocol/bodies/routebodies.h"
 
 #include <QByteArray>
 #include <QByteArrayView>
@@ -17,91 +13,26 @@
 
 #include <cstdint>
 #include <map>
-#include <optional>
 #include <set>
 
 namespace qrocket::namesrv {
 
+using protocol::BrokerData;
+using protocol::DataVersion;
+using protocol::QueueData;
+using protocol::RegisterBrokerBody;
+using protocol::TopicConfig;
+using protocol::TopicConfigSerializeWrapper;
+using protocol::TopicRouteData;
+
 /// RocketMQ PermName bits.
-inline constexpr int kPermPriority = 0x8;
-inline constexpr int kPermRead = 0x4;
-inline constexpr int kPermWrite = 0x2;
-inline constexpr int kPermInherit = 0x1;
+inline constexpr int kPermRead = protocol::Perm::Read;
+inline constexpr int kPermWrite = protocol::Perm::Write;
 /// TopicSysFlag bits.
 inline constexpr int kTopicSysFlagUnit = 0x1;
 inline constexpr int kTopicSysFlagUnitSub = 0x2;
 /// MixAll.MASTER_ID
-inline constexpr std::int64_t kMasterId = 0;
-
-struct DataVersion
-{
-    std::int64_t timestamp = 0;
-    std::int64_t counter = 0;
-
-    bool operator==(const DataVersion &) const = default;
-    /// `{"counter":N,"timestamp":T}`
-    QByteArray toJson() const;
-    static Result<DataVersion> fromJson(QByteArrayView json);
-};
-
-/// The parts of a broker's TopicConfig the name server uses.
-struct TopicConfig
-{
-    QByteArray topicName;
-    int readQueueNums = 16;
-    int writeQueueNums = 16;
-    int perm = kPermRead | kPermWrite;
-    int topicSysFlag = 0;
-    bool order = false;
-    QByteArray topicFilterType = QByteArrayLiteral("SINGLE_TAG");
-};
-
-struct QueueData
-{
-    QByteArray brokerName;
-    int readQueueNums = 0;
-    int writeQueueNums = 0;
-    int perm = 0;
-    int topicSysFlag = 0;
-
-    bool operator==(const QueueData &) const = default;
-};
-
-struct BrokerData
-{
-    QByteArray cluster;
-    QByteArray brokerName;
-    std::map<std::int64_t, QByteArray> brokerAddrs; // brokerId -> "ip:port"
-};
-
-struct TopicRouteData
-{
-    QByteArray orderTopicConf; // empty = absent
-    QList<QueueData> queueDatas;
-    QList<BrokerData> brokerDatas;
-    std::map<QByteArray, QList<QByteArray>> filterServerTable; // broker addr -> filter servers
-
-    QByteArray toJson() const;
-    static Result<TopicRouteData> fromJson(QByteArrayView json);
-};
-
-/// RegisterBrokerBody: a TopicConfigSerializeWrapper plus the filter server list.
-struct RegisterBrokerBody
-{
-    DataVersion dataVersion;
-    std::map<QByteArray, TopicConfig> topicConfigTable;
-    QList<QByteArray> filterServerList;
-
-    /// The JSON body of version >= 37 brokers, or (`wrapperOnly`) the bare
-    /// TopicConfigSerializeWrapper older brokers send.
-    static Result<RegisterBrokerBody> fromJson(QByteArrayView json, bool wrapperOnly = false);
-    /// The zlib body of `compressed=true` registrations; `maxInflated` caps the plaintext size.
-    static Result<RegisterBrokerBody> fromCompressed(
-        QByteArrayView body, qsizetype maxInflated = 64 * 1024 * 1024);
-    QByteArray toJson() const;
-    /// The compressed form (as RocketMQ brokers write it), for tests and tools.
-    QByteArray toCompressed() const;
-};
+inline constexpr std::int64_t kMasterId = protocol::kMasterBrokerId;
 
 /// ClusterInfo body of GET_BROKER_CLUSTER_INFO.
 QByteArray clusterInfoJson(const std::map<QByteArray, BrokerData> &brokerAddrTable,

@@ -49,6 +49,7 @@ RegisterBrokerResult RouteInfoManager::registerBroker(const QByteArray &clusterN
 {
     RegisterBrokerResult result;
     bool newLive = false;
+    const TopicConfigSerializeWrapper &wrapper = body.topicConfigSerializeWrapper;
     {
         QWriteLocker locker(&m_lock);
         m_clusterAddrTable[clusterName].insert(brokerName);
@@ -71,13 +72,13 @@ RegisterBrokerResult RouteInfoManager::registerBroker(const QByteArray &clusterN
         if (brokerId == kMasterId) {
             const auto live = m_brokerLiveTable.find(brokerAddr);
             const bool changed = live == m_brokerLiveTable.end()
-                || !(live->second.dataVersion == body.dataVersion);
+                || !(live->second.dataVersion == wrapper.dataVersion);
             if (changed || registerFirst) {
-                for (const auto &[name, tc] : body.topicConfigTable)
-                    createAndUpdateQueueData(brokerName, tc);
+                for (const auto &[name, tc] : wrapper.topicConfigTable)
+                    createAndUpdateQueueData(brokerName, name, tc);
                 if (m_deleteTopicWithBrokerRegistration && changed && !registerFirst) {
                     for (auto it = m_topicQueueTable.begin(); it != m_topicQueueTable.end();) {
-                        if (!body.topicConfigTable.contains(it->first))
+                        if (!wrapper.topicConfigTable.contains(it->first))
                             it->second.erase(brokerName);
                         it = it->second.empty() ? m_topicQueueTable.erase(it) : std::next(it);
                     }
@@ -88,7 +89,7 @@ RegisterBrokerResult RouteInfoManager::registerBroker(const QByteArray &clusterN
         BrokerLiveInfo info;
         info.lastUpdateMs = now();
         info.lastUpdateEpochMs = QDateTime::currentMSecsSinceEpoch();
-        info.dataVersion = body.dataVersion;
+        info.dataVersion = wrapper.dataVersion;
         info.channel = channel;
         info.haServerAddr = haServerAddr;
         info.clusterName = clusterName;
@@ -96,7 +97,7 @@ RegisterBrokerResult RouteInfoManager::registerBroker(const QByteArray &clusterN
         info.brokerId = brokerId;
         newLive = m_brokerLiveTable.insert_or_assign(brokerAddr, std::move(info)).second;
 
-        if (body.filterServerList.isEmpty())
+        if (body.filterServerList.empty())
             m_filterServerTable.erase(brokerAddr);
         else
             m_filterServerTable[brokerAddr] = body.filterServerList;
@@ -121,17 +122,17 @@ RegisterBrokerResult RouteInfoManager::registerBroker(const QByteArray &clusterN
     return result;
 }
 
-void RouteInfoManager::createAndUpdateQueueData(const QByteArray &brokerName, const TopicConfig &tc)
+void RouteInfoManager::createAndUpdateQueueData(
+    const QByteArray &brokerName, const QByteArray &topic, const TopicConfig &tc)
 {
     const QueueData qd {brokerName, tc.readQueueNums, tc.writeQueueNums, tc.perm, tc.topicSysFlag};
-    auto &byBroker = m_topicQueueTable[tc.topicName];
+    auto &byBroker = m_topicQueueTable[topic];
     const auto it = byBroker.find(brokerName);
     if (it == byBroker.end()) {
-        qCDebug(lcNamesrvRoute).noquote()
-            << "new topic registered:" << tc.topicName << "on" << brokerName;
+        qCDebug(lcNamesrvRoute).noquote() << "new topic registered:" << topic << "on" << brokerName;
         byBroker.emplace(brokerName, qd);
     } else if (!(it->second == qd)) {
-        qCDebug(lcNamesrvRoute).noquote() << "topic changed:" << tc.topicName << "on" << brokerName;
+        qCDebug(lcNamesrvRoute).noquote() << "topic changed:" << topic << "on" << brokerName;
         it->second = qd;
     }
 }
@@ -217,20 +218,20 @@ std::optional<TopicRouteData> RouteInfoManager::pickupTopicRouteData(const QByte
     if (qdIt == m_topicQueueTable.end() || qdIt->second.empty())
         return std::nullopt;
     TopicRouteData route;
-    route.queueDatas.reserve(static_cast<qsizetype>(qdIt->second.size()));
+    route.queueDatas.reserve(qdIt->second.size());
     for (const auto &[brokerName, qd] : qdIt->second) {
-        route.queueDatas.append(qd);
+        route.queueDatas.push_back(qd);
         const auto bd = m_brokerAddrTable.find(brokerName);
         if (bd == m_brokerAddrTable.end())
             continue;
-        route.brokerDatas.append(bd->second);
+        route.brokerDatas.push_back(bd->second);
         for (const auto &[id, addr] : bd->second.brokerAddrs) {
             const auto fs = m_filterServerTable.find(addr);
             if (fs != m_filterServerTable.end())
                 route.filterServerTable[addr] = fs->second;
         }
     }
-    if (route.brokerDatas.isEmpty())
+    if (route.brokerDatas.empty())
         return std::nullopt;
     return route;
 }
@@ -274,7 +275,7 @@ std::optional<QByteArray> RouteInfoManager::topicRouteJson(
                 first = false;
                 appendJsonString(out, addr);
                 out += ":[";
-                for (qsizetype i = 0; i < fs->second.size(); ++i) {
+                for (std::size_t i = 0; i < fs->second.size(); ++i) {
                     if (i)
                         out += ',';
                     appendJsonString(out, fs->second[i]);

@@ -26,6 +26,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <vector>
 
 namespace qrocket::namesrv {
 
@@ -131,7 +132,8 @@ private:
         std::int64_t brokerId = 0;
     };
 
-    void createAndUpdateQueueData(const QByteArray &brokerName, const TopicConfig &tc);
+    void createAndUpdateQueueData(
+        const QByteArray &brokerName, const QByteArray &topic, const TopicConfig &tc);
     void removeTopicsOfBrokerName(const QByteArray &brokerName);
     /// Removes a broker address from every table (lock held for writing).
     void removeBrokerAddrLocked(const QByteArray &brokerAddr);
@@ -146,7 +148,7 @@ private:
     std::map<QByteArray, BrokerData> m_brokerAddrTable;
     std::map<QByteArray, std::set<QByteArray>> m_clusterAddrTable;
     std::map<QByteArray, BrokerLiveInfo> m_brokerLiveTable;
-    std::map<QByteArray, QList<QByteArray>> m_filterServerTable;
+    std::map<QByteArray, std::vector<QByteArray>> m_filterServerTable;
 };
 
 } // namespace qrocket::namesrv

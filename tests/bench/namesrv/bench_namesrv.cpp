@@ -211,13 +211,13 @@ int main(int argc, char *argv[])
         return 1;
     }
     namesrv::RegisterBrokerBody body;
-    body.dataVersion = {1700000000000, 1};
+    body.topicConfigSerializeWrapper.dataVersion = {1, 1700000000000};
     std::vector<QByteArray> routeFrames;
     for (int i = 0; i < topics; ++i) {
         namesrv::TopicConfig tc;
         tc.topicName = "BenchTopic_" + QByteArray::number(i);
         tc.readQueueNums = tc.writeQueueNums = 8;
-        body.topicConfigTable[tc.topicName] = tc;
+        body.topicConfigSerializeWrapper.topicConfigTable[tc.topicName] = tc;
         RemotingCommand req = RemotingCommand::createRequest(105);
         req.opaque = i;
         req.setExt("topic", tc.topicName);

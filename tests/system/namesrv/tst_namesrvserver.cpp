@@ -242,7 +242,7 @@ void tst_NamesrvServer::acceptsCompressedRegistration()
     auto body = RegisterBrokerBody::fromJson(recorded.body);
     QVERIFY(body.has_value());
     RemotingCommand reg = recorded;
-    reg.body = body->toCompressed();
+    reg.body = body->encodeCompressed().value();
     reg.setExt("compressed", QByteArray("true"));
     reg.setExt("bodyCrc32", crc32Masked(reg.body));
     auto resp = m_broker.call(reg);
@@ -608,8 +608,8 @@ void tst_NamesrvServer::onewayRegistrationIsNotAnswered()
     QCOMPARE(m_ns->routeInfoManager().queryBrokerTopicConfig(kBrokerAddr)->counter, 2);
     const auto body = RegisterBrokerBody::fromJson(oneway.body);
     QVERIFY(body.has_value());
-    QCOMPARE(
-        m_ns->routeInfoManager().allTopicList().size(), qsizetype(body->topicConfigTable.size()));
+    QCOMPARE(m_ns->routeInfoManager().allTopicList().size(),
+        qsizetype(body->topicConfigSerializeWrapper.topicConfigTable.size()));
 }
 
 void tst_NamesrvServer::oldBrokerSendsBareWrapper()
