@@ -11,6 +11,8 @@
 #include "broker/managers/topicconfigmanager.h"
 #include "storage/messagestore.h"
 
+#include <algorithm>
+
 namespace qrocket::broker {
 
 using protocol::RemotingCommand;
@@ -18,6 +20,8 @@ using storage::GetMessageStatus;
 namespace rsp = responsecode;
 
 namespace {
+
+constexpr std::int64_t kMaxHoldMillis = 3600 * 1000;
 
 /// The broker's answer for a store status (§4.2 table).
 int responseCodeFor(GetMessageStatus status, std::int64_t requestedOffset)
@@ -157,8 +161,9 @@ std::optional<RemotingCommand> PullMessageProcessor::process(const remoting::Cha
         held.suspendedAt = std::chrono::steady_clock::now();
         const std::int64_t hold
             = config.longPollingEnable ? suspendMillis : config.shortPollingTimeMills;
-        held.deadline
-            = held.suspendedAt + std::chrono::milliseconds(std::max<std::int64_t>(hold, 0));
+        // Bounded whatever the client asked (a held pull must never outlive sane timeouts).
+        held.deadline = held.suspendedAt
+            + std::chrono::milliseconds(std::clamp<std::int64_t>(hold, 0, kMaxHoldMillis));
         // Commit the piggy-backed offset now: the replay does not commit.
         if ((sysFlag & pullsysflag::kCommitOffset) && config.isMaster())
             m_ctx.consumerOffsets->commit(group, topic, queueId, commitOffset);

@@ -55,6 +55,7 @@ private Q_SLOTS:
     void queueOffsets();
     void fastPortServesTheSameProcessors();
     void replaysRecordedFrames();
+    void notifiesMembersOnJoinAndClose();
 
 private:
     RemotingCommand call(RemotingCommand req, int timeoutMs = 5000);
@@ -628,6 +629,45 @@ void tst_BrokerProcessors::replaysRecordedFrames()
         qWarning("%s", qPrintable(m));
     QVERIFY(compared >= 20);
     QVERIFY2(mismatches.isEmpty(), qPrintable(mismatches.join(QStringLiteral("; "))));
+}
+
+namespace {
+/// Counts NOTIFY_CONSUMER_IDS_CHANGED (40) received by a client (never answered, like ali-ons).
+class NotifyCounter final : public remoting::RequestProcessor
+{
+public:
+    std::atomic<int> count {0};
+    void processRequest(
+        const remoting::ChannelPtr &, RemotingCommand request, remoting::Responder) override
+    {
+        if (request.extString("consumerGroup") == "G_notify")
+            count.fetch_add(1);
+    }
+};
+} // namespace
+
+void tst_BrokerProcessors::notifiesMembersOnJoinAndClose()
+{
+    auto counter = std::make_shared<NotifyCounter>();
+    remoting::RemotingClient first;
+    first.registerProcessor(40, counter);
+    auto r = first.invokeSync(
+        m_addr, request(34, {}, heartbeatBody("10.0.0.1@1", "G_notify", "PullTopic")), 5000);
+    QVERIFY(r && r->code == 0);
+    QTRY_COMPARE_WITH_TIMEOUT(counter->count.load(), 1, 3000); // its own join
+    {
+        remoting::RemotingClient second;
+        r = second.invokeSync(
+            m_addr, request(34, {}, heartbeatBody("10.0.0.2@2", "G_notify", "PullTopic")), 5000);
+        QVERIFY(r && r->code == 0);
+        QTRY_COMPARE_WITH_TIMEOUT(counter->count.load(), 2, 3000); // the second member joined
+        QCOMPARE(call(request(38, {{"consumerGroup", "G_notify"}})).body,
+            QByteArray("{\"consumerIdList\":[\"10.0.0.1@1\",\"10.0.0.2@2\"]}"));
+        second.shutdown(); // its connection closes
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(counter->count.load(), 3, 5000); // ... and left
+    QTRY_COMPARE_WITH_TIMEOUT(call(request(38, {{"consumerGroup", "G_notify"}})).body,
+        QByteArray("{\"consumerIdList\":[\"10.0.0.1@1\"]}"), 5000);
 }
 
 QTEST_GUILESS_MAIN(tst_BrokerProcessors)
