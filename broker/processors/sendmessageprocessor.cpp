@@ -3,7 +3,6 @@
 #include "broker/brokercodes.h"
 #include "broker/brokercontext.h"
 #include "broker/config/brokerconfig.h"
-#include "broker/logging.h"
 #include "broker/managers/subscriptiongroupmanager.h"
 #include "broker/managers/topicconfigmanager.h"
 #include "broker/managers/topicvalidator.h"
@@ -181,8 +180,7 @@ std::optional<RemotingCommand> SendMessageProcessor::check(const remoting::Chann
                 channel->remoteAddress(), header.defaultTopicQueueNums, topicSysFlag);
         if (created) {
             found = std::move(*created);
-            qCInfo(lcBrokerTopic) << "auto-created topic" << header.topic << "from"
-                                  << header.defaultTopic << "for" << channel->remoteAddress();
+            // (TopicConfigManager logs the creation)
         } else if (topics::isRetryTopic(header.topic)) {
             found = m_ctx.topics->createTopicInSendMessageBackMethod(
                 header.topic, 1, perm::kRead | perm::kWrite, topicSysFlag);
