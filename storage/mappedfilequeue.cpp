@@ -106,6 +106,20 @@ void MappedFileQueue::startPreallocation(std::int64_t offset)
         });
 }
 
+void MappedFileQueue::prepareNext(std::int64_t startOffsetIfEmpty)
+{
+    if (!m_preallocate || m_preallocated.valid())
+        return;
+    std::int64_t next = startOffsetIfEmpty - startOffsetIfEmpty % m_fileSize;
+    {
+        std::lock_guard lock(m_mutex);
+        if (!m_files.empty())
+            next = m_files.back()->fileFromOffset() + m_fileSize;
+    }
+    if (QDir().mkpath(m_dir))
+        startPreallocation(next);
+}
+
 void MappedFileQueue::discardPreallocated()
 {
     if (!m_preallocated.valid())

@@ -79,6 +79,10 @@ public:
     /// Deletes every file and the directory's contents.
     void destroy();
 
+    /// Starts preallocating the file the writer will need next (at open: the first file when the
+    /// queue is empty, else the one after the last). No-op unless preallocation is on.
+    void prepareNext(std::int64_t startOffsetIfEmpty);
+
 private:
     MappedFilePtr findLocked(std::int64_t offset) const;
     void startPreallocation(std::int64_t offset); // writer thread only

@@ -71,6 +71,7 @@ Status MessageStore::open()
     abort.close();
 
     m_commitLog.setAppendListener([this] { m_reput->wakeup(); });
+    m_commitLog.files().prepareNext(m_commitLog.maxOffset());
     if (m_config.isSyncFlush()) {
         m_groupCommit = std::make_unique<GroupCommitService>(
             m_commitLog.files(), m_checkpoint, m_config.syncFlushTimeout);

@@ -1,6 +1,7 @@
 // qrocket-bench-store: prints the store's append, read and recovery figures next to the limits
 // of this machine measured in the same run (mapped memcpy, write+fdatasync, ideal group commit).
 // Benchmarks print; they never assert. Usage: qrocket-bench-store [--dir D] [--seconds S] [--quick]
+// [--warm]
 
 #include "benchbaselines.h"
 #include "storage/mappedfile.h"
@@ -27,6 +28,7 @@ struct Options
     QString dir;
     double seconds = 1.2; // per append case
     std::int64_t maxBytes = 384LL * 1024 * 1024;
+    bool warm = false; // warmMapedFileEnable: pre-fault each new commit-log file in the background
 };
 
 struct Figures
@@ -36,9 +38,10 @@ struct Figures
     std::int64_t messages = 0;
 };
 
-MessageStoreConfig benchConfig(const QString &root, bool sync)
+MessageStoreConfig benchConfig(const QString &root, bool sync, bool warm)
 {
     MessageStoreConfig c;
+    c.warmMapedFileEnable = warm;
     c.storePathRootDir = root;
     c.mappedFileSizeCommitLog = 256LL * 1024 * 1024;
     c.flushDiskType = sync ? QStringLiteral("SYNC_FLUSH") : QStringLiteral("ASYNC_FLUSH");
@@ -148,8 +151,11 @@ int main(int argc, char **argv)
             o.seconds = args[++i].toDouble();
         else if (args[i] == QLatin1String("--quick"))
             o.seconds = 0.4;
+        else if (args[i] == QLatin1String("--warm"))
+            o.warm = true;
         else {
-            std::fprintf(stderr, "usage: qrocket-bench-store [--dir D] [--seconds S] [--quick]\n");
+            std::fprintf(
+                stderr, "usage: qrocket-bench-store [--dir D] [--seconds S] [--quick] [--warm]\n");
             return 2;
         }
     }
@@ -197,7 +203,7 @@ int main(int argc, char **argv)
                 if (writers == 16 && !sync)
                     continue;
                 const QString dir = root + QStringLiteral("/case") + QString::number(caseNo++);
-                auto store = std::make_unique<MessageStore>(benchConfig(dir, sync));
+                auto store = std::make_unique<MessageStore>(benchConfig(dir, sync, o.warm));
                 if (const auto s = store->open(); !s) {
                     std::fprintf(stderr, "open failed: %s\n", qPrintable(s.toString()));
                     return 1;
@@ -221,7 +227,7 @@ int main(int argc, char **argv)
                     abort.open(
                         QIODevice::WriteOnly); // pretend it crashed: full CRC scan from the start
                     abort.close();
-                    store = std::make_unique<MessageStore>(benchConfig(dir, false));
+                    store = std::make_unique<MessageStore>(benchConfig(dir, false, o.warm));
                     if (store->open().isOk()) {
                         recovery = store->recoveryReport();
                         recoveredBytes = recovery.scannedBytes;
