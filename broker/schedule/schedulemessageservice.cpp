@@ -129,7 +129,12 @@ std::int64_t ScheduleMessageService::deliverLevel(int level)
         std::max(maxOffset, cq->minOffsetInQueue()));
     const std::int64_t stored = offsets->offset(level);
     std::int64_t result = kDelayForAWhileMillis;
+    int delivered = 0;
     while (offset < maxOffset) {
+        if (delivered >= kMaxDeliveriesPerRun) {
+            result = 1; // a backlog: continue at once, but let the other levels run in between
+            break;
+        }
         storage::ConsumeQueue::Unit unit;
         if (!cq->unit(offset, unit))
             break;
@@ -156,6 +161,7 @@ std::int64_t ScheduleMessageService::deliverLevel(int level)
                     result = kDelayForAPeriodMillis;
                     break;
                 }
+                ++delivered;
             } else {
                 qCWarning(lcBroker).noquote() << "schedule: skipping level" << level << "offset"
                                               << offset << ":" << msg.error().message();

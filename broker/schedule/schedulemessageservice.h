@@ -43,6 +43,8 @@ public:
     static constexpr std::int64_t kFirstDelayMillis = 100;
     static constexpr std::int64_t kDelayForAWhileMillis = 100;
     static constexpr std::int64_t kDelayForAPeriodMillis = 10000;
+    /// Re-puts per level run; a larger backlog continues in the next run 1 ms later.
+    static constexpr int kMaxDeliveriesPerRun = 1000;
 
     using Clock = std::function<std::int64_t()>; // ms since the epoch
 

@@ -204,6 +204,27 @@ private slots:
         QCOMPARE(f.store->maxOffsetInQueue("DelayT", 1), 1);
     }
 
+    void backlogIsDeliveredInBoundedRuns()
+    {
+        ExtrasFixture f;
+        f.fakeNow = 1'800'000'000'000;
+        QVERIFY(f.open(QStringLiteral("1s")));
+        const int n = ScheduleMessageService::kMaxDeliveriesPerRun + 5;
+        for (int i = 0; i < n; ++i) {
+            auto m = ExtrasFixture::message("Backlog", 0, "b", props({{"DELAY", "1"}}));
+            f.schedule->transform(m);
+            QVERIFY(f.store->putMessageAndWait(m).isOk());
+        }
+        QVERIFY(f.store->waitForDispatch(5000));
+        f.fakeNow += 1000;
+        QCOMPARE(f.schedule->deliverLevel(1), 1);
+        QCOMPARE(f.delays->offset(1), ScheduleMessageService::kMaxDeliveriesPerRun);
+        QCOMPARE(f.schedule->deliverLevel(1), ScheduleMessageService::kDelayForAWhileMillis);
+        QCOMPARE(f.delays->offset(1), n);
+        QVERIFY(f.store->waitForDispatch(5000));
+        QCOMPARE(f.store->maxOffsetInQueue("Backlog", 0), n);
+    }
+
     void threadDeliversWithinOneSecondOfDue()
     {
         ExtrasFixture f;
