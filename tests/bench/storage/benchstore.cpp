@@ -215,9 +215,14 @@ int main(int argc, char **argv)
                 if (!sync)
                     line(what, f, f.mbPerSec, memcpyMBps, "mapped memcpy MB/s",
                         bodies[b] == 1024 && writers == 1 ? ">= 1000 MB/s and >= 0.20" : "");
-                else if (writers == 16 && bodies[b] == 1024)
-                    line(what, f, f.msgsPerSec, ideal16, "ideal group commit msgs/s", ">= 0.50");
-                else
+                else if (writers == 16 && bodies[b] == 1024) {
+                    // The disk's latency drifts from second to second on a shared machine:
+                    // measure the ideal again right next to this case and compare with both.
+                    const double idealNow
+                        = bench::writeFdatasyncOpsPerSec(root, 1024 + 110, 16, 0.6) * 16;
+                    line(what, f, f.msgsPerSec, std::max(ideal16, idealNow),
+                        "ideal group commit msgs/s (max of start and now)", ">= 0.50");
+                } else
                     line(what, f, f.msgsPerSec, writers == 1 ? syncOps[b] : ideal16,
                         writers == 1 ? "write+fdatasync ops/s" : "ideal group commit msgs/s", "");
                 if (!sync && b == 1 && writers == 1) {
