@@ -6,7 +6,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 "$top/resources/scripts/install-deps.sh"
-"$top/resources/scripts/build.sh"
+TARGETS="qrocket-namesrv qrocket-broker" "$top/resources/scripts/build.sh"
 
 bin=${BUILD_DIR:-$top/build}/bin
 run=${RUN_DIR:-$top/run}
@@ -34,6 +34,11 @@ CONF
 "$bin/qrocket-namesrv" -c "$run/namesrv.conf" >"$run/logs/namesrv.log" 2>&1 &
 pids+=($!)
 echo "run-cluster: qrocket-namesrv on 127.0.0.1:$namesrv_port (log: $run/logs/namesrv.log)"
+# The broker registers at start: give the name server (bounded) time to listen first.
+for _ in $(seq 1 100); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$namesrv_port") 2>/dev/null && break
+    sleep 0.1
+done
 
 if [ -x "$bin/qrocket-broker" ]; then
     cat > "$run/broker.conf" <<CONF
