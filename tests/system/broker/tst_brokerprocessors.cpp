@@ -401,6 +401,12 @@ void tst_BrokerProcessors::pullTagFilter()
     p = pull(topic, 0, 0, 0, {}, "G_tag");
     QCOMPARE(p.code, 0);
     QCOMPARE(records(p.body).size(), std::size_t(1));
+    // A pull announcing a newer subscription than the heartbeat's: SUBSCRIPTION_NOT_LATEST.
+    RemotingCommand newer = request(11,
+        {{"consumerGroup", "G_tag"}, {"topic", topic}, {"queueId", "0"}, {"queueOffset", "0"},
+            {"maxMsgNums", "32"}, {"sysFlag", "0"}, {"commitOffset", "0"},
+            {"suspendTimeoutMillis", "0"}, {"subVersion", "99"}});
+    QCOMPARE(call(newer).code, 25);
     // Nothing matches from offset 2 on.
     p = pull(topic, 0, 2, 0, {}, "G_tag");
     QCOMPARE(p.code, 20);
