@@ -36,6 +36,7 @@ private Q_SLOTS:
     void cleanupTestCase();
 
     void registersWithNameServer();
+    void queryDataVersionThenRegister();
     void sendAutoCreatesTopic();
     void sendRefusals_data();
     void sendRefusals();
@@ -175,6 +176,23 @@ void tst_BrokerProcessors::registersWithNameServer()
     QVERIFY(body.startsWith("{\"filterServerList\":[],\"topicConfigSerializeWrapper\":{"
                             "\"dataVersion\":{"));
     QVERIFY(body.contains("\"topicConfigTable\":{"));
+}
+
+void tst_BrokerProcessors::queryDataVersionThenRegister()
+{
+    // forceRegister=false: QUERY_DATA_VERSION first; a name server that lost the broker answers
+    // changed=true and gets a full REGISTER_BROKER.
+    QTRY_VERIFY_WITH_TIMEOUT(m_broker->registrar().registrationCount() >= 1, 5000);
+    QCOMPARE(callNs(request(104,
+                        {{"brokerName", "broker-t"}, {"brokerAddr", m_addr},
+                            {"clusterName", "DefaultCluster"}, {"brokerId", "0"}}))
+                 .code,
+        0);
+    QCOMPARE(callNs(request(105, {{"topic", "TBW102"}})).code, 17);
+    const int before = m_broker->registrar().registrationCount();
+    m_broker->registrar().registerBrokerAll(false);
+    QTRY_COMPARE_WITH_TIMEOUT(m_broker->registrar().registrationCount(), before + 1, 5000);
+    QCOMPARE(callNs(request(105, {{"topic", "TBW102"}})).code, 0);
 }
 
 void tst_BrokerProcessors::sendAutoCreatesTopic()
