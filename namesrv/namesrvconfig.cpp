@@ -127,8 +127,7 @@ NamesrvConfig NamesrvConfigStore::snapshot() const
 
 bool NamesrvConfigStore::orderMessageEnable() const
 {
-    QMutexLocker locker(&m_mutex);
-    return m_config.orderMessageEnable;
+    return m_orderMessageEnable.load(std::memory_order_relaxed);
 }
 
 std::int64_t NamesrvConfigStore::brokerChannelExpiredTime() const
@@ -175,6 +174,7 @@ NamesrvConfigStore::UpdateError NamesrvConfigStore::update(QByteArrayView text, 
         return UpdateError::Invalid;
     }
     m_config = next;
+    m_orderMessageEnable.store(m_config.orderMessageEnable, std::memory_order_relaxed);
     if (!m_config.configStorePath.isEmpty()) {
         Status st = writeFileAtomically(
             m_config.configStorePath, formatProperties(m_config.schema().entries()));

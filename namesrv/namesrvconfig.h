@@ -12,6 +12,8 @@
 #include <QMutex>
 #include <QString>
 
+#include <atomic>
+
 namespace qrocket::namesrv {
 
 class NamesrvConfig
@@ -85,6 +87,8 @@ public:
 private:
     mutable QMutex m_mutex;
     NamesrvConfig m_config; // guarded by m_mutex
+    /// Read on every GET_ROUTEINFO_BY_TOPIC by all I/O threads: kept outside the mutex.
+    std::atomic<bool> m_orderMessageEnable;
 };
 
 } // namespace qrocket::namesrv
