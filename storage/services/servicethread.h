@@ -42,8 +42,11 @@ public:
     {
         // seq_cst pair with waitFor(): either the waiter's predicate sees m_notified, or we see
         // m_waiting and notify under the lock.
-        m_notified.store(true);
-        if (m_waiting.load()) {
+        // A wakeup already pending costs nothing more: the hot path (one call per append) stays
+        // free of syscalls while the service is busy. A lost race only delays to the timeout.
+        if (m_notified.load(std::memory_order_relaxed))
+            return;
+        if (!m_notified.exchange(true) && m_waiting.load()) {
             std::lock_guard lock(m_mutex);
             m_cv.notify_one();
         }
