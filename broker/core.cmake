@@ -4,7 +4,6 @@ set(QROCKET_BROKER_SERVER_SOURCES
     brokercontroller.cpp
     brokerstartup.cpp
     namesrvregistrar.cpp
-    signalwatcher.cpp
     longpolling/pullrequestholdservice.cpp
     processors/sendrequestheader.cpp
     processors/sendmessageprocessor.cpp

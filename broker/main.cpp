@@ -3,8 +3,8 @@
 #include "broker/brokercontroller.h"
 #include "broker/brokerstartup.h"
 #include "broker/logging.h"
-#include "broker/signalwatcher.h"
 #include "clientlib/common/logging.h"
+#include "clientlib/common/signalwatcher.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -63,8 +63,8 @@ int main(int argc, char *argv[])
         return fail(st.message());
     if (auto st = controller.start(); !st)
         return fail(st.message());
-    SignalWatcher signalWatcher({SIGTERM, SIGINT});
-    QObject::connect(&signalWatcher, &SignalWatcher::received, &app, [](int signalNumber) {
+    qrocket::SignalWatcher signalWatcher({SIGTERM, SIGINT});
+    QObject::connect(&signalWatcher, &qrocket::SignalWatcher::received, &app, [](int signalNumber) {
         qCInfo(lcBroker) << "signal" << signalNumber << "received, shutting down";
         QCoreApplication::quit();
     });

@@ -1,9 +1,9 @@
 // qrocket-namesrv: the name server daemon (RocketMQ's NamesrvStartup).
 
 #include "clientlib/common/logging.h"
+#include "clientlib/common/signalwatcher.h"
 #include "namesrv/logging.h"
 #include "namesrv/namesrvcontroller.h"
-#include "namesrv/signalwatcher.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -59,8 +59,8 @@ int main(int argc, char *argv[])
         return fail(st.message());
     if (auto st = controller.start(); !st.isOk())
         return fail(st.message());
-    SignalWatcher signalWatcher({SIGTERM, SIGINT});
-    QObject::connect(&signalWatcher, &SignalWatcher::received, &app, [](int signalNumber) {
+    qrocket::SignalWatcher signalWatcher({SIGTERM, SIGINT});
+    QObject::connect(&signalWatcher, &qrocket::SignalWatcher::received, &app, [](int signalNumber) {
         qCInfo(lcNamesrv) << "signal" << signalNumber << "received, shutting down";
         QCoreApplication::quit();
     });

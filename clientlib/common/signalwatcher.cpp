@@ -1,6 +1,6 @@
-#include "broker/signalwatcher.h"
+#include "clientlib/common/signalwatcher.h"
 
-#include "broker/logging.h"
+#include "clientlib/common/logging.h"
 
 #include <QSocketNotifier>
 
@@ -11,13 +11,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-namespace qrocket::broker {
+namespace qrocket {
 
 namespace {
 
 volatile std::sig_atomic_t g_signalFd = -1;
 
-extern "C" void brokerSignalHandler(int signalNumber)
+extern "C" void qrocketSignalHandler(int signalNumber)
 {
     const int savedErrno = errno;
     const char byte = static_cast<char>(signalNumber);
@@ -32,7 +32,7 @@ SignalWatcher::SignalWatcher(std::initializer_list<int> signalNumbers, QObject *
     : QObject(parent), m_signals(signalNumbers)
 {
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, m_fds) != 0) {
-        qCWarning(lcBroker) << "socketpair failed, signals are not handled:"
+        qCWarning(lcCommon) << "socketpair failed, signals are not handled:"
                             << std::strerror(errno);
         return;
     }
@@ -40,7 +40,7 @@ SignalWatcher::SignalWatcher(std::initializer_list<int> signalNumbers, QObject *
     m_notifier = new QSocketNotifier(m_fds[1], QSocketNotifier::Read, this);
     connect(m_notifier, &QSocketNotifier::activated, this, &SignalWatcher::readPending);
     struct sigaction sa = {};
-    sa.sa_handler = &brokerSignalHandler;
+    sa.sa_handler = &qrocketSignalHandler;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART;
     for (const int s : m_signals)
@@ -72,4 +72,4 @@ void SignalWatcher::readPending()
     }
 }
 
-} // namespace qrocket::broker
+} // namespace qrocket

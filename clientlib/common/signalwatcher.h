@@ -3,7 +3,7 @@
 // SignalWatcher: Unix signals (SIGTERM, SIGINT) as a Qt signal on the owning thread (style.md §2):
 // the handler only write()s the signal number to a socketpair; a QSocketNotifier on the other end
 // emits received() from the event loop. One watcher per process; destroying it restores the
-// default dispositions.
+// default dispositions. Used by both daemons' main().
 
 #include <QObject>
 
@@ -12,7 +12,7 @@
 
 class QSocketNotifier;
 
-namespace qrocket::broker {
+namespace qrocket {
 
 class SignalWatcher final : public QObject
 {
@@ -34,4 +34,4 @@ private:
     QSocketNotifier *m_notifier = nullptr;
 };
 
-} // namespace qrocket::broker
+} // namespace qrocket
