@@ -58,16 +58,18 @@ int main(int argc, char *argv[])
         return 0;
     }
 
-    BrokerController controller(config.broker, config.store);
-    if (auto st = controller.initialize(); !st)
-        return fail(st.message());
-    if (auto st = controller.start(); !st)
-        return fail(st.message());
+    // Watch SIGTERM/SIGINT before anything listens: a signal that arrives while the daemon
+    // starts is then handled by the event loop (a clean stop) instead of killing it outright.
     qrocket::SignalWatcher signalWatcher({SIGTERM, SIGINT});
     QObject::connect(&signalWatcher, &qrocket::SignalWatcher::received, &app, [](int signalNumber) {
         qCInfo(lcBroker) << "signal" << signalNumber << "received, shutting down";
         QCoreApplication::quit();
     });
+    BrokerController controller(config.broker, config.store);
+    if (auto st = controller.initialize(); !st)
+        return fail(st.message());
+    if (auto st = controller.start(); !st)
+        return fail(st.message());
     const int rc = QCoreApplication::exec();
     controller.shutdown();
     return rc;

@@ -54,16 +54,18 @@ int main(int argc, char *argv[])
         return 0;
     }
 
-    NamesrvController controller(config);
-    if (auto st = controller.initialize(); !st.isOk())
-        return fail(st.message());
-    if (auto st = controller.start(); !st.isOk())
-        return fail(st.message());
+    // Watch SIGTERM/SIGINT before anything listens: a signal that arrives while the daemon
+    // starts is then handled by the event loop (a clean stop) instead of killing it outright.
     qrocket::SignalWatcher signalWatcher({SIGTERM, SIGINT});
     QObject::connect(&signalWatcher, &qrocket::SignalWatcher::received, &app, [](int signalNumber) {
         qCInfo(lcNamesrv) << "signal" << signalNumber << "received, shutting down";
         QCoreApplication::quit();
     });
+    NamesrvController controller(config);
+    if (auto st = controller.initialize(); !st.isOk())
+        return fail(st.message());
+    if (auto st = controller.start(); !st.isOk())
+        return fail(st.message());
     const int rc = QCoreApplication::exec();
     controller.shutdown();
     return rc;

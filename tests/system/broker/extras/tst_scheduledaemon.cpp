@@ -103,7 +103,8 @@ void tst_ScheduleDaemon::delayedMessageDeliveredWithinOneSecondOfDue()
     QVERIFY(startBroker(broker, m_dir.filePath(QStringLiteral("store1"))));
     // Create the topic first (auto-create), then send with DELAY=2 (2 s).
     QCOMPARE(call(sendV2("DelayTopic", 0, "warm-up", props({{"TAGS", "t"}}))).code, 0);
-    QCOMPARE(maxOffset("DelayTopic", 0), 1);
+    // The consume queue is written by the reput thread just after the send is acknowledged.
+    QTRY_COMPARE_WITH_TIMEOUT(maxOffset("DelayTopic", 0), 1, 5000);
     const std::int64_t sent = QDateTime::currentMSecsSinceEpoch();
     const RemotingCommand r
         = call(sendV2("DelayTopic", 0, "later", props({{"TAGS", "t"}, {"DELAY", "2"}})));
@@ -113,7 +114,7 @@ void tst_ScheduleDaemon::delayedMessageDeliveredWithinOneSecondOfDue()
     const std::int64_t late = QDateTime::currentMSecsSinceEpoch() - sent - 2000;
     QVERIFY2(late > -150 && late < 1000,
         qPrintable(QStringLiteral("delivered %1 ms after due").arg(late)));
-    QCOMPARE(broker.stop(), 0);
+    QVERIFY2(broker.stop() == 0, broker.output().right(6000).constData());
 }
 
 void tst_ScheduleDaemon::pendingDelayedMessageSurvivesRestart()
@@ -123,18 +124,18 @@ void tst_ScheduleDaemon::pendingDelayedMessageSurvivesRestart()
     QVERIFY(startBroker(broker, store));
     QCOMPARE(call(sendV2("DelayR", 0, "x", props({{"TAGS", "t"}}))).code, 0);
     QCOMPARE(call(sendV2("DelayR", 0, "pending", props({{"TAGS", "t"}, {"DELAY", "3"}}))).code, 0);
-    QCOMPARE(broker.stop(), 0);
+    QVERIFY2(broker.stop() == 0, broker.output().right(6000).constData());
     QCOMPARE(QFile::exists(store + QStringLiteral("/config/delayOffset.json")), true);
 
     DaemonProcess again(QStringLiteral("qrocket-broker"));
     QVERIFY(startBroker(again, store));
     QTRY_COMPARE_WITH_TIMEOUT(maxOffset("DelayR", 0), 2, 8000);
     // Delivered once, not again after its offset was persisted.
-    QCOMPARE(again.stop(), 0);
+    QVERIFY2(again.stop() == 0, again.output().right(6000).constData());
     DaemonProcess third(QStringLiteral("qrocket-broker"));
     QVERIFY(startBroker(third, store));
     QCOMPARE(maxOffset("DelayR", 0), 2);
-    QCOMPARE(third.stop(), 0);
+    QVERIFY2(third.stop() == 0, third.output().right(6000).constData());
 }
 
 void tst_ScheduleDaemon::adminAndSendBackOverSocket()
@@ -161,22 +162,28 @@ void tst_ScheduleDaemon::adminAndSendBackOverSocket()
     QCOMPARE(table.value()["table"]["brokerVersionDesc"].toString(), QByteArray("V4_9_7"));
 
     // Send the message back: it goes to SCHEDULE_TOPIC_XXXX (level 3 clamped to the max, 3).
-    const auto [offsetId, phyOffset] = [&] {
+    // The index is written by the reput thread after the send is acknowledged: query until the
+    // key is there (bounded).
+    int queryCode = -1;
+    std::int64_t phyOffset = -1;
+    auto queryKey = [&] {
         const RemotingCommand view = call(request(12,
             {{"topic", "AdminT"}, {"key", "key1"}, {"maxNum", "32"}, {"beginTimestamp", "0"},
                 {"endTimestamp", "9223372036854775807"}}));
         const auto recs = records(view.body);
-        return std::pair<int, std::int64_t>(
-            view.code, recs.empty() ? -1 : recs.front().physicalOffset);
-    }();
-    QCOMPARE(offsetId, 0);
+        queryCode = view.code;
+        phyOffset = recs.empty() ? -1 : recs.front().physicalOffset;
+        return queryCode == 0;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(queryKey(), 5000);
+    QCOMPARE(queryCode, 0);
     QVERIFY(phyOffset >= 0);
     const RemotingCommand back
         = call(request(36, {{"offset", num(phyOffset)}, {"group", "GX"}, {"delayLevel", "0"}}));
     QCOMPARE(back.code, 0);
     QTRY_COMPARE_WITH_TIMEOUT(maxOffset("SCHEDULE_TOPIC_XXXX", 2), 1, 5000);
     QTRY_COMPARE_WITH_TIMEOUT(maxOffset("%RETRY%GX", 0), 1, 8000);
-    QCOMPARE(broker.stop(), 0);
+    QVERIFY2(broker.stop() == 0, broker.output().right(6000).constData());
 }
 
 QTEST_GUILESS_MAIN(tst_ScheduleDaemon)
