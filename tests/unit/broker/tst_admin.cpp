@@ -493,7 +493,8 @@ private slots:
         const auto sys = ExtrasFixture::call(p, ExtrasFixture::request(305));
         QCOMPARE(sys->code, 0);
         bool hasSchedule = false;
-        for (const JsonValue &t : parse(sys->body)["topicList"].items())
+        const JsonValue topicList = parse(sys->body); // keep the tree alive while iterating
+        for (const JsonValue &t : topicList["topicList"].items())
             hasSchedule |= t.toString() == "SCHEDULE_TOPIC_XXXX";
         QVERIFY(hasSchedule);
         QCOMPARE(ExtrasFixture::call(p, ExtrasFixture::request(9999))->code, 3);
