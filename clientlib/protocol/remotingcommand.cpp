@@ -23,7 +23,8 @@ constexpr std::array<const char *, 13> kLanguageNames = {
     "RUST",
 };
 
-// Java Long.parseLong: optional sign, decimal digits, no whitespace, range checked.
+} // namespace
+
 std::optional<std::int64_t> parseJavaLong(QByteArrayView text)
 {
     qsizetype i = 0;
@@ -54,7 +55,10 @@ std::optional<std::int64_t> parseJavaLong(QByteArrayView text)
     return value;
 }
 
-} // namespace
+bool parseJavaBoolean(QByteArrayView text)
+{
+    return text.compare(QByteArrayView("true"), Qt::CaseInsensitive) == 0;
+}
 
 const char *languageName(LanguageCode code)
 {
@@ -130,7 +134,7 @@ std::optional<bool> RemotingCommand::extBool(QByteArrayView key) const
     const QByteArray *value = ext(key);
     if (!value)
         return std::nullopt;
-    return value->compare(QByteArrayView("true"), Qt::CaseInsensitive) == 0;
+    return parseJavaBoolean(*value);
 }
 
 void RemotingCommand::setExt(QByteArray key, QByteArray value)

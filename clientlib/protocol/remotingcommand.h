@@ -37,6 +37,12 @@ const char *languageName(LanguageCode code);
 /// Accepts the enum name ("JAVA") or its ordinal as text ("0").
 std::optional<LanguageCode> parseLanguage(QByteArrayView text);
 
+/// Java Long.parseLong: optional sign, decimal digits only, range checked; nullopt otherwise.
+/// Header fields on the wire are parsed this way (protocol.md §1.2).
+std::optional<std::int64_t> parseJavaLong(QByteArrayView text);
+/// Java Boolean.parseBoolean: "true" in any case is true, anything else false.
+bool parseJavaBoolean(QByteArrayView text);
+
 /// QRocket's own MQVersion ordinal sent in requests and responses (V4_9_7 = 407, protocol.md §1.6).
 inline constexpr int kQRocketVersion = 407;
 

@@ -28,8 +28,6 @@ inline constexpr bool kOptional = false;
 namespace detail {
 Status missingField(const char *header, const char *field);
 Status badNumber(const char *header, const char *field, const QByteArray &value, const char *type);
-std::optional<std::int64_t> parseLong(QByteArrayView text);
-bool parseJavaBool(QByteArrayView text);
 
 template<typename>
 struct MemberTraits;
@@ -49,7 +47,7 @@ bool parseMember(typename MemberTraits<decltype(M)>::Class &h, const QByteArray 
     if constexpr (std::is_same_v<T, QByteArray>) {
         h.*M = raw.isNull() ? QByteArray("", 0) : raw;
     } else if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::optional<bool>>) {
-        h.*M = parseJavaBool(raw);
+        h.*M = parseJavaBoolean(raw);
     } else {
         constexpr bool is32
             = std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::optional<std::int32_t>>;
@@ -57,7 +55,7 @@ bool parseMember(typename MemberTraits<decltype(M)>::Class &h, const QByteArray 
                 || std::is_same_v<T,
                     std::int64_t> || std::is_same_v<T, std::optional<std::int64_t>>,
             "unsupported header field type");
-        const auto v = parseLong(raw);
+        const auto v = parseJavaLong(raw);
         if (!v || (is32 && (*v < INT32_MIN || *v > INT32_MAX))) {
             error = badNumber(header, name, raw, is32 ? "an int" : "a long");
             return false;
