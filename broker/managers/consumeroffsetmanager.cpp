@@ -1,7 +1,6 @@
 #include "broker/managers/consumeroffsetmanager.h"
 
 #include "broker/logging.h"
-#include "broker/managers/configfilestore.h"
 #include "clientlib/protocol/json.h"
 
 #include <QHashFunctions>
@@ -29,7 +28,8 @@ std::pair<QByteArrayView, QByteArrayView> splitKey(const QByteArray &key)
 
 } // namespace
 
-ConsumerOffsetManager::ConsumerOffsetManager(QString path) : m_path(std::move(path))
+ConsumerOffsetManager::ConsumerOffsetManager(QString path)
+    : ConfigManager(std::move(path), "consumer offsets")
 { }
 
 QString ConsumerOffsetManager::filePath(const QString &storePathRootDir)
@@ -43,15 +43,6 @@ QByteArray ConsumerOffsetManager::key(QByteArrayView topic, QByteArrayView group
     k.reserve(topic.size() + group.size() + 1);
     k.append(topic).append(kSeparator).append(group);
     return k;
-}
-
-Status ConsumerOffsetManager::load()
-{
-    const Status st
-        = ConfigFileStore::load(m_path, [this](const QByteArray &t) { return decode(t); });
-    if (st.code() == Status::Code::NotFound)
-        return {};
-    return st;
 }
 
 Status ConsumerOffsetManager::decode(QByteArrayView json)
@@ -101,16 +92,6 @@ QByteArray ConsumerOffsetManager::encode() const
     }
     w.endObject().endObject();
     return w.take();
-}
-
-Status ConsumerOffsetManager::persist()
-{
-    std::lock_guard persistLock(m_persistMutex);
-    const Status st = ConfigFileStore::write(m_path, encode());
-    if (!st)
-        qCWarning(lcBrokerOffset).noquote()
-            << "persisting consumer offsets failed:" << st.message();
-    return st;
 }
 
 bool ConsumerOffsetManager::commit(

@@ -11,6 +11,7 @@
 // Thread-safety: all public methods may be called from any thread (guarded by one mutex; the
 // file write is serialised by a second one and runs outside the table lock).
 
+#include "broker/managers/configmanager.h"
 #include "clientlib/common/status.h"
 
 #include <QByteArray>
@@ -24,7 +25,7 @@
 
 namespace qrocket::broker {
 
-class ConsumerOffsetManager
+class ConsumerOffsetManager final : public ConfigManager
 {
 public:
     using QueueOffsets = std::map<int, std::int64_t>;
@@ -34,16 +35,13 @@ public:
     ConsumerOffsetManager &operator=(const ConsumerOffsetManager &) = delete;
 
     static QString filePath(const QString &storePathRootDir);
-    const QString &path() const { return m_path; }
 
-    /// Missing file = fresh start (OK); file and backup unusable = Corruption.
-    Status load();
-    Status persist();
+    // load() / persist(): ConfigManager.
     /// {"offsetTable":{"T@G":{"0":15}}}: the file content and the GET_ALL_CONSUMER_OFFSET body.
-    QByteArray encode() const;
+    QByteArray encode() const override;
     /// Replaces the table with the one in `json` (fastjson or standard form); nothing changes
     /// when it does not decode.
-    Status decode(QByteArrayView json);
+    Status decode(QByteArrayView json) override;
 
     /// Stores `offset` for the queue. Negative offsets are ignored (ali-ons sends -1 for "none",
     /// client-ali-ons.md pitfall 6) and false is returned.
@@ -71,10 +69,8 @@ public:
     static QByteArray key(QByteArrayView topic, QByteArrayView group);
 
 private:
-    const QString m_path;
     mutable std::mutex m_mutex;
     std::unordered_map<QByteArray, QueueOffsets> m_table; // guarded by m_mutex
-    std::mutex m_persistMutex;
 };
 
 } // namespace qrocket::broker

@@ -1,7 +1,6 @@
 #include "broker/managers/delayoffsetmanager.h"
 
 #include "broker/logging.h"
-#include "broker/managers/configfilestore.h"
 #include "clientlib/protocol/json.h"
 
 namespace qrocket::broker {
@@ -9,21 +8,13 @@ namespace qrocket::broker {
 using protocol::JsonValue;
 using protocol::JsonWriter;
 
-DelayOffsetManager::DelayOffsetManager(QString path) : m_path(std::move(path))
+DelayOffsetManager::DelayOffsetManager(QString path)
+    : ConfigManager(std::move(path), "delay offsets")
 { }
 
 QString DelayOffsetManager::filePath(const QString &storePathRootDir)
 {
     return storePathRootDir + QStringLiteral("/config/delayOffset.json");
-}
-
-Status DelayOffsetManager::load()
-{
-    const Status st
-        = ConfigFileStore::load(m_path, [this](const QByteArray &t) { return decode(t); });
-    if (st.code() == Status::Code::NotFound)
-        return {};
-    return st;
 }
 
 Status DelayOffsetManager::decode(QByteArrayView json)
@@ -57,15 +48,6 @@ QByteArray DelayOffsetManager::encode() const
         w.key(QByteArray::number(level)).value(offset);
     w.endObject().endObject();
     return w.take();
-}
-
-Status DelayOffsetManager::persist()
-{
-    std::lock_guard persistLock(m_persistMutex);
-    const Status st = ConfigFileStore::write(m_path, encode());
-    if (!st)
-        qCWarning(lcBrokerOffset).noquote() << "persisting delay offsets failed:" << st.message();
-    return st;
 }
 
 std::int64_t DelayOffsetManager::offset(int level) const

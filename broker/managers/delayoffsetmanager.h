@@ -7,6 +7,7 @@
 //
 // Thread-safety: all public methods may be called from any thread (one mutex).
 
+#include "broker/managers/configmanager.h"
 #include "clientlib/common/status.h"
 
 #include <QByteArray>
@@ -18,7 +19,7 @@
 
 namespace qrocket::broker {
 
-class DelayOffsetManager
+class DelayOffsetManager final : public ConfigManager
 {
 public:
     explicit DelayOffsetManager(QString path);
@@ -26,15 +27,12 @@ public:
     DelayOffsetManager &operator=(const DelayOffsetManager &) = delete;
 
     static QString filePath(const QString &storePathRootDir);
-    const QString &path() const { return m_path; }
 
-    /// Missing file = fresh start (OK); file and backup unusable = Corruption.
-    Status load();
-    Status persist();
+    // load() / persist(): ConfigManager.
     /// {"offsetTable":{"1":0,"2":13}}: the file content and the GET_ALL_DELAY_OFFSET body.
-    QByteArray encode() const;
+    QByteArray encode() const override;
     /// Replaces the table; nothing changes when `json` does not decode.
-    Status decode(QByteArrayView json);
+    Status decode(QByteArrayView json) override;
 
     /// The next index to deliver for the level (1-based), 0 when none is stored.
     std::int64_t offset(int level) const;
@@ -42,10 +40,8 @@ public:
     std::map<int, std::int64_t> table() const;
 
 private:
-    const QString m_path;
     mutable std::mutex m_mutex;
     std::map<int, std::int64_t> m_table; // guarded by m_mutex
-    std::mutex m_persistMutex;
 };
 
 } // namespace qrocket::broker

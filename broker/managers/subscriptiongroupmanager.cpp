@@ -1,16 +1,12 @@
 #include "broker/managers/subscriptiongroupmanager.h"
 
 #include "broker/logging.h"
-#include "broker/managers/configfilestore.h"
 #include "broker/managers/topicvalidator.h"
 
 namespace qrocket::broker {
 
-using protocol::JsonValue;
-using protocol::JsonWriter;
-
 SubscriptionGroupManager::SubscriptionGroupManager(bool autoCreateSubscriptionGroup, QString path)
-    : m_path(std::move(path))
+    : ConfigManager(std::move(path), "subscription groups")
     , m_autoCreate(autoCreateSubscriptionGroup)
     , m_dataVersion(DataVersion::now())
 {
@@ -31,15 +27,6 @@ QString SubscriptionGroupManager::filePath(const QString &storePathRootDir)
     return storePathRootDir + QStringLiteral("/config/subscriptionGroup.json");
 }
 
-Status SubscriptionGroupManager::load()
-{
-    const Status st
-        = ConfigFileStore::load(m_path, [this](const QByteArray &t) { return decode(t); });
-    if (st.code() == Status::Code::NotFound)
-        return {};
-    return st;
-}
-
 Status SubscriptionGroupManager::decode(QByteArrayView json)
 {
     return apply(json, false);
@@ -55,55 +42,23 @@ Status SubscriptionGroupManager::replaceFrom(QByteArrayView json)
 
 Status SubscriptionGroupManager::apply(QByteArrayView json, bool replace)
 {
-    auto parsed = protocol::parseJson(json);
-    if (!parsed)
-        return parsed.error();
-    const JsonValue &root = *parsed;
-    const JsonValue &table = root["subscriptionGroupTable"];
-    if (!root.isObject() || !table.isObject())
-        return Status::corruption(QStringLiteral("no subscriptionGroupTable object"));
-    std::map<QByteArray, SubscriptionGroupConfig> loaded;
-    for (const auto &[key, value] : table.members()) {
-        const QByteArray name = key.toString();
-        auto c = SubscriptionGroupConfig::fromJson(value, name);
-        if (!c)
-            return c.error();
-        loaded.insert_or_assign(name, std::move(c).value());
-    }
+    auto loaded = parseVersionedTable<SubscriptionGroupConfig>(json, "subscriptionGroupTable");
+    if (!loaded)
+        return loaded.error();
     std::unique_lock lock(m_mutex);
     if (replace)
         m_table.clear();
-    for (auto &[name, c] : loaded)
+    for (auto &[name, c] : loaded->table)
         m_table.insert_or_assign(name, std::move(c));
-    if (root.find("dataVersion"))
-        m_dataVersion = DataVersion::fromJson(root["dataVersion"]);
+    if (loaded->dataVersion)
+        m_dataVersion = *loaded->dataVersion;
     return {};
 }
 
 QByteArray SubscriptionGroupManager::encode() const
 {
     std::shared_lock lock(m_mutex);
-    JsonWriter w;
-    w.beginObject();
-    w.key("dataVersion");
-    m_dataVersion.writeJson(w);
-    w.key("subscriptionGroupTable").beginObject();
-    for (const auto &[name, c] : m_table) {
-        w.key(name);
-        c.writeJson(w);
-    }
-    w.endObject();
-    w.endObject();
-    return w.take();
-}
-
-Status SubscriptionGroupManager::persist()
-{
-    std::lock_guard persistLock(m_persistMutex);
-    const Status st = ConfigFileStore::write(m_path, encode());
-    if (!st)
-        qCWarning(lcBroker).noquote() << "persisting subscription groups failed:" << st.message();
-    return st;
+    return encodeVersionedTable(m_dataVersion, "subscriptionGroupTable", m_table);
 }
 
 std::optional<SubscriptionGroupConfig> SubscriptionGroupManager::find(QByteArrayView group) const

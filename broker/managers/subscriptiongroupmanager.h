@@ -12,6 +12,7 @@
 // Thread-safety: all public methods may be called from any thread; the table is guarded by a
 // shared mutex and file writes by a second one.
 
+#include "broker/managers/configmanager.h"
 #include "broker/managers/subscriptiongroupconfig.h"
 #include "broker/managers/topicconfig.h"
 
@@ -25,7 +26,7 @@
 
 namespace qrocket::broker {
 
-class SubscriptionGroupManager
+class SubscriptionGroupManager final : public ConfigManager
 {
 public:
     SubscriptionGroupManager(bool autoCreateSubscriptionGroup, QString path);
@@ -33,16 +34,13 @@ public:
     SubscriptionGroupManager &operator=(const SubscriptionGroupManager &) = delete;
 
     static QString filePath(const QString &storePathRootDir);
-    const QString &path() const { return m_path; }
 
-    /// Missing file = fresh start (OK); file and backup unusable = Corruption.
-    Status load();
-    Status persist();
+    // load() / persist(): ConfigManager.
     /// {"dataVersion":{...},"subscriptionGroupTable":{...}}: the file content and the
     /// GET_ALL_SUBSCRIPTIONGROUP_CONFIG body.
-    QByteArray encode() const;
+    QByteArray encode() const override;
     /// Lays the table in `json` over the current one; nothing changes when it does not decode.
-    Status decode(QByteArrayView json);
+    Status decode(QByteArrayView json) override;
     /// Slave sync from the master's GET_ALL_SUBSCRIPTIONGROUP_CONFIG body: replaces the table and
     /// the DataVersion, then persists. Nothing changes when `json` does not decode.
     Status replaceFrom(QByteArrayView json);
@@ -71,12 +69,10 @@ private:
     void seed(const char *group);
     Status apply(QByteArrayView json, bool replace);
 
-    const QString m_path;
     const bool m_autoCreate;
     mutable std::shared_mutex m_mutex;
     std::map<QByteArray, SubscriptionGroupConfig> m_table; // guarded by m_mutex
     DataVersion m_dataVersion; // guarded by m_mutex
-    std::mutex m_persistMutex;
 };
 
 } // namespace qrocket::broker

@@ -2,18 +2,14 @@
 
 #include "broker/config/brokerconfig.h"
 #include "broker/logging.h"
-#include "broker/managers/configfilestore.h"
 #include "broker/managers/topicvalidator.h"
 
 #include <algorithm>
 
 namespace qrocket::broker {
 
-using protocol::JsonValue;
-using protocol::JsonWriter;
-
 TopicConfigManager::TopicConfigManager(const BrokerConfig &config, QString path)
-    : m_path(std::move(path))
+    : ConfigManager(std::move(path), "topics")
     , m_clusterName(config.brokerClusterName.toUtf8())
     , m_brokerName(config.brokerName.toUtf8())
     , m_autoCreateTopicEnable(config.autoCreateTopicEnable)
@@ -53,19 +49,6 @@ void TopicConfigManager::createSystemTopics(const BrokerConfig &config)
     putSystemTopic(TopicConfig(m_clusterName + '_' + kReplyTopicPostfix, 1));
 }
 
-Status TopicConfigManager::load()
-{
-    const Status st
-        = ConfigFileStore::load(m_path, [this](const QByteArray &t) { return decode(t); });
-    if (st.code() == Status::Code::NotFound) {
-        qCInfo(lcBrokerTopic).noquote() << "no" << m_path << "yet; starting with the system topics";
-        return {};
-    }
-    if (st)
-        qCInfo(lcBrokerTopic).noquote() << "loaded" << topics().size() << "topics from" << m_path;
-    return st;
-}
-
 Status TopicConfigManager::decode(QByteArrayView json)
 {
     return apply(json, false);
@@ -82,55 +65,23 @@ Status TopicConfigManager::replaceFrom(QByteArrayView json)
 
 Status TopicConfigManager::apply(QByteArrayView json, bool replace)
 {
-    auto parsed = protocol::parseJson(json);
-    if (!parsed)
-        return parsed.error();
-    const JsonValue &root = *parsed;
-    const JsonValue &table = root["topicConfigTable"];
-    if (!root.isObject() || !table.isObject())
-        return Status::corruption(QStringLiteral("no topicConfigTable object"));
-    std::map<QByteArray, TopicConfig> loaded;
-    for (const auto &[key, value] : table.members()) {
-        const QByteArray name = key.toString();
-        auto c = TopicConfig::fromJson(value, name);
-        if (!c)
-            return c.error();
-        loaded.insert_or_assign(name, std::move(c).value());
-    }
+    auto loaded = parseVersionedTable<TopicConfig>(json, "topicConfigTable");
+    if (!loaded)
+        return loaded.error();
     std::unique_lock lock(m_mutex);
     if (replace)
         m_table.clear();
-    for (auto &[name, c] : loaded)
+    for (auto &[name, c] : loaded->table)
         m_table.insert_or_assign(name, std::move(c));
-    if (root.find("dataVersion"))
-        m_dataVersion = DataVersion::fromJson(root["dataVersion"]);
+    if (loaded->dataVersion)
+        m_dataVersion = *loaded->dataVersion;
     return {};
 }
 
 QByteArray TopicConfigManager::encode() const
 {
     std::shared_lock lock(m_mutex);
-    JsonWriter w;
-    w.beginObject();
-    w.key("dataVersion");
-    m_dataVersion.writeJson(w);
-    w.key("topicConfigTable").beginObject();
-    for (const auto &[name, c] : m_table) {
-        w.key(name);
-        c.writeJson(w);
-    }
-    w.endObject();
-    w.endObject();
-    return w.take();
-}
-
-Status TopicConfigManager::persist()
-{
-    std::lock_guard persistLock(m_persistMutex);
-    const Status st = ConfigFileStore::write(m_path, encode());
-    if (!st)
-        qCWarning(lcBrokerTopic).noquote() << "persisting topics failed:" << st.message();
-    return st;
+    return encodeVersionedTable(m_dataVersion, "topicConfigTable", m_table);
 }
 
 void TopicConfigManager::setChangeListener(ChangeListener listener)

@@ -14,6 +14,7 @@
 // controller's thread). The table is guarded by a shared mutex (lookups share it); persistence is
 // serialised by a second mutex. The change listener runs on the calling thread.
 
+#include "broker/managers/configmanager.h"
 #include "broker/managers/topicconfig.h"
 #include "clientlib/common/result.h"
 
@@ -32,7 +33,7 @@ namespace qrocket::broker {
 
 struct BrokerConfig;
 
-class TopicConfigManager
+class TopicConfigManager final : public ConfigManager
 {
 public:
     /// Called with the created, updated or deleted topic (an empty name: the whole table).
@@ -44,19 +45,14 @@ public:
     TopicConfigManager &operator=(const TopicConfigManager &) = delete;
 
     static QString filePath(const QString &storePathRootDir);
-    const QString &path() const { return m_path; }
 
-    /// Loads the file (falling back to .bak). A missing file is a fresh start (OK); a file and
-    /// backup that are both unusable is a Corruption error (the broker should refuse to start).
-    Status load();
-    /// Writes the file now (also done after every change).
-    Status persist();
+    // load() / persist() (ConfigManager); persist() also runs after every change.
     /// The JSON of the whole table: {"dataVersion":{...},"topicConfigTable":{...}} (the file
     /// content and the GET_ALL_TOPIC_CONFIG body).
-    QByteArray encode() const;
+    QByteArray encode() const override;
     /// Lays the table in `json` over the current one (entries with the same name are replaced)
     /// and takes its DataVersion. Nothing changes when the text does not decode.
-    Status decode(QByteArrayView json);
+    Status decode(QByteArrayView json) override;
     /// Slave sync from the master's GET_ALL_TOPIC_CONFIG body: replaces the whole table and the
     /// DataVersion, then persists and notifies. Nothing changes when `json` does not decode.
     Status replaceFrom(QByteArrayView json);
@@ -103,7 +99,6 @@ private:
     void changed(const QByteArray &topic);
     Status apply(QByteArrayView json, bool replace);
 
-    const QString m_path;
     QByteArray m_clusterName;
     QByteArray m_brokerName;
     bool m_autoCreateTopicEnable = true;
@@ -111,7 +106,6 @@ private:
     mutable std::shared_mutex m_mutex;
     std::map<QByteArray, TopicConfig> m_table; // guarded by m_mutex
     DataVersion m_dataVersion; // guarded by m_mutex
-    std::mutex m_persistMutex; // serialises file writes
     std::mutex m_listenerMutex;
     ChangeListener m_listener; // guarded by m_listenerMutex
 };
