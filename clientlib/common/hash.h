@@ -8,8 +8,15 @@
 
 namespace qrocket {
 
-/// Standard CRC-32 (IEEE, zlib) of the bytes.
+/// Standard CRC-32 (IEEE, zlib) of the bytes. Uses PCLMULQDQ folding when the CPU has it
+/// (checked once at start-up), zlib otherwise; both give the same value.
 std::uint32_t crc32(QByteArrayView data);
+/// Continues a CRC-32: crc32Update(crc32(a), b) == crc32(a + b); crc32Update(0, x) == crc32(x).
+std::uint32_t crc32Update(std::uint32_t crc, QByteArrayView data);
+/// The zlib computation only (tests compare the accelerated path against it).
+std::uint32_t crc32Portable(std::uint32_t crc, QByteArrayView data);
+/// True when crc32() runs the carry-less-multiplication path on this CPU.
+bool crc32IsAccelerated();
 /// RocketMQ's BODYCRC / bodyCrc32: CRC-32 masked with 0x7FFFFFFF.
 inline std::int32_t crc32Masked(QByteArrayView data)
 {

@@ -1,7 +1,10 @@
 // qrocket-bench-store: prints the store's append, read and recovery figures next to the limits
 // of this machine measured in the same run (mapped memcpy, write+fdatasync, ideal group commit).
 // Benchmarks print; they never assert. Usage: qrocket-bench-store [--dir D] [--seconds S] [--quick]
-// [--warm]
+// [--warm] [--only TEXT] [--no-limits] [--messages N]
+// --only runs the append cases whose label contains TEXT ("read"/"recovery" need the ASYNC
+// 1 KiB one-writer case); --no-limits skips the machine limits and --messages stops each case
+// after N messages (for instruction counts under callgrind, where time means nothing).
 
 #include "benchbaselines.h"
 #include "storage/mappedfile.h"
@@ -29,6 +32,9 @@ struct Options
     double seconds = 1.2; // per append case
     std::int64_t maxBytes = 384LL * 1024 * 1024;
     bool warm = false; // warmMapedFileEnable: pre-fault each new commit-log file in the background
+    QString only;
+    bool limits = true;
+    std::int64_t maxMessages = 0; // 0: bounded by seconds/bytes only
 };
 
 struct Figures
@@ -93,7 +99,9 @@ Figures runAppend(MessageStore &store, int body, int writers, bool sync, const O
                 msgs.fetch_add(myMsgs);
                 myBytes = myMsgs = 0;
                 if (bytes.load() >= o.maxBytes
-                    || static_cast<double>(t.nsecsElapsed()) / 1e9 >= o.seconds)
+                    || (o.maxMessages > 0 && msgs.load() >= o.maxMessages)
+                    || (o.maxMessages == 0
+                        && static_cast<double>(t.nsecsElapsed()) / 1e9 >= o.seconds))
                     stop = true;
             }
         });
@@ -153,9 +161,16 @@ int main(int argc, char **argv)
             o.seconds = 0.4;
         else if (args[i] == QLatin1String("--warm"))
             o.warm = true;
+        else if (args[i] == QLatin1String("--only") && i + 1 < args.size())
+            o.only = args[++i];
+        else if (args[i] == QLatin1String("--no-limits"))
+            o.limits = false;
+        else if (args[i] == QLatin1String("--messages") && i + 1 < args.size())
+            o.maxMessages = args[++i].toLongLong();
         else {
-            std::fprintf(
-                stderr, "usage: qrocket-bench-store [--dir D] [--seconds S] [--quick] [--warm]\n");
+            std::fprintf(stderr,
+                "usage: qrocket-bench-store [--dir D] [--seconds S] [--quick] [--warm] [--only "
+                "TEXT] [--no-limits] [--messages N]\n");
             return 2;
         }
     }
@@ -171,21 +186,24 @@ int main(int argc, char **argv)
         qPrintable(root), o.seconds);
 
     // --- limits of this machine -------------------------------------------------------------
-    const double memcpyMBps = bench::mappedMemcpyMBps(root, 256LL * 1024 * 1024, 1024);
+    const double memcpyMBps
+        = o.limits ? bench::mappedMemcpyMBps(root, 256LL * 1024 * 1024, 1024) : 0;
     std::printf("limit  mapped memcpy (1 KiB pieces into a fresh 256 MiB mapped file): %.0f MB/s\n",
         memcpyMBps);
     double syncOps[3] = {};
     const int bodies[3] = {128, 1024, 4096};
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < 3 && o.limits; ++i) {
         syncOps[i] = bench::writeFdatasyncOpsPerSec(root, bodies[i] + 110, 1, 0.4);
         std::printf("limit  write+fdatasync of one %d-byte record: %.0f ops/s (%.3f ms each)\n",
             bodies[i] + 110, syncOps[i], 1000.0 / syncOps[i]);
     }
-    const double ideal16 = bench::writeFdatasyncOpsPerSec(root, 1024 + 110, 16, 0.6) * 16;
+    const double ideal16
+        = o.limits ? bench::writeFdatasyncOpsPerSec(root, 1024 + 110, 16, 0.6) * 16 : 0;
     std::printf(
         "limit  ideal group commit (16 x 1 KiB written, one fdatasync): %.0f msgs/s\n", ideal16);
-    const double viaFdatasync = bench::mmapFlushOpsPerSec(root, 16 * 1134, false, 0.5);
-    const double viaMsync = bench::mmapFlushOpsPerSec(root, 16 * 1134, true, 0.5);
+    const double viaFdatasync
+        = o.limits ? bench::mmapFlushOpsPerSec(root, 16 * 1134, false, 0.5) : 1;
+    const double viaMsync = o.limits ? bench::mmapFlushOpsPerSec(root, 16 * 1134, true, 0.5) : 0;
     std::printf("flush  16 KiB batches into a mapped file: fdatasync %.0f flushes/s, msync %.0f "
                 "flushes/s -> %s\n",
         viaFdatasync, viaMsync, viaFdatasync >= viaMsync ? "fdatasync" : "msync");
@@ -202,6 +220,15 @@ int main(int argc, char **argv)
             for (int writers : {1, 4, 16}) {
                 if (writers == 16 && !sync)
                     continue;
+                char what[96];
+                std::snprintf(what, sizeof what, "append %s body=%d writers=%d",
+                    sync ? "SYNC " : "ASYNC", bodies[b], writers);
+                const bool readCase = !sync && b == 1 && writers == 1;
+                if (!o.only.isEmpty() && !QString::fromLatin1(what).contains(o.only)
+                    && !(readCase
+                        && (o.only == QLatin1String("read")
+                            || o.only == QLatin1String("recovery"))))
+                    continue;
                 const QString dir = root + QStringLiteral("/case") + QString::number(caseNo++);
                 auto store = std::make_unique<MessageStore>(benchConfig(dir, sync, o.warm));
                 if (const auto s = store->open(); !s) {
@@ -209,23 +236,21 @@ int main(int argc, char **argv)
                     return 1;
                 }
                 const Figures f = runAppend(*store, bodies[b], writers, sync, o);
-                char what[96];
-                std::snprintf(what, sizeof what, "append %s body=%d writers=%d",
-                    sync ? "SYNC " : "ASYNC", bodies[b], writers);
                 if (!sync)
                     line(what, f, f.mbPerSec, memcpyMBps, "mapped memcpy MB/s",
                         bodies[b] == 1024 && writers == 1 ? ">= 1000 MB/s and >= 0.20" : "");
                 else if (writers == 16 && bodies[b] == 1024) {
                     // The disk's latency drifts from second to second on a shared machine:
                     // measure the ideal again right next to this case and compare with both.
-                    const double idealNow
-                        = bench::writeFdatasyncOpsPerSec(root, 1024 + 110, 16, 0.6) * 16;
+                    const double idealNow = o.limits
+                        ? bench::writeFdatasyncOpsPerSec(root, 1024 + 110, 16, 0.6) * 16
+                        : 0;
                     line(what, f, f.msgsPerSec, std::max(ideal16, idealNow),
                         "ideal group commit msgs/s (max of start and now)", ">= 0.50");
                 } else
                     line(what, f, f.msgsPerSec, writers == 1 ? syncOps[b] : ideal16,
                         writers == 1 ? "write+fdatasync ops/s" : "ideal group commit msgs/s", "");
-                if (!sync && b == 1 && writers == 1) {
+                if (readCase) {
                     readFig = runRead(*store, 1);
                     store->shutdown();
                     QFile abort(dir + QStringLiteral("/abort"));

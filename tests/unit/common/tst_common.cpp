@@ -5,6 +5,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <random>
+#include <zlib.h>
+
 using namespace qrocket;
 
 class tst_Common final : public QObject
@@ -15,6 +18,8 @@ private slots:
     void statusCarriesCodeAndMessage();
     void resultHoldsValueOrError();
     void crc32MatchesKnownValues();
+    void crc32MatchesZlibOnRandomLengthsAndAlignments();
+    void crc32UpdateContinues();
     void javaHashMatchesJava_data();
     void javaHashMatchesJava();
     void propertiesParseJavaSyntax();
@@ -57,6 +62,51 @@ void tst_Common::crc32MatchesKnownValues()
     QCOMPARE(crc32(QByteArrayView()), 0u);
     // Masking clears the sign bit only.
     QCOMPARE(crc32Masked(QByteArrayView("123456789")), std::int32_t(0x4BF43926));
+}
+
+void tst_Common::crc32MatchesZlibOnRandomLengthsAndAlignments()
+{
+    qInfo() << "accelerated crc32:" << crc32IsAccelerated();
+    std::mt19937 rng(20261130);
+    QByteArray buf(70000, Qt::Uninitialized);
+    for (char &c : buf)
+        c = static_cast<char>(rng());
+    auto zlibCrc = [](const char *p, qsizetype n) {
+        return static_cast<std::uint32_t>(
+            ::crc32(0L, reinterpret_cast<const Bytef *>(p), static_cast<uInt>(n)));
+    };
+    // Every length around the 16/64-byte folding boundaries at every alignment within a lane.
+    for (qsizetype len = 0; len <= 300; ++len) {
+        for (qsizetype align = 0; align < 17; ++align) {
+            const char *p = buf.constData() + align;
+            QCOMPARE(crc32(QByteArrayView(p, len)), zlibCrc(p, len));
+        }
+    }
+    // Random lengths and offsets, including long ones.
+    for (int i = 0; i < 2000; ++i) {
+        const auto len = static_cast<qsizetype>(rng() % (i < 1900 ? 5000u : 65000u));
+        const auto off = static_cast<qsizetype>(rng() % static_cast<unsigned>(buf.size() - len));
+        const char *p = buf.constData() + off;
+        QCOMPARE(crc32(QByteArrayView(p, len)), zlibCrc(p, len));
+        QCOMPARE(crc32Portable(0, QByteArrayView(p, len)), zlibCrc(p, len));
+    }
+    // All-zero and all-ones bodies (degenerate folding inputs).
+    for (char fill : {'\0', '\xff'}) {
+        const QByteArray b(4096 + 48, fill);
+        QCOMPARE(crc32(b), zlibCrc(b.constData(), b.size()));
+    }
+}
+
+void tst_Common::crc32UpdateContinues()
+{
+    std::mt19937 rng(7);
+    QByteArray buf(5000, Qt::Uninitialized);
+    for (char &c : buf)
+        c = static_cast<char>(rng());
+    for (qsizetype split : {0, 1, 15, 16, 63, 64, 65, 1000, 4999, 5000}) {
+        const std::uint32_t first = crc32(QByteArrayView(buf).first(split));
+        QCOMPARE(crc32Update(first, QByteArrayView(buf).sliced(split)), crc32(buf));
+    }
 }
 
 void tst_Common::javaHashMatchesJava_data()
