@@ -3,6 +3,7 @@
 #include "clientlib/common/byteorder.h"
 #include "clientlib/common/hash.h"
 #include "storage/logging.h"
+#include "storage/services/prefaultservice.h"
 
 #include <charconv>
 #include <cstring>
@@ -25,7 +26,8 @@ CommitLog::CommitLog(const MessageStoreConfig &config, std::function<std::int64_
     , m_clock(std::move(clock))
     , m_files(config.commitLogDir(), config.mappedFileSizeCommitLog)
 {
-    m_files.setPreallocate(true, config.warmMapedFileEnable);
+    m_files.setPreallocate(
+        true, config.warmMapedFileEnable, kCommitLogPrefaultWindow, !config.isSyncFlush());
 }
 
 namespace {
@@ -91,11 +93,17 @@ PutMessageStatus CommitLog::check(const MessageExtBrokerInner &m, QString &remar
 
 std::int64_t &CommitLog::queueOffsetSlot(QByteArrayView topic, int queueId)
 {
+    if (m_lastSlot && queueId == m_lastQueueId
+        && std::string_view(topic.data(), static_cast<size_t>(topic.size())) == m_lastTopic)
+        return *m_lastSlot;
     char buf[160];
     const std::string_view key = topicQueueKey(topic, queueId, buf);
     auto it = m_queueOffsets.find(key);
     if (it == m_queueOffsets.end())
         it = m_queueOffsets.emplace(std::string(key), 0).first;
+    m_lastTopic.assign(topic.data(), static_cast<size_t>(topic.size()));
+    m_lastQueueId = queueId;
+    m_lastSlot = &it->second;
     return it->second;
 }
 
@@ -271,6 +279,7 @@ void CommitLog::removeQueueOffset(QByteArrayView topic, int queueId)
 {
     char buf[160];
     std::lock_guard lock(m_putMutex);
+    m_lastSlot = nullptr;
     if (auto it = m_queueOffsets.find(topicQueueKey(topic, queueId, buf));
         it != m_queueOffsets.end())
         m_queueOffsets.erase(it);
@@ -279,6 +288,7 @@ void CommitLog::removeQueueOffset(QByteArrayView topic, int queueId)
 void CommitLog::clearQueueOffsets()
 {
     std::lock_guard lock(m_putMutex);
+    m_lastSlot = nullptr;
     m_queueOffsets.clear();
 }
 

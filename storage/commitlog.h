@@ -73,6 +73,11 @@ private:
         m_queueOffsets;
     bool m_writable = true;
     QString m_notWritableReason;
+    // The last topic-queue appended to and its slot (map nodes never move): a run of appends to
+    // one queue skips building and hashing the key.
+    std::string m_lastTopic;
+    int m_lastQueueId = -1;
+    std::int64_t *m_lastSlot = nullptr;
 };
 
 /// Builds "topic-queueId" (RocketMQ's topic-queue table key) into `buf`; returns its view.

@@ -138,6 +138,23 @@ void MappedFile::prefault()
         ::madvise(m_base, static_cast<size_t>(m_fileSize), MADV_WILLNEED);
 }
 
+bool MappedFile::populate(std::int64_t from, std::int64_t to, bool writable)
+{
+#ifndef MADV_POPULATE_READ
+    constexpr int MADV_POPULATE_READ = 22; // Linux 5.14
+#endif
+#ifndef MADV_POPULATE_WRITE
+    constexpr int MADV_POPULATE_WRITE = 23;
+#endif
+    from = std::clamp<std::int64_t>(from / kPageSize * kPageSize, 0, m_fileSize);
+    to = std::clamp<std::int64_t>((to + kPageSize - 1) / kPageSize * kPageSize, 0, m_fileSize);
+    if (to <= from)
+        return true;
+    return ::madvise(m_base + from, static_cast<size_t>(to - from),
+               writable ? MADV_POPULATE_WRITE : MADV_POPULATE_READ)
+        == 0;
+}
+
 Status MappedFile::sync()
 {
     if (::fdatasync(m_fd) != 0)

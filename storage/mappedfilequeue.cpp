@@ -4,6 +4,8 @@
 
 #include <QDir>
 
+#include <pthread.h>
+
 namespace qrocket::storage {
 
 MappedFileQueue::MappedFileQueue(QString dir, std::int64_t fileSize)
@@ -97,11 +99,15 @@ void MappedFileQueue::startPreallocation(std::int64_t offset)
     m_preallocatedOffset = offset;
     const QString path = m_dir + u'/' + offsetToFileName(offset);
     const std::int64_t size = m_fileSize;
-    m_preallocated = std::async(
-        std::launch::async, [path, offset, size, prefault = m_prefault]() -> Result<MappedFilePtr> {
+    m_preallocated = std::async(std::launch::async,
+        [path, offset, size, prefault = m_prefault, head = m_headBytes,
+            headWritable = m_headWritable]() -> Result<MappedFilePtr> {
+            ::pthread_setname_np(::pthread_self(), "qr-allocfile");
             auto f = MappedFile::open(path, offset, size, true);
             if (f && prefault)
                 (*f)->prefault();
+            if (f && head > 0)
+                (*f)->populate(0, head, headWritable);
             return f;
         });
 }

@@ -30,10 +30,14 @@ public:
     const QString &dir() const { return m_dir; }
     /// Creates (and pre-faults) the next file in the background whenever a new file starts
     /// (RocketMQ's AllocateMappedFileService), so the appender rarely creates files itself.
-    void setPreallocate(bool on, bool prefault)
+    /// `headBytes`: also map the first bytes of each new file ahead of time (MappedFile::populate).
+    void setPreallocate(
+        bool on, bool prefault, std::int64_t headBytes = 0, bool headWritable = false)
     {
         m_preallocate = on;
         m_prefault = prefault;
+        m_headBytes = headBytes;
+        m_headWritable = headWritable;
     }
     std::int64_t fileSize() const { return m_fileSize; }
 
@@ -96,6 +100,8 @@ private:
     QStringList m_loadWarnings;
     bool m_preallocate = false;
     bool m_prefault = false;
+    std::int64_t m_headBytes = 0;
+    bool m_headWritable = false;
     std::future<Result<MappedFilePtr>> m_preallocated; // the writer's next file, being created
     std::int64_t m_preallocatedOffset = -1;
 };

@@ -4,6 +4,7 @@
 #include "storage/logging.h"
 #include "storage/services/cleanservice.h"
 #include "storage/services/flushservice.h"
+#include "storage/services/prefaultservice.h"
 #include "storage/services/reputservice.h"
 #include "storage/storerecovery.h"
 
@@ -83,32 +84,41 @@ Status MessageStore::open()
         m_flushAsync->start();
     }
     m_reput->start();
+    m_prefault = std::make_unique<PrefaultService>(
+        m_commitLog.files(), kCommitLogPrefaultWindow, !m_config.isSyncFlush());
+    m_prefault->start();
     m_clean = std::make_unique<CleanService>(
         m_config, m_commitLog.files(),
         [this](std::int64_t minOffset) { cleanLogicFiles(minOffset); }, m_clock,
         m_options.diskUsage);
     m_cqFlushThread = std::make_unique<ServiceThread>();
-    m_cqFlushThread->start([this] {
-        std::int64_t lastThorough = m_clock();
-        while (!m_cqFlushThread->isStopping()) {
-            m_cqFlushThread->waitFor(std::chrono::milliseconds(m_config.flushIntervalConsumeQueue));
-            int least = m_config.flushConsumeQueueLeastPages;
-            if (m_clock() - lastThorough >= m_config.flushConsumeQueueThoroughInterval) {
-                least = 0;
-                lastThorough = m_clock();
+    m_cqFlushThread->start(
+        [this] {
+            std::int64_t lastThorough = m_clock();
+            while (!m_cqFlushThread->isStopping()) {
+                m_cqFlushThread->waitFor(
+                    std::chrono::milliseconds(m_config.flushIntervalConsumeQueue));
+                int least = m_config.flushConsumeQueueLeastPages;
+                if (m_clock() - lastThorough >= m_config.flushConsumeQueueThoroughInterval) {
+                    least = 0;
+                    lastThorough = m_clock();
+                }
+                flushConsumeQueues(least);
             }
-            flushConsumeQueues(least);
-        }
-    });
+        },
+        "qr-cqflush");
     if (m_options.runCleanService) {
         m_cleanThread = std::make_unique<ServiceThread>();
-        m_cleanThread->start([this] {
-            while (!m_cleanThread->isStopping()) {
-                m_cleanThread->waitFor(std::chrono::milliseconds(m_config.cleanResourceInterval));
-                if (!m_cleanThread->isStopping())
-                    m_clean->run();
-            }
-        });
+        m_cleanThread->start(
+            [this] {
+                while (!m_cleanThread->isStopping()) {
+                    m_cleanThread->waitFor(
+                        std::chrono::milliseconds(m_config.cleanResourceInterval));
+                    if (!m_cleanThread->isStopping())
+                        m_clean->run();
+                }
+            },
+            "qr-clean");
     }
     m_open = true;
     qCInfo(lcStore).noquote() << "store open at" << m_config.storePathRootDir << "commit log"
@@ -128,6 +138,7 @@ void MessageStore::shutdown()
         m_groupCommit->stop();
     if (m_flushAsync)
         m_flushAsync->stop();
+    m_prefault->stop();
     m_reput->stop();
     m_cqFlushThread->stop();
     flushConsumeQueues(0);
@@ -237,7 +248,15 @@ void MessageStore::dispatch(const protocol::MessageRecordView &rec, std::int64_t
     const std::int64_t tagsCode
         = m_tagsCodeResolver ? m_tagsCodeResolver(rec) : defaultTagsCode(rec);
     if (toQueue) {
-        ConsumeQueue *cq = findOrCreateConsumeQueue(rec.topic, rec.queueId);
+        ConsumeQueue *cq = m_dispatchQueue;
+        if (!cq || rec.queueId != m_dispatchQueueId
+            || std::string_view(rec.topic.data(), static_cast<size_t>(rec.topic.size()))
+                != m_dispatchTopic) {
+            cq = findOrCreateConsumeQueue(rec.topic, rec.queueId);
+            m_dispatchQueue = cq;
+            m_dispatchQueueId = rec.queueId;
+            m_dispatchTopic.assign(rec.topic.data(), static_cast<size_t>(rec.topic.size()));
+        }
         if (!cq) {
             qCCritical(lcStore) << "dispatch: no consume queue for" << rec.topic << rec.queueId;
         } else if (Status s = cq->putUnit(offset, rec.totalSize, tagsCode, rec.queueOffset); !s) {

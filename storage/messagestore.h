@@ -31,6 +31,7 @@ namespace qrocket::storage {
 class FlushCommitLogService;
 class GroupCommitService;
 class ReputService;
+class PrefaultService;
 class CleanService;
 class ServiceThread;
 
@@ -141,6 +142,7 @@ private:
     std::unique_ptr<FlushCommitLogService> m_flushAsync;
     std::unique_ptr<GroupCommitService> m_groupCommit;
     std::unique_ptr<CleanService> m_clean;
+    std::unique_ptr<PrefaultService> m_prefault;
     std::unique_ptr<ServiceThread> m_cqFlushThread;
     std::unique_ptr<ServiceThread> m_cleanThread;
 
@@ -149,6 +151,11 @@ private:
         std::equal_to<>>
         m_consumeQueues;
     std::atomic<std::int64_t> m_lastDispatchedStoreTs {0};
+    // dispatch() only (reput thread, or recovery before it starts): the last consume queue
+    // written; queues are never removed from the map, so the pointer stays valid.
+    std::string m_dispatchTopic;
+    int m_dispatchQueueId = -1;
+    ConsumeQueue *m_dispatchQueue = nullptr;
     std::atomic<bool> m_open {false};
 
     // statistics

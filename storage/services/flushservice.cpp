@@ -42,19 +42,21 @@ FlushCommitLogService::FlushCommitLogService(MappedFileQueue &files, StoreCheckp
 
 void FlushCommitLogService::start()
 {
-    m_thread.start([this] {
-        std::int64_t lastThorough = steadyMs();
-        while (!m_thread.isStopping()) {
-            m_thread.waitFor(std::chrono::milliseconds(m_intervalMs));
-            int least = m_leastPages;
-            if (steadyMs() - lastThorough >= m_thoroughIntervalMs) {
-                least = 0;
-                lastThorough = steadyMs();
+    m_thread.start(
+        [this] {
+            std::int64_t lastThorough = steadyMs();
+            while (!m_thread.isStopping()) {
+                m_thread.waitFor(std::chrono::milliseconds(m_intervalMs));
+                int least = m_leastPages;
+                if (steadyMs() - lastThorough >= m_thoroughIntervalMs) {
+                    least = 0;
+                    lastThorough = steadyMs();
+                }
+                if (Status s = flushCommitLog(m_files, m_checkpoint, least); !s)
+                    qCWarning(lcStoreFlush).noquote() << "commit-log flush failed:" << s.message();
             }
-            if (Status s = flushCommitLog(m_files, m_checkpoint, least); !s)
-                qCWarning(lcStoreFlush).noquote() << "commit-log flush failed:" << s.message();
-        }
-    });
+        },
+        "qr-flush");
 }
 
 void FlushCommitLogService::stop()
@@ -71,12 +73,14 @@ GroupCommitService::GroupCommitService(
 
 void GroupCommitService::start()
 {
-    m_thread.start([this] {
-        while (!m_thread.isStopping()) {
-            m_thread.waitFor(std::chrono::milliseconds(10));
-            doCommit(false);
-        }
-    });
+    m_thread.start(
+        [this] {
+            while (!m_thread.isStopping()) {
+                m_thread.waitFor(std::chrono::milliseconds(10));
+                doCommit(false);
+            }
+        },
+        "qr-groupcommit");
 }
 
 void GroupCommitService::stop()

@@ -67,13 +67,26 @@ std::int64_t ReputService::dispatchAll()
 
 void ReputService::start()
 {
-    m_thread.start([this] {
-        while (!m_thread.isStopping()) {
-            m_progressed = false;
-            if (doReput() == 0 && !m_progressed)
-                m_thread.waitFor(std::chrono::milliseconds(1));
-        }
-    });
+    m_thread.start(
+        [this] {
+            // Caught up after dispatching something: the writers are busy, so nap 1 ms (dispatching
+            // the next batch in one go) instead of being woken, with a futex call on the writer's
+            // side, for every append. Caught up twice in a row: idle, wake on the next append.
+            bool busy = false;
+            while (!m_thread.isStopping()) {
+                m_progressed = false;
+                if (doReput() > 0 || m_progressed) {
+                    busy = true;
+                    continue;
+                }
+                if (busy)
+                    m_thread.nap(std::chrono::milliseconds(1));
+                else
+                    m_thread.waitFor(std::chrono::milliseconds(1));
+                busy = false;
+            }
+        },
+        "qr-reput");
 }
 
 void ReputService::stop()

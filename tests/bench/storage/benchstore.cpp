@@ -19,6 +19,7 @@
 #include <atomic>
 #include <cstdio>
 #include <future>
+#include <pthread.h>
 #include <thread>
 #include <vector>
 
@@ -76,6 +77,7 @@ Figures runAppend(MessageStore &store, int body, int writers, bool sync, const O
     std::vector<std::thread> threads;
     for (int w = 0; w < writers; ++w) {
         threads.emplace_back([&, w] {
+            ::pthread_setname_np(::pthread_self(), "bench-writer");
             const MessageExtBrokerInner m = benchMessage(body, w % 8);
             std::int64_t myBytes = 0, myMsgs = 0;
             while (!stop.load(std::memory_order_relaxed)) {
