@@ -4,6 +4,9 @@
 #include "clientlib/protocol/dedupe.h"
 #include "clientlib/protocol/jsontext.h"
 
+#include <array>
+#include <charconv>
+#include <cstring>
 #include <limits>
 
 namespace qrocket::protocol {
@@ -11,6 +14,148 @@ namespace qrocket::protocol {
 namespace {
 
 using jsontext::skipSpace;
+
+// ---- interned strings -------------------------------------------------------------------------
+// Header field names and the commonest small values come back as QByteArrays over static storage
+// (no allocation, no reference counting when copied), so a typical decoded header allocates only
+// for its free-text values (topic, group, properties...).
+
+/// Every extFields key QRocket's typed headers read or write (RocketMQ's header field names).
+constexpr const char *kKnownKeys[] = {"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l",
+    "m", "n", "MSG_REGION", "TRACE_ON", "_UNIQUE_KEY_QUERY", "acceptStandardJsonOnly",
+    "addTopicCount", "batch", "beginTimestamp", "bname", "bornTimestamp", "brokerAddr", "brokerId",
+    "brokerName", "changed", "clientAddr", "clientID", "clientId", "cluster", "clusterName",
+    "commitLogOffset", "commitOffset", "commitOrRollback", "compressed", "consumerGroup", "count",
+    "defaultTopic", "defaultTopicQueueNums", "delayLevel", "endTimestamp", "expressionType", "flag",
+    "fromTransactionCheck", "group", "groupName", "haServerAddr", "index",
+    "indexLastUpdatePhyoffset", "indexLastUpdateTimestamp", "isForce", "jstackEnable", "key",
+    "masterAddr", "maxMsgNums", "maxNum", "maxOffset", "maxReconsumeTimes", "minOffset", "msgId",
+    "namespace", "nextBeginOffset", "offset", "offsetMsgId", "order", "originMsgId", "originTopic",
+    "perm", "producerGroup", "properties", "queueId", "queueOffset", "readQueueNums",
+    "reconsumeTimes", "removeOffset", "subVersion", "subscription", "suggestWhichBrokerId",
+    "suspendTimeoutMillis", "sysFlag", "timestamp", "topic", "topicFilterType", "topicSysFlag",
+    "tranStateTableOffset", "transactionId", "unitMode", "value", "version", "wipeTopicCount",
+    "writeQueueNums", "topicSeq", "sysFlagOfRequest", "maxMsgBytes", "brokerVersion", "bodyCrc32",
+    "compressedFilter", "enableActingMaster", "heartbeatTimeoutMillis", "zoneName", "unit", "lo"};
+
+std::uint32_t internHash(const char *p, qsizetype n)
+{
+    const auto first = static_cast<unsigned char>(p[0]);
+    const auto last = static_cast<unsigned char>(p[n - 1]);
+    const auto mid = static_cast<unsigned char>(p[n / 2]);
+    return (static_cast<std::uint32_t>(n) * 97u + first * 31u + mid * 7u + last) & 511u;
+}
+
+class KeyTable
+{
+public:
+    KeyTable()
+    {
+        for (const char *key : kKnownKeys) {
+            const auto n = static_cast<qsizetype>(std::strlen(key));
+            std::uint32_t h = internHash(key, n);
+            while (m_slots[h].data())
+                h = (h + 1) & 511u;
+            m_slots[h] = QByteArrayView(key, n);
+        }
+    }
+    /// A static QByteArray for a known key, else a null one.
+    QByteArray find(QByteArrayView key) const
+    {
+        if (key.isEmpty())
+            return QByteArray();
+        for (std::uint32_t h = internHash(key.data(), key.size());; h = (h + 1) & 511u) {
+            const QByteArrayView slot = m_slots[h];
+            if (!slot.data())
+                return QByteArray();
+            if (slot.size() == key.size()
+                && std::memcmp(slot.data(), key.data(), static_cast<std::size_t>(key.size())) == 0)
+                return QByteArray::fromRawData(slot.data(), slot.size());
+        }
+    }
+
+private:
+    std::array<QByteArrayView, 512> m_slots {};
+};
+
+const KeyTable &keyTable()
+{
+    static const KeyTable table;
+    return table;
+}
+
+/// Static text of -1..99.
+struct SmallNumbers
+{
+    char text[101][4] = {};
+    SmallNumbers()
+    {
+        std::memcpy(text[0], "-1", 3);
+        for (int i = 0; i < 100; ++i)
+            std::to_chars(text[i + 1], text[i + 1] + 3, i);
+    }
+};
+
+const SmallNumbers &smallNumbers()
+{
+    static const SmallNumbers numbers;
+    return numbers;
+}
+
+QByteArray staticBytes(const char *text, qsizetype n)
+{
+    return QByteArray::fromRawData(text, n);
+}
+
+/// `text` as a QByteArray, over static storage when it is an interned value.
+QByteArray internValue(QByteArrayView text)
+{
+    const qsizetype n = text.size();
+    const char *p = text.data();
+    if (n == 0)
+        return staticBytes("", 0);
+    if (n <= 2) {
+        const bool digits = (p[0] >= '0' && p[0] <= '9' && (n == 1 || (p[1] >= '0' && p[1] <= '9')))
+            && !(n == 2 && p[0] == '0');
+        if (digits) {
+            const int v = n == 1 ? p[0] - '0' : (p[0] - '0') * 10 + (p[1] - '0');
+            const char *t = smallNumbers().text[v + 1];
+            return staticBytes(t, n);
+        }
+        if (n == 2 && p[0] == '-' && p[1] == '1')
+            return staticBytes(smallNumbers().text[0], 2);
+    } else if (n == 4 && std::memcmp(p, "true", 4) == 0) {
+        return staticBytes("true", 4);
+    } else if (n == 5 && std::memcmp(p, "false", 5) == 0) {
+        return staticBytes("false", 5);
+    }
+    return QByteArray(p, n);
+}
+
+QByteArray internKey(QByteArrayView key)
+{
+    QByteArray known = keyTable().find(key);
+    return known.isNull() ? key.toByteArray() : known;
+}
+
+/// A 64-bit signature of a key, to detect duplicates without comparing every pair.
+std::uint64_t keyBit(const QByteArray &key)
+{
+    if (key.isEmpty())
+        return 1;
+    return std::uint64_t(1) << (internHash(key.constData(), key.size()) & 63u);
+}
+
+/// Drops duplicate keys (keeping the last value) and null values, as a Java map put would;
+/// `maybeDuplicates` false skips the pairwise check.
+void finishExtFields(
+    std::vector<RemotingCommand::ExtField> &fields, bool maybeDuplicates, bool hasNull)
+{
+    if (maybeDuplicates)
+        detail::dedupeKeepLastValue(fields);
+    if (hasNull)
+        std::erase_if(fields, [](const auto &f) { return f.second.isNull(); });
+}
 
 constexpr int kMaxSkipDepth = 32;
 constexpr qsizetype kBinaryRemarkOffset = 17; // code, language, version, opaque, flag, remarkLen
@@ -71,13 +216,25 @@ private:
         return false;
     }
 
-    bool scanKey(QByteArray &key)
+    /// A quoted string: a view into the input when it has no escapes, else unescaped into
+    /// `storage`.
+    bool scanText(QByteArrayView &out, QByteArray &storage)
+    {
+        if (jsontext::scanRawString(m_text, m_pos, out))
+            return true;
+        if (!jsontext::scanString(m_text, m_pos, storage))
+            return failed("bad string");
+        out = storage;
+        return true;
+    }
+
+    bool scanKey(QByteArrayView &key, QByteArray &storage)
     {
         skipSpace(m_text, m_pos);
         if (m_pos >= m_text.size() || m_text[m_pos] != '"')
             return failed("expected a quoted key");
-        if (!jsontext::scanString(m_text, m_pos, key))
-            return failed("bad string");
+        if (!scanText(key, storage))
+            return false;
         skipSpace(m_text, m_pos);
         if (!consume(':'))
             return failed("expected ':'");
@@ -85,16 +242,45 @@ private:
         return true;
     }
 
+    /// A plain decimal int (the common case) without the general number scanner.
+    bool fastInt(int &out)
+    {
+        const char *p = m_text.data() + m_pos;
+        const char *end = m_text.data() + m_text.size();
+        const bool negative = p < end && *p == '-';
+        const char *digits = p + (negative ? 1 : 0);
+        const char *q = digits;
+        std::int64_t v = 0;
+        while (q < end && *q >= '0' && *q <= '9' && q - digits < 10) {
+            v = v * 10 + (*q - '0');
+            ++q;
+        }
+        if (q == digits
+            || (q < end && ((*q >= '0' && *q <= '9') || *q == '.' || *q == 'e' || *q == 'E')))
+            return false; // empty, long, or not an integer: the general path decides
+        if (negative)
+            v = -v;
+        if (v < std::numeric_limits<std::int32_t>::min()
+            || v > std::numeric_limits<std::int32_t>::max())
+            return false;
+        out = static_cast<int>(v);
+        m_pos += q - p;
+        return true;
+    }
+
     bool parseInt(int &out, const char *field)
     {
+        if (fastInt(out))
+            return true;
         QByteArrayView literal;
         bool isInteger = false;
         std::optional<std::int64_t> v;
         if (m_pos < m_text.size() && m_text[m_pos] == '"') {
             // Tolerate a quoted number.
-            QByteArray s;
-            if (!jsontext::scanString(m_text, m_pos, s))
-                return failed("bad string");
+            QByteArray storage;
+            QByteArrayView s;
+            if (!scanText(s, storage))
+                return false;
             v = jsontext::parseInteger(s);
         } else if (jsontext::scanNumber(m_text, m_pos, literal, isInteger)) {
             v = isInteger ? jsontext::parseInteger(literal)
@@ -109,40 +295,61 @@ private:
         return true;
     }
 
+    static bool is(QByteArrayView key, const char *name, std::size_t n)
+    {
+        return static_cast<std::size_t>(key.size()) == n && std::memcmp(key.data(), name, n) == 0;
+    }
+
     bool parseMember()
     {
-        QByteArray key;
-        if (!scanKey(key))
+        QByteArrayView key;
+        QByteArray storage;
+        if (!scanKey(key, storage))
             return false;
-        if (key == "code")
-            return parseInt(m_cmd.code, "code is not an int32");
-        if (key == "flag")
-            return parseInt(m_cmd.flag, "flag is not an int32");
-        if (key == "opaque")
-            return parseInt(m_cmd.opaque, "opaque is not an int32");
-        if (key == "version")
-            return parseInt(m_cmd.version, "version is not an int32");
-        if (key == "language")
-            return parseLanguageValue();
-        if (key == "remark")
-            return parseRemark();
-        if (key == "extFields")
-            return parseExtFields();
+        switch (key.size()) {
+        case 4:
+            if (is(key, "code", 4))
+                return parseInt(m_cmd.code, "code is not an int32");
+            if (is(key, "flag", 4))
+                return parseInt(m_cmd.flag, "flag is not an int32");
+            break;
+        case 6:
+            if (is(key, "opaque", 6))
+                return parseInt(m_cmd.opaque, "opaque is not an int32");
+            if (is(key, "remark", 6))
+                return parseRemark();
+            break;
+        case 7:
+            if (is(key, "version", 7))
+                return parseInt(m_cmd.version, "version is not an int32");
+            break;
+        case 8:
+            if (is(key, "language", 8))
+                return parseLanguageValue();
+            break;
+        case 9:
+            if (is(key, "extFields", 9))
+                return parseExtFields();
+            break;
+        default:
+            break;
+        }
         return skipValue(0);
     }
 
     bool parseLanguageValue()
     {
-        QByteArray text;
+        QByteArrayView text;
+        QByteArray storage;
         if (m_pos < m_text.size() && m_text[m_pos] == '"') {
-            if (!jsontext::scanString(m_text, m_pos, text))
-                return failed("bad string");
+            if (!scanText(text, storage))
+                return false;
         } else {
             QByteArrayView literal;
             bool isInteger = false;
             if (!jsontext::scanNumber(m_text, m_pos, literal, isInteger) || !isInteger)
                 return failed("language is neither a name nor an ordinal");
-            text = literal.toByteArray();
+            text = literal;
         }
         // Unknown languages are recorded as OTHER rather than rejected.
         m_cmd.language = parseLanguage(text).value_or(LanguageCode::Other);
@@ -152,6 +359,11 @@ private:
     bool parseRemark()
     {
         if (m_pos < m_text.size() && m_text[m_pos] == '"') {
+            QByteArrayView raw;
+            if (jsontext::scanRawString(m_text, m_pos, raw)) {
+                m_cmd.remark = raw.isEmpty() ? staticBytes("", 0) : raw.toByteArray();
+                return true;
+            }
             if (!jsontext::scanString(m_text, m_pos, m_cmd.remark))
                 return failed("bad string");
             if (m_cmd.remark.isNull())
@@ -163,6 +375,17 @@ private:
             return true;
         }
         return failed("remark is not a string");
+    }
+
+    /// Already in canonical form: an int64 with no '+', no leading zero and not "-0".
+    static bool isCanonicalInteger(QByteArrayView n, bool isInteger)
+    {
+        if (!isInteger || n.isEmpty() || n.size() > 18 || n[0] == '+')
+            return false;
+        const qsizetype digits = n[0] == '-' ? 1 : 0;
+        if (digits >= n.size() || (n[digits] == '0' && (n.size() - digits > 1 || digits == 1)))
+            return false;
+        return true;
     }
 
     bool keyword(const char *word)
@@ -183,6 +406,11 @@ private:
             return failed("unexpected end");
         const char c = m_text[m_pos];
         if (c == '"') {
+            QByteArrayView raw;
+            if (jsontext::scanRawString(m_text, m_pos, raw)) {
+                out = internValue(raw);
+                return true;
+            }
             if (!jsontext::scanString(m_text, m_pos, out))
                 return failed("bad string");
             if (out.isNull())
@@ -190,11 +418,11 @@ private:
             return true;
         }
         if (keyword("true")) {
-            out = QByteArrayLiteral("true");
+            out = staticBytes("true", 4);
             return true;
         }
         if (keyword("false")) {
-            out = QByteArrayLiteral("false");
+            out = staticBytes("false", 5);
             return true;
         }
         if (keyword("null")) {
@@ -204,7 +432,9 @@ private:
         QByteArrayView number;
         bool isInteger = false;
         if (jsontext::scanNumber(m_text, m_pos, number, isInteger)) {
-            out = jsontext::canonicalNumber(number, isInteger);
+            out = isCanonicalInteger(number, isInteger)
+                ? internValue(number)
+                : jsontext::canonicalNumber(number, isInteger);
             return true;
         }
         if (c == '{' || c == '[')
@@ -219,26 +449,34 @@ private:
         if (!consume('{'))
             return failed("extFields is not an object");
         m_cmd.extFields.clear();
-        m_cmd.extFields.reserve(16);
         skipSpace(m_text, m_pos);
         if (consume('}'))
             return true;
+        m_cmd.extFields.reserve(16);
+        std::uint64_t seen = 0;
+        bool maybeDuplicates = false;
+        bool hasNull = false;
         for (;;) {
-            QByteArray key;
-            if (!scanKey(key))
+            QByteArrayView keyText;
+            QByteArray storage;
+            if (!scanKey(keyText, storage))
                 return false;
+            QByteArray key = internKey(keyText);
             QByteArray value;
             bool present = false;
             if (!parseExtValue(value, present))
                 return false;
+            const std::uint64_t bit = keyBit(key);
+            maybeDuplicates = maybeDuplicates || (seen & bit) != 0;
+            seen |= bit;
+            hasNull = hasNull || !present;
             // null (Java: absent) is kept as a null value until duplicates are resolved.
             m_cmd.extFields.emplace_back(std::move(key), present ? std::move(value) : QByteArray());
             skipSpace(m_text, m_pos);
             if (consume(','))
                 continue;
             if (consume('}')) {
-                detail::dedupeKeepLastValue(m_cmd.extFields);
-                std::erase_if(m_cmd.extFields, [](const auto &f) { return f.second.isNull(); });
+                finishExtFields(m_cmd.extFields, maybeDuplicates, hasNull);
                 return true;
             }
             return failed("expected ',' or '}' in extFields");
@@ -255,8 +493,9 @@ private:
             return failed("unexpected end");
         const char c = m_text[m_pos];
         if (c == '"') {
-            QByteArray ignored;
-            return jsontext::scanString(m_text, m_pos, ignored) || failed("bad string");
+            QByteArrayView ignored;
+            QByteArray storage;
+            return scanText(ignored, storage);
         }
         if (c == '{' || c == '[') {
             const char close = c == '{' ? '}' : ']';
@@ -266,8 +505,9 @@ private:
                 return true;
             for (;;) {
                 if (c == '{') {
-                    QByteArray ignored;
-                    if (!scanKey(ignored))
+                    QByteArrayView ignored;
+                    QByteArray storage;
+                    if (!scanKey(ignored, storage))
                         return false;
                 }
                 if (!skipValue(depth + 1))
@@ -324,6 +564,8 @@ QString decodeBinaryHeader(QByteArrayView h, RemotingCommand &cmd)
     if (extLen < 0 || extLen > h.size() - pos)
         return QStringLiteral("binary header extFields length %1 beyond the header").arg(extLen);
     const qsizetype end = pos + extLen;
+    std::uint64_t seen = 0;
+    bool maybeDuplicates = false;
     while (pos < end) {
         if (end - pos < 2)
             return QStringLiteral("binary header extFields: truncated key length");
@@ -332,7 +574,7 @@ QString decodeBinaryHeader(QByteArrayView h, RemotingCommand &cmd)
         if (keyLen < 0 || keyLen > end - pos)
             return QStringLiteral("binary header extFields: key length %1 beyond the map")
                 .arg(keyLen);
-        QByteArray key(p + pos, keyLen);
+        QByteArray key = internKey(QByteArrayView(p + pos, keyLen));
         pos += keyLen;
         if (end - pos < 4)
             return QStringLiteral("binary header extFields: truncated value length");
@@ -341,18 +583,14 @@ QString decodeBinaryHeader(QByteArrayView h, RemotingCommand &cmd)
         if (valLen < 0 || valLen > end - pos)
             return QStringLiteral("binary header extFields: value length %1 beyond the map")
                 .arg(valLen);
-        cmd.extFields.emplace_back(
-            std::move(key), valLen > 0 ? QByteArray(p + pos, valLen) : QByteArray("", 0));
+        const std::uint64_t bit = keyBit(key);
+        maybeDuplicates = maybeDuplicates || (seen & bit) != 0;
+        seen |= bit;
+        cmd.extFields.emplace_back(std::move(key), internValue(QByteArrayView(p + pos, valLen)));
         pos += valLen;
     }
-    detail::dedupeKeepLastValue(cmd.extFields);
+    finishExtFields(cmd.extFields, maybeDuplicates, false);
     return {};
-}
-
-template<std::size_t N>
-void appendLit(QByteArray &out, const char (&s)[N])
-{
-    out.append(s, static_cast<qsizetype>(N - 1));
 }
 
 DecodeResult invalid(QString why)
@@ -363,36 +601,84 @@ DecodeResult invalid(QString why)
     return r;
 }
 
-void appendJsonHeader(const RemotingCommand &cmd, QByteArray &out)
+template<std::size_t N>
+char *putLit(char *p, const char (&s)[N])
 {
-    appendLit(out, "{\"code\":");
-    out.append(QByteArray::number(cmd.code));
+    std::memcpy(p, s, N - 1);
+    return p + N - 1;
+}
+
+char *putInt(char *p, int v)
+{
+    return std::to_chars(p, p + 11, v).ptr;
+}
+
+constexpr qsizetype kIntMax = 11; // "-2147483648"
+
+/// Room for `s` quoted without scanning it: every byte could become a 6-byte \u00XX.
+qsizetype quotedBound(QByteArrayView s)
+{
+    return 6 * s.size() + 2;
+}
+
+/// Upper bound of the JSON header's size, from the string sizes alone (no scan).
+qsizetype jsonHeaderBound(const RemotingCommand &cmd)
+{
+    // {"code":,"flag":,"language":"","opaque":,"serializeTypeCurrentRPC":"JSON","version":}
+    qsizetype n = 86 + 4 * kIntMax + 6;
     if (!cmd.extFields.empty()) {
-        appendLit(out, ",\"extFields\":{");
+        n += 15; // ,"extFields":{}
+        for (const auto &[key, value] : cmd.extFields)
+            n += quotedBound(key) + quotedBound(value) + 2;
+    }
+    if (!cmd.remark.isNull())
+        n += 10 + quotedBound(cmd.remark); // ,"remark":
+    return n;
+}
+
+/// Writes the JSON header at `p` (room for jsonHeaderBound() bytes); returns its end.
+char *writeJsonHeader(const RemotingCommand &cmd, char *p)
+{
+    p = putLit(p, "{\"code\":");
+    p = putInt(p, cmd.code);
+    if (!cmd.extFields.empty()) {
+        p = putLit(p, ",\"extFields\":{");
         bool first = true;
         for (const auto &[key, value] : cmd.extFields) {
             if (!first)
-                out.append(',');
+                *p++ = ',';
             first = false;
-            jsontext::appendQuoted(out, key);
-            out.append(':');
-            jsontext::appendQuoted(out, value);
+            p = jsontext::writeQuoted(p, key);
+            *p++ = ':';
+            p = jsontext::writeQuoted(p, value);
         }
-        out.append('}');
+        *p++ = '}';
     }
-    appendLit(out, ",\"flag\":");
-    out.append(QByteArray::number(cmd.flag));
-    appendLit(out, ",\"language\":\"");
-    out.append(languageName(cmd.language));
-    appendLit(out, "\",\"opaque\":");
-    out.append(QByteArray::number(cmd.opaque));
+    p = putLit(p, ",\"flag\":");
+    p = putInt(p, cmd.flag);
+    p = putLit(p, ",\"language\":\"");
+    const char *language = languageName(cmd.language);
+    const std::size_t languageLen = std::strlen(language);
+    std::memcpy(p, language, languageLen);
+    p += languageLen;
+    p = putLit(p, "\",\"opaque\":");
+    p = putInt(p, cmd.opaque);
     if (!cmd.remark.isNull()) {
-        appendLit(out, ",\"remark\":");
-        jsontext::appendQuoted(out, cmd.remark);
+        p = putLit(p, ",\"remark\":");
+        p = jsontext::writeQuoted(p, cmd.remark);
     }
-    appendLit(out, ",\"serializeTypeCurrentRPC\":\"JSON\",\"version\":");
-    out.append(QByteArray::number(cmd.version));
-    out.append('}');
+    p = putLit(p, ",\"serializeTypeCurrentRPC\":\"JSON\",\"version\":");
+    p = putInt(p, cmd.version);
+    *p++ = '}';
+    return p;
+}
+
+void appendJsonHeader(const RemotingCommand &cmd, QByteArray &out)
+{
+    const qsizetype start = out.size();
+    out.resize(start + jsonHeaderBound(cmd));
+    char *end = writeJsonHeader(cmd, out.data() + start);
+    out.resize(end - out.constData());
 }
 
 void appendBinaryHeader(const RemotingCommand &cmd, QByteArray &out)
@@ -479,19 +765,43 @@ DecodeResult decodeFrame(QByteArrayView input, RemotingCommand &out, const Frame
     return r;
 }
 
+qsizetype encodedFrameBound(const RemotingCommand &cmd)
+{
+    if (cmd.serializeType == SerializeType::RocketMQ) {
+        qsizetype extLen = 0;
+        for (const auto &[key, value] : cmd.extFields)
+            extLen += 2 + key.size() + 4 + value.size();
+        return 8 + kBinaryMinHeader + cmd.remark.size() + extLen + cmd.body.size();
+    }
+    return 8 + jsonHeaderBound(cmd) + cmd.body.size();
+}
+
 void encodeFrame(const RemotingCommand &cmd, QByteArray &out)
 {
+    // One size computation, at most one allocation, then plain stores.
     const qsizetype start = out.size();
-    out.reserve(start + 8 + 256 + cmd.body.size());
-    out.resize(start + 8);
-    if (cmd.serializeType == SerializeType::RocketMQ)
+    const qsizetype bound = encodedFrameBound(cmd);
+    if (out.capacity() < start + bound)
+        out.reserve(std::max(start + bound, out.capacity() + out.capacity() / 2));
+    qsizetype headerLen = 0;
+    if (cmd.serializeType == SerializeType::RocketMQ) {
+        out.resize(start + 8);
         appendBinaryHeader(cmd, out);
-    else
-        appendJsonHeader(cmd, out);
-    const qsizetype headerLen = out.size() - start - 8;
-    out.append(cmd.body);
+        headerLen = out.size() - start - 8;
+        out.resize(start + bound);
+    } else {
+        out.resize(start + bound);
+        char *header = out.data() + start + 8;
+        headerLen = writeJsonHeader(cmd, header) - header;
+    }
     char *p = out.data() + start;
-    writeI32(p, static_cast<std::int32_t>(out.size() - start - 4));
+    if (!cmd.body.isEmpty()) {
+        std::memcpy(
+            p + 8 + headerLen, cmd.body.constData(), static_cast<std::size_t>(cmd.body.size()));
+    }
+    const qsizetype frameLen = 8 + headerLen + cmd.body.size();
+    out.resize(start + frameLen);
+    writeI32(p, static_cast<std::int32_t>(frameLen - 4));
     const std::uint32_t type = cmd.serializeType == SerializeType::RocketMQ ? 1u : 0u;
     writeU32(p + 4, (type << 24) | (static_cast<std::uint32_t>(headerLen) & 0xFFFFFFu));
 }
@@ -500,6 +810,8 @@ QByteArray encodeFrame(const RemotingCommand &cmd)
 {
     QByteArray out;
     encodeFrame(cmd, out);
+    if (out.capacity() - out.size() > out.size() / 2 + 4096)
+        out.squeeze(); // a header of heavily escaped text: do not keep 6x its size
     return out;
 }
 

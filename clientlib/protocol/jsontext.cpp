@@ -1,7 +1,10 @@
 #include "clientlib/protocol/jsontext.h"
 
+#include <array>
+#include <bit>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace qrocket::protocol::jsontext {
@@ -10,164 +13,294 @@ namespace {
 
 constexpr char kHex[] = "0123456789abcdef";
 
-int hexValue(char c)
+constexpr std::array<std::int8_t, 256> makeHexValues()
 {
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
+    std::array<std::int8_t, 256> t {};
+    for (auto &v : t)
+        v = -1;
+    for (int c = 0; c < 10; ++c)
+        t[static_cast<std::size_t>('0' + c)] = static_cast<std::int8_t>(c);
+    for (int c = 0; c < 6; ++c) {
+        t[static_cast<std::size_t>('a' + c)] = static_cast<std::int8_t>(10 + c);
+        t[static_cast<std::size_t>('A' + c)] = static_cast<std::int8_t>(10 + c);
+    }
+    return t;
 }
+constexpr std::array<std::int8_t, 256> kHexValues = makeHexValues();
 
 bool readHex4(QByteArrayView text, qsizetype pos, std::uint32_t &out)
 {
     if (pos + 4 > text.size())
         return false;
-    std::uint32_t v = 0;
-    for (qsizetype i = 0; i < 4; ++i) {
-        const int h = hexValue(text[pos + i]);
-        if (h < 0)
-            return false;
-        v = (v << 4) | static_cast<std::uint32_t>(h);
-    }
-    out = v;
+    const auto *p = reinterpret_cast<const unsigned char *>(text.data() + pos);
+    const int a = kHexValues[p[0]];
+    const int b = kHexValues[p[1]];
+    const int c = kHexValues[p[2]];
+    const int d = kHexValues[p[3]];
+    if ((a | b | c | d) < 0)
+        return false;
+    out = static_cast<std::uint32_t>((a << 12) | (b << 8) | (c << 4) | d);
     return true;
 }
 
-void appendUtf8(QByteArray &out, std::uint32_t cp)
+/// Writes `cp` as UTF-8 (at most 4 bytes; a \uXXXX escape is 6) and returns the end.
+char *putUtf8(char *o, std::uint32_t cp)
 {
     if (cp < 0x80) {
-        out.append(static_cast<char>(cp));
+        *o++ = static_cast<char>(cp);
     } else if (cp < 0x800) {
-        out.append(static_cast<char>(0xC0 | (cp >> 6)));
-        out.append(static_cast<char>(0x80 | (cp & 0x3F)));
+        *o++ = static_cast<char>(0xC0 | (cp >> 6));
+        *o++ = static_cast<char>(0x80 | (cp & 0x3F));
     } else if (cp < 0x10000) {
-        out.append(static_cast<char>(0xE0 | (cp >> 12)));
-        out.append(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-        out.append(static_cast<char>(0x80 | (cp & 0x3F)));
+        *o++ = static_cast<char>(0xE0 | (cp >> 12));
+        *o++ = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        *o++ = static_cast<char>(0x80 | (cp & 0x3F));
     } else {
-        out.append(static_cast<char>(0xF0 | (cp >> 18)));
-        out.append(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-        out.append(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-        out.append(static_cast<char>(0x80 | (cp & 0x3F)));
+        *o++ = static_cast<char>(0xF0 | (cp >> 18));
+        *o++ = static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+        *o++ = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        *o++ = static_cast<char>(0x80 | (cp & 0x3F));
+    }
+    return o;
+}
+
+} // namespace
+
+namespace {
+
+/// Extra bytes each byte needs when quoted: 0 for plain bytes, 1 for the short escapes, 5 for
+/// \u00XX.
+constexpr std::array<std::uint8_t, 256> makeEscapeExtra()
+{
+    std::array<std::uint8_t, 256> t {};
+    for (int c = 0; c < 0x20; ++c)
+        t[static_cast<std::size_t>(c)] = 5;
+    for (const char c : {'\b', '\f', '\n', '\r', '\t', '"', '\\'})
+        t[static_cast<unsigned char>(c)] = 1;
+    return t;
+}
+constexpr std::array<std::uint8_t, 256> kEscapeExtra = makeEscapeExtra();
+
+char shortEscape(unsigned char c)
+{
+    switch (c) {
+    case '"':
+        return '"';
+    case '\\':
+        return '\\';
+    case '\b':
+        return 'b';
+    case '\f':
+        return 'f';
+    case '\n':
+        return 'n';
+    case '\r':
+        return 'r';
+    case '\t':
+        return 't';
+    default:
+        return 0;
     }
 }
 
 } // namespace
 
-void appendQuoted(QByteArray &out, QByteArrayView s)
+namespace {
+
+// SWAR tests over 8 bytes at a time. Each mask flags the matching bytes; its lowest flag is exact
+// (borrows only run upwards), so on a little-endian load countr_zero finds the first match.
+static_assert(std::endian::native == std::endian::little, "SWAR scanning assumes little endian");
+constexpr std::uint64_t kOnes = 0x0101010101010101ull;
+constexpr std::uint64_t kHigh = 0x8080808080808080ull;
+
+std::uint64_t load64(const unsigned char *p)
 {
-    out.append('"');
+    std::uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+}
+constexpr std::uint64_t anyZero(std::uint64_t v)
+{
+    return (v - kOnes) & ~v & kHigh;
+}
+/// Any byte equal to `c`.
+constexpr std::uint64_t anyByte(std::uint64_t v, unsigned char c)
+{
+    return anyZero(v ^ (kOnes * c));
+}
+/// Any byte that quoting must escape: a control character, '"' or '\'.
+constexpr std::uint64_t anyEscape(std::uint64_t v)
+{
+    return ((v - kOnes * 0x20) & ~v & kHigh) | anyByte(v, '"') | anyByte(v, '\\');
+}
+
+/// The lowest flagged byte of an exact any-byte mask (the lowest flag is always exact).
+qsizetype firstFlagged(std::uint64_t mask)
+{
+    return static_cast<qsizetype>(std::countr_zero(mask) / 8);
+}
+
+/// Index of the first byte in [i, n) equal to `quote` or '\', else n.
+qsizetype findQuoteOrBackslash(
+    const unsigned char *p, qsizetype i, qsizetype n, unsigned char quote)
+{
+    while (i + 8 <= n) {
+        const std::uint64_t w = load64(p + i);
+        if (const std::uint64_t m = anyByte(w, quote) | anyByte(w, '\\'))
+            return i + firstFlagged(m);
+        i += 8;
+    }
+    while (i < n && p[i] != quote && p[i] != '\\')
+        ++i;
+    return i;
+}
+
+/// Index of the first byte in [i, n) that quoting must escape, else n.
+qsizetype findEscape(const unsigned char *p, qsizetype i, qsizetype n)
+{
+    while (i + 8 <= n) {
+        if (const std::uint64_t m = anyEscape(load64(p + i)))
+            return i + firstFlagged(m);
+        i += 8;
+    }
+    while (i < n && kEscapeExtra[p[i]] == 0)
+        ++i;
+    return i;
+}
+
+} // namespace
+
+qsizetype quotedSize(QByteArrayView s)
+{
+    const auto *p = reinterpret_cast<const unsigned char *>(s.data());
+    const qsizetype n = s.size();
+    qsizetype extra = 0;
+    for (qsizetype i = findEscape(p, 0, n); i < n; i = findEscape(p, i + 1, n))
+        extra += kEscapeExtra[p[i]];
+    return n + extra + 2;
+}
+
+char *writeQuoted(char *out, QByteArrayView s)
+{
+    *out++ = '"';
+    const auto *p = reinterpret_cast<const unsigned char *>(s.data());
+    const qsizetype n = s.size();
     qsizetype runStart = 0;
-    for (qsizetype i = 0; i < s.size(); ++i) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        if (c >= 0x20 && c != '"' && c != '\\')
-            continue;
-        out.append(s.data() + runStart, i - runStart);
-        runStart = i + 1;
-        switch (c) {
-        case '"':
-            out.append("\\\"", 2);
-            break;
-        case '\\':
-            out.append("\\\\", 2);
-            break;
-        case '\b':
-            out.append("\\b", 2);
-            break;
-        case '\f':
-            out.append("\\f", 2);
-            break;
-        case '\n':
-            out.append("\\n", 2);
-            break;
-        case '\r':
-            out.append("\\r", 2);
-            break;
-        case '\t':
-            out.append("\\t", 2);
-            break;
-        default: {
-            const char esc[6] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 0xF]};
-            out.append(esc, 6);
+    for (;;) {
+        const qsizetype i = findEscape(p, runStart, n);
+        if (i > runStart) {
+            std::memcpy(out, p + runStart, static_cast<std::size_t>(i - runStart));
+            out += i - runStart;
         }
+        if (i >= n)
+            break;
+        const unsigned char c = p[i];
+        runStart = i + 1;
+        *out++ = '\\';
+        if (const char e = shortEscape(c)) {
+            *out++ = e;
+        } else {
+            out[0] = 'u';
+            out[1] = '0';
+            out[2] = '0';
+            out[3] = kHex[c >> 4];
+            out[4] = kHex[c & 0xF];
+            out += 5;
         }
     }
-    out.append(s.data() + runStart, s.size() - runStart);
-    out.append('"');
+    *out++ = '"';
+    return out;
+}
+
+void appendQuoted(QByteArray &out, QByteArrayView s)
+{
+    const qsizetype start = out.size();
+    const qsizetype n = quotedSize(s);
+    out.resize(start + n);
+    writeQuoted(out.data() + start, s);
+}
+
+bool scanRawString(QByteArrayView text, qsizetype &pos, QByteArrayView &raw)
+{
+    const auto *p = reinterpret_cast<const unsigned char *>(text.data());
+    const auto quote = static_cast<unsigned char>(text[pos]);
+    const qsizetype i = findQuoteOrBackslash(p, pos + 1, text.size(), quote);
+    if (i >= text.size() || p[i] != quote)
+        return false;
+    raw = text.sliced(pos + 1, i - pos - 1);
+    pos = i + 1;
+    return true;
 }
 
 bool scanString(QByteArrayView text, qsizetype &pos, QByteArray &out)
 {
-    const char quote = text[pos];
+    const auto *p = reinterpret_cast<const unsigned char *>(text.data());
+    const qsizetype n = text.size();
+    const auto quote = static_cast<unsigned char>(text[pos]);
     const qsizetype start = pos + 1;
-    qsizetype i = start;
-    // Fast path: no escapes.
-    while (i < text.size() && text[i] != quote && text[i] != '\\')
-        ++i;
-    if (i >= text.size())
-        return false;
-    if (text[i] == quote) {
-        out = QByteArray(text.data() + start, i - start);
-        pos = i + 1;
+    // Find the closing quote first: the unescaped text is never longer than the escaped one, so
+    // one allocation of that size holds it.
+    qsizetype end = start;
+    bool escaped = false;
+    for (;;) {
+        end = findQuoteOrBackslash(p, end, n, quote);
+        if (end >= n)
+            return false;
+        if (p[end] == quote)
+            break;
+        end += 2; // a backslash and the byte it escapes
+        escaped = true;
+    }
+    if (!escaped) {
+        out = QByteArray(text.data() + start, end - start);
+        pos = end + 1;
         return true;
     }
-    QByteArray result;
-    result.reserve(i - start + 64);
-    result.append(text.data() + start, i - start);
-    while (i < text.size()) {
-        const char c = text[i];
-        if (c == quote) {
-            out = std::move(result);
-            pos = i + 1;
-            return true;
-        }
-        if (c != '\\') {
-            // Copy the run up to the next quote or backslash in one go.
-            qsizetype end = i + 1;
-            while (end < text.size() && text[end] != quote && text[end] != '\\')
-                ++end;
-            result.append(text.data() + i, end - i);
-            i = end;
+    QByteArray result(end - start, Qt::Uninitialized);
+    char *o = result.data();
+    qsizetype i = start;
+    while (i < end) {
+        const qsizetype run = findQuoteOrBackslash(p, i, end, quote);
+        if (run > i) {
+            std::memcpy(o, p + i, static_cast<std::size_t>(run - i));
+            o += run - i;
+            i = run;
             continue;
         }
-        if (i + 1 >= text.size())
-            return false;
-        const char e = text[i + 1];
+        // p[i] is a backslash with at least one byte after it (inside the string).
+        const char e = static_cast<char>(p[i + 1]);
         i += 2;
         switch (e) {
         case '"':
         case '\\':
         case '/':
         case '\'':
-            result.append(e);
+            *o++ = e;
             break;
         case 'b':
-            result.append('\b');
+            *o++ = '\b';
             break;
         case 'f':
-            result.append('\f');
+            *o++ = '\f';
             break;
         case 'n':
-            result.append('\n');
+            *o++ = '\n';
             break;
         case 'r':
-            result.append('\r');
+            *o++ = '\r';
             break;
         case 't':
-            result.append('\t');
+            *o++ = '\t';
             break;
         case 'u': {
             std::uint32_t cp = 0;
-            if (!readHex4(text, i, cp))
+            if (!readHex4(text.first(end), i, cp))
                 return false;
             i += 4;
             if (cp >= 0xD800 && cp <= 0xDBFF) {
                 std::uint32_t low = 0;
-                if (i + 1 < text.size() && text[i] == '\\' && text[i + 1] == 'u'
-                    && readHex4(text, i + 2, low) && low >= 0xDC00 && low <= 0xDFFF) {
+                if (i + 1 < end && p[i] == '\\' && p[i + 1] == 'u'
+                    && readHex4(text.first(end), i + 2, low) && low >= 0xDC00 && low <= 0xDFFF) {
                     cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
                     i += 6;
                 } else {
@@ -176,14 +309,17 @@ bool scanString(QByteArrayView text, qsizetype &pos, QByteArray &out)
             } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
                 cp = 0xFFFD;
             }
-            appendUtf8(result, cp);
+            o = putUtf8(o, cp);
             break;
         }
         default:
             return false;
         }
     }
-    return false;
+    result.resize(o - result.constData());
+    out = std::move(result);
+    pos = end + 1;
+    return true;
 }
 
 bool scanNumber(QByteArrayView text, qsizetype &pos, QByteArrayView &literal, bool &isInteger)

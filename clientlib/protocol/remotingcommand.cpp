@@ -1,6 +1,7 @@
 #include "clientlib/protocol/remotingcommand.h"
 
 #include <array>
+#include <cstring>
 #include <limits>
 
 namespace qrocket::protocol {
@@ -22,6 +23,13 @@ constexpr std::array<const char *, 13> kLanguageNames = {
     "OMS",
     "RUST",
 };
+
+bool sameBytes(QByteArrayView a, QByteArrayView b)
+{
+    return a.size() == b.size()
+        && (a.isEmpty()
+            || std::memcmp(a.data(), b.data(), static_cast<std::size_t>(a.size())) == 0);
+}
 
 } // namespace
 
@@ -68,8 +76,10 @@ const char *languageName(LanguageCode code)
 
 std::optional<LanguageCode> parseLanguage(QByteArrayView text)
 {
+    if (text.size() == 4 && std::memcmp(text.data(), "JAVA", 4) == 0)
+        return LanguageCode::Java;
     for (std::size_t i = 0; i < kLanguageNames.size(); ++i) {
-        if (text == QByteArrayView(kLanguageNames[i]))
+        if (sameBytes(text, QByteArrayView(kLanguageNames[i])))
             return static_cast<LanguageCode>(i);
     }
     const auto ordinal = parseJavaLong(text);
@@ -100,7 +110,7 @@ RemotingCommand RemotingCommand::createResponse(
 const QByteArray *RemotingCommand::ext(QByteArrayView key) const
 {
     for (const auto &field : extFields) {
-        if (field.first == key)
+        if (sameBytes(field.first, key))
             return &field.second;
     }
     return nullptr;
@@ -140,7 +150,7 @@ std::optional<bool> RemotingCommand::extBool(QByteArrayView key) const
 void RemotingCommand::setExt(QByteArray key, QByteArray value)
 {
     for (auto &field : extFields) {
-        if (field.first == key) {
+        if (sameBytes(field.first, key)) {
             field.second = std::move(value);
             return;
         }
@@ -161,7 +171,7 @@ void RemotingCommand::setExtBool(QByteArray key, bool value)
 bool RemotingCommand::removeExt(QByteArrayView key)
 {
     for (auto it = extFields.begin(); it != extFields.end(); ++it) {
-        if (it->first == key) {
+        if (sameBytes(it->first, key)) {
             extFields.erase(it);
             return true;
         }

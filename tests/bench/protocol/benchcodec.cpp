@@ -2,6 +2,7 @@
 // of the same bytes measured in the same run. A program that prints figures, never a test.
 //
 //   qrocket-bench-codec [seconds-per-case, default 1]
+//   qrocket-bench-codec --count N   fixed work for callgrind: N frame encode+decode, no figures
 
 #include "clientlib/common/hash.h"
 #include "clientlib/protocol/framecodec.h"
@@ -100,7 +101,8 @@ RemotingCommand typicalSendV2(const QByteArray &body)
 int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
-    const double seconds = argc > 1 ? std::max(0.1, std::atof(argv[1])) : 1.0;
+    const bool fixedCount = argc > 2 && std::strcmp(argv[1], "--count") == 0;
+    const double seconds = argc > 1 && !fixedCount ? std::max(0.1, std::atof(argv[1])) : 1.0;
 
     QByteArray body(1024, Qt::Uninitialized);
     for (qsizetype i = 0; i < body.size(); ++i)
@@ -108,6 +110,20 @@ int main(int argc, char **argv)
     const RemotingCommand cmd = typicalSendV2(body);
     const QByteArray frame = encodeFrame(cmd);
     const qsizetype frameBytes = frame.size();
+
+    if (fixedCount) {
+        const long long n = std::atoll(argv[2]);
+        QByteArray out;
+        for (long long i = 0; i < n; ++i) {
+            out.resize(0);
+            encodeFrame(cmd, out);
+            RemotingCommand c;
+            const DecodeResult r = decodeFrame(out, c);
+            g_sink = g_sink + static_cast<std::uint64_t>(r.consumed);
+        }
+        std::printf("%lld frame encode+decode done\n", n);
+        return g_sink == 42 ? 1 : 0;
+    }
 
     std::printf(
         "qrocket-bench-codec: SEND_MESSAGE_V2 frame, %lld bytes (JSON header %lld B, body %lld B), "

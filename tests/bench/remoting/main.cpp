@@ -4,6 +4,8 @@
 // run. A program that prints figures; never a test.
 //
 //   qrocket-bench-remoting [--seconds S] [--window W] [--body B] [--server-threads T]
+//   qrocket-bench-remoting --count N [--connections C]   fixed work for callgrind: each connection
+//       completes exactly N requests through RemotingClient -> RemotingServer; no baseline rows.
 
 #include "clientlib/protocol/framecodec.h"
 #include "clientlib/remoting/remotingclient.h"
@@ -38,6 +40,7 @@ struct Config
     int window = 128;
     int bodyBytes = 128;
     int serverThreads = 2;
+    long long count = 0; // > 0: fixed number of requests per connection instead of a duration
 };
 
 struct Figure
@@ -78,6 +81,9 @@ struct Pipeline
     std::atomic<long long> *completed = nullptr;
     std::atomic<int> *outstanding = nullptr;
     std::atomic<int> *errors = nullptr;
+    std::atomic<long long> *toIssue = nullptr; // fixed-count mode: requests left to issue
+
+    bool more() const { return toIssue ? toIssue->fetch_sub(1) > 0 : Clock::now() < deadline; }
 
     void issue()
     {
@@ -85,9 +91,9 @@ struct Pipeline
         client->invokeAsync(address, request, 10000, [this](Result<RemotingCommand> result) {
             if (!result.has_value() || result->code != 0)
                 errors->fetch_add(1);
-            else if (Clock::now() < deadline)
+            else if (toIssue || Clock::now() < deadline)
                 completed->fetch_add(1, std::memory_order_relaxed);
-            if (Clock::now() < deadline)
+            if (more())
                 issue(); // before the decrement, so `outstanding` reaches 0 only at the end
             outstanding->fetch_sub(1);
         });
@@ -116,6 +122,7 @@ Figure runRemoting(const Config &config, int connections)
     std::atomic<int> outstanding {0};
     std::atomic<int> errors {0};
     std::vector<Pipeline> pipelines(static_cast<std::size_t>(connections));
+    std::vector<std::atomic<long long>> toIssue(static_cast<std::size_t>(connections));
     const auto start = Clock::now();
     const auto deadline = start
         + std::chrono::duration_cast<Clock::duration>(
@@ -124,10 +131,22 @@ Figure runRemoting(const Config &config, int connections)
         Pipeline &p = pipelines[static_cast<std::size_t>(i)];
         p = Pipeline {clients[static_cast<std::size_t>(i)].get(), address, makeRequest(config),
             deadline, &completed, &outstanding, &errors};
-        for (int w = 0; w < config.window; ++w)
-            p.issue();
+        if (config.count > 0) {
+            p.toIssue = &toIssue[static_cast<std::size_t>(i)];
+            p.toIssue->store(config.count);
+        }
+        for (int w = 0; w < config.window; ++w) {
+            if (p.more())
+                p.issue();
+        }
     }
-    std::this_thread::sleep_until(deadline);
+    if (config.count > 0) {
+        const auto limit = Clock::now() + std::chrono::seconds(600);
+        while (outstanding.load() > 0 && Clock::now() < limit)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    } else {
+        std::this_thread::sleep_until(deadline);
+    }
     const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
     const long long done = completed.load();
     const auto drainLimit = Clock::now() + std::chrono::seconds(10);
@@ -331,7 +350,13 @@ int main(int argc, char **argv)
         QStringLiteral("128"));
     const QCommandLineOption threadsOption(QStringLiteral("server-threads"),
         QStringLiteral("Server I/O threads (2)."), QStringLiteral("n"), QStringLiteral("2"));
-    parser.addOptions({secondsOption, windowOption, bodyOption, threadsOption});
+    const QCommandLineOption countOption(QStringLiteral("count"),
+        QStringLiteral("Fixed work for callgrind: N requests per connection, qrocket rows only."),
+        QStringLiteral("n"), QStringLiteral("0"));
+    const QCommandLineOption connectionsOption(QStringLiteral("connections"),
+        QStringLiteral("With --count: connections (1)."), QStringLiteral("n"), QStringLiteral("1"));
+    parser.addOptions(
+        {secondsOption, windowOption, bodyOption, threadsOption, countOption, connectionsOption});
     parser.process(app);
 
     Config config;
@@ -342,6 +367,15 @@ int main(int argc, char **argv)
     config.window = std::clamp(parser.value(windowOption).toInt(), 1, 100000);
     config.bodyBytes = std::clamp(parser.value(bodyOption).toInt(), 0, 4 * 1024 * 1024);
     config.serverThreads = std::clamp(parser.value(threadsOption).toInt(), 1, 64);
+    config.count = std::max(parser.value(countOption).toLongLong(), 0LL);
+    if (config.count > 0) {
+        const int connections = std::clamp(parser.value(connectionsOption).toInt(), 1, 64);
+        const Figure f = runRemoting(config, connections);
+        std::printf("qrocket fixed count: %d connections x %lld requests, window %d: %.0f "
+                    "requests/s\n",
+            connections, config.count, config.window, f.requestsPerSecond);
+        return 0;
+    }
 
     std::printf("remoting echo over loopback: body %d B, window %d per connection, %.1f s each, "
                 "%d server I/O threads, %u cores\n",
