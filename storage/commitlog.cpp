@@ -25,6 +25,7 @@ CommitLog::CommitLog(const MessageStoreConfig &config, std::function<std::int64_
     : m_config(config)
     , m_clock(std::move(clock))
     , m_files(config.commitLogDir(), config.mappedFileSizeCommitLog)
+    , m_syncFlush(config.isSyncFlush())
 {
     m_files.setPreallocate(
         true, config.warmMapedFileEnable, kCommitLogPrefaultWindow, !config.isSyncFlush());
@@ -143,7 +144,15 @@ PutMessageResult CommitLog::appendLocked(
     const bool consumes = consumesQueueOffset(m.sysFlag);
     const std::int64_t queueOffset = consumes ? next : 0;
     const std::int64_t phy = m_current->fileFromOffset() + wrote;
-    protocol::encodeRecord(in, queueOffset, phy, storeTs, m_current->data() + wrote);
+    if (m_syncFlush && MappedFile::syncWriteMethod() == MappedFile::SyncWriteMethod::Pwrite) {
+        if (m_staging.size() < static_cast<size_t>(size))
+            m_staging.resize(static_cast<size_t>(size));
+        protocol::encodeRecord(in, queueOffset, phy, storeTs, m_staging.data());
+        if (Status s = m_current->writeAt(wrote, m_staging.data(), size); !s)
+            return failure(PutMessageStatus::UnknownError, s.message());
+    } else {
+        protocol::encodeRecord(in, queueOffset, phy, storeTs, m_current->data() + wrote);
+    }
     // Position first: whoever sees the new timestamp (acquire) also sees the record's bytes.
     m_current->setWrotePosition(wrote + size);
     m_current->setStoreTimestamp(storeTs);

@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 namespace qrocket::storage {
 
@@ -65,6 +66,7 @@ private:
     const MessageStoreConfig m_config; // a copy: small, and callers may pass a temporary
     std::function<std::int64_t()> m_clock;
     MappedFileQueue m_files;
+    const bool m_syncFlush;
     std::function<void()> m_appendListener;
 
     mutable std::mutex m_putMutex; // guards everything below
@@ -78,6 +80,7 @@ private:
     std::string m_lastTopic;
     int m_lastQueueId = -1;
     std::int64_t *m_lastSlot = nullptr;
+    std::vector<char> m_staging; // SYNC_FLUSH with pwrite: the record is encoded here first
 };
 
 /// Builds "topic-queueId" (RocketMQ's topic-queue table key) into `buf`; returns its view.

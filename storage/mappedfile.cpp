@@ -18,6 +18,7 @@ namespace qrocket::storage {
 namespace {
 constexpr std::int64_t kPageSize = 4096;
 std::atomic<MappedFile::FlushMethod> g_flushMethod {MappedFile::FlushMethod::Fdatasync};
+std::atomic<MappedFile::SyncWriteMethod> g_syncWriteMethod {MappedFile::SyncWriteMethod::Pwrite};
 
 QString errnoText(int err)
 {
@@ -37,6 +38,36 @@ void MappedFile::setFlushMethod(FlushMethod m)
 MappedFile::FlushMethod MappedFile::flushMethod()
 {
     return g_flushMethod.load();
+}
+
+void MappedFile::setSyncWriteMethod(SyncWriteMethod m)
+{
+    g_syncWriteMethod.store(m);
+}
+MappedFile::SyncWriteMethod MappedFile::syncWriteMethod()
+{
+    return g_syncWriteMethod.load(std::memory_order_relaxed);
+}
+
+Status MappedFile::writeAt(std::int64_t pos, const char *bytes, std::int64_t size)
+{
+    if (pos < 0 || size < 0 || pos + size > m_fileSize)
+        return Status::invalidArgument(
+            QStringLiteral("write of %1 bytes at %2 outside %3").arg(size).arg(pos).arg(m_path));
+    while (size > 0) {
+        const ssize_t n = ::pwrite(m_fd, bytes, static_cast<size_t>(size), pos);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return Status::ioError(
+                QStringLiteral("write at %1 of %2 failed: %3")
+                    .arg(pos)
+                    .arg(m_path, n < 0 ? errnoText(errno) : QStringLiteral("no progress")));
+        bytes += n;
+        pos += n;
+        size -= n;
+    }
+    return {};
 }
 
 Result<std::shared_ptr<MappedFile>> MappedFile::open(

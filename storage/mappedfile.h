@@ -26,6 +26,12 @@ class MappedFile
 {
 public:
     enum class FlushMethod : std::uint8_t { Fdatasync, Msync };
+    /// How SYNC_FLUSH appends put their bytes into the page cache: through the mapping, or by
+    /// pwrite of the encoded record (the same page cache, so readers of the mapping see it).
+    /// pwrite keeps the writer off page faults and write-protect faults after each fdatasync;
+    /// on this project's disk pwrite+fdatasync group-commits about twice as fast as
+    /// mmap+msync. ASYNC_FLUSH always writes through the mapping.
+    enum class SyncWriteMethod : std::uint8_t { Pwrite, Mmap };
 
     /// Creates (preallocated, zero-filled) or opens an existing file of `fileSize` bytes. An
     /// existing shorter file is extended with zeros and reported through wasShort().
@@ -76,6 +82,10 @@ public:
     Status sync();
     static void setFlushMethod(FlushMethod m);
     static FlushMethod flushMethod();
+    static void setSyncWriteMethod(SyncWriteMethod m);
+    static SyncWriteMethod syncWriteMethod();
+    /// pwrite of `size` bytes at `pos` (must lie within the file); IoError on failure.
+    Status writeAt(std::int64_t pos, const char *bytes, std::int64_t size);
 
     /// Maps every page ahead of the writer (read-populate: no dirty pages, no disk writes), so
     /// appends do not pay for page allocation. Best effort.

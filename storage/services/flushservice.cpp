@@ -3,6 +3,7 @@
 #include "storage/logging.h"
 
 #include <chrono>
+#include <limits>
 
 namespace qrocket::storage {
 
@@ -119,32 +120,28 @@ std::int64_t GroupCommitService::pendingRequests() const
     return static_cast<std::int64_t>(m_requests.size());
 }
 
-void GroupCommitService::doCommit(bool final)
+void GroupCommitService::takeRequests()
 {
-    {
-        std::lock_guard lock(m_mutex);
-        if (m_working.empty()) {
-            m_working.swap(m_requests);
-        } else {
-            for (auto &r : m_requests)
-                m_working.push_back(std::move(r));
-            m_requests.clear();
-        }
+    std::lock_guard lock(m_mutex);
+    if (m_working.empty()) {
+        m_working.swap(m_requests);
+    } else {
+        for (auto &r : m_requests)
+            m_working.push_back(std::move(r));
+        m_requests.clear();
     }
-    if (m_files.flushBacklog() > 0) {
-        if (Status s = flushCommitLog(m_files, m_checkpoint, 0); !s)
-            qCWarning(lcStoreFlush).noquote() << "group commit flush failed:" << s.message();
-    }
-    if (m_working.empty())
-        return;
+}
+
+void GroupCommitService::completeDurable(bool expire)
+{
     const std::int64_t durable = m_files.flushedWhere();
-    const std::int64_t now = steadyMs();
+    const std::int64_t now = expire ? steadyMs() : 0;
     size_t kept = 0;
     for (size_t i = 0; i < m_working.size(); ++i) {
         Request &r = m_working[i];
         if (durable >= r.nextOffset) {
             r.cb(r.result);
-        } else if (final || now >= r.deadline) {
+        } else if (expire && now >= r.deadline) {
             r.result.status = PutMessageStatus::FlushDiskTimeout;
             r.result.remark = QStringLiteral(
                 "not flushed to disk within syncFlushTimeout %1 ms (durable up to %2, "
@@ -160,6 +157,27 @@ void GroupCommitService::doCommit(bool final)
         }
     }
     m_working.erase(m_working.begin() + static_cast<std::ptrdiff_t>(kept), m_working.end());
+}
+
+void GroupCommitService::doCommit(bool final)
+{
+    // One flush covers every put appended before it started, so it serves all waiting requests
+    // at once; requests that arrive while it runs and are already covered by it are completed
+    // right after it, without waiting for the next flush.
+    takeRequests();
+    if (m_files.flushBacklog() > 0) {
+        if (Status s = flushCommitLog(m_files, m_checkpoint, 0); !s)
+            qCWarning(lcStoreFlush).noquote() << "group commit flush failed:" << s.message();
+    }
+    takeRequests();
+    if (m_working.empty())
+        return;
+    if (final) {
+        const std::int64_t never = std::numeric_limits<std::int64_t>::min();
+        for (auto &r : m_working)
+            r.deadline = never;
+    }
+    completeDurable(true);
 }
 
 } // namespace qrocket::storage

@@ -61,6 +61,9 @@ private:
         PutCallback cb;
     };
     void doCommit(bool final);
+    void takeRequests();
+    /// Completes the requests the flushed offset covers; with `expire`, times out the overdue.
+    void completeDurable(bool expire);
 
     MappedFileQueue &m_files;
     StoreCheckpoint &m_checkpoint;

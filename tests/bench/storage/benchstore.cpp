@@ -1,7 +1,7 @@
 // qrocket-bench-store: prints the store's append, read and recovery figures next to the limits
 // of this machine measured in the same run (mapped memcpy, write+fdatasync, ideal group commit).
 // Benchmarks print; they never assert. Usage: qrocket-bench-store [--dir D] [--seconds S] [--quick]
-// [--warm] [--only TEXT] [--no-limits] [--messages N]
+// [--warm] [--only TEXT] [--no-limits] [--messages N] [--sync-write pwrite|mmap|auto]
 // --only runs the append cases whose label contains TEXT ("read"/"recovery" need the ASYNC
 // 1 KiB one-writer case); --no-limits skips the machine limits and --messages stops each case
 // after N messages (for instruction counts under callgrind, where time means nothing).
@@ -36,6 +36,7 @@ struct Options
     QString only;
     bool limits = true;
     std::int64_t maxMessages = 0; // 0: bounded by seconds/bytes only
+    QString syncWrite = QStringLiteral("auto"); // pwrite | mmap | auto (fastest flush limit)
 };
 
 struct Figures
@@ -169,10 +170,14 @@ int main(int argc, char **argv)
             o.limits = false;
         else if (args[i] == QLatin1String("--messages") && i + 1 < args.size())
             o.maxMessages = args[++i].toLongLong();
+        else if (args[i] == QLatin1String("--sync-write") && i + 1 < args.size()
+            && (args[i + 1] == QLatin1String("pwrite") || args[i + 1] == QLatin1String("mmap")
+                || args[i + 1] == QLatin1String("auto")))
+            o.syncWrite = args[++i];
         else {
             std::fprintf(stderr,
                 "usage: qrocket-bench-store [--dir D] [--seconds S] [--quick] [--warm] [--only "
-                "TEXT] [--no-limits] [--messages N]\n");
+                "TEXT] [--no-limits] [--messages N] [--sync-write pwrite|mmap|auto]\n");
             return 2;
         }
     }
@@ -206,11 +211,21 @@ int main(int argc, char **argv)
     const double viaFdatasync
         = o.limits ? bench::mmapFlushOpsPerSec(root, 16 * 1134, false, 0.5) : 1;
     const double viaMsync = o.limits ? bench::mmapFlushOpsPerSec(root, 16 * 1134, true, 0.5) : 0;
-    std::printf("flush  16 KiB batches into a mapped file: fdatasync %.0f flushes/s, msync %.0f "
-                "flushes/s -> %s\n",
-        viaFdatasync, viaMsync, viaFdatasync >= viaMsync ? "fdatasync" : "msync");
-    MappedFile::setFlushMethod(viaFdatasync >= viaMsync ? MappedFile::FlushMethod::Fdatasync
-                                                        : MappedFile::FlushMethod::Msync);
+    // SYNC_FLUSH path: pwrite+fdatasync (the ideal group commit above) or writes through the
+    // mapping flushed by fdatasync or msync; --sync-write forces one, else the fastest here.
+    const double viaPwrite = ideal16 / 16;
+    bool pwrite = o.syncWrite == QLatin1String("pwrite");
+    if (o.syncWrite == QLatin1String("auto"))
+        pwrite = o.limits ? viaPwrite >= std::max(viaFdatasync, viaMsync) : true;
+    const bool msync = !pwrite && viaMsync > viaFdatasync;
+    std::printf("flush  16 KiB batches: pwrite+fdatasync %.0f, mapped+fdatasync %.0f, "
+                "mapped+msync %.0f flushes/s -> SYNC_FLUSH uses %s\n",
+        viaPwrite, viaFdatasync, viaMsync,
+        pwrite ? "pwrite+fdatasync" : (msync ? "mapped+msync" : "mapped+fdatasync"));
+    MappedFile::setSyncWriteMethod(
+        pwrite ? MappedFile::SyncWriteMethod::Pwrite : MappedFile::SyncWriteMethod::Mmap);
+    MappedFile::setFlushMethod(
+        msync ? MappedFile::FlushMethod::Msync : MappedFile::FlushMethod::Fdatasync);
 
     // --- appends -----------------------------------------------------------------------------
     int caseNo = 0;

@@ -1,4 +1,5 @@
 #include "storage/mappedfilequeue.h"
+#include "storage/services/prefaultservice.h"
 
 #include <QDir>
 #include <QFile>
@@ -22,6 +23,8 @@ private slots:
     void loadReportsShortFileAndExtendsIt();
     void loadRejectsGapAndOversizedFile();
     void unlinkedFileStaysReadable();
+    void populateKeepsContents();
+    void prefaultServiceStaysWithinWindow();
 };
 
 void tst_MappedFileQueue::createsPreallocatedFileNamedByOffset()
@@ -165,6 +168,47 @@ void tst_MappedFileQueue::unlinkedFileStaysReadable()
     QVERIFY(!QFile::exists(reader->path()));
     QCOMPARE(reader->view(0, 4), QByteArrayView("data"));
     QCOMPARE(q.minOffset(), 4096);
+}
+
+void tst_MappedFileQueue::populateKeepsContents()
+{
+    QTemporaryDir dir;
+    auto f = MappedFile::open(dir.filePath(offsetToFileName(0)), 0, 64 * 1024, true);
+    QVERIFY(f.has_value());
+    std::memcpy((*f)->data() + 4000, "written", 7);
+    QVERIFY((*f)->populate(0, 64 * 1024, true));
+    QVERIFY((*f)->populate(100, 9000, false));
+    QVERIFY((*f)->populate(60000, 1 << 30, true)); // clamped to the file
+    QCOMPARE(QByteArrayView((*f)->data() + 4000, 7), QByteArrayView("written"));
+    QCOMPARE((*f)->data()[0], '\0');
+    QCOMPARE((*f)->data()[64 * 1024 - 1], '\0');
+}
+
+void tst_MappedFileQueue::prefaultServiceStaysWithinWindow()
+{
+    QTemporaryDir dir;
+    MappedFileQueue q(dir.path(), 64 * 1024);
+    PrefaultService svc(q, 16 * 1024, true);
+    QCOMPARE(svc.runOnce(4096), 0); // no file yet
+    auto f = q.lastFileForWrite(0);
+    QVERIFY(f.has_value());
+    // The window is 16 KiB ahead of the write position, mapped in chunks.
+    QCOMPARE(svc.runOnce(4096), 4096);
+    QCOMPARE(svc.runOnce(1 << 20), 12 * 1024);
+    QCOMPARE(svc.runOnce(1 << 20), 0);
+    (*f)->setWrotePosition(10000);
+    QCOMPARE(svc.runOnce(1 << 20), 10000); // [16 KiB frontier, 10000 + 16 KiB)
+    (*f)->setWrotePosition(60000);
+    QCOMPARE(svc.runOnce(1 << 20), 64 * 1024 - 60000); // clamped to the end of the file
+    QCOMPARE(svc.runOnce(1 << 20), 0);
+    // The next file: the window follows the writer into it.
+    (*f)->setWrotePosition(64 * 1024);
+    auto g = q.lastFileForWrite(64 * 1024);
+    QVERIFY(g.has_value());
+    QCOMPARE((*g)->fileFromOffset(), 64 * 1024);
+    QCOMPARE(svc.runOnce(1 << 20), 16 * 1024);
+    svc.start();
+    svc.stop();
 }
 
 QTEST_APPLESS_MAIN(tst_MappedFileQueue)

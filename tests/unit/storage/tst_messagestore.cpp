@@ -1,4 +1,5 @@
 #include "clientlib/common/hash.h"
+#include "storage/mappedfile.h"
 #include "storage/messagestore.h"
 #include "storetestutil.h"
 
@@ -25,6 +26,8 @@ private slots:
     void offsetByTimeAndStoreTimes();
     void batchPut();
     void syncFlushCompletesAfterDisk();
+    void syncFlushWriteMethodsStoreSameRecords_data();
+    void syncFlushWriteMethodsStoreSameRecords();
     void survivesCleanRestart();
     void secondStoreOnSameDirectoryFails();
     void arrivalListenerSeesEveryMessage();
@@ -221,6 +224,52 @@ void tst_MessageStore::syncFlushCompletesAfterDisk()
     MessageExtBrokerInner noWait = message("S", 0, "x");
     noWait.waitStoreMsgOk = false;
     QVERIFY(f.store->putMessageAndWait(noWait).isOk());
+}
+
+void tst_MessageStore::syncFlushWriteMethodsStoreSameRecords_data()
+{
+    QTest::addColumn<int>("method");
+    QTest::newRow("pwrite") << int(MappedFile::SyncWriteMethod::Pwrite);
+    QTest::newRow("mmap") << int(MappedFile::SyncWriteMethod::Mmap);
+}
+
+void tst_MessageStore::syncFlushWriteMethodsStoreSameRecords()
+{
+    QFETCH(int, method);
+    MappedFile::setSyncWriteMethod(static_cast<MappedFile::SyncWriteMethod>(method));
+    struct Restore
+    {
+        ~Restore() { MappedFile::setSyncWriteMethod(MappedFile::SyncWriteMethod::Pwrite); }
+    } restore;
+    // Small files: the appends roll over several times (BLANK records, preallocated files).
+    Fixture f(true, 4096);
+    std::vector<std::int64_t> offsets;
+    for (int i = 0; i < 40; ++i) {
+        const PutMessageResult r
+            = f.put(message("W", i % 2, QByteArray(200 + i, char('a' + i % 26)), "TagA"));
+        QCOMPARE(r.status, PutMessageStatus::PutOk);
+        offsets.push_back(r.wroteOffset);
+    }
+    QCOMPARE(f.store->stats().flushBacklogBytes, 0);
+    QVERIFY(f.store->waitForDispatch(5000));
+    QCOMPARE(f.store->maxOffsetInQueue("W", 0), 20);
+    QCOMPARE(f.store->maxOffsetInQueue("W", 1), 20);
+    for (int i = 0; i < 40; ++i) {
+        const SelectedRecord rec = f.store->lookMessageByOffset(offsets[static_cast<size_t>(i)]);
+        QVERIFY(rec.isValid());
+        protocol::MessageRecordView v;
+        QCOMPARE(protocol::decodeRecord(rec.bytes, v, true).status, protocol::RecordStatus::Ok);
+        QCOMPARE(v.body, QByteArray(200 + i, char('a' + i % 26)));
+    }
+    // Durable as acknowledged: a crash-style reopen (abort left behind) recovers every record.
+    f.store->shutdown();
+    QFile abort(f.dir.filePath(QStringLiteral("abort")));
+    QVERIFY(abort.open(QIODevice::WriteOnly));
+    abort.close();
+    f.open(true, 4096);
+    QVERIFY(!f.store->recoveryReport().lastExitOk);
+    QCOMPARE(f.store->maxOffsetInQueue("W", 0), 20);
+    QCOMPARE(f.store->maxOffsetInQueue("W", 1), 20);
 }
 
 void tst_MessageStore::survivesCleanRestart()
