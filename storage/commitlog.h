@@ -2,8 +2,10 @@
 
 // CommitLog: the append-only message log (protocol.md §5.1, §7.2). append() assigns the physical
 // offset, the per topic-queue offset and the store timestamp under one lock and encodes the
-// record straight into the mapped file; the body CRC is computed before taking the lock. A record
-// that does not fit (+8 bytes) ends the file with a BLANK record and goes to the next file.
+// record straight into the mapped file (SYNC_FLUSH with MappedFile::SyncWriteMethod::Pwrite:
+// into a staging buffer, then pwrite into the same page cache); the body CRC is computed before
+// taking the lock. A record that does not fit (+8 bytes) ends the file with a BLANK record and
+// goes to the next file. The pages ahead of the writer are mapped by PrefaultService.
 //
 // Threading: append/appendBatch from any thread (serialised by the put lock); select*/min/max
 // from any thread; recovery (recover*.cpp) before any of those run.

@@ -86,7 +86,10 @@ Status MessageStore::open()
     m_reput->start();
     m_prefault = std::make_unique<PrefaultService>(
         m_commitLog.files(), kCommitLogPrefaultWindow, !m_config.isSyncFlush());
-    m_prefault->start();
+    // SYNC_FLUSH through pwrite never writes through the mapping: nothing to pre-map.
+    if (!m_config.isSyncFlush()
+        || MappedFile::syncWriteMethod() == MappedFile::SyncWriteMethod::Mmap)
+        m_prefault->start();
     m_clean = std::make_unique<CleanService>(
         m_config, m_commitLog.files(),
         [this](std::int64_t minOffset) { cleanLogicFiles(minOffset); }, m_clock,
@@ -138,7 +141,7 @@ void MessageStore::shutdown()
         m_groupCommit->stop();
     if (m_flushAsync)
         m_flushAsync->stop();
-    m_prefault->stop();
+    m_prefault->stop(); // a no-op when it was not started
     m_reput->stop();
     m_cqFlushThread->stop();
     flushConsumeQueues(0);
