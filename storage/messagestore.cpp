@@ -160,7 +160,7 @@ void MessageStore::shutdown()
                               << m_commitLog.maxOffset();
 }
 
-void MessageStore::completePut(PutMessageResult r, bool wait, const PutCallback &done)
+void MessageStore::completePut(PutMessageResult r, bool wait, PutCallback &&done)
 {
     if (r.isOk()) {
         m_putCount.fetch_add(r.msgNum, std::memory_order_relaxed);
@@ -172,7 +172,7 @@ void MessageStore::completePut(PutMessageResult r, bool wait, const PutCallback 
             // A batch may straddle files: its last record ends at the last offset + its size.
             const std::int64_t end
                 = r.batchOffsets.size() > 1 ? std::max(next, r.batchOffsets.back() + 1) : next;
-            m_groupCommit->submit(end, std::move(r), done);
+            m_groupCommit->submit(end, std::move(r), std::move(done));
             return;
         }
         m_groupCommit->wakeup();
@@ -196,7 +196,7 @@ void MessageStore::putMessage(const MessageExtBrokerInner &msg, PutCallback done
     } else {
         r = m_commitLog.append(msg);
     }
-    completePut(std::move(r), msg.waitStoreMsgOk, done);
+    completePut(std::move(r), msg.waitStoreMsgOk, std::move(done));
 }
 
 void MessageStore::putMessages(const std::vector<MessageExtBrokerInner> &msgs, PutCallback done)
@@ -210,7 +210,7 @@ void MessageStore::putMessages(const std::vector<MessageExtBrokerInner> &msgs, P
     } else {
         r = m_commitLog.appendBatch(msgs);
     }
-    completePut(std::move(r), msgs.empty() || msgs.front().waitStoreMsgOk, done);
+    completePut(std::move(r), msgs.empty() || msgs.front().waitStoreMsgOk, std::move(done));
 }
 
 PutMessageResult MessageStore::putMessageAndWait(const MessageExtBrokerInner &msg)

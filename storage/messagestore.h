@@ -121,7 +121,7 @@ private:
     ConsumeQueue *findOrCreateConsumeQueue(QByteArrayView topic, int queueId);
     void dispatch(const protocol::MessageRecordView &rec, std::int64_t offset);
     std::int64_t defaultTagsCode(const protocol::MessageRecordView &rec) const;
-    void completePut(PutMessageResult r, bool wait, const PutCallback &done);
+    void completePut(PutMessageResult r, bool wait, PutCallback &&done);
     void cleanLogicFiles(std::int64_t commitLogMinOffset);
     Status loadConsumeQueues();
     std::int64_t now() const { return m_clock(); }
