@@ -4,10 +4,16 @@
 #include "clientlib/remoting/ioworker.h"
 #include "clientlib/remoting/logging.h"
 
+#include <QSocketNotifier>
 #include <QTcpSocket>
 
 #include <atomic>
+#include <cerrno>
 #include <exception>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <utility>
 #include <vector>
@@ -26,6 +32,12 @@ std::uint64_t nextConnectionId()
 }
 
 constexpr qsizetype kKeepBufferBytes = 1024 * 1024; // larger idle read buffers are released
+constexpr qsizetype kReadChunk = 64 * 1024; // free space offered to each read()
+constexpr qsizetype kReadPerTurn = 1024 * 1024; // bytes read before decoding; then yield
+// Unbuffered: read() and write() go straight to the kernel (no QIODevice ring buffers, no extra
+// copies); what the kernel does not take at once is queued by QAbstractSocket and flushed on
+// its write notifier.
+constexpr QIODevice::OpenMode kSocketMode = QIODevice::ReadWrite | QIODevice::Unbuffered;
 
 } // namespace
 
@@ -51,7 +63,6 @@ Connection::Connection(const ConnectionOptions &options, ConnectionHandler *hand
     , m_worker(worker)
     , m_id(nextConnectionId())
     , m_remoteAddress(std::move(remoteAddress))
-    , m_socket(new QTcpSocket(this))
 {
     m_channel = std::make_shared<ChannelImpl>(m_id, m_remoteAddress, this, thread());
     m_lastActivity.start();
@@ -60,6 +71,11 @@ Connection::Connection(const ConnectionOptions &options, ConnectionHandler *hand
 
 Connection::~Connection()
 {
+    if (m_fd >= 0) {
+        m_readNotifier->setEnabled(false);
+        m_writeNotifier->setEnabled(false);
+        ::close(m_fd);
+    }
     m_channel->detach();
     m_worker->removeConnection(this);
 }
@@ -71,6 +87,7 @@ ChannelPtr Connection::channel() const
 
 void Connection::setUpSocket()
 {
+    m_socket = new QTcpSocket(this);
     connect(m_socket, &QTcpSocket::readyRead, this, &Connection::onReadyRead);
     connect(m_socket, &QTcpSocket::bytesWritten, this, [this] { m_lastActivity.start(); });
     connect(m_socket, &QTcpSocket::disconnected, this,
@@ -80,24 +97,36 @@ void Connection::setUpSocket()
 
 bool Connection::adoptDescriptor(qintptr descriptor)
 {
-    if (!m_socket->setSocketDescriptor(descriptor)) {
-        qCWarning(
-            lcRemoting, "cannot adopt accepted socket: %s", qPrintable(m_socket->errorString()));
-        ::close(static_cast<int>(descriptor));
-        close(QStringLiteral("setSocketDescriptor failed"));
+    const int fd = static_cast<int>(descriptor);
+    sockaddr_storage peer {};
+    socklen_t peerLen = sizeof peer;
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags < 0 || ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0
+        || ::getpeername(fd, reinterpret_cast<sockaddr *>(&peer), &peerLen) < 0) {
+        const QString why = qt_error_string(errno);
+        qCWarning(lcRemoting, "cannot adopt accepted socket: %s", qPrintable(why));
+        ::close(fd);
+        close(QStringLiteral("cannot adopt the accepted socket: ") + why);
         return false;
     }
-    m_socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
-    m_remoteAddress = formatPeerAddress(m_socket->peerAddress(), m_socket->peerPort());
+    int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    m_fd = fd;
+    const QHostAddress address(reinterpret_cast<const sockaddr *>(&peer));
+    const quint16 port = peer.ss_family == AF_INET6
+        ? ntohs(reinterpret_cast<const sockaddr_in6 *>(&peer)->sin6_port)
+        : ntohs(reinterpret_cast<const sockaddr_in *>(&peer)->sin_port);
+    m_remoteAddress = formatPeerAddress(address, port);
     m_channel->setRemoteAddress(m_remoteAddress);
     m_connected = true;
-    setUpSocket();
+    m_readNotifier = new QSocketNotifier(fd, QSocketNotifier::Read, this);
+    connect(m_readNotifier, &QSocketNotifier::activated, this, &Connection::onReadyRead);
+    m_writeNotifier = new QSocketNotifier(fd, QSocketNotifier::Write, this);
+    m_writeNotifier->setEnabled(false);
+    connect(m_writeNotifier, &QSocketNotifier::activated, this, &Connection::onWritable);
     m_lastActivity.start();
     qCDebug(lcRemoting, "connection %llu from %s", static_cast<unsigned long long>(m_id),
         m_remoteAddress.constData());
-    // Bytes may have arrived before the notifier was set up.
-    if (m_socket->bytesAvailable() > 0)
-        QMetaObject::invokeMethod(this, &Connection::onReadyRead, Qt::QueuedConnection);
     return true;
 }
 
@@ -106,7 +135,7 @@ void Connection::connectToHost(const QString &host, quint16 port)
     setUpSocket();
     connect(m_socket, &QTcpSocket::connected, this, &Connection::onConnected);
     m_connectStarted.start();
-    m_socket->connectToHost(host, port);
+    m_socket->connectToHost(host, port, kSocketMode);
 }
 
 void Connection::onConnected()
@@ -133,7 +162,100 @@ void Connection::onErrorOccurred(QAbstractSocket::SocketError error)
 
 qint64 Connection::unsentBytes() const
 {
-    return m_socket->bytesToWrite() + m_preconnect.size() + m_corked.size();
+    const qint64 transport = m_socket ? m_socket->bytesToWrite() : m_out.size() - m_outPos;
+    return transport + m_preconnect.size() + m_corked.size();
+}
+
+qint64 Connection::readSome(char *data, qint64 size, QString &error)
+{
+    if (m_socket) {
+        const qint64 got = m_socket->read(data, size); // unbuffered: straight from the kernel
+        if (got < 0) {
+            error = m_socket->error() == QAbstractSocket::RemoteHostClosedError
+                ? QStringLiteral("peer closed the connection")
+                : m_socket->errorString();
+        }
+        return got;
+    }
+    for (;;) {
+        const ssize_t got = ::recv(m_fd, data, static_cast<std::size_t>(size), 0);
+        if (got > 0)
+            return got;
+        if (got == 0) {
+            error = QStringLiteral("peer closed the connection");
+            return -1;
+        }
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+            return 0;
+        error = qt_error_string(errno);
+        return -1;
+    }
+}
+
+bool Connection::writeOut(const char *data, qint64 size, QString &error)
+{
+    if (m_socket) {
+        // Unbuffered socket: straight to the kernel; a remainder is queued by QAbstractSocket.
+        if (m_socket->write(data, size) == size)
+            return true;
+        error = m_socket->errorString();
+        return false;
+    }
+    if (m_outPos < m_out.size()) {
+        m_out.append(data, size); // keep the order: behind what the kernel has not taken yet
+        return true;
+    }
+    qint64 done = 0;
+    while (done < size) {
+        const ssize_t n = ::send(
+            m_fd, data + done, static_cast<std::size_t>(size - done), MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0) {
+            done += n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break;
+        error = qt_error_string(errno);
+        return false;
+    }
+    if (done < size) {
+        m_out.resize(0);
+        m_out.append(data + done, size - done);
+        m_outPos = 0;
+        m_writeNotifier->setEnabled(true);
+    }
+    return true;
+}
+
+void Connection::onWritable()
+{
+    if (m_closed)
+        return;
+    while (m_outPos < m_out.size()) {
+        const ssize_t n = ::send(m_fd, m_out.constData() + m_outPos,
+            static_cast<std::size_t>(m_out.size() - m_outPos), MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0) {
+            m_outPos += n;
+            m_lastActivity.start();
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return; // the notifier stays enabled
+        close(QStringLiteral("write failed: ") + qt_error_string(errno));
+        return;
+    }
+    m_writeNotifier->setEnabled(false);
+    m_outPos = 0;
+    if (m_out.capacity() > kKeepBufferBytes)
+        m_out = QByteArray();
+    else
+        m_out.resize(0);
 }
 
 void Connection::overCap(qint64 wanted)
@@ -177,31 +299,39 @@ void Connection::writeBytes(QByteArrayView bytes)
         m_corked.append(bytes);
         return;
     }
-    if (m_socket->write(bytes.data(), bytes.size()) != bytes.size()) {
-        close(QStringLiteral("write failed: ") + m_socket->errorString());
+    QString error;
+    if (!writeOut(bytes.data(), bytes.size(), error)) {
+        close(QStringLiteral("write failed: ") + error);
         return;
     }
-    // Hand the bytes to the kernel now rather than on Qt's queued flush one loop turn later.
-    m_socket->flush();
+    m_lastActivity.start();
 }
 
 void Connection::flushCorked()
 {
     if (m_corked.isEmpty() || m_closed)
         return;
-    const qint64 written = m_socket->write(m_corked.constData(), m_corked.size());
-    const bool failed = written != m_corked.size();
+    QString error;
+    const bool ok = writeOut(m_corked.constData(), m_corked.size(), error);
     if (m_corked.capacity() > kKeepBufferBytes)
         m_corked = QByteArray();
     else
         m_corked.resize(0);
-    if (failed)
-        close(QStringLiteral("write failed: ") + m_socket->errorString());
+    if (!ok)
+        close(QStringLiteral("write failed: ") + error);
     else
-        m_socket->flush();
+        m_lastActivity.start();
 }
 
 void Connection::invoke(RemotingCommand request, int timeoutMillis, InvokeCallback callback)
+{
+    invokeUntil(std::move(request),
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max(timeoutMillis, 0)),
+        std::move(callback));
+}
+
+void Connection::invokeUntil(RemotingCommand request,
+    std::chrono::steady_clock::time_point deadline, InvokeCallback callback)
 {
     if (m_closed) {
         completeInvocation(callback,
@@ -211,28 +341,51 @@ void Connection::invoke(RemotingCommand request, int timeoutMillis, InvokeCallba
     }
     request.opaque = nextOpaque();
     request.flag &= ~(RemotingCommand::kFlagResponse | RemotingCommand::kFlagOneway);
-    const auto deadline
-        = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max(timeoutMillis, 0));
     m_pending.insert_or_assign(request.opaque, Pending {deadline, std::move(callback)});
     sendCommand(request);
 }
 
 void Connection::onReadyRead()
 {
-    if (m_closed || m_inProcessInput)
+    if (m_closed)
         return;
-    m_lastActivity.start();
-    const qint64 available = m_socket->bytesAvailable();
-    if (available <= 0)
+    if (m_inProcessInput) {
+        m_readPending = true; // processInput() reads again when it is done
         return;
+    }
+    m_readPending = false;
     if (m_inPos > 0) {
         m_in.remove(0, m_inPos);
         m_inPos = 0;
     }
-    const qsizetype old = m_in.size();
-    m_in.resize(old + available);
-    const qint64 got = m_socket->read(m_in.data() + old, available);
-    m_in.resize(old + std::max<qint64>(got, 0));
+    // Read straight into the decode buffer, in large chunks, until the kernel has no more (or a
+    // turn's worth arrived: then decode, answer, and come back).
+    qsizetype readThisTurn = 0;
+    for (;;) {
+        const qsizetype old = m_in.size();
+        if (m_in.capacity() - old < kReadChunk)
+            m_in.reserve(std::max(old + kReadChunk, m_in.capacity() * 2));
+        const qsizetype room = m_in.capacity() - old;
+        m_in.resize(old + room);
+        QString error;
+        const qint64 got = readSome(m_in.data() + old, room, error);
+        m_in.resize(old + std::max<qint64>(got, 0));
+        if (got < 0) {
+            // Reads report end of stream and errors here, not by signal.
+            processInput(); // frames that arrived before the end are still dispatched
+            close(error);
+            return;
+        }
+        readThisTurn += got;
+        if (got < room)
+            break;
+        if (readThisTurn >= kReadPerTurn) {
+            m_readPending = true;
+            break;
+        }
+    }
+    if (readThisTurn > 0)
+        m_lastActivity.start();
     processInput();
 }
 
@@ -268,7 +421,7 @@ void Connection::processInput()
     }
     m_inProcessInput = false;
     flushCorked();
-    if (!m_closed && m_socket->bytesAvailable() > 0)
+    if (!m_closed && m_readPending)
         QMetaObject::invokeMethod(this, &Connection::onReadyRead, Qt::QueuedConnection);
 }
 
@@ -304,8 +457,18 @@ void Connection::close(const QString &reason)
     qCDebug(lcRemoting, "closing connection %llu to %s: %s", static_cast<unsigned long long>(m_id),
         m_remoteAddress.constData(), qPrintable(reason));
     m_channel->detach();
-    m_socket->disconnect(this);
-    m_socket->abort();
+    if (m_socket) {
+        m_socket->disconnect(this);
+        m_socket->abort();
+    }
+    if (m_fd >= 0) {
+        // Disabled, not deleted: close() may run inside their activated() signal. They go with
+        // this object.
+        m_readNotifier->setEnabled(false);
+        m_writeNotifier->setEnabled(false);
+        ::close(m_fd);
+        m_fd = -1;
+    }
     m_worker->removeConnection(this);
     m_handler->connectionClosed(this);
     auto pending = std::exchange(m_pending, {});

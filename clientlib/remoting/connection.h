@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <unordered_map>
 
+class QSocketNotifier;
 class QTcpSocket;
 
 namespace qrocket::remoting {
@@ -89,6 +90,9 @@ public:
     /// Sends `request` with a fresh opaque and completes `callback` on this thread with the
     /// response, Timeout (after timeoutMillis) or Unavailable (connection closed).
     void invoke(protocol::RemotingCommand request, int timeoutMillis, InvokeCallback callback);
+    /// invoke() with an absolute deadline (saves reading the clock again).
+    void invokeUntil(protocol::RemotingCommand request,
+        std::chrono::steady_clock::time_point deadline, InvokeCallback callback);
     void close(const QString &reason);
 
     /// Called periodically by the IoWorker: expires pending invocations, checks idle and connect
@@ -113,17 +117,31 @@ private:
     void overCap(qint64 wanted);
     void flushCorked();
     void setUpSocket();
+    void onWritable();
+    /// Transport reads: > 0 bytes read, 0 nothing now, -1 end of stream or error (`error` says).
+    qint64 readSome(char *data, qint64 size, QString &error);
+    /// Transport writes: all of it is taken (sent or queued in order) or false on error.
+    bool writeOut(const char *data, qint64 size, QString &error);
 
     const ConnectionOptions m_options;
     ConnectionHandler *const m_handler;
     IoWorker *const m_worker;
     const std::uint64_t m_id;
     QByteArray m_remoteAddress;
+    // Transport: client connections use an unbuffered QTcpSocket (host lookup, connect); server
+    // connections read and write their accepted descriptor directly (one read notifier, a write
+    // notifier only while the kernel refuses bytes).
     QTcpSocket *m_socket = nullptr;
+    int m_fd = -1;
+    QSocketNotifier *m_readNotifier = nullptr;
+    QSocketNotifier *m_writeNotifier = nullptr;
+    QByteArray m_out; // server side: bytes the kernel has not taken yet, from m_outPos
+    qsizetype m_outPos = 0;
     std::shared_ptr<ChannelImpl> m_channel;
     bool m_connected = false;
     bool m_closed = false;
     bool m_inProcessInput = false;
+    bool m_readPending = false; // more may be readable: onReadyRead() again after decoding
 
     QByteArray m_in; // received bytes; [m_inPos, size) not yet decoded
     qsizetype m_inPos = 0;

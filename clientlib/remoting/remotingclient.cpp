@@ -8,6 +8,7 @@
 #include <QThread>
 
 #include <condition_variable>
+#include <cstring>
 #include <optional>
 #include <utility>
 
@@ -79,6 +80,14 @@ void RemotingClient::shutdown()
         return;
     }
     m_pool->stop();
+    // Calls queued after the last drain ran (its event died with the thread).
+    std::vector<Submission> left;
+    {
+        std::lock_guard lock(m_poolMutex);
+        left.swap(m_submitted);
+    }
+    for (Submission &s : left)
+        completeInvocation(s.callback, Status::unavailable(QStringLiteral("client shut down")));
 }
 
 bool RemotingClient::isIoThread() const
@@ -104,14 +113,26 @@ bool RemotingClient::runOnIoThread(Task &&task)
 
 Connection *RemotingClient::connectionFor(const QByteArray &address)
 {
-    if (Connection *existing = m_connections.value(address); existing && !existing->isClosed())
+    if (m_lastConnection && m_lastAddress.size() == address.size()
+        && (m_lastAddress.constData() == address.constData()
+            || std::memcmp(m_lastAddress.constData(), address.constData(),
+                   static_cast<std::size_t>(address.size()))
+                == 0)
+        && !m_lastConnection->isClosed())
+        return m_lastConnection;
+    if (Connection *existing = m_connections.value(address); existing && !existing->isClosed()) {
+        m_lastAddress = address;
+        m_lastConnection = existing;
         return existing;
+    }
     QString host;
     quint16 port = 0;
     if (!parseAddress(address, host, port))
         return nullptr;
     auto *connection = new Connection(m_options.connection, this, m_worker, address);
     m_connections.insert(address, connection);
+    m_lastAddress = address;
+    m_lastConnection = connection;
     qCDebug(lcRemotingClient, "connecting to %s", address.constData());
     connection->connectToHost(host, port);
     return connection;
@@ -121,26 +142,65 @@ void RemotingClient::invokeAsync(
     const QByteArray &address, RemotingCommand request, int timeoutMillis, InvokeCallback callback)
 {
     const auto deadline = Clock::now() + std::chrono::milliseconds(std::max(timeoutMillis, 0));
-    auto pending = std::make_shared<PendingCallback>(std::move(callback));
-    // When not run (shut down), `pending` completes with Unavailable as the task is destroyed.
-    runOnIoThread([this, address, request = std::move(request), deadline, pending]() mutable {
-        InvokeCallback cb = pending->take();
-        const int remaining = remainingMillis(deadline);
-        if (remaining <= 0) {
-            completeInvocation(cb,
-                Status::timeout(
-                    QStringLiteral("timed out before sending to %1").arg(QLatin1String(address))));
+    if (isIoThread()) {
+        if (m_shutdown.load()) {
+            completeInvocation(callback, Status::unavailable(QStringLiteral("client shut down")));
             return;
         }
-        Connection *connection = connectionFor(address);
-        if (!connection) {
-            completeInvocation(cb,
-                Status::invalidArgument(
-                    QStringLiteral("bad address \"%1\"").arg(QLatin1String(address))));
+        startInvoke(address, std::move(request), deadline, std::move(callback));
+        return;
+    }
+    // Other threads queue the call; one posted event per batch starts every queued call.
+    {
+        std::lock_guard lock(m_poolMutex);
+        if (!m_shutdown.load()) {
+            m_submitted.push_back(
+                Submission {address, std::move(request), deadline, std::move(callback)});
+            if (!m_drainPosted) {
+                m_drainPosted = true;
+                QMetaObject::invokeMethod(
+                    m_worker, [this] { drainSubmitted(); }, Qt::QueuedConnection);
+            }
             return;
         }
-        connection->invoke(std::move(request), remaining, std::move(cb));
-    });
+    }
+    completeInvocation(callback, Status::unavailable(QStringLiteral("client shut down")));
+}
+
+void RemotingClient::drainSubmitted()
+{
+    std::vector<Submission> batch;
+    {
+        std::lock_guard lock(m_poolMutex);
+        batch.swap(m_submitted);
+        m_drainPosted = false;
+    }
+    for (Submission &s : batch) {
+        if (m_shutdown.load()) {
+            completeInvocation(s.callback, Status::unavailable(QStringLiteral("client shut down")));
+            continue;
+        }
+        startInvoke(s.address, std::move(s.request), s.deadline, std::move(s.callback));
+    }
+}
+
+void RemotingClient::startInvoke(const QByteArray &address, RemotingCommand request,
+    Clock::time_point deadline, InvokeCallback callback)
+{
+    if (Clock::now() >= deadline) {
+        completeInvocation(callback,
+            Status::timeout(
+                QStringLiteral("timed out before sending to %1").arg(QLatin1String(address))));
+        return;
+    }
+    Connection *connection = connectionFor(address);
+    if (!connection) {
+        completeInvocation(callback,
+            Status::invalidArgument(
+                QStringLiteral("bad address \"%1\"").arg(QLatin1String(address))));
+        return;
+    }
+    connection->invokeUntil(std::move(request), deadline, std::move(callback));
 }
 
 void RemotingClient::invokeOneway(const QByteArray &address, RemotingCommand request)
@@ -310,6 +370,10 @@ void RemotingClient::handleRequest(const ChannelPtr &channel, protocol::Remoting
 
 void RemotingClient::connectionClosed(Connection *connection)
 {
+    if (connection == m_lastConnection) {
+        m_lastConnection = nullptr;
+        m_lastAddress = QByteArray();
+    }
     const auto it = m_connections.constFind(connection->remoteAddress());
     if (it != m_connections.cend() && it.value() == connection)
         m_connections.erase(it);

@@ -40,6 +40,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 class QThread;
 
@@ -110,6 +111,15 @@ Q_SIGNALS:
 
 private:
     struct NameServerCall;
+    using Clock = std::chrono::steady_clock;
+    /// An invocation queued by a thread other than the I/O thread.
+    struct Submission
+    {
+        QByteArray address;
+        RemotingCommand request;
+        Clock::time_point deadline;
+        InvokeCallback callback;
+    };
 
     void handleRequest(const ChannelPtr &channel, protocol::RemotingCommand request) override;
     void connectionClosed(Connection *connection) override;
@@ -119,6 +129,11 @@ private:
     template<typename Task>
     bool runOnIoThread(Task &&task);
     void attemptNameServer(std::shared_ptr<NameServerCall> call);
+    /// I/O thread: sends `request` on the connection to `address` (created if needed).
+    void startInvoke(const QByteArray &address, RemotingCommand request, Clock::time_point deadline,
+        InvokeCallback callback);
+    /// I/O thread: starts every queued Submission.
+    void drainSubmitted();
     Result<RemotingCommand> waitFor(
         const std::function<void(InvokeCallback)> &start, int timeoutMillis);
 
@@ -129,7 +144,13 @@ private:
     QThread *m_ioThread = nullptr;
     std::atomic<bool> m_shutdown {false};
     mutable std::mutex m_poolMutex; // guards posting against shutdown
+    std::vector<Submission> m_submitted; // guarded by m_poolMutex
+    bool m_drainPosted = false; // guarded by m_poolMutex
     QHash<QByteArray, Connection *> m_connections; // I/O thread only
+    // The last connection looked up (I/O thread only): most calls go to the same address, and
+    // this skips hashing it.
+    QByteArray m_lastAddress;
+    Connection *m_lastConnection = nullptr;
 
     mutable std::mutex m_nameServerMutex;
     QList<QByteArray> m_nameServers; // guarded by m_nameServerMutex
