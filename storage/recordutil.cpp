@@ -1,21 +1,30 @@
 #include "storage/recordutil.h"
 
+#include <cstring>
+
 namespace qrocket::storage {
 
 QByteArrayView findProperty(QByteArrayView props, QByteArrayView name)
 {
+    // One pass with memchr over `name\x01value\x02...`; runs three times per dispatched message.
     QByteArrayView found;
-    qsizetype pos = 0;
-    while (pos < props.size()) {
-        qsizetype end = props.indexOf('\x02', pos);
-        if (end < 0)
-            end = props.size();
-        const QByteArrayView seg = props.sliced(pos, end - pos);
-        const qsizetype sep = seg.indexOf('\x01');
+    const char *p = props.data();
+    const char *const end = p + props.size();
+    const auto nameLen = static_cast<size_t>(name.size());
+    while (p < end) {
+        const auto left = static_cast<size_t>(end - p);
+        const char *segEnd = static_cast<const char *>(std::memchr(p, '\x02', left));
+        if (!segEnd)
+            segEnd = end;
+        const char *sep
+            = static_cast<const char *>(std::memchr(p, '\x01', static_cast<size_t>(segEnd - p)));
         // Same acceptance rule as the Java parser: non-empty name and value.
-        if (sep > 0 && sep < seg.size() - 1 && seg.first(sep) == name)
-            found = seg.sliced(sep + 1);
-        pos = end + 1;
+        if (sep && sep > p && sep + 1 < segEnd && static_cast<size_t>(sep - p) == nameLen
+            && std::memcmp(p, name.data(), nameLen) == 0)
+            found = QByteArrayView(sep + 1, segEnd - sep - 1);
+        if (segEnd == end)
+            break;
+        p = segEnd + 1;
     }
     return found;
 }

@@ -198,6 +198,18 @@ void tst_CommitLog::findsPropertiesLikeJava()
     QCOMPARE(findProperty(p, "KEYS").toByteArray(), QByteArray("k1 k2"));
     QVERIFY(findProperty(p, "empty").isEmpty());
     QVERIFY(findProperty(p, "missing").isEmpty());
+    // No trailing separator, a segment without \x01, a name that is a prefix of another.
+    const QByteArray q("noseparator\x02TAGSX\x01x\x02TAGS\x01last");
+    QCOMPARE(findProperty(q, "TAGS").toByteArray(), QByteArray("last"));
+    QCOMPARE(findProperty(q, "TAGSX").toByteArray(), QByteArray("x"));
+    QVERIFY(findProperty(q, "TAG").isEmpty());
+    QVERIFY(findProperty(q, "noseparator").isEmpty());
+    QVERIFY(findProperty(QByteArrayView(), "TAGS").isEmpty());
+    QCOMPARE(findProperty(QByteArrayView("A\x01"
+                                         "1"),
+                 "A")
+                 .toByteArray(),
+        QByteArray("1"));
 }
 
 QTEST_APPLESS_MAIN(tst_CommitLog)
