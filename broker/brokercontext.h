@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 
 namespace qrocket::storage {
 class MessageStore;
@@ -31,6 +32,7 @@ class ConsumerManager;
 class ProducerManager;
 class PullRequestHoldService;
 class ScheduleMessageService;
+class RebalanceLockManager;
 
 struct BrokerContext
 {
@@ -44,6 +46,9 @@ struct BrokerContext
     ProducerManager *producers = nullptr;
     PullRequestHoldService *pullHold = nullptr; // long polling
     ScheduleMessageService *schedule = nullptr; // delay levels (SCHEDULE_TOPIC_XXXX)
+    /// Orderly consumers' queue locks (LOCK/UNLOCK_BATCH_MQ): created by registerExtraProcessors
+    /// on its first call when unset, then shared by the LockProcessors of both servers.
+    std::shared_ptr<RebalanceLockManager> rebalanceLocks;
 
     /// "brokerIP1:listenPort": the store host written into records and offset msgIds.
     QByteArray storeHost;

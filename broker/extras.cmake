@@ -12,6 +12,7 @@ set(QROCKET_BROKER_EXTRAS_SOURCES
     processors/adminconsumer.cpp
     processors/adminconfig.cpp
     processors/adminforward.cpp
+    processors/lockprocessor.cpp
     processors/extrasregistry.cpp
 )
 

@@ -1,7 +1,10 @@
 #include "broker/processors/extrasregistry.h"
 
+#include "broker/brokercontext.h"
+#include "broker/managers/rebalancelockmanager.h"
 #include "broker/processors/admincommon.h"
 #include "broker/processors/adminprocessor.h"
+#include "broker/processors/lockprocessor.h"
 #include "broker/processors/queryprocessor.h"
 #include "broker/processors/sendbackprocessor.h"
 #include "clientlib/remoting/remotingserver.h"
@@ -16,6 +19,18 @@ void registerExtraProcessors(remoting::RemotingServer &server, BrokerContext &ct
     auto admin = std::make_shared<AdminProcessor>(ctx);
     for (int code : AdminProcessor::requestCodes())
         server.registerProcessor(code, admin, adminExecutor);
+    if (!ctx.rebalanceLocks) {
+        // RocketMQ's system property rocketmq.broker.rebalance.lockMaxLiveTime, as an environment
+        // variable (ms; unset or invalid = 60 s).
+        bool ok = false;
+        const int maxLive
+            = qEnvironmentVariableIntValue("QROCKET_REBALANCE_LOCK_MAX_LIVE_TIME", &ok);
+        ctx.rebalanceLocks = std::make_shared<RebalanceLockManager>(
+            ok && maxLive > 0 ? maxLive : RebalanceLockManager::kDefaultLockMaxLiveTimeMs);
+    }
+    auto locks = std::make_shared<LockProcessor>(*ctx.rebalanceLocks);
+    server.registerProcessor(LockProcessor::kLockBatchMq, locks, adminExecutor);
+    server.registerProcessor(LockProcessor::kUnlockBatchMq, locks, adminExecutor);
     if (messageExecutor) {
         server.registerProcessor(reqcode::kConsumerSendMsgBack,
             std::make_shared<SendBackProcessor>(ctx), messageExecutor);

@@ -7,6 +7,9 @@
 //
 // - AdminProcessor: every admin code of protocol.md §4.9 (AdminProcessor::requestCodes(),
 //   including the QRocket store-files extension) on `adminExecutor`.
+// - LockProcessor: LOCK_BATCH_MQ (41) / UNLOCK_BATCH_MQ (42) on `adminExecutor`, over
+//   ctx.rebalanceLocks (created on the first call when unset, so both servers share one lock
+//   table; lock max live time from $QROCKET_REBALANCE_LOCK_MAX_LIVE_TIME ms, default 60 s).
 // - With `messageExecutor` given, also CONSUMER_SEND_MSG_BACK (36) and QUERY_MESSAGE (12) /
 //   VIEW_MESSAGE_BY_ID (33) on it (the controller registers those itself on its send/pull pools,
 //   so it passes none).
