@@ -1,7 +1,6 @@
 #include "clientlib/protocol/jsontext.h"
 
 #include <array>
-#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -107,52 +106,10 @@ char shortEscape(unsigned char c)
 
 namespace {
 
-// SWAR tests over 8 bytes at a time. Each mask flags the matching bytes; its lowest flag is exact
-// (borrows only run upwards), so on a little-endian load countr_zero finds the first match.
-static_assert(std::endian::native == std::endian::little, "SWAR scanning assumes little endian");
-constexpr std::uint64_t kOnes = 0x0101010101010101ull;
-constexpr std::uint64_t kHigh = 0x8080808080808080ull;
-
-std::uint64_t load64(const unsigned char *p)
-{
-    std::uint64_t v;
-    std::memcpy(&v, p, 8);
-    return v;
-}
-constexpr std::uint64_t anyZero(std::uint64_t v)
-{
-    return (v - kOnes) & ~v & kHigh;
-}
-/// Any byte equal to `c`.
-constexpr std::uint64_t anyByte(std::uint64_t v, unsigned char c)
-{
-    return anyZero(v ^ (kOnes * c));
-}
 /// Any byte that quoting must escape: a control character, '"' or '\'.
 constexpr std::uint64_t anyEscape(std::uint64_t v)
 {
     return ((v - kOnes * 0x20) & ~v & kHigh) | anyByte(v, '"') | anyByte(v, '\\');
-}
-
-/// The lowest flagged byte of an exact any-byte mask (the lowest flag is always exact).
-qsizetype firstFlagged(std::uint64_t mask)
-{
-    return static_cast<qsizetype>(std::countr_zero(mask) / 8);
-}
-
-/// Index of the first byte in [i, n) equal to `quote` or '\', else n.
-qsizetype findQuoteOrBackslash(
-    const unsigned char *p, qsizetype i, qsizetype n, unsigned char quote)
-{
-    while (i + 8 <= n) {
-        const std::uint64_t w = load64(p + i);
-        if (const std::uint64_t m = anyByte(w, quote) | anyByte(w, '\\'))
-            return i + firstFlagged(m);
-        i += 8;
-    }
-    while (i < n && p[i] != quote && p[i] != '\\')
-        ++i;
-    return i;
 }
 
 /// Index of the first byte in [i, n) that quoting must escape, else n.
@@ -218,18 +175,6 @@ void appendQuoted(QByteArray &out, QByteArrayView s)
     const qsizetype n = quotedSize(s);
     out.resize(start + n);
     writeQuoted(out.data() + start, s);
-}
-
-bool scanRawString(QByteArrayView text, qsizetype &pos, QByteArrayView &raw)
-{
-    const auto *p = reinterpret_cast<const unsigned char *>(text.data());
-    const auto quote = static_cast<unsigned char>(text[pos]);
-    const qsizetype i = findQuoteOrBackslash(p, pos + 1, text.size(), quote);
-    if (i >= text.size() || p[i] != quote)
-        return false;
-    raw = text.sliced(pos + 1, i - pos - 1);
-    pos = i + 1;
-    return true;
 }
 
 bool scanString(QByteArrayView text, qsizetype &pos, QByteArray &out)

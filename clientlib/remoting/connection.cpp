@@ -32,7 +32,9 @@ std::uint64_t nextConnectionId()
 }
 
 constexpr qsizetype kKeepBufferBytes = 1024 * 1024; // larger idle read buffers are released
-constexpr qsizetype kReadChunk = 64 * 1024; // free space offered to each read()
+// Free space offered to each read(): grows (doubling) while reads fill it; an emptied read buffer
+// larger than this is released, so an idle connection holds at most this much.
+constexpr qsizetype kReadChunk = 16 * 1024;
 constexpr qsizetype kReadPerTurn = 1024 * 1024; // bytes read before decoding; then yield
 // Unbuffered: read() and write() go straight to the kernel (no QIODevice ring buffers, no extra
 // copies); what the kernel does not take at once is queued by QAbstractSocket and flushed on
@@ -414,7 +416,7 @@ void Connection::processInput()
     }
     if (m_inPos >= m_in.size()) {
         m_inPos = 0;
-        if (m_in.capacity() > kKeepBufferBytes)
+        if (m_in.capacity() > kReadChunk)
             m_in = QByteArray();
         else
             m_in.resize(0);
