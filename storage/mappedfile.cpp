@@ -169,7 +169,7 @@ void MappedFile::prefault()
         ::madvise(m_base, static_cast<size_t>(m_fileSize), MADV_WILLNEED);
 }
 
-bool MappedFile::populate(std::int64_t from, std::int64_t to, bool writable)
+int MappedFile::populate(std::int64_t from, std::int64_t to, bool writable)
 {
 #ifndef MADV_POPULATE_READ
     constexpr int MADV_POPULATE_READ = 22; // Linux 5.14
@@ -180,10 +180,14 @@ bool MappedFile::populate(std::int64_t from, std::int64_t to, bool writable)
     from = std::clamp<std::int64_t>(from / kPageSize * kPageSize, 0, m_fileSize);
     to = std::clamp<std::int64_t>((to + kPageSize - 1) / kPageSize * kPageSize, 0, m_fileSize);
     if (to <= from)
-        return true;
-    return ::madvise(m_base + from, static_cast<size_t>(to - from),
-               writable ? MADV_POPULATE_WRITE : MADV_POPULATE_READ)
-        == 0;
+        return 0;
+    // EINTR/EAGAIN (a signal, memory pressure) are worth another try later; EINVAL means the
+    // kernel (before 5.14) does not know the advice.
+    if (::madvise(m_base + from, static_cast<size_t>(to - from),
+            writable ? MADV_POPULATE_WRITE : MADV_POPULATE_READ)
+        == 0)
+        return 0;
+    return errno;
 }
 
 Status MappedFile::sync()

@@ -93,8 +93,8 @@ public:
     /// Maps the pages of [from, to) ahead of the writer (MADV_POPULATE_WRITE when `writable`:
     /// page-cache pages allocated, zeroed and mapped writable, so the writer's first touch does
     /// not fault; else MADV_POPULATE_READ). Contents are not changed, so it may run beside the
-    /// writer. Best effort; false when the kernel cannot do it.
-    bool populate(std::int64_t from, std::int64_t to, bool writable);
+    /// writer. Best effort: 0, or the errno of madvise (EINVAL: the kernel cannot do it).
+    int populate(std::int64_t from, std::int64_t to, bool writable);
     /// Zeroes [pos, fileSize) and sets wrote/flushed positions to `pos` (recovery truncation).
     void truncateTo(std::int64_t pos);
     /// Last-modified time of the file on disk (ms since epoch), 0 when unknown.

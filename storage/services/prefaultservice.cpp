@@ -3,6 +3,7 @@
 #include "storage/logging.h"
 
 #include <algorithm>
+#include <cerrno>
 
 namespace qrocket::storage {
 
@@ -23,11 +24,13 @@ std::int64_t PrefaultService::runOnce(std::int64_t chunk)
     const std::int64_t to = std::min({f->fileSize(), wrote + m_window, from + chunk});
     if (to <= from)
         return 0;
-    if (!f->populate(from, to, m_writable)) {
-        m_unsupported = true;
-        qCInfo(lcStore) << "pre-faulting commit-log pages is not supported here; appends will"
-                        << "fault pages in themselves";
-        return 0;
+    if (const int err = f->populate(from, to, m_writable); err != 0) {
+        if (err == EINVAL || err == ENOSYS) {
+            m_unsupported = true;
+            qCInfo(lcStore) << "pre-faulting commit-log pages is not supported here; appends"
+                            << "will fault pages in themselves";
+        }
+        return 0; // anything else (EINTR, EAGAIN, ENOMEM): try again after a nap
     }
     m_frontier = base + to;
     return to - from;

@@ -176,9 +176,10 @@ void tst_MappedFileQueue::populateKeepsContents()
     auto f = MappedFile::open(dir.filePath(offsetToFileName(0)), 0, 64 * 1024, true);
     QVERIFY(f.has_value());
     std::memcpy((*f)->data() + 4000, "written", 7);
-    QVERIFY((*f)->populate(0, 64 * 1024, true));
-    QVERIFY((*f)->populate(100, 9000, false));
-    QVERIFY((*f)->populate(60000, 1 << 30, true)); // clamped to the file
+    QCOMPARE((*f)->populate(0, 64 * 1024, true), 0);
+    QCOMPARE((*f)->populate(100, 9000, false), 0);
+    QCOMPARE((*f)->populate(60000, 1 << 30, true), 0); // clamped to the file
+    QCOMPARE((*f)->populate(9000, 100, true), 0); // empty range
     QCOMPARE(QByteArrayView((*f)->data() + 4000, 7), QByteArrayView("written"));
     QCOMPARE((*f)->data()[0], '\0');
     QCOMPARE((*f)->data()[64 * 1024 - 1], '\0');
