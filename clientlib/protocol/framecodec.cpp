@@ -161,6 +161,164 @@ constexpr int kMaxSkipDepth = 32;
 constexpr qsizetype kBinaryRemarkOffset = 17; // code, language, version, opaque, flag, remarkLen
 constexpr qsizetype kBinaryMinHeader = 21; // ... plus the extFields length (§1.4)
 
+/// Fast path for the compact headers every known client and QRocket itself send: no whitespace,
+/// the known top-level keys, integers as plain digits, string ext values. Anything else (or
+/// anything odd) answers false and the general JsonHeaderScanner decodes the header instead, so
+/// this path never rejects or accepts differently; it only skips work.
+class CompactHeaderParser
+{
+public:
+    CompactHeaderParser(QByteArrayView text, RemotingCommand &cmd)
+        : m_text(text)
+        , m_p(reinterpret_cast<const unsigned char *>(text.data()))
+        , m_n(text.size())
+        , m_cmd(cmd)
+    { }
+
+    bool run()
+    {
+        if (!take('{'))
+            return false;
+        if (take('}'))
+            return m_pos == m_n;
+        for (;;) {
+            QByteArrayView key;
+            if (!rawString(key) || !take(':') || !member(key))
+                return false;
+            if (take(','))
+                continue;
+            return take('}') && m_pos == m_n;
+        }
+    }
+
+private:
+    bool take(char c)
+    {
+        if (m_pos < m_n && m_p[m_pos] == static_cast<unsigned char>(c)) {
+            ++m_pos;
+            return true;
+        }
+        return false;
+    }
+
+    /// A string without escapes at m_pos.
+    bool rawString(QByteArrayView &out)
+    {
+        if (m_pos >= m_n || m_p[m_pos] != '"')
+            return false;
+        return jsontext::scanRawString(m_text, m_pos, out);
+    }
+
+    bool integer(int &out)
+    {
+        qsizetype i = m_pos;
+        const bool negative = i < m_n && m_p[i] == '-';
+        if (negative)
+            ++i;
+        const qsizetype digits = i;
+        std::int64_t v = 0;
+        while (i < m_n && m_p[i] >= '0' && m_p[i] <= '9' && i - digits < 10) {
+            v = v * 10 + (m_p[i] - '0');
+            ++i;
+        }
+        if (i == digits || (i < m_n && m_p[i] != ',' && m_p[i] != '}'))
+            return false;
+        if (negative)
+            v = -v;
+        if (v < std::numeric_limits<std::int32_t>::min()
+            || v > std::numeric_limits<std::int32_t>::max())
+            return false;
+        out = static_cast<int>(v);
+        m_pos = i;
+        return true;
+    }
+
+    static bool is(QByteArrayView key, const char *name, std::size_t n)
+    {
+        return static_cast<std::size_t>(key.size()) == n && std::memcmp(key.data(), name, n) == 0;
+    }
+
+    bool member(QByteArrayView key)
+    {
+        QByteArrayView text;
+        switch (key.size()) {
+        case 4:
+            if (is(key, "code", 4))
+                return integer(m_cmd.code);
+            if (is(key, "flag", 4))
+                return integer(m_cmd.flag);
+            return false;
+        case 6:
+            if (is(key, "opaque", 6))
+                return integer(m_cmd.opaque);
+            if (is(key, "remark", 6)) {
+                if (!rawString(text))
+                    return false;
+                m_cmd.remark = text.isEmpty() ? staticBytes("", 0) : text.toByteArray();
+                return true;
+            }
+            return false;
+        case 7:
+            return is(key, "version", 7) && integer(m_cmd.version);
+        case 8:
+            if (!is(key, "language", 8) || !rawString(text))
+                return false;
+            m_cmd.language = parseLanguage(text).value_or(LanguageCode::Other);
+            return true;
+        case 9:
+            return is(key, "extFields", 9) && extFields();
+        case 23:
+            return is(key, "serializeTypeCurrentRPC", 23) && rawString(text);
+        default:
+            return false;
+        }
+    }
+
+    bool extFields()
+    {
+        if (!take('{'))
+            return false;
+        m_cmd.extFields.clear();
+        if (take('}'))
+            return true;
+        m_cmd.extFields.reserve(16);
+        std::uint64_t seen = 0;
+        bool maybeDuplicates = false;
+        for (;;) {
+            QByteArrayView keyText;
+            if (!rawString(keyText) || !take(':') || m_pos >= m_n || m_p[m_pos] != '"')
+                return false;
+            QByteArray value;
+            QByteArrayView raw;
+            if (jsontext::scanRawString(m_text, m_pos, raw)) {
+                value = internValue(raw);
+            } else {
+                if (!jsontext::scanString(m_text, m_pos, value))
+                    return false;
+                if (value.isNull())
+                    value = QByteArray("", 0);
+            }
+            QByteArray key = internKey(keyText);
+            const std::uint64_t bit = keyBit(key);
+            maybeDuplicates = maybeDuplicates || (seen & bit) != 0;
+            seen |= bit;
+            m_cmd.extFields.emplace_back(std::move(key), std::move(value));
+            if (take(','))
+                continue;
+            if (!take('}'))
+                return false;
+            finishExtFields(m_cmd.extFields, maybeDuplicates, false);
+            return true;
+        }
+    }
+
+    QByteArrayView m_text;
+    const unsigned char *m_p;
+    qsizetype m_n;
+    qsizetype m_pos = 0;
+    RemotingCommand &m_cmd;
+};
+
 /// Hand-written scanner for the one flat JSON object of a type-0 header (§1.2, §1.7).
 class JsonHeaderScanner
 {
@@ -748,7 +906,10 @@ DecodeResult decodeFrame(QByteArrayView input, RemotingCommand &out, const Frame
     QString error;
     if (type == 0) {
         cmd.serializeType = SerializeType::Json;
-        error = JsonHeaderScanner(header, cmd).run();
+        if (!CompactHeaderParser(header, cmd).run()) {
+            cmd = RemotingCommand(); // start over on the general path
+            error = JsonHeaderScanner(header, cmd).run();
+        }
     } else {
         cmd.serializeType = SerializeType::RocketMQ;
         error = decodeBinaryHeader(header, cmd);
