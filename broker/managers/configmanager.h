@@ -25,8 +25,22 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <string_view>
 
 namespace qrocket::broker {
+
+/// Byte-wise order (QByteArray's) that also compares with views, so that a lookup by
+/// QByteArrayView needs no temporary QByteArray (the send and pull paths look topics up per
+/// request).
+struct ByteArrayLess
+{
+    using is_transparent = void;
+    bool operator()(QByteArrayView a, QByteArrayView b) const
+    {
+        return std::string_view(a.data(), static_cast<std::size_t>(a.size()))
+            < std::string_view(b.data(), static_cast<std::size_t>(b.size()));
+    }
+};
 
 class ConfigManager
 {
@@ -87,9 +101,9 @@ Result<VersionedTable<Config>> parseVersionedTable(QByteArrayView json, const ch
     return out;
 }
 
-template<typename Config>
-QByteArray encodeVersionedTable(
-    const DataVersion &version, const char *tableKey, const std::map<QByteArray, Config> &table)
+template<typename Config, typename Less>
+QByteArray encodeVersionedTable(const DataVersion &version, const char *tableKey,
+    const std::map<QByteArray, Config, Less> &table)
 {
     protocol::JsonWriter w;
     w.beginObject();

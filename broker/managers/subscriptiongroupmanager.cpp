@@ -64,7 +64,7 @@ QByteArray SubscriptionGroupManager::encode() const
 std::optional<SubscriptionGroupConfig> SubscriptionGroupManager::find(QByteArrayView group) const
 {
     std::shared_lock lock(m_mutex);
-    auto it = m_table.find(group.toByteArray());
+    auto it = m_table.find(group);
     if (it == m_table.end())
         return std::nullopt;
     return it->second;

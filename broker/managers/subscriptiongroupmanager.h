@@ -71,7 +71,7 @@ private:
 
     const bool m_autoCreate;
     mutable std::shared_mutex m_mutex;
-    std::map<QByteArray, SubscriptionGroupConfig> m_table; // guarded by m_mutex
+    std::map<QByteArray, SubscriptionGroupConfig, ByteArrayLess> m_table; // guarded by m_mutex
     DataVersion m_dataVersion; // guarded by m_mutex
 };
 

@@ -105,7 +105,7 @@ void TopicConfigManager::changed(const QByteArray &topic)
 std::optional<TopicConfig> TopicConfigManager::find(QByteArrayView topic) const
 {
     std::shared_lock lock(m_mutex);
-    auto it = m_table.find(topic.toByteArray());
+    auto it = m_table.find(topic);
     if (it == m_table.end())
         return std::nullopt;
     return it->second;
@@ -237,7 +237,7 @@ bool TopicConfigManager::deleteTopicConfig(QByteArrayView topic)
 {
     {
         std::unique_lock lock(m_mutex);
-        auto it = m_table.find(topic.toByteArray());
+        auto it = m_table.find(topic);
         if (it == m_table.end())
             return false;
         m_table.erase(it);

@@ -104,7 +104,7 @@ private:
     bool m_autoCreateTopicEnable = true;
 
     mutable std::shared_mutex m_mutex;
-    std::map<QByteArray, TopicConfig> m_table; // guarded by m_mutex
+    std::map<QByteArray, TopicConfig, ByteArrayLess> m_table; // guarded by m_mutex
     DataVersion m_dataVersion; // guarded by m_mutex
     std::mutex m_listenerMutex;
     ChangeListener m_listener; // guarded by m_listenerMutex

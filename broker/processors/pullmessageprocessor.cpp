@@ -90,11 +90,10 @@ std::optional<RemotingCommand> PullMessageProcessor::process(const remoting::Cha
     const std::int64_t commitOffset = request.extLong("commitOffset").value_or(-1);
     const std::int64_t suspendMillis = request.extLong("suspendTimeoutMillis").value_or(15000);
     const std::int64_t subVersion = request.extLong("subVersion").value_or(0);
-    const QByteArray brokerText = config.brokerAddr();
 
     if (!perm::isReadable(config.brokerPermission))
         return makeReply(request, rsp::kNoPermission,
-            "the broker[" + brokerText + "] pulling message is forbidden");
+            "the broker[" + config.brokerAddr() + "] pulling message is forbidden");
     const auto groupConfig = m_ctx.subscriptionGroups->findOrCreate(group);
     if (!groupConfig)
         return makeReply(request, rsp::kSubscriptionGroupNotExist,

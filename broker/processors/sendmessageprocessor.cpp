@@ -69,26 +69,57 @@ QByteArray property(QByteArrayView name, QByteArrayView value)
     return out;
 }
 
-/// The stored properties: WAIT dropped, CLUSTER set. Returns whether the sender waits for the
-/// store (WAIT absent or not "false").
-bool prepareProperties(QByteArray &props, QByteArrayView cluster)
+/// A config string's UTF-8 form, converted again only when the setting changes. One per thread
+/// (the send path runs on several threads; the settings change rarely, through admin requests).
+class Utf8Cache
 {
-    bool wait = true;
-    const QByteArrayView waitValue = protocol::findProperty(props, mc::WaitStoreMsgOk);
-    if (!waitValue.isNull()) {
-        wait = waitValue.compare("false", Qt::CaseInsensitive) != 0;
-        props = protocol::removeProperty(props, mc::WaitStoreMsgOk);
+public:
+    /// `prefix` + UTF-8 of `source`.
+    const QByteArray &get(const QString &source, QByteArrayView prefix = {})
+    {
+        if (m_utf8.isNull() || source != m_source) {
+            m_source = source;
+            m_utf8 = prefix.toByteArray() + source.toUtf8();
+        }
+        return m_utf8;
     }
-    if (!protocol::findProperty(props, mc::Cluster).isNull())
-        props = protocol::removeProperty(props, mc::Cluster);
-    props = protocol::appendProperties(props, property(mc::Cluster, cluster));
+
+private:
+    QString m_source;
+    QByteArray m_utf8;
+};
+
+/// "CLUSTER\x01<brokerClusterName>"
+const QByteArray &clusterProperty(const BrokerConfig &config)
+{
+    thread_local Utf8Cache cache;
+    return cache.get(config.brokerClusterName, QByteArrayLiteral("CLUSTER\x01"));
+}
+
+const QByteArray &regionId(const BrokerConfig &config)
+{
+    thread_local Utf8Cache cache;
+    return cache.get(config.regionId);
+}
+
+/// The stored properties: WAIT dropped, CLUSTER set (one rewrite, one allocation). Returns
+/// whether the sender waits for the store (WAIT absent or not "false").
+bool prepareProperties(QByteArray &props, const BrokerConfig &config)
+{
+    const QByteArrayView waitValue = protocol::findProperty(props, mc::WaitStoreMsgOk);
+    const bool wait = waitValue.isNull() || waitValue.compare("false", Qt::CaseInsensitive) != 0;
+    props = protocol::replaceProperties(
+        props, {mc::WaitStoreMsgOk, mc::Cluster}, clusterProperty(config));
     return wait;
 }
 
 /// The reply for a finished put: code, remark, msgId(s), queueId, queueOffset, region, trace.
-RemotingCommand sendReply(RemotingCommand response, const PutMessageResult &r,
-    const protocol::HostAddress &storeHost, int queueId, const BrokerConfig &config)
+/// Opaque and serialize type are the responder's.
+RemotingCommand sendReply(const PutMessageResult &r, const protocol::HostAddress &storeHost,
+    int queueId, const BrokerConfig &config)
 {
+    RemotingCommand response;
+    response.markResponse();
     const int code = responseCodeFor(r.status);
     response.code = code;
     if (r.status == PutMessageStatus::OsPageCacheBusy)
@@ -108,11 +139,15 @@ RemotingCommand sendReply(RemotingCommand response, const PutMessageResult &r,
     } else {
         msgId = protocol::encodeOffsetMessageId(storeHost, r.wroteOffset);
     }
-    response.setExt("msgId", std::move(msgId));
-    response.setExt("queueId", static_cast<std::int64_t>(queueId));
-    response.setExt("queueOffset", r.queueOffset);
-    response.setExt("MSG_REGION", config.regionId.toUtf8());
-    response.setExtBool("TRACE_ON", config.traceOn);
+    // Literal keys and the cached region share static or cached bytes: no allocation for them.
+    response.extFields.reserve(5);
+    response.extFields.emplace_back(QByteArrayLiteral("msgId"), std::move(msgId));
+    response.extFields.emplace_back(QByteArrayLiteral("queueId"), QByteArray::number(queueId));
+    response.extFields.emplace_back(
+        QByteArrayLiteral("queueOffset"), QByteArray::number(r.queueOffset));
+    response.extFields.emplace_back(QByteArrayLiteral("MSG_REGION"), regionId(config));
+    response.extFields.emplace_back(QByteArrayLiteral("TRACE_ON"),
+        config.traceOn ? QByteArrayLiteral("true") : QByteArrayLiteral("false"));
     return response;
 }
 
@@ -247,7 +282,7 @@ void SendMessageProcessor::sendOne(const remoting::ChannelPtr &channel,
     msg.storeHost = m_ctx.storeHostAddress;
     msg.reconsumeTimes = header.reconsumeTimes;
     msg.body = request.body;
-    msg.waitStoreMsgOk = prepareProperties(header.properties, config.brokerClusterName.toUtf8());
+    msg.waitStoreMsgOk = prepareProperties(header.properties, config);
     msg.properties = std::move(header.properties);
 
     const QByteArrayView tran = protocol::findProperty(msg.properties, mc::TransactionPrepared);
@@ -273,10 +308,9 @@ void SendMessageProcessor::sendOne(const remoting::ChannelPtr &channel,
     }
 
     const int replyQueueId = header.queueId; // the requested queue, even for delayed messages
-    m_ctx.store->putMessage(msg,
-        [response = makeReply(request, rsp::kSuccess), respond = std::move(respond),
-            storeHost = m_ctx.storeHostAddress, replyQueueId, &config](const PutMessageResult &r) {
-            respond(sendReply(response, r, storeHost, replyQueueId, config));
+    m_ctx.store->putMessage(
+        msg, [respond = std::move(respond), ctx = &m_ctx, replyQueueId](const PutMessageResult &r) {
+            respond(sendReply(r, ctx->storeHostAddress, replyQueueId, *ctx->config));
         });
 }
 
@@ -302,7 +336,7 @@ void SendMessageProcessor::sendBatch(const remoting::ChannelPtr &channel,
             items ? QByteArrayLiteral("the batch is empty") : items.error().message().toUtf8()));
         return;
     }
-    const bool wait = prepareProperties(header.properties, config.brokerClusterName.toUtf8());
+    const bool wait = prepareProperties(header.properties, config);
     protocol::HostAddress bornHost;
     protocol::HostAddress::parse(channel->remoteAddress(), bornHost);
     std::int32_t sysFlag = header.sysFlag;
@@ -327,9 +361,8 @@ void SendMessageProcessor::sendBatch(const remoting::ChannelPtr &channel,
     }
     const int replyQueueId = header.queueId;
     m_ctx.store->putMessages(msgs,
-        [response = makeReply(request, rsp::kSuccess), respond = std::move(respond),
-            storeHost = m_ctx.storeHostAddress, replyQueueId, &config](const PutMessageResult &r) {
-            respond(sendReply(response, r, storeHost, replyQueueId, config));
+        [respond = std::move(respond), ctx = &m_ctx, replyQueueId](const PutMessageResult &r) {
+            respond(sendReply(r, ctx->storeHostAddress, replyQueueId, *ctx->config));
         });
 }
 

@@ -2,24 +2,70 @@
 
 #include "broker/brokercodes.h"
 
+#include <array>
+#include <limits>
+#include <string_view>
+
 namespace qrocket::broker {
 
 namespace {
 
-struct FieldNames
-{
-    const char *producerGroup, *topic, *defaultTopic, *defaultTopicQueueNums, *queueId, *sysFlag,
-        *bornTimestamp, *flag, *properties, *reconsumeTimes, *unitMode, *maxReconsumeTimes, *batch;
+// Field indexes; the V2 key of field i is the letter 'a' + i.
+enum Field : int {
+    ProducerGroup,
+    Topic,
+    DefaultTopic,
+    DefaultTopicQueueNums,
+    QueueId,
+    SysFlag,
+    BornTimestamp,
+    Flag,
+    Properties,
+    ReconsumeTimes,
+    UnitMode,
+    MaxReconsumeTimes,
+    Batch,
+    FieldCount,
 };
+constexpr int kRequiredCount = Properties; // fields 0..7 are required, in this order
 
-constexpr FieldNames kV1 {"producerGroup", "topic", "defaultTopic", "defaultTopicQueueNums",
-    "queueId", "sysFlag", "bornTimestamp", "flag", "properties", "reconsumeTimes", "unitMode",
-    "maxReconsumeTimes", "batch"};
-constexpr FieldNames kV2 {"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m"};
+constexpr std::array<std::string_view, FieldCount> kV1Names {"producerGroup", "topic",
+    "defaultTopic", "defaultTopicQueueNums", "queueId", "sysFlag", "bornTimestamp", "flag",
+    "properties", "reconsumeTimes", "unitMode", "maxReconsumeTimes", "batch"};
+constexpr std::array<std::string_view, FieldCount> kV2Names {
+    "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m"};
 
-QByteArray missing(const char *name)
+int fieldIndex(const QByteArray &key, bool v2)
 {
-    return QByteArrayLiteral("the custom field <") + name + QByteArrayLiteral("> is null");
+    if (v2) {
+        const char c = key.size() == 1 ? key.at(0) : '\0';
+        return c >= 'a' && c < 'a' + FieldCount ? c - 'a' : -1;
+    }
+    const std::string_view k(key.constData(), static_cast<std::size_t>(key.size()));
+    for (int i = 0; i < FieldCount; ++i) {
+        if (kV1Names[static_cast<std::size_t>(i)] == k)
+            return i;
+    }
+    return -1;
+}
+
+std::optional<std::int32_t> toInt(const QByteArray *raw)
+{
+    if (!raw)
+        return std::nullopt;
+    const auto v = protocol::parseJavaLong(*raw);
+    if (!v || *v < std::numeric_limits<std::int32_t>::min()
+        || *v > std::numeric_limits<std::int32_t>::max())
+        return std::nullopt;
+    return static_cast<std::int32_t>(*v);
+}
+
+QByteArray missing(std::string_view name)
+{
+    QByteArray out = QByteArrayLiteral("the custom field <");
+    out.append(name.data(), static_cast<qsizetype>(name.size()));
+    out.append("> is null");
+    return out;
 }
 
 } // namespace
@@ -29,23 +75,29 @@ std::optional<SendRequestHeader> SendRequestHeader::decode(
 {
     const bool v2 = request.code == requestcode::kSendMessageV2
         || request.code == requestcode::kSendBatchMessage;
-    const FieldNames &n = v2 ? kV2 : kV1;
-    for (const char *required : {n.producerGroup, n.topic, n.defaultTopic, n.defaultTopicQueueNums,
-             n.queueId, n.sysFlag, n.bornTimestamp, n.flag}) {
-        if (!request.hasExt(QByteArrayView(required))) {
-            *error = missing(required);
+    // One pass over the ext fields (the first of duplicate keys wins, as RemotingCommand::ext).
+    std::array<const QByteArray *, FieldCount> raw {};
+    for (const auto &[key, value] : request.extFields) {
+        const int i = fieldIndex(key, v2);
+        if (i >= 0 && !raw[static_cast<std::size_t>(i)])
+            raw[static_cast<std::size_t>(i)] = &value;
+    }
+    for (int i = 0; i < kRequiredCount; ++i) {
+        if (!raw[static_cast<std::size_t>(i)]) {
+            *error = missing((v2 ? kV2Names : kV1Names)[static_cast<std::size_t>(i)]);
             return std::nullopt;
         }
     }
     SendRequestHeader h;
-    h.producerGroup = request.extString(n.producerGroup).toByteArray();
-    h.topic = request.extString(n.topic).toByteArray();
-    h.defaultTopic = request.extString(n.defaultTopic).toByteArray();
-    const auto queueNums = request.extInt(n.defaultTopicQueueNums);
-    const auto queueId = request.extInt(n.queueId);
-    const auto sysFlag = request.extInt(n.sysFlag);
-    const auto born = request.extLong(n.bornTimestamp);
-    const auto flag = request.extInt(n.flag);
+    // Copies share the request's bytes (no allocation).
+    h.producerGroup = *raw[ProducerGroup];
+    h.topic = *raw[Topic];
+    h.defaultTopic = *raw[DefaultTopic];
+    const auto queueNums = toInt(raw[DefaultTopicQueueNums]);
+    const auto queueId = toInt(raw[QueueId]);
+    const auto sysFlag = toInt(raw[SysFlag]);
+    const auto born = protocol::parseJavaLong(*raw[BornTimestamp]);
+    const auto flag = toInt(raw[Flag]);
     if (!queueNums || !queueId || !sysFlag || !born || !flag) {
         *error
             = QByteArrayLiteral("malformed send message header: a numeric field is not a number");
@@ -56,13 +108,13 @@ std::optional<SendRequestHeader> SendRequestHeader::decode(
     h.sysFlag = *sysFlag;
     h.bornTimestamp = *born;
     h.flag = *flag;
-    if (const QByteArray *props = request.ext(n.properties))
-        h.properties = *props;
-    h.reconsumeTimes = request.extInt(n.reconsumeTimes).value_or(0);
-    h.unitMode = request.extBool(n.unitMode).value_or(false);
-    h.maxReconsumeTimes = request.extInt(n.maxReconsumeTimes);
+    if (raw[Properties])
+        h.properties = *raw[Properties];
+    h.reconsumeTimes = toInt(raw[ReconsumeTimes]).value_or(0);
+    h.unitMode = raw[UnitMode] && protocol::parseJavaBoolean(*raw[UnitMode]);
+    h.maxReconsumeTimes = toInt(raw[MaxReconsumeTimes]);
     h.batch = request.code == requestcode::kSendBatchMessage
-        || request.extBool(n.batch).value_or(false);
+        || (raw[Batch] && protocol::parseJavaBoolean(*raw[Batch]));
     return h;
 }
 

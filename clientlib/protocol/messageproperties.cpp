@@ -156,4 +156,44 @@ QByteArray appendProperties(QByteArrayView base, QByteArrayView extra)
     return out;
 }
 
+QByteArray replaceProperties(
+    QByteArrayView text, std::initializer_list<QByteArrayView> names, QByteArrayView extra)
+{
+    const auto named = [&names](QByteArrayView n) {
+        for (QByteArrayView name : names) {
+            if (n == name)
+                return true;
+        }
+        return false;
+    };
+    bool present = false;
+    forEachProperty(text, [&](QByteArrayView n, QByteArrayView) { present = present || named(n); });
+    QByteArray out;
+    out.reserve(text.size() + 1 + extra.size());
+    if (!present) {
+        out.append(text.data(), text.size());
+    } else {
+        // removeProperty's rewrite: empty segments and the named (valid) ones dropped.
+        qsizetype start = 0;
+        while (start < text.size()) {
+            qsizetype end = text.indexOf(kPropertySeparator, start);
+            if (end < 0)
+                end = text.size();
+            const QByteArrayView segment = text.sliced(start, end - start);
+            const qsizetype sep = segment.indexOf(kNameValueSeparator);
+            const bool drop = sep > 0 && sep < segment.size() - 1 && named(segment.first(sep));
+            if (!drop && !segment.isEmpty()) {
+                if (!out.isEmpty())
+                    out.append(kPropertySeparator);
+                out.append(segment.data(), segment.size());
+            }
+            start = end + 1;
+        }
+    }
+    if (!out.isEmpty() && !extra.isEmpty() && !out.endsWith(kPropertySeparator))
+        out.append(kPropertySeparator);
+    out.append(extra.data(), extra.size());
+    return out;
+}
+
 } // namespace qrocket::protocol

@@ -10,6 +10,7 @@
 #include <QByteArray>
 #include <QByteArrayView>
 
+#include <initializer_list>
 #include <utility>
 #include <vector>
 
@@ -104,5 +105,10 @@ QByteArray removeProperty(QByteArrayView text, QByteArrayView name);
 /// `base` followed by `extra`, separated by one `\x02` when both are non-empty and `base` does
 /// not already end with it (how the broker merges batch-header properties, §5.7).
 QByteArray appendProperties(QByteArrayView base, QByteArrayView extra);
+
+/// removeProperty() for each of `names`, then appendProperties(.., extra): the same bytes, in one
+/// pass and one allocation (the broker's send path: drop WAIT and CLUSTER, add CLUSTER).
+QByteArray replaceProperties(
+    QByteArrayView text, std::initializer_list<QByteArrayView> names, QByteArrayView extra);
 
 } // namespace qrocket::protocol

@@ -247,7 +247,15 @@ void tst_BrokerProcessors::sendRefusals()
     // A missing mandatory field is a SYSTEM_ERROR naming it.
     RemotingCommand noTopic = sendV2(topic, 0, "x");
     noTopic.removeExt("b");
-    QCOMPARE(call(noTopic).code, 1);
+    const RemotingCommand missing = call(noTopic);
+    QCOMPARE(missing.code, 1);
+    QCOMPARE(missing.remark, QByteArray("the custom field <b> is null"));
+    // ... and a numeric field that is not a number too.
+    RemotingCommand badQueue = sendV2(topic, 0, "x");
+    badQueue.setExt("e", QByteArray("x1"));
+    const RemotingCommand bad = call(badQueue);
+    QCOMPARE(bad.code, 1);
+    QVERIFY(bad.remark.contains("not a number"));
 }
 
 void tst_BrokerProcessors::sendV1AndBatch()

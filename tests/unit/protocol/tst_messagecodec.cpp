@@ -443,6 +443,44 @@ private slots:
         QCOMPARE(findProperty(text, "k99"), QByteArrayView("v7999"));
     }
 
+    void replacePropertiesMatchesRemoveThenAppend_data()
+    {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addRow("empty") << QByteArray();
+        QTest::addRow("neither") << QByteArray("TAGS\x01t\x02KEYS\x01k");
+        QTest::addRow("wait") << QByteArray("TAGS\x01t\x02WAIT\x01true");
+        QTest::addRow("wait twice, trailing separator")
+            << QByteArray("WAIT\x01true\x02TAGS\x01t\x02WAIT\x01"
+                          "false\x02");
+        QTest::addRow("cluster only") << QByteArray("CLUSTER\x01old\x02KEYS\x01k");
+        QTest::addRow("both, empty segments") << QByteArray("\x02\x02WAIT\x01true\x02\x02"
+                                                            "CLUSTER\x01x\x02KEYS\x01k");
+        QTest::addRow("only invalid segments") << QByteArray("WAIT\x01\x02\x01x\x02"
+                                                             "ab");
+        QTest::addRow("trailing separator, nothing removed") << QByteArray("TAGS\x01t\x02");
+        QTest::addRow("everything removed") << QByteArray("WAIT\x01true\x02"
+                                                          "CLUSTER\x01"
+                                                          "c");
+    }
+
+    void replacePropertiesMatchesRemoveThenAppend()
+    {
+        QFETCH(QByteArray, text);
+        for (const QByteArray &extra : {QByteArray("CLUSTER\x01"
+                                                   "DefaultCluster"),
+                 QByteArray()}) {
+            QByteArray expected = text;
+            for (QByteArrayView name : {MessageConst::WaitStoreMsgOk, MessageConst::Cluster}) {
+                if (!findProperty(expected, name).isNull())
+                    expected = removeProperty(expected, name);
+            }
+            expected = appendProperties(expected, extra);
+            QCOMPARE(replaceProperties(
+                         text, {MessageConst::WaitStoreMsgOk, MessageConst::Cluster}, extra),
+                expected);
+        }
+    }
+
     void propertiesEditing()
     {
         MessageProperties p;
