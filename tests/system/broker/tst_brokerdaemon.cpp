@@ -203,11 +203,13 @@ void tst_BrokerDaemon::restartKeepsEverything()
     QCOMPARE(recs.size(), std::size_t(14));
     QCOMPARE(recs.front().body, QByteArrayView("restart-7"));
     QCOMPARE(recs.front().queueOffset, 7);
-    // The route is back on the name server.
-    auto route = m_client.invokeSync(
-        "127.0.0.1:" + QByteArray::number(m_nsPort), request(105, {{"topic", topic}}), 5000);
-    QVERIFY(route.has_value());
-    QCOMPARE(route->code, 0);
+    // The route is back on the name server (the registration at start is asynchronous: wait).
+    const auto routeFound = [&] {
+        auto route = m_client.invokeSync(
+            "127.0.0.1:" + QByteArray::number(m_nsPort), request(105, {{"topic", topic}}), 5000);
+        return route.has_value() && route->code == 0;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(routeFound(), 10000);
     QCOMPARE(broker.stop(), 0);
 }
 
