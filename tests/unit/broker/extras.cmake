@@ -3,3 +3,5 @@ foreach(t schedule sendback admin)
     qrocket_add_qtest(NAME tst_${t} SOURCES tst_${t}.cpp
         LIBS QRocket::broker_lib LABELS unit TIMEOUT 60)
 endforeach()
+qrocket_add_qtest(NAME tst_rebalancelock SOURCES tst_rebalancelock.cpp
+    LIBS QRocket::broker_lib LABELS unit TIMEOUT 60)
