@@ -15,6 +15,7 @@
 #include "namesrv/namesrvcontroller.h"
 #include "storage/messagestore.h"
 #include "tests/system/broker/brokertestutil.h"
+#include "tests/system/broker/inprocessbroker.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -132,23 +133,9 @@ void tst_BrokerProcessors::initTestCase()
     QVERIFY(m_ns->start().isOk());
     m_nsAddr = "127.0.0.1:" + QByteArray::number(m_ns->serverPort());
 
-    broker::BrokerConfig config;
-    config.brokerIP1 = QStringLiteral("127.0.0.1");
-    config.brokerIP2 = QStringLiteral("127.0.0.1");
-    config.brokerName = QStringLiteral("broker-t");
-    config.namesrvAddr = QString::fromUtf8(m_nsAddr);
-    config.storePathRootDir = m_dir.filePath(QStringLiteral("store"));
-    storage::MessageStoreConfig storeConfig;
-    storeConfig.storePathRootDir = config.storePathRootDir;
-    storeConfig.mappedFileSizeCommitLog = 16 * 1024 * 1024;
-    storeConfig.mappedFileSizeConsumeQueue = 1000 * 20;
-    QVERIFY2(config.validate().isOk(), qPrintable(config.validate().message()));
-    config.listenPort = 0;
-    m_broker = std::make_unique<broker::BrokerController>(config, storeConfig);
-    const Status init = m_broker->initialize();
-    QVERIFY2(init.isOk(), qPrintable(init.message()));
-    const Status started = m_broker->start();
-    QVERIFY2(started.isOk(), qPrintable(started.message()));
+    brokertest::startInProcessBroker(m_broker, m_dir.filePath(QStringLiteral("store")),
+        QStringLiteral("broker-t"), QString::fromUtf8(m_nsAddr));
+    QVERIFY(m_broker);
     m_addr = "127.0.0.1:" + QByteArray::number(m_broker->listenPort());
     m_client = std::make_unique<remoting::RemotingClient>();
 }

@@ -9,6 +9,7 @@
 #include "clientlib/remoting/remotingclient.h"
 #include "storage/messagestore.h"
 #include "tests/system/broker/brokertestutil.h"
+#include "tests/system/broker/inprocessbroker.h"
 
 #include <QElapsedTimer>
 #include <QTcpSocket>
@@ -84,24 +85,10 @@ private:
 void tst_LockBatch::initTestCase()
 {
     QVERIFY(m_dir.isValid());
-    broker::BrokerConfig config;
-    config.brokerIP1 = QStringLiteral("127.0.0.1");
-    config.brokerIP2 = QStringLiteral("127.0.0.1");
-    config.brokerName = QStringLiteral("broker-a");
-    config.namesrvAddr
-        = QStringLiteral("127.0.0.1:1"); // no name server: registration fails, harmless
-    config.storePathRootDir = m_dir.filePath(QStringLiteral("store"));
-    storage::MessageStoreConfig storeConfig;
-    storeConfig.storePathRootDir = config.storePathRootDir;
-    storeConfig.mappedFileSizeCommitLog = 16 * 1024 * 1024;
-    storeConfig.mappedFileSizeConsumeQueue = 1000 * 20;
-    QVERIFY2(config.validate().isOk(), qPrintable(config.validate().message()));
-    config.listenPort = 0;
-    m_broker = std::make_unique<broker::BrokerController>(config, storeConfig);
-    const Status init = m_broker->initialize();
-    QVERIFY2(init.isOk(), qPrintable(init.message()));
-    const Status started = m_broker->start();
-    QVERIFY2(started.isOk(), qPrintable(started.message()));
+    // No name server: registration fails, harmless.
+    brokertest::startInProcessBroker(m_broker, m_dir.filePath(QStringLiteral("store")),
+        QStringLiteral("broker-a"), QStringLiteral("127.0.0.1:1"));
+    QVERIFY(m_broker);
     m_addr = "127.0.0.1:" + QByteArray::number(m_broker->listenPort());
     m_fastAddr = "127.0.0.1:" + QByteArray::number(m_broker->fastListenPort());
     m_client = std::make_unique<remoting::RemotingClient>();
