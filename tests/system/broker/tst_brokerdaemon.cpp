@@ -192,7 +192,9 @@ void tst_BrokerDaemon::restartKeepsEverything()
     QCOMPARE(call(port, sendV2(topic, 0, "after", {}, "NoTemplate")).code, 0);
     // So did the group and its retry topic.
     QCOMPARE(call(port, sendV2("%RETRY%G_restart", 0, "r", {}, "NoTemplate")).code, 0);
-    // Consumption resumes at the committed offset.
+    // Consumption resumes at the committed offset. The "after" message reaches the consume queue
+    // asynchronously (reput): wait for it before pulling.
+    QTRY_COMPARE_WITH_TIMEOUT(maxOffset(port, topic, 0), 21, 5000);
     RemotingCommand p = call(port,
         request(11,
             {{"consumerGroup", "G_restart"}, {"topic", topic}, {"queueId", "0"},
