@@ -121,12 +121,13 @@ QByteArrayView findProperty(QByteArrayView text, QByteArrayView name)
     return found;
 }
 
-QByteArray removeProperty(QByteArrayView text, QByteArrayView name)
+namespace {
+
+/// Appends `text` to `out` without empty segments and without the valid segments whose name
+/// `drop` matches (removeProperty's rewrite, shared by replaceProperties).
+template<typename Pred>
+void appendPropertiesWithout(QByteArray &out, QByteArrayView text, const Pred &drop)
 {
-    if (findProperty(text, name).isNull())
-        return text.toByteArray();
-    QByteArray out;
-    out.reserve(text.size());
     qsizetype start = 0;
     while (start < text.size()) {
         qsizetype end = text.indexOf(kPropertySeparator, start);
@@ -134,14 +135,25 @@ QByteArray removeProperty(QByteArrayView text, QByteArrayView name)
             end = text.size();
         const QByteArrayView segment = text.sliced(start, end - start);
         const qsizetype sep = segment.indexOf(kNameValueSeparator);
-        const bool drop = sep > 0 && sep < segment.size() - 1 && segment.first(sep) == name;
-        if (!drop && !segment.isEmpty()) {
+        const bool dropped = sep > 0 && sep < segment.size() - 1 && drop(segment.first(sep));
+        if (!dropped && !segment.isEmpty()) {
             if (!out.isEmpty())
                 out.append(kPropertySeparator);
             out.append(segment.data(), segment.size());
         }
         start = end + 1;
     }
+}
+
+} // namespace
+
+QByteArray removeProperty(QByteArrayView text, QByteArrayView name)
+{
+    if (findProperty(text, name).isNull())
+        return text.toByteArray();
+    QByteArray out;
+    out.reserve(text.size());
+    appendPropertiesWithout(out, text, [name](QByteArrayView n) { return n == name; });
     return out;
 }
 
@@ -173,22 +185,7 @@ QByteArray replaceProperties(
     if (!present) {
         out.append(text.data(), text.size());
     } else {
-        // removeProperty's rewrite: empty segments and the named (valid) ones dropped.
-        qsizetype start = 0;
-        while (start < text.size()) {
-            qsizetype end = text.indexOf(kPropertySeparator, start);
-            if (end < 0)
-                end = text.size();
-            const QByteArrayView segment = text.sliced(start, end - start);
-            const qsizetype sep = segment.indexOf(kNameValueSeparator);
-            const bool drop = sep > 0 && sep < segment.size() - 1 && named(segment.first(sep));
-            if (!drop && !segment.isEmpty()) {
-                if (!out.isEmpty())
-                    out.append(kPropertySeparator);
-                out.append(segment.data(), segment.size());
-            }
-            start = end + 1;
-        }
+        appendPropertiesWithout(out, text, named);
     }
     if (!out.isEmpty() && !extra.isEmpty() && !out.endsWith(kPropertySeparator))
         out.append(kPropertySeparator);
