@@ -39,7 +39,6 @@
 
 namespace qrocket::broker {
 
-namespace rc = requestcode;
 using namespace std::chrono_literals;
 
 BrokerController::BrokerController(
@@ -103,7 +102,7 @@ Status BrokerController::initialize()
             auto shared = std::make_shared<HeldPull>(std::move(pull));
             if (!pool->tryExecute(
                     [processor, shared] { processor->executeWakeup(std::move(*shared)); })) {
-                shared->respond(makeReply(shared->request, responsecode::kSystemBusy,
+                shared->respond(makeReply(shared->request, toInt(ResponseCode::SystemBusy),
                     "[OVERLOAD]system busy, start flow control for a while"));
             }
         },
@@ -155,24 +154,28 @@ Status BrokerController::initialize()
 void BrokerController::createProcessors()
 {
     auto send = std::make_shared<SendMessageProcessor>(m_ctx);
-    for (int code : {rc::kSendMessage, rc::kSendMessageV2, rc::kSendBatchMessage})
+    for (int code : {toInt(RequestCode::SendMessage), toInt(RequestCode::SendMessageV2),
+             toInt(RequestCode::SendBatchMessage)})
         registerProcessor(code, send, m_sendPool);
-    registerProcessor(rc::kPullMessage, m_pullProcessor, m_pullPool);
+    registerProcessor(toInt(RequestCode::PullMessage), m_pullProcessor, m_pullPool);
     auto client = std::make_shared<ClientManageProcessor>(m_ctx);
-    for (int code : {rc::kHeartBeat, rc::kUnregisterClient, rc::kGetConsumerListByGroup})
+    for (int code : {toInt(RequestCode::HeartBeat), toInt(RequestCode::UnregisterClient),
+             toInt(RequestCode::GetConsumerListByGroup)})
         registerProcessor(code, client, m_clientPool);
     auto consumer = std::make_shared<ConsumerManageProcessor>(m_ctx);
-    for (int code : {rc::kQueryConsumerOffset, rc::kUpdateConsumerOffset, rc::kGetMaxOffset,
-             rc::kGetMinOffset, rc::kSearchOffsetByTimestamp, rc::kGetEarliestMsgStoreTime})
+    for (int code : {toInt(RequestCode::QueryConsumerOffset),
+             toInt(RequestCode::UpdateConsumerOffset), toInt(RequestCode::GetMaxOffset),
+             toInt(RequestCode::GetMinOffset), toInt(RequestCode::SearchOffsetByTimestamp),
+             toInt(RequestCode::GetEarliestMsgStoreTime)})
         registerProcessor(code, consumer, {});
 #ifdef QROCKET_HAVE_SENDBACK
-    registerProcessor(
-        rc::kConsumerSendMsgBack, std::make_shared<SendBackProcessor>(m_ctx), m_sendPool);
+    registerProcessor(toInt(RequestCode::ConsumerSendMsgBack),
+        std::make_shared<SendBackProcessor>(m_ctx), m_sendPool);
 #endif
 #ifdef QROCKET_HAVE_QUERY
     auto query = std::make_shared<QueryProcessor>(m_ctx);
-    registerProcessor(rc::kQueryMessage, query, m_pullPool);
-    registerProcessor(rc::kViewMessageById, query, m_pullPool);
+    registerProcessor(toInt(RequestCode::QueryMessage), query, m_pullPool);
+    registerProcessor(toInt(RequestCode::ViewMessageById), query, m_pullPool);
 #endif
 #ifdef QROCKET_HAVE_EXTRAS_REGISTRY
     registerExtraProcessors(*m_server, m_ctx, m_adminPool);

@@ -129,7 +129,7 @@ void NamesrvRegistrar::queryThenRegister(
         brokerAddr = m_brokerAddr;
     }
     RemotingCommand request
-        = brokerRequest(requestcode::kQueryDataVersion, *m_ctx.config, brokerAddr);
+        = brokerRequest(toInt(RequestCode::QueryDataVersion), *m_ctx.config, brokerAddr);
     request.body = version.toJson();
     const int timeout = m_ctx.config->registerBrokerTimeoutMills;
     m_client->invokeAsync(
@@ -150,7 +150,7 @@ void NamesrvRegistrar::registerTo(const QByteArray &ns, const QByteArray &body)
         haAddr = m_haServerAddr;
     }
     RemotingCommand request
-        = brokerRequest(requestcode::kRegisterBroker, *m_ctx.config, brokerAddr);
+        = brokerRequest(toInt(RequestCode::RegisterBroker), *m_ctx.config, brokerAddr);
     request.setExt("haServerAddr", haAddr);
     request.setExtBool("compressed", false);
     request.setExt("bodyCrc32", static_cast<std::int64_t>(crc32Masked(body)));
@@ -201,7 +201,7 @@ void NamesrvRegistrar::unregisterBrokerAll(int timeoutMs)
     latch->pending = static_cast<int>(servers.size());
     for (const QByteArray &ns : servers) {
         RemotingCommand request
-            = brokerRequest(requestcode::kUnregisterBroker, *m_ctx.config, brokerAddr);
+            = brokerRequest(toInt(RequestCode::UnregisterBroker), *m_ctx.config, brokerAddr);
         m_client->invokeAsync(
             ns, std::move(request), timeoutMs, [latch, ns](Result<RemotingCommand> r) {
                 if (r && r->code == 0)

@@ -1,57 +1,19 @@
 #pragma once
 
-// Request and response codes the broker-extras processors serve or answer with (protocol.md §2),
-// and small helpers shared by them (send-back, query/view, admin).
-//
-// TODO(protocol): switch to clientlib/protocol's request/response code headers once they land.
+// The protocol's request/response code enums for the broker-extras processors (send-back,
+// query/view, admin), and small helpers shared by them.
 
 #include "clientlib/protocol/remotingcommand.h"
+#include "clientlib/protocol/requestcode.h"
+#include "clientlib/protocol/responsecode.h"
 
 #include <QByteArray>
 #include <QString>
 
 namespace qrocket::broker {
 
-namespace reqcode {
-inline constexpr int kQueryMessage = 12;
-inline constexpr int kUpdateAndCreateTopic = 17;
-inline constexpr int kGetAllTopicConfig = 21;
-inline constexpr int kUpdateBrokerConfig = 25;
-inline constexpr int kGetBrokerConfig = 26;
-inline constexpr int kGetBrokerRuntimeInfo = 28;
-inline constexpr int kViewMessageById = 33;
-inline constexpr int kConsumerSendMsgBack = 36;
-inline constexpr int kGetAllConsumerOffset = 43;
-inline constexpr int kGetAllDelayOffset = 45;
-inline constexpr int kUpdateAndCreateSubscriptionGroup = 200;
-inline constexpr int kGetAllSubscriptionGroupConfig = 201;
-inline constexpr int kGetTopicStatsInfo = 202;
-inline constexpr int kGetConsumerConnectionList = 203;
-inline constexpr int kGetProducerConnectionList = 204;
-inline constexpr int kDeleteSubscriptionGroup = 207;
-inline constexpr int kGetConsumeStats = 208;
-inline constexpr int kDeleteTopicInBroker = 215;
-inline constexpr int kResetConsumerClientOffset = 220;
-inline constexpr int kInvokeBrokerToResetOffset = 222;
-inline constexpr int kQueryTopicConsumeByWho = 300;
-inline constexpr int kGetSystemTopicListFromBroker = 305;
-inline constexpr int kCleanExpiredConsumeQueue = 306;
-inline constexpr int kGetConsumerRunningInfo = 307;
-inline constexpr int kConsumeMessageDirectly = 309;
-inline constexpr int kDeleteExpiredCommitLog = 329;
-} // namespace reqcode
-
-namespace respcode {
-inline constexpr int kSuccess = 0;
-inline constexpr int kSystemError = 1;
-inline constexpr int kRequestCodeNotSupported = 3;
-inline constexpr int kNoPermission = 16;
-inline constexpr int kTopicNotExist = 17;
-inline constexpr int kQueryNotFound = 22;
-inline constexpr int kSubscriptionGroupNotExist = 26;
-inline constexpr int kConsumerNotOnline = 206;
-inline constexpr int kConsumeMsgTimeout = 207;
-} // namespace respcode
+using protocol::RequestCode;
+using protocol::ResponseCode;
 
 /// MQVersion ordinal V3_4_9: from this client version on, CONSUMER_SEND_MSG_BACK's
 /// maxReconsumeTimes header field is honoured.

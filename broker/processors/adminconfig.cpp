@@ -34,39 +34,41 @@ RemotingCommand AdminProcessor::updateSubscriptionGroup(const RemotingCommand &r
 {
     Result<SubscriptionGroupConfig> config = SubscriptionGroupConfig::fromJson(request.body);
     if (!config.has_value())
-        return makeResponse(request, respcode::kSystemError, utf8(config.error().message()));
+        return makeResponse(
+            request, toInt(ResponseCode::SystemError), utf8(config.error().message()));
     if (!m_ctx.config->isMaster())
-        return makeResponse(request, respcode::kSystemError,
+        return makeResponse(request, toInt(ResponseCode::SystemError),
             QByteArrayLiteral("Can't modify topic or subscription group from slave broker"));
     const QByteArray name = config.value().groupName;
     if (Status s = m_ctx.subscriptionGroups->update(std::move(config.value())); !s)
-        return makeResponse(request, respcode::kSystemError, utf8(s.message()));
+        return makeResponse(request, toInt(ResponseCode::SystemError), utf8(s.message()));
     qCInfo(lcBroker).noquote() << "subscription group" << name << "created/updated by admin";
-    return makeResponse(request, respcode::kSuccess);
+    return makeResponse(request, toInt(ResponseCode::Success));
 }
 
 RemotingCommand AdminProcessor::deleteSubscriptionGroup(const RemotingCommand &request)
 {
     const QByteArray group = request.extString("groupName").toByteArray();
     if (group.isEmpty())
-        return makeResponse(request, respcode::kSystemError, missingFieldRemark("groupName"));
+        return makeResponse(
+            request, toInt(ResponseCode::SystemError), missingFieldRemark("groupName"));
     m_ctx.subscriptionGroups->remove(group);
     if (request.extBool("removeOffset").value_or(false))
         m_ctx.consumerOffsets->removeGroup(group);
     qCInfo(lcBroker).noquote() << "subscription group" << group << "deleted by admin";
-    return makeResponse(request, respcode::kSuccess);
+    return makeResponse(request, toInt(ResponseCode::Success));
 }
 
 RemotingCommand AdminProcessor::allSubscriptionGroups(const RemotingCommand &request)
 {
-    RemotingCommand response = makeResponse(request, respcode::kSuccess);
+    RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
     response.body = m_ctx.subscriptionGroups->encode();
     return response;
 }
 
 RemotingCommand AdminProcessor::allConsumerOffsets(const RemotingCommand &request)
 {
-    RemotingCommand response = makeResponse(request, respcode::kSuccess);
+    RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
     response.body = m_ctx.consumerOffsets->encode();
     return response;
 }
@@ -74,9 +76,9 @@ RemotingCommand AdminProcessor::allConsumerOffsets(const RemotingCommand &reques
 RemotingCommand AdminProcessor::allDelayOffsets(const RemotingCommand &request)
 {
     if (!m_ctx.delayOffsets)
-        return makeResponse(
-            request, respcode::kSystemError, QByteArrayLiteral("No delay offset in this broker"));
-    RemotingCommand response = makeResponse(request, respcode::kSuccess);
+        return makeResponse(request, toInt(ResponseCode::SystemError),
+            QByteArrayLiteral("No delay offset in this broker"));
+    RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
     response.body = m_ctx.delayOffsets->encode();
     return response;
 }
@@ -100,7 +102,7 @@ RemotingCommand AdminProcessor::brokerConfig(const RemotingCommand &request)
         text.append('\n');
     text.append(formatProperties(storeEntries));
 
-    RemotingCommand response = makeResponse(request, respcode::kSuccess);
+    RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
     {
         std::lock_guard lock(g_configVersionMutex);
         response.setExt(QByteArrayLiteral("version"), g_configVersion.toJson());
@@ -113,8 +115,8 @@ RemotingCommand AdminProcessor::updateBrokerConfig(const RemotingCommand &reques
 {
     const Properties props = parseProperties(request.body);
     if (props.isEmpty())
-        return makeResponse(
-            request, respcode::kSystemError, QByteArrayLiteral("string2Properties error"));
+        return makeResponse(request, toInt(ResponseCode::SystemError),
+            QByteArrayLiteral("string2Properties error"));
     // Applied in memory to numeric and boolean settings only: other threads read the config
     // without a lock, and swapping a string under them is not safe. Text settings (names,
     // addresses, paths) and store keys take effect at the next start, from the -c file.
@@ -131,7 +133,7 @@ RemotingCommand AdminProcessor::updateBrokerConfig(const RemotingCommand &reques
             continue;
         }
         if (Status s = live.set(e.key, e.value); !s)
-            return makeResponse(request, respcode::kSystemError, utf8(s.message()));
+            return makeResponse(request, toInt(ResponseCode::SystemError), utf8(s.message()));
     }
     const QStringList &unknown = notApplied;
     {
@@ -143,7 +145,7 @@ RemotingCommand AdminProcessor::updateBrokerConfig(const RemotingCommand &reques
         << (unknown.isEmpty() ? QString()
                               : QStringLiteral("(not applied: ") + unknown.join(QLatin1Char(','))
                        + QLatin1Char(')'));
-    RemotingCommand response = makeResponse(request, respcode::kSuccess);
+    RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
     if (!unknown.isEmpty())
         response.remark = QByteArrayLiteral("not applied at runtime: ")
             + unknown.join(QLatin1Char(',')).toUtf8();

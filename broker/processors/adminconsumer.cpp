@@ -32,7 +32,8 @@ RemotingCommand AdminProcessor::consumeStats(const RemotingCommand &request)
 {
     const QByteArray group = request.extString("consumerGroup").toByteArray();
     if (group.isEmpty())
-        return makeResponse(request, respcode::kSystemError, missingFieldRemark("consumerGroup"));
+        return makeResponse(
+            request, toInt(ResponseCode::SystemError), missingFieldRemark("consumerGroup"));
     QList<QByteArray> topicList;
     if (const QByteArrayView topic = request.extString("topic"); !topic.isEmpty())
         topicList.append(topic.toByteArray());
@@ -61,7 +62,7 @@ RemotingCommand AdminProcessor::consumeStats(const RemotingCommand &request)
             offsets.push_back(std::move(o));
         }
     }
-    RemotingCommand response = makeResponse(request, respcode::kSuccess);
+    RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
     response.body = adminbody::consumeStats(0.0, offsets);
     return response;
 }
@@ -70,11 +71,12 @@ RemotingCommand AdminProcessor::consumerConnectionList(const RemotingCommand &re
 {
     const QByteArray group = request.extString("consumerGroup").toByteArray();
     if (group.isEmpty())
-        return makeResponse(request, respcode::kSystemError, missingFieldRemark("consumerGroup"));
+        return makeResponse(
+            request, toInt(ResponseCode::SystemError), missingFieldRemark("consumerGroup"));
     const std::optional<ConsumerGroupInfo> info
         = m_ctx.consumers ? m_ctx.consumers->groupInfo(group) : std::nullopt;
     if (!info || info->channels.empty())
-        return makeResponse(request, respcode::kConsumerNotOnline,
+        return makeResponse(request, toInt(ResponseCode::ConsumerNotOnline),
             QByteArrayLiteral("the consumer group[") + group + QByteArrayLiteral("] not online"));
     protocol::JsonWriter w;
     w.beginObject().key("connectionSet").beginArray();
@@ -90,7 +92,7 @@ RemotingCommand AdminProcessor::consumerConnectionList(const RemotingCommand &re
         sub.writeJson(w);
     }
     w.endObject().endObject();
-    RemotingCommand response = makeResponse(request, respcode::kSuccess);
+    RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
     response.body = w.take();
     return response;
 }
@@ -99,16 +101,17 @@ RemotingCommand AdminProcessor::producerConnectionList(const RemotingCommand &re
 {
     const QByteArray group = request.extString("producerGroup").toByteArray();
     if (group.isEmpty())
-        return makeResponse(request, respcode::kSystemError, missingFieldRemark("producerGroup"));
+        return makeResponse(
+            request, toInt(ResponseCode::SystemError), missingFieldRemark("producerGroup"));
     const std::vector<ClientChannelInfo> channels
         = m_ctx.producers ? m_ctx.producers->connections(group) : std::vector<ClientChannelInfo> {};
     if (channels.empty())
-        return makeResponse(request, respcode::kSystemError,
+        return makeResponse(request, toInt(ResponseCode::SystemError),
             QByteArrayLiteral("the producer group[") + group + QByteArrayLiteral("] not exist"));
     std::vector<adminbody::Connection> connections;
     for (const ClientChannelInfo &c : channels)
         connections.push_back(connectionOf(c));
-    RemotingCommand response = makeResponse(request, respcode::kSuccess);
+    RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
     response.body = adminbody::producerConnection(connections);
     return response;
 }
@@ -117,7 +120,7 @@ RemotingCommand AdminProcessor::topicConsumeByWho(const RemotingCommand &request
 {
     const QByteArray topic = request.extString("topic").toByteArray();
     if (topic.isEmpty())
-        return makeResponse(request, respcode::kSystemError, missingFieldRemark("topic"));
+        return makeResponse(request, toInt(ResponseCode::SystemError), missingFieldRemark("topic"));
     QList<QByteArray> groups
         = m_ctx.consumers ? m_ctx.consumers->groupsSubscribing(topic) : QList<QByteArray> {};
     for (const QByteArray &g : m_ctx.consumerOffsets->groupsOfTopic(topic)) {
@@ -125,7 +128,7 @@ RemotingCommand AdminProcessor::topicConsumeByWho(const RemotingCommand &request
             groups.append(g);
     }
     std::sort(groups.begin(), groups.end());
-    RemotingCommand response = makeResponse(request, respcode::kSuccess);
+    RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
     response.body = adminbody::stringList("groupList", groups);
     return response;
 }
@@ -137,13 +140,13 @@ RemotingCommand AdminProcessor::resetOffset(const RemotingCommand &request)
     const std::optional<std::int64_t> timestamp = request.extLong("timestamp");
     const bool isForce = request.extBool("isForce").value_or(false);
     if (topic.isEmpty() || group.isEmpty() || !timestamp)
-        return makeResponse(request, respcode::kSystemError,
+        return makeResponse(request, toInt(ResponseCode::SystemError),
             missingFieldRemark(topic.isEmpty() ? "topic"
                     : group.isEmpty()          ? "group"
                                                : "timestamp"));
     const std::optional<TopicConfig> config = m_ctx.topics->find(topic);
     if (!config)
-        return makeResponse(request, respcode::kSystemError,
+        return makeResponse(request, toInt(ResponseCode::SystemError),
             QByteArrayLiteral("[reset-offset] reset offset failed, no topic in this broker. topic=")
                 + topic);
 
@@ -151,7 +154,7 @@ RemotingCommand AdminProcessor::resetOffset(const RemotingCommand &request)
     for (int i = 0; i < config->writeQueueNums; ++i) {
         const std::int64_t consumerOffset = m_ctx.consumerOffsets->query(group, topic, i);
         if (consumerOffset < 0)
-            return makeResponse(request, respcode::kSystemError,
+            return makeResponse(request, toInt(ResponseCode::SystemError),
                 QByteArrayLiteral("THe consumer group <") + group
                     + QByteArrayLiteral("> not exist"));
         const std::int64_t byTime = *timestamp == -1
@@ -165,14 +168,15 @@ RemotingCommand AdminProcessor::resetOffset(const RemotingCommand &request)
     const std::vector<remoting::ChannelPtr> channels
         = m_ctx.consumers ? m_ctx.consumers->channels(group) : std::vector<remoting::ChannelPtr> {};
     if (channels.empty())
-        return makeResponse(request, respcode::kConsumerNotOnline,
+        return makeResponse(request, toInt(ResponseCode::ConsumerNotOnline),
             QByteArrayLiteral("Consumer not online, so can not reset offset, Group: ") + group
                 + QByteArrayLiteral(" Topic: ") + topic + QByteArrayLiteral(" Timestamp: ")
                 + QByteArray::number(*timestamp));
     for (const auto &[mq, offset] : table)
         m_ctx.consumerOffsets->commit(group, topic, mq.queueId, offset);
     for (const remoting::ChannelPtr &channel : channels) {
-        RemotingCommand push = RemotingCommand::createRequest(reqcode::kResetConsumerClientOffset);
+        RemotingCommand push
+            = RemotingCommand::createRequest(toInt(RequestCode::ResetConsumerClientOffset));
         push.setExt(QByteArrayLiteral("topic"), topic);
         push.setExt(QByteArrayLiteral("group"), group);
         push.setExt(QByteArrayLiteral("timestamp"), *timestamp);
@@ -182,7 +186,7 @@ RemotingCommand AdminProcessor::resetOffset(const RemotingCommand &request)
     }
     qCInfo(lcBrokerOffset).noquote() << "reset offsets of" << group << "on" << topic << "to time"
                                      << *timestamp << "pushed to" << channels.size() << "client(s)";
-    RemotingCommand response = makeResponse(request, respcode::kSuccess);
+    RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
     response.body = body;
     return response;
 }

@@ -19,14 +19,14 @@ void AdminProcessor::forwardToConsumer(const RemotingCommand &request, remoting:
     const QByteArray group = request.extString("consumerGroup").toByteArray();
     const QByteArray clientId = request.extString("clientId").toByteArray();
     if (group.isEmpty() || clientId.isEmpty()) {
-        respond(makeResponse(request, respcode::kSystemError,
+        respond(makeResponse(request, toInt(ResponseCode::SystemError),
             missingFieldRemark(group.isEmpty() ? "consumerGroup" : "clientId")));
         return;
     }
     const remoting::ChannelPtr channel
         = m_ctx.consumers ? m_ctx.consumers->findChannel(group, clientId) : nullptr;
     if (!channel || !channel->isActive()) {
-        respond(makeResponse(request, respcode::kSystemError,
+        respond(makeResponse(request, toInt(ResponseCode::SystemError),
             QByteArrayLiteral("The Consumer <") + clientId + QByteArrayLiteral("> not online")));
         return;
     }
@@ -35,7 +35,7 @@ void AdminProcessor::forwardToConsumer(const RemotingCommand &request, remoting:
     forward.extFields = request.extFields;
     forward.body = request.body;
     forward.remark = request.remark;
-    if (request.code == reqcode::kConsumeMessageDirectly && m_ctx.store) {
+    if (request.code == toInt(RequestCode::ConsumeMessageDirectly) && m_ctx.store) {
         // The client consumes the message the broker attaches (looked up by its offset msgId).
         if (auto id = protocol::decodeOffsetMessageId(request.extString("msgId")); id.has_value()) {
             const storage::SelectedRecord sel
@@ -58,11 +58,11 @@ void AdminProcessor::forwardToConsumer(const RemotingCommand &request, remoting:
                 return;
             }
             if (result.error().code() == Status::Code::Timeout) {
-                respond(makeResponse(request, respcode::kConsumeMsgTimeout,
+                respond(makeResponse(request, toInt(ResponseCode::ConsumeMsgTimeout),
                     QByteArrayLiteral("consumer <") + clientId + QByteArrayLiteral("> timeout")));
                 return;
             }
-            respond(makeResponse(request, respcode::kSystemError,
+            respond(makeResponse(request, toInt(ResponseCode::SystemError),
                 QByteArrayLiteral("invoke consumer <") + clientId + QByteArrayLiteral("> failed: ")
                     + result.error().message().toUtf8()));
         });

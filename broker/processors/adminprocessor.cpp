@@ -21,28 +21,28 @@ AdminProcessor::AdminProcessor(BrokerContext &ctx)
 const std::vector<int> &AdminProcessor::requestCodes()
 {
     static const std::vector<int> codes {
-        reqcode::kUpdateAndCreateTopic,
-        reqcode::kDeleteTopicInBroker,
-        reqcode::kGetAllTopicConfig,
-        reqcode::kGetSystemTopicListFromBroker,
-        reqcode::kGetBrokerRuntimeInfo,
-        reqcode::kGetTopicStatsInfo,
-        reqcode::kDeleteExpiredCommitLog,
-        reqcode::kCleanExpiredConsumeQueue,
-        reqcode::kGetConsumeStats,
-        reqcode::kGetConsumerConnectionList,
-        reqcode::kGetProducerConnectionList,
-        reqcode::kQueryTopicConsumeByWho,
-        reqcode::kInvokeBrokerToResetOffset,
-        reqcode::kUpdateAndCreateSubscriptionGroup,
-        reqcode::kDeleteSubscriptionGroup,
-        reqcode::kGetAllSubscriptionGroupConfig,
-        reqcode::kGetAllConsumerOffset,
-        reqcode::kGetAllDelayOffset,
-        reqcode::kGetBrokerConfig,
-        reqcode::kUpdateBrokerConfig,
-        reqcode::kGetConsumerRunningInfo,
-        reqcode::kConsumeMessageDirectly,
+        toInt(RequestCode::UpdateAndCreateTopic),
+        toInt(RequestCode::DeleteTopicInBroker),
+        toInt(RequestCode::GetAllTopicConfig),
+        toInt(RequestCode::GetSystemTopicListFromBroker),
+        toInt(RequestCode::GetBrokerRuntimeInfo),
+        toInt(RequestCode::GetTopicStatsInfo),
+        toInt(RequestCode::DeleteExpiredCommitLog),
+        toInt(RequestCode::CleanExpiredConsumeQueue),
+        toInt(RequestCode::GetConsumeStats),
+        toInt(RequestCode::GetConsumerConnectionList),
+        toInt(RequestCode::GetProducerConnectionList),
+        toInt(RequestCode::QueryTopicConsumeByWho),
+        toInt(RequestCode::InvokeBrokerToResetOffset),
+        toInt(RequestCode::UpdateAndCreateSubscriptionGroup),
+        toInt(RequestCode::DeleteSubscriptionGroup),
+        toInt(RequestCode::GetAllSubscriptionGroupConfig),
+        toInt(RequestCode::GetAllConsumerOffset),
+        toInt(RequestCode::GetAllDelayOffset),
+        toInt(RequestCode::GetBrokerConfig),
+        toInt(RequestCode::UpdateBrokerConfig),
+        toInt(RequestCode::GetConsumerRunningInfo),
+        toInt(RequestCode::ConsumeMessageDirectly),
         protocol::extensioncode::kGetStoreFiles,
     };
     return codes;
@@ -51,8 +51,8 @@ const std::vector<int> &AdminProcessor::requestCodes()
 void AdminProcessor::processRequest(
     const remoting::ChannelPtr &, RemotingCommand request, remoting::Responder respond)
 {
-    if (request.code == reqcode::kGetConsumerRunningInfo
-        || request.code == reqcode::kConsumeMessageDirectly) {
+    if (request.code == toInt(RequestCode::GetConsumerRunningInfo)
+        || request.code == toInt(RequestCode::ConsumeMessageDirectly)) {
         forwardToConsumer(request, std::move(respond));
         return;
     }
@@ -60,7 +60,7 @@ void AdminProcessor::processRequest(
     try {
         response = handle(request);
     } catch (const std::exception &e) {
-        response = makeResponse(request, respcode::kSystemError, QByteArray(e.what()));
+        response = makeResponse(request, toInt(ResponseCode::SystemError), QByteArray(e.what()));
     }
     if (!request.isOneway())
         respond(std::move(response));
@@ -70,51 +70,52 @@ RemotingCommand AdminProcessor::handle(const RemotingCommand &request)
 {
     if (!m_ctx.config || !m_ctx.store || !m_ctx.topics || !m_ctx.subscriptionGroups
         || !m_ctx.consumerOffsets)
-        return makeResponse(request, respcode::kSystemError, QByteArrayLiteral("broker not ready"));
+        return makeResponse(
+            request, toInt(ResponseCode::SystemError), QByteArrayLiteral("broker not ready"));
     switch (request.code) {
-    case reqcode::kUpdateAndCreateTopic:
+    case toInt(RequestCode::UpdateAndCreateTopic):
         return updateAndCreateTopic(request);
-    case reqcode::kDeleteTopicInBroker:
+    case toInt(RequestCode::DeleteTopicInBroker):
         return deleteTopic(request);
-    case reqcode::kGetAllTopicConfig:
+    case toInt(RequestCode::GetAllTopicConfig):
         return allTopicConfig(request);
-    case reqcode::kGetSystemTopicListFromBroker:
+    case toInt(RequestCode::GetSystemTopicListFromBroker):
         return systemTopicList(request);
-    case reqcode::kGetBrokerRuntimeInfo:
+    case toInt(RequestCode::GetBrokerRuntimeInfo):
         return brokerRuntimeInfo(request);
-    case reqcode::kGetTopicStatsInfo:
+    case toInt(RequestCode::GetTopicStatsInfo):
         return topicStatsInfo(request);
-    case reqcode::kDeleteExpiredCommitLog:
-    case reqcode::kCleanExpiredConsumeQueue:
+    case toInt(RequestCode::DeleteExpiredCommitLog):
+    case toInt(RequestCode::CleanExpiredConsumeQueue):
         return deleteExpiredFiles(request);
     case protocol::extensioncode::kGetStoreFiles:
         return storeFiles(request);
-    case reqcode::kGetConsumeStats:
+    case toInt(RequestCode::GetConsumeStats):
         return consumeStats(request);
-    case reqcode::kGetConsumerConnectionList:
+    case toInt(RequestCode::GetConsumerConnectionList):
         return consumerConnectionList(request);
-    case reqcode::kGetProducerConnectionList:
+    case toInt(RequestCode::GetProducerConnectionList):
         return producerConnectionList(request);
-    case reqcode::kQueryTopicConsumeByWho:
+    case toInt(RequestCode::QueryTopicConsumeByWho):
         return topicConsumeByWho(request);
-    case reqcode::kInvokeBrokerToResetOffset:
+    case toInt(RequestCode::InvokeBrokerToResetOffset):
         return resetOffset(request);
-    case reqcode::kUpdateAndCreateSubscriptionGroup:
+    case toInt(RequestCode::UpdateAndCreateSubscriptionGroup):
         return updateSubscriptionGroup(request);
-    case reqcode::kDeleteSubscriptionGroup:
+    case toInt(RequestCode::DeleteSubscriptionGroup):
         return deleteSubscriptionGroup(request);
-    case reqcode::kGetAllSubscriptionGroupConfig:
+    case toInt(RequestCode::GetAllSubscriptionGroupConfig):
         return allSubscriptionGroups(request);
-    case reqcode::kGetAllConsumerOffset:
+    case toInt(RequestCode::GetAllConsumerOffset):
         return allConsumerOffsets(request);
-    case reqcode::kGetAllDelayOffset:
+    case toInt(RequestCode::GetAllDelayOffset):
         return allDelayOffsets(request);
-    case reqcode::kGetBrokerConfig:
+    case toInt(RequestCode::GetBrokerConfig):
         return brokerConfig(request);
-    case reqcode::kUpdateBrokerConfig:
+    case toInt(RequestCode::UpdateBrokerConfig):
         return updateBrokerConfig(request);
     default:
-        return makeResponse(request, respcode::kRequestCodeNotSupported,
+        return makeResponse(request, toInt(ResponseCode::RequestCodeNotSupported),
             QByteArrayLiteral(" request type ") + QByteArray::number(request.code)
                 + QByteArrayLiteral(" not supported"));
     }

@@ -124,7 +124,7 @@ RemotingCommand AdminProcessor::brokerRuntimeInfo(const RemotingCommand &request
         for (auto &kv : m_ctx.schedule->runtimeInfo())
             t.push_back(std::move(kv));
     }
-    RemotingCommand response = makeResponse(request, respcode::kSuccess);
+    RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
     response.body = adminbody::kvTable(t);
     return response;
 }
@@ -133,10 +133,10 @@ RemotingCommand AdminProcessor::topicStatsInfo(const RemotingCommand &request)
 {
     const QByteArray topic = request.extString("topic").toByteArray();
     if (topic.isEmpty())
-        return makeResponse(request, respcode::kSystemError, missingFieldRemark("topic"));
+        return makeResponse(request, toInt(ResponseCode::SystemError), missingFieldRemark("topic"));
     const std::optional<TopicConfig> config = m_ctx.topics->find(topic);
     if (!config)
-        return makeResponse(request, respcode::kTopicNotExist,
+        return makeResponse(request, toInt(ResponseCode::TopicNotExist),
             QByteArrayLiteral("topic[") + topic + QByteArrayLiteral("] not exist"));
     std::vector<adminbody::TopicOffset> offsets;
     for (int i = 0; i < config->writeQueueNums; ++i) {
@@ -149,7 +149,7 @@ RemotingCommand AdminProcessor::topicStatsInfo(const RemotingCommand &request)
                 m_ctx.store->messageStoreTimestamp(topic, i, o.maxOffset - 1), 0);
         offsets.push_back(std::move(o));
     }
-    RemotingCommand response = makeResponse(request, respcode::kSuccess);
+    RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
     response.body = adminbody::topicStatsTable(offsets);
     return response;
 }
@@ -160,7 +160,7 @@ RemotingCommand AdminProcessor::deleteExpiredFiles(const RemotingCommand &reques
     // any hour, then the consume-queue and index files below the new commit-log min offset.
     m_ctx.store->cleanService().requestManualDelete();
     qCInfo(lcBroker) << "admin requested deleting expired files (code" << request.code << ")";
-    return makeResponse(request, respcode::kSuccess);
+    return makeResponse(request, toInt(ResponseCode::Success));
 }
 
 RemotingCommand AdminProcessor::storeFiles(const RemotingCommand &request)
@@ -189,7 +189,7 @@ RemotingCommand AdminProcessor::storeFiles(const RemotingCommand &request)
     w.key("now").value(now);
     w.key("refuseReason").value(QByteArrayView(st.refuseReason.toUtf8()));
     w.endObject();
-    RemotingCommand response = makeResponse(request, respcode::kSuccess);
+    RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
     response.body = w.take();
     return response;
 }

@@ -22,19 +22,20 @@ RemotingCommand AdminProcessor::updateAndCreateTopic(const RemotingCommand &requ
     const std::optional<std::int32_t> permission = request.extInt("perm");
     for (const char *field : {"topic", "readQueueNums", "writeQueueNums", "perm"}) {
         if (request.extString(field).isEmpty())
-            return makeResponse(request, respcode::kSystemError, missingFieldRemark(field));
+            return makeResponse(
+                request, toInt(ResponseCode::SystemError), missingFieldRemark(field));
     }
     if (!readQueueNums || !writeQueueNums || !permission)
-        return makeResponse(
-            request, respcode::kSystemError, QByteArrayLiteral("bad queue numbers or perm"));
+        return makeResponse(request, toInt(ResponseCode::SystemError),
+            QByteArrayLiteral("bad queue numbers or perm"));
     if (!m_ctx.config->isMaster())
-        return makeResponse(request, respcode::kSystemError,
+        return makeResponse(request, toInt(ResponseCode::SystemError),
             QByteArrayLiteral("Can't modify topic or subscription group from slave broker, please "
                               "execute it from master broker."));
     if (Status s = topics::validateTopic(topic); !s)
-        return makeResponse(request, respcode::kSystemError, utf8(s.message()));
+        return makeResponse(request, toInt(ResponseCode::SystemError), utf8(s.message()));
     if (m_ctx.topics->isSystemTopic(topic))
-        return makeResponse(request, respcode::kSystemError,
+        return makeResponse(request, toInt(ResponseCode::SystemError),
             QByteArrayLiteral("The topic[") + topic
                 + QByteArrayLiteral("] is conflict with system topic."));
 
@@ -47,26 +48,26 @@ RemotingCommand AdminProcessor::updateAndCreateTopic(const RemotingCommand &requ
         : TopicFilterType::SingleTag;
     config.topicSysFlag = request.extInt("topicSysFlag").value_or(0);
     if (Status s = m_ctx.topics->updateTopicConfig(config); !s)
-        return makeResponse(request, respcode::kSystemError, utf8(s.message()));
+        return makeResponse(request, toInt(ResponseCode::SystemError), utf8(s.message()));
     qCInfo(lcBrokerTopic).noquote()
         << "topic" << topic << "created/updated by admin" << config.toJson();
     if (m_ctx.registerBrokerAllNow)
         m_ctx.registerBrokerAllNow();
     // RocketMQ answers SUCCESS with the default remark of an unset response.
     return makeResponse(
-        request, respcode::kSuccess, QByteArrayLiteral("not set any response code"));
+        request, toInt(ResponseCode::Success), QByteArrayLiteral("not set any response code"));
 }
 
 RemotingCommand AdminProcessor::deleteTopic(const RemotingCommand &request)
 {
     const QByteArray topic = request.extString("topic").toByteArray();
     if (topic.isEmpty())
-        return makeResponse(request, respcode::kSystemError, missingFieldRemark("topic"));
+        return makeResponse(request, toInt(ResponseCode::SystemError), missingFieldRemark("topic"));
     if (!m_ctx.config->isMaster())
-        return makeResponse(request, respcode::kSystemError,
+        return makeResponse(request, toInt(ResponseCode::SystemError),
             QByteArrayLiteral("Can't delete topic from slave broker"));
     if (m_ctx.topics->isSystemTopic(topic))
-        return makeResponse(request, respcode::kSystemError,
+        return makeResponse(request, toInt(ResponseCode::SystemError),
             QByteArrayLiteral("The topic[") + topic
                 + QByteArrayLiteral("] is conflict with system topic."));
     // The consume queues stay on disk until the store can drop a topic's queues (their files age
@@ -76,12 +77,12 @@ RemotingCommand AdminProcessor::deleteTopic(const RemotingCommand &request)
         << "topic" << topic << (existed ? "deleted by admin" : "to delete did not exist");
     if (m_ctx.registerBrokerAllNow)
         m_ctx.registerBrokerAllNow();
-    return makeResponse(request, respcode::kSuccess);
+    return makeResponse(request, toInt(ResponseCode::Success));
 }
 
 RemotingCommand AdminProcessor::allTopicConfig(const RemotingCommand &request)
 {
-    RemotingCommand response = makeResponse(request, respcode::kSuccess);
+    RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
     response.body = m_ctx.topics->encode();
     return response;
 }
@@ -93,7 +94,7 @@ RemotingCommand AdminProcessor::systemTopicList(const RemotingCommand &request)
         if (m_ctx.topics->isSystemTopic(topic))
             system.append(topic);
     }
-    RemotingCommand response = makeResponse(request, respcode::kSuccess);
+    RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
     response.body = adminbody::stringList("topicList", system);
     return response;
 }

@@ -16,7 +16,6 @@
 namespace qrocket::broker {
 
 using protocol::RemotingCommand;
-namespace rsp = responsecode;
 
 void notifyConsumerIdsChanged(BrokerContext &ctx, QByteArrayView group)
 {
@@ -30,7 +29,7 @@ void notifyConsumerIdsChanged(BrokerContext &ctx, QByteArrayView group)
         if (!channel || !channel->isActive())
             continue;
         RemotingCommand notify
-            = RemotingCommand::createRequest(requestcode::kNotifyConsumerIdsChanged);
+            = RemotingCommand::createRequest(toInt(RequestCode::NotifyConsumerIdsChanged));
         notify.setExt("consumerGroup", group.toByteArray());
         channel->invokeOneway(std::move(notify));
     }
@@ -41,13 +40,13 @@ void ClientManageProcessor::processRequest(
     const remoting::ChannelPtr &channel, RemotingCommand request, remoting::Responder respond)
 {
     switch (request.code) {
-    case requestcode::kHeartBeat:
+    case toInt(RequestCode::HeartBeat):
         respond(heartbeat(channel, request));
         break;
-    case requestcode::kUnregisterClient:
+    case toInt(RequestCode::UnregisterClient):
         respond(unregisterClient(channel, request));
         break;
-    case requestcode::kGetConsumerListByGroup:
+    case toInt(RequestCode::GetConsumerListByGroup):
         respond(consumerList(request));
         break;
     default:
@@ -63,7 +62,8 @@ RemotingCommand ClientManageProcessor::heartbeat(
     if (!data) {
         qCDebug(lcBrokerClient) << "bad heartbeat from" << channel->remoteAddress() << ":"
                                 << data.error().message();
-        return makeReply(request, rsp::kSystemError, data.error().message().toUtf8());
+        return makeReply(
+            request, toInt(ResponseCode::SystemError), data.error().message().toUtf8());
     }
     const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
     ClientChannelInfo info;
@@ -92,14 +92,14 @@ RemotingCommand ClientManageProcessor::heartbeat(
             qCDebug(lcBrokerClient)
                 << "producer" << data->clientID << "joined group" << producer.groupName;
     }
-    return makeReply(request, rsp::kSuccess);
+    return makeReply(request, toInt(ResponseCode::Success));
 }
 
 RemotingCommand ClientManageProcessor::unregisterClient(
     const remoting::ChannelPtr &channel, const RemotingCommand &request)
 {
     if (QByteArray missing = missingExtField(request, {"clientID"}); !missing.isEmpty())
-        return makeReply(request, rsp::kSystemError, missing);
+        return makeReply(request, toInt(ResponseCode::SystemError), missing);
     const QByteArrayView clientId = request.extString("clientID");
     if (const QByteArrayView group = request.extString("producerGroup"); !group.isEmpty())
         m_ctx.producers->unregisterProducer(group, clientId, channel);
@@ -111,24 +111,24 @@ RemotingCommand ClientManageProcessor::unregisterClient(
                 notifyConsumerIdsChanged(m_ctx, group);
         }
     }
-    return makeReply(request, rsp::kSuccess);
+    return makeReply(request, toInt(ResponseCode::Success));
 }
 
 RemotingCommand ClientManageProcessor::consumerList(const RemotingCommand &request)
 {
     if (QByteArray missing = missingExtField(request, {"consumerGroup"}); !missing.isEmpty())
-        return makeReply(request, rsp::kSystemError, missing);
+        return makeReply(request, toInt(ResponseCode::SystemError), missing);
     const QByteArrayView group = request.extString("consumerGroup");
     const QList<QByteArray> ids = m_ctx.consumers->consumerIds(group);
     if (ids.isEmpty())
-        return makeReply(
-            request, rsp::kSystemError, "no consumer for this group, " + group.toByteArray());
+        return makeReply(request, toInt(ResponseCode::SystemError),
+            "no consumer for this group, " + group.toByteArray());
     protocol::JsonWriter w;
     w.beginObject().key("consumerIdList").beginArray();
     for (const QByteArray &id : ids)
         w.value(QByteArrayView(id));
     w.endArray().endObject();
-    RemotingCommand response = makeReply(request, rsp::kSuccess);
+    RemotingCommand response = makeReply(request, toInt(ResponseCode::Success));
     response.body = w.take();
     return response;
 }

@@ -8,14 +8,12 @@
 namespace qrocket::broker {
 
 using protocol::RemotingCommand;
-namespace rsp = responsecode;
-namespace rc = requestcode;
 
 namespace {
 
 RemotingCommand withOffset(const RemotingCommand &request, const char *key, std::int64_t value)
 {
-    RemotingCommand response = makeReply(request, rsp::kSuccess);
+    RemotingCommand response = makeReply(request, toInt(ResponseCode::Success));
     response.setExt(key, value);
     return response;
 }
@@ -31,38 +29,38 @@ void ConsumerManageProcessor::processRequest(
 
 RemotingCommand ConsumerManageProcessor::process(const RemotingCommand &request)
 {
-    const bool needsGroup
-        = request.code == rc::kQueryConsumerOffset || request.code == rc::kUpdateConsumerOffset;
+    const bool needsGroup = request.code == toInt(RequestCode::QueryConsumerOffset)
+        || request.code == toInt(RequestCode::UpdateConsumerOffset);
     QByteArray missing = needsGroup
         ? missingExtField(request, {"consumerGroup", "topic", "queueId"})
         : missingExtField(request, {"topic", "queueId"});
-    if (missing.isEmpty() && request.code == rc::kUpdateConsumerOffset)
+    if (missing.isEmpty() && request.code == toInt(RequestCode::UpdateConsumerOffset))
         missing = missingExtField(request, {"commitOffset"});
-    if (missing.isEmpty() && request.code == rc::kSearchOffsetByTimestamp)
+    if (missing.isEmpty() && request.code == toInt(RequestCode::SearchOffsetByTimestamp))
         missing = missingExtField(request, {"timestamp"});
     if (!missing.isEmpty())
-        return makeReply(request, rsp::kSystemError, missing);
+        return makeReply(request, toInt(ResponseCode::SystemError), missing);
 
     const QByteArrayView topic = request.extString("topic");
     const auto queueId = request.extInt("queueId");
     if (!queueId)
-        return makeReply(request, rsp::kSystemError, "queueId is not a number");
+        return makeReply(request, toInt(ResponseCode::SystemError), "queueId is not a number");
     storage::MessageStore &store = *m_ctx.store;
     switch (request.code) {
-    case rc::kQueryConsumerOffset:
+    case toInt(RequestCode::QueryConsumerOffset):
         return queryConsumerOffset(request);
-    case rc::kUpdateConsumerOffset:
+    case toInt(RequestCode::UpdateConsumerOffset):
         m_ctx.consumerOffsets->commit(request.extString("consumerGroup"), topic, *queueId,
             request.extLong("commitOffset").value_or(-1));
-        return makeReply(request, rsp::kSuccess);
-    case rc::kGetMaxOffset:
+        return makeReply(request, toInt(ResponseCode::Success));
+    case toInt(RequestCode::GetMaxOffset):
         return withOffset(request, "offset", store.maxOffsetInQueue(topic, *queueId));
-    case rc::kGetMinOffset:
+    case toInt(RequestCode::GetMinOffset):
         return withOffset(request, "offset", store.minOffsetInQueue(topic, *queueId));
-    case rc::kSearchOffsetByTimestamp:
+    case toInt(RequestCode::SearchOffsetByTimestamp):
         return withOffset(request, "offset",
             store.offsetInQueueByTime(topic, *queueId, request.extLong("timestamp").value_or(0)));
-    case rc::kGetEarliestMsgStoreTime:
+    case toInt(RequestCode::GetEarliestMsgStoreTime):
         return withOffset(request, "timestamp", store.earliestMessageTime(topic, *queueId));
     default:
         return makeReply(
@@ -83,7 +81,7 @@ RemotingCommand ConsumerManageProcessor::queryConsumerOffset(const RemotingComma
     const std::int64_t minOffset = m_ctx.store->minOffsetInQueue(topic, queueId);
     if (minOffset <= 0)
         return withOffset(request, "offset", 0);
-    return makeReply(request, rsp::kQueryNotFound,
+    return makeReply(request, toInt(ResponseCode::QueryNotFound),
         "Not found, V3_0_6_SNAPSHOT maybe this group consumer boot first");
 }
 

@@ -32,11 +32,11 @@ void registerExtraProcessors(remoting::RemotingServer &server, BrokerContext &ct
     server.registerProcessor(LockProcessor::kLockBatchMq, locks, adminExecutor);
     server.registerProcessor(LockProcessor::kUnlockBatchMq, locks, adminExecutor);
     if (messageExecutor) {
-        server.registerProcessor(reqcode::kConsumerSendMsgBack,
+        server.registerProcessor(toInt(RequestCode::ConsumerSendMsgBack),
             std::make_shared<SendBackProcessor>(ctx), messageExecutor);
         auto query = std::make_shared<QueryProcessor>(ctx);
-        server.registerProcessor(reqcode::kQueryMessage, query, messageExecutor);
-        server.registerProcessor(reqcode::kViewMessageById, query, messageExecutor);
+        server.registerProcessor(toInt(RequestCode::QueryMessage), query, messageExecutor);
+        server.registerProcessor(toInt(RequestCode::ViewMessageById), query, messageExecutor);
     }
 }
 

@@ -19,27 +19,29 @@ void LockProcessor::processRequest(
 RemotingCommand LockProcessor::handle(const RemotingCommand &request)
 {
     if (request.code != kLockBatchMq && request.code != kUnlockBatchMq) {
-        return makeResponse(request, respcode::kRequestCodeNotSupported,
+        return makeResponse(request, toInt(ResponseCode::RequestCodeNotSupported),
             QByteArrayLiteral("request type ") + QByteArray::number(request.code)
                 + QByteArrayLiteral(" not supported"));
     }
     if (request.body.isEmpty())
-        return makeResponse(request, respcode::kSystemError, QByteArrayLiteral("empty body"));
+        return makeResponse(
+            request, toInt(ResponseCode::SystemError), QByteArrayLiteral("empty body"));
     auto body = protocol::LockBatchRequestBody::fromJson(request.body);
     if (!body.has_value())
-        return makeResponse(request, respcode::kSystemError, body.error().message().toUtf8());
+        return makeResponse(
+            request, toInt(ResponseCode::SystemError), body.error().message().toUtf8());
     if (body->consumerGroup.isEmpty() || body->clientId.isEmpty()) {
-        return makeResponse(request, respcode::kSystemError,
+        return makeResponse(request, toInt(ResponseCode::SystemError),
             QByteArrayLiteral("LockBatchRequestBody: consumerGroup and clientId are required"));
     }
 
     if (request.code == kUnlockBatchMq) {
         m_locks.unlockBatch(body->consumerGroup, body->mqSet, body->clientId);
-        return makeResponse(request, respcode::kSuccess);
+        return makeResponse(request, toInt(ResponseCode::Success));
     }
     protocol::LockBatchResponseBody answer {
         m_locks.tryLockBatch(body->consumerGroup, body->mqSet, body->clientId)};
-    RemotingCommand response = makeResponse(request, respcode::kSuccess);
+    RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
     response.body = answer.toJson();
     return response;
 }

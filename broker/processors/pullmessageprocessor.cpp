@@ -17,7 +17,6 @@ namespace qrocket::broker {
 
 using protocol::RemotingCommand;
 using storage::GetMessageStatus;
-namespace rsp = responsecode;
 
 namespace {
 
@@ -28,21 +27,22 @@ int responseCodeFor(GetMessageStatus status, std::int64_t requestedOffset)
 {
     switch (status) {
     case GetMessageStatus::Found:
-        return rsp::kSuccess;
+        return toInt(ResponseCode::Success);
     case GetMessageStatus::NoMatchedMessage:
     case GetMessageStatus::MessageWasRemoving:
-        return rsp::kPullRetryImmediately;
+        return toInt(ResponseCode::PullRetryImmediately);
     case GetMessageStatus::NoMatchedLogicQueue:
     case GetMessageStatus::NoMessageInQueue:
-        return requestedOffset != 0 ? rsp::kPullOffsetMoved : rsp::kPullNotFound;
+        return requestedOffset != 0 ? toInt(ResponseCode::PullOffsetMoved)
+                                    : toInt(ResponseCode::PullNotFound);
     case GetMessageStatus::OffsetFoundNull:
     case GetMessageStatus::OffsetOverflowOne:
-        return rsp::kPullNotFound;
+        return toInt(ResponseCode::PullNotFound);
     case GetMessageStatus::OffsetOverflowBadly:
     case GetMessageStatus::OffsetTooSmall:
-        return rsp::kPullOffsetMoved;
+        return toInt(ResponseCode::PullOffsetMoved);
     }
-    return rsp::kSystemError;
+    return toInt(ResponseCode::SystemError);
 }
 
 storage::TagFilter filterOf(const SubscriptionData &sub)
@@ -80,7 +80,7 @@ std::optional<RemotingCommand> PullMessageProcessor::process(const remoting::Cha
             {"consumerGroup", "topic", "queueId", "queueOffset", "maxMsgNums", "sysFlag",
                 "commitOffset", "suspendTimeoutMillis", "subVersion"});
         !missing.isEmpty())
-        return makeReply(request, rsp::kSystemError, missing);
+        return makeReply(request, toInt(ResponseCode::SystemError), missing);
     const QByteArrayView group = request.extString("consumerGroup");
     const QByteArrayView topic = request.extString("topic");
     const int queueId = request.extInt("queueId").value_or(-1);
@@ -92,24 +92,24 @@ std::optional<RemotingCommand> PullMessageProcessor::process(const remoting::Cha
     const std::int64_t subVersion = request.extLong("subVersion").value_or(0);
 
     if (!perm::isReadable(config.brokerPermission))
-        return makeReply(request, rsp::kNoPermission,
+        return makeReply(request, toInt(ResponseCode::NoPermission),
             "the broker[" + config.brokerAddr() + "] pulling message is forbidden");
     const auto groupConfig = m_ctx.subscriptionGroups->findOrCreate(group);
     if (!groupConfig)
-        return makeReply(request, rsp::kSubscriptionGroupNotExist,
+        return makeReply(request, toInt(ResponseCode::SubscriptionGroupNotExist),
             "subscription group [" + group.toByteArray() + "] does not exist");
     if (!groupConfig->consumeEnable)
-        return makeReply(request, rsp::kNoPermission,
+        return makeReply(request, toInt(ResponseCode::NoPermission),
             "subscription group no permission, " + group.toByteArray());
     const auto topicConfig = m_ctx.topics->find(topic);
     if (!topicConfig)
-        return makeReply(request, rsp::kTopicNotExist,
+        return makeReply(request, toInt(ResponseCode::TopicNotExist),
             "topic[" + topic.toByteArray() + "] not exist, apply first please!");
     if (!perm::isReadable(topicConfig->perm))
-        return makeReply(request, rsp::kNoPermission,
+        return makeReply(request, toInt(ResponseCode::NoPermission),
             "the topic[" + topic.toByteArray() + "] pulling message is forbidden");
     if (queueId < 0 || queueId >= topicConfig->readQueueNums)
-        return makeReply(request, rsp::kSystemError,
+        return makeReply(request, toInt(ResponseCode::SystemError),
             "queueId[" + QByteArray::number(queueId) + "] is illegal, topic:[" + topic.toByteArray()
                 + "] topicConfig.readQueueNums:[" + QByteArray::number(topicConfig->readQueueNums)
                 + "] consumer:[" + channel->remoteAddress() + "]");
@@ -119,7 +119,7 @@ std::optional<RemotingCommand> PullMessageProcessor::process(const remoting::Cha
     const QByteArrayView expressionType = request.extString("expressionType");
     if (hasSubscription) {
         if (!expressionType.isEmpty() && expressionType != "TAG")
-            return makeReply(request, rsp::kSystemError,
+            return makeReply(request, toInt(ResponseCode::SystemError),
                 "The broker does not support consumer to filter message by "
                     + expressionType.toByteArray());
         filter = storage::TagFilter::fromExpression(request.extString("subscription"));
@@ -127,19 +127,19 @@ std::optional<RemotingCommand> PullMessageProcessor::process(const remoting::Cha
         if (!groupConfig->consumeBroadcastEnable) {
             const auto info = m_ctx.consumers->groupInfo(group);
             if (info && info->messageModel == MessageModel::Broadcasting)
-                return makeReply(request, rsp::kNoPermission,
+                return makeReply(request, toInt(ResponseCode::NoPermission),
                     "the consumer group[" + group.toByteArray()
                         + "] can not consume by broadcast way");
         }
         const auto sub = m_ctx.consumers->findSubscription(group, topic);
         if (!sub)
-            return makeReply(
-                request, rsp::kSubscriptionNotExist, "the consumer's subscription not exist");
+            return makeReply(request, toInt(ResponseCode::SubscriptionNotExist),
+                "the consumer's subscription not exist");
         if (sub->subVersion < subVersion)
-            return makeReply(
-                request, rsp::kSubscriptionNotLatest, "the consumer's subscription not latest");
+            return makeReply(request, toInt(ResponseCode::SubscriptionNotLatest),
+                "the consumer's subscription not latest");
         if (sub->expressionType != "TAG" && !sub->expressionType.isEmpty())
-            return makeReply(request, rsp::kSystemError,
+            return makeReply(request, toInt(ResponseCode::SystemError),
                 "The broker does not support consumer to filter message by " + sub->expressionType);
         filter = filterOf(*sub);
     }
@@ -147,8 +147,8 @@ std::optional<RemotingCommand> PullMessageProcessor::process(const remoting::Cha
     const storage::GetMessageResult result = m_ctx.store->getMessage(
         group, topic, queueId, queueOffset, maxMsgNums, filter.matchAll ? nullptr : &filter);
     const int code = responseCodeFor(result.status, queueOffset);
-    if (code == rsp::kPullNotFound && allowSuspend && (sysFlag & pullsysflag::kSuspend)
-        && m_ctx.pullHold) {
+    if (code == toInt(ResponseCode::PullNotFound) && allowSuspend
+        && (sysFlag & pullsysflag::kSuspend) && m_ctx.pullHold) {
         HeldPull held;
         held.channel = channel;
         held.request = request;
@@ -176,12 +176,12 @@ std::optional<RemotingCommand> PullMessageProcessor::process(const remoting::Cha
         suggest = result.suggestPullingFromSlave ? groupConfig->whichBrokerWhenConsumeSlowly
                                                  : groupConfig->brokerId;
     if (!config.isMaster() && !config.slaveReadEnable)
-        response.code = rsp::kPullRetryImmediately;
+        response.code = toInt(ResponseCode::PullRetryImmediately);
     response.setExt("suggestWhichBrokerId", suggest);
     response.setExt("nextBeginOffset", result.nextBeginOffset);
     response.setExt("minOffset", result.minOffset);
     response.setExt("maxOffset", result.maxOffset);
-    if (response.code == rsp::kSuccess)
+    if (response.code == toInt(ResponseCode::Success))
         response.body = result.concatenated();
 
     if (allowSuspend && (sysFlag & pullsysflag::kCommitOffset) && config.isMaster())

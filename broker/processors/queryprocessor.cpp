@@ -11,7 +11,7 @@ using protocol::RemotingCommand;
 void QueryProcessor::processRequest(
     const remoting::ChannelPtr &, RemotingCommand request, remoting::Responder respond)
 {
-    if (request.code == reqcode::kViewMessageById)
+    if (request.code == toInt(RequestCode::ViewMessageById))
         respond(viewMessageById(request));
     else
         respond(queryMessage(request));
@@ -30,10 +30,11 @@ RemotingCommand QueryProcessor::queryMessage(const RemotingCommand &request) con
             : !maxNum                       ? "maxNum"
             : !begin                        ? "beginTimestamp"
                                             : "endTimestamp";
-        return makeResponse(request, respcode::kSystemError, missingFieldRemark(field));
+        return makeResponse(request, toInt(ResponseCode::SystemError), missingFieldRemark(field));
     }
     if (!m_ctx.store)
-        return makeResponse(request, respcode::kSystemError, QByteArrayLiteral("store not ready"));
+        return makeResponse(
+            request, toInt(ResponseCode::SystemError), QByteArrayLiteral("store not ready"));
     if (request.extBool("_UNIQUE_KEY_QUERY").value_or(false))
         maxNum = m_ctx.store->config().defaultQueryMaxNum > 0
             ? m_ctx.store->config().defaultQueryMaxNum
@@ -41,11 +42,11 @@ RemotingCommand QueryProcessor::queryMessage(const RemotingCommand &request) con
 
     const storage::QueryMessageResult result
         = m_ctx.store->queryMessage(topic, key, std::max(*maxNum, 1), *begin, *end);
-    RemotingCommand response = makeResponse(request, respcode::kSuccess);
+    RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
     response.setExt(QByteArrayLiteral("indexLastUpdateTimestamp"), result.indexLastUpdateTimestamp);
     response.setExt(QByteArrayLiteral("indexLastUpdatePhyoffset"), result.indexLastUpdatePhyoffset);
     if (result.messages.empty()) {
-        response.code = respcode::kQueryNotFound;
+        response.code = toInt(ResponseCode::QueryNotFound);
         response.remark = QByteArrayLiteral("can not find message, maybe time range not correct");
         return response;
     }
@@ -57,15 +58,17 @@ RemotingCommand QueryProcessor::viewMessageById(const RemotingCommand &request) 
 {
     const std::optional<std::int64_t> offset = request.extLong("offset");
     if (!offset)
-        return makeResponse(request, respcode::kSystemError, missingFieldRemark("offset"));
+        return makeResponse(
+            request, toInt(ResponseCode::SystemError), missingFieldRemark("offset"));
     if (!m_ctx.store)
-        return makeResponse(request, respcode::kSystemError, QByteArrayLiteral("store not ready"));
+        return makeResponse(
+            request, toInt(ResponseCode::SystemError), QByteArrayLiteral("store not ready"));
     const storage::SelectedRecord sel = m_ctx.store->lookMessageByOffset(*offset);
     if (!sel.isValid())
-        return makeResponse(request, respcode::kSystemError,
+        return makeResponse(request, toInt(ResponseCode::SystemError),
             QByteArrayLiteral("can not find message by the offset, ")
                 + QByteArray::number(*offset));
-    RemotingCommand response = makeResponse(request, respcode::kSuccess);
+    RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
     response.body = sel.bytes.toByteArray();
     return response;
 }

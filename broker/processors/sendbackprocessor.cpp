@@ -47,30 +47,30 @@ void SendBackProcessor::processRequest(
     const std::optional<std::int32_t> headerDelay = request.extInt("delayLevel");
     if (!offset || group.isEmpty() || !headerDelay) {
         const char *field = !offset ? "offset" : group.isEmpty() ? "group" : "delayLevel";
-        respond(makeResponse(request, respcode::kSystemError, missingFieldRemark(field)));
+        respond(makeResponse(request, toInt(ResponseCode::SystemError), missingFieldRemark(field)));
         return;
     }
     if (!m_ctx.store || !m_ctx.topics || !m_ctx.subscriptionGroups) {
-        respond(
-            makeResponse(request, respcode::kSystemError, QByteArrayLiteral("broker not ready")));
+        respond(makeResponse(
+            request, toInt(ResponseCode::SystemError), QByteArrayLiteral("broker not ready")));
         return;
     }
 
     const std::optional<SubscriptionGroupConfig> groupConfig
         = m_ctx.subscriptionGroups->findOrCreate(group);
     if (!groupConfig) {
-        respond(makeResponse(request, respcode::kSubscriptionGroupNotExist,
+        respond(makeResponse(request, toInt(ResponseCode::SubscriptionGroupNotExist),
             QByteArrayLiteral("subscription group not exist, ") + group));
         return;
     }
     if (m_ctx.config && !perm::isWriteable(m_ctx.config->brokerPermission)) {
-        respond(makeResponse(request, respcode::kNoPermission,
+        respond(makeResponse(request, toInt(ResponseCode::NoPermission),
             QByteArrayLiteral("the broker[") + m_ctx.storeHost
                 + QByteArrayLiteral("] sending message is forbidden")));
         return;
     }
     if (groupConfig->retryQueueNums <= 0) {
-        respond(makeResponse(request, respcode::kSuccess));
+        respond(makeResponse(request, toInt(ResponseCode::Success)));
         return;
     }
 
@@ -79,7 +79,7 @@ void SendBackProcessor::processRequest(
     TopicConfig retryConfig = ensureTopic(m_ctx, newTopic,
         [&] { return m_ctx.topics->createRetryTopic(group, groupConfig->retryQueueNums); });
     if (!perm::isWriteable(retryConfig.perm)) {
-        respond(makeResponse(request, respcode::kNoPermission,
+        respond(makeResponse(request, toInt(ResponseCode::NoPermission),
             QByteArrayLiteral("the topic[") + newTopic
                 + QByteArrayLiteral("] sending message is forbidden")));
         return;
@@ -89,7 +89,7 @@ void SendBackProcessor::processRequest(
     protocol::MessageRecordView rec;
     if (!sel.isValid()
         || protocol::decodeRecord(sel.bytes, rec, false).status != protocol::RecordStatus::Ok) {
-        respond(makeResponse(request, respcode::kSystemError,
+        respond(makeResponse(request, toInt(ResponseCode::SystemError),
             QByteArrayLiteral("look message by offset failed, ") + QByteArray::number(*offset)));
         return;
     }
@@ -111,7 +111,7 @@ void SendBackProcessor::processRequest(
         const TopicConfig dlq
             = ensureTopic(m_ctx, newTopic, [&] { return m_ctx.topics->createDlqTopic(group); });
         if (!perm::isWriteable(dlq.perm)) {
-            respond(makeResponse(request, respcode::kNoPermission,
+            respond(makeResponse(request, toInt(ResponseCode::NoPermission),
                 QByteArrayLiteral("the topic[") + newTopic
                     + QByteArrayLiteral("] sending message is forbidden")));
             return;
@@ -153,9 +153,9 @@ void SendBackProcessor::processRequest(
         [request = std::move(request), respond = std::move(respond)](
             const storage::PutMessageResult &r) {
             if (r.isOk())
-                respond(makeResponse(request, respcode::kSuccess));
+                respond(makeResponse(request, toInt(ResponseCode::Success)));
             else
-                respond(makeResponse(request, respcode::kSystemError,
+                respond(makeResponse(request, toInt(ResponseCode::SystemError),
                     QByteArray(storage::putMessageStatusName(r.status))));
         });
 }

@@ -20,7 +20,6 @@ using protocol::RemotingCommand;
 using storage::MessageExtBrokerInner;
 using storage::PutMessageResult;
 using storage::PutMessageStatus;
-namespace rsp = responsecode;
 namespace mc = protocol::MessageConst;
 
 namespace {
@@ -35,24 +34,24 @@ int responseCodeFor(PutMessageStatus status)
 {
     switch (status) {
     case PutMessageStatus::PutOk:
-        return rsp::kSuccess;
+        return toInt(ResponseCode::Success);
     case PutMessageStatus::FlushDiskTimeout:
-        return rsp::kFlushDiskTimeout;
+        return toInt(ResponseCode::FlushDiskTimeout);
     case PutMessageStatus::FlushSlaveTimeout:
-        return rsp::kFlushSlaveTimeout;
+        return toInt(ResponseCode::FlushSlaveTimeout);
     case PutMessageStatus::SlaveNotAvailable:
-        return rsp::kSlaveNotAvailable;
+        return toInt(ResponseCode::SlaveNotAvailable);
     case PutMessageStatus::MessageIllegal:
     case PutMessageStatus::PropertiesSizeExceeded:
-        return rsp::kMessageIllegal;
+        return toInt(ResponseCode::MessageIllegal);
     case PutMessageStatus::ServiceNotAvailable:
-        return rsp::kServiceNotAvailable;
+        return toInt(ResponseCode::ServiceNotAvailable);
     case PutMessageStatus::CreateMappedFileFailed:
     case PutMessageStatus::OsPageCacheBusy:
     case PutMessageStatus::UnknownError:
-        return rsp::kSystemError;
+        return toInt(ResponseCode::SystemError);
     }
-    return rsp::kSystemError;
+    return toInt(ResponseCode::SystemError);
 }
 
 bool statusHasResult(PutMessageStatus s)
@@ -125,7 +124,7 @@ RemotingCommand sendReply(const PutMessageResult &r, const protocol::HostAddress
     if (r.status == PutMessageStatus::OsPageCacheBusy)
         response.remark
             = QByteArrayLiteral("[PC_SYNCHRONIZED]broker busy, start flow control for a while");
-    else if (code != rsp::kSuccess)
+    else if (code != toInt(ResponseCode::Success))
         response.remark = r.remark.toUtf8();
     if (!statusHasResult(r.status))
         return response;
@@ -176,7 +175,7 @@ void SendMessageProcessor::processRequest(
     QByteArray error;
     std::optional<SendRequestHeader> header = SendRequestHeader::decode(request, &error);
     if (!header) {
-        respond(makeReply(request, rsp::kSystemError, error));
+        respond(makeReply(request, toInt(ResponseCode::SystemError), error));
         return;
     }
     TopicConfig topicConfig;
@@ -199,12 +198,12 @@ std::optional<RemotingCommand> SendMessageProcessor::check(const remoting::Chann
 {
     const BrokerConfig &config = *m_ctx.config;
     if (!perm::isWriteable(config.brokerPermission))
-        return makeReply(request, rsp::kNoPermission,
+        return makeReply(request, toInt(ResponseCode::NoPermission),
             "the broker[" + config.brokerAddr() + "] sending message is forbidden");
     if (Status st = topics::validateTopic(header.topic); !st)
-        return makeReply(request, rsp::kSystemError, st.message().toUtf8());
+        return makeReply(request, toInt(ResponseCode::SystemError), st.message().toUtf8());
     if (topics::isNotAllowedSendTopic(header.topic))
-        return makeReply(request, rsp::kNoPermission,
+        return makeReply(request, toInt(ResponseCode::NoPermission),
             "Sending message to topic[" + header.topic + "] is forbidden.");
 
     auto found = m_ctx.topics->find(header.topic);
@@ -222,15 +221,15 @@ std::optional<RemotingCommand> SendMessageProcessor::check(const remoting::Chann
         }
     }
     if (!found)
-        return makeReply(request, rsp::kTopicNotExist,
+        return makeReply(request, toInt(ResponseCode::TopicNotExist),
             "topic[" + header.topic + "] not exist, apply first please!");
     topicConfig = std::move(*found);
     if (!perm::isWriteable(topicConfig.perm))
-        return makeReply(request, rsp::kNoPermission,
+        return makeReply(request, toInt(ResponseCode::NoPermission),
             "the topic[" + header.topic + "] sending message is forbidden");
     const int queueNums = std::max(topicConfig.writeQueueNums, topicConfig.readQueueNums);
     if (header.queueId >= queueNums)
-        return makeReply(request, rsp::kSystemError,
+        return makeReply(request, toInt(ResponseCode::SystemError),
             "request queueId[" + QByteArray::number(header.queueId) + "] is illegal, "
                 + "Producer: " + channel->remoteAddress());
     if (header.queueId < 0)
@@ -247,7 +246,7 @@ std::optional<RemotingCommand> SendMessageProcessor::handleRetryAndDlq(
     const QByteArrayView group = QByteArrayView(header.topic).sliced(7); // "%RETRY%"
     const auto groupConfig = m_ctx.subscriptionGroups->findOrCreate(group);
     if (!groupConfig)
-        return makeReply(request, rsp::kSubscriptionGroupNotExist,
+        return makeReply(request, toInt(ResponseCode::SubscriptionGroupNotExist),
             "subscription group not exist, " + group.toByteArray());
     int maxReconsumeTimes = groupConfig->retryMaxTimes;
     if (request.version >= kVersionMaxReconsumeTimes && header.maxReconsumeTimes)
@@ -260,7 +259,7 @@ std::optional<RemotingCommand> SendMessageProcessor::handleRetryAndDlq(
     if (!protocol::findProperty(header.properties, mc::DelayTimeLevel).isNull())
         header.properties = protocol::removeProperty(header.properties, mc::DelayTimeLevel);
     if (!perm::isWriteable(topicConfig.perm))
-        return makeReply(request, rsp::kNoPermission,
+        return makeReply(request, toInt(ResponseCode::NoPermission),
             "the topic[" + header.topic + "] sending message is forbidden");
     return std::nullopt;
 }
@@ -288,7 +287,7 @@ void SendMessageProcessor::sendOne(const remoting::ChannelPtr &channel,
     const QByteArrayView tran = protocol::findProperty(msg.properties, mc::TransactionPrepared);
     if (!tran.isNull() && tran.compare("true", Qt::CaseInsensitive) == 0
         && config.rejectTransactionMessage) {
-        respond(makeReply(request, rsp::kNoPermission,
+        respond(makeReply(request, toInt(ResponseCode::NoPermission),
             "the broker[" + config.brokerAddr() + "] sending transaction message is forbidden"));
         return;
     }
@@ -320,19 +319,19 @@ void SendMessageProcessor::sendBatch(const remoting::ChannelPtr &channel,
 {
     const BrokerConfig &config = *m_ctx.config;
     if (header.topic.size() > topics::kTopicMaxLength) {
-        respond(makeReply(request, rsp::kMessageIllegal,
+        respond(makeReply(request, toInt(ResponseCode::MessageIllegal),
             "message topic length too long " + QByteArray::number(header.topic.size())));
         return;
     }
     if (!protocol::findProperty(header.properties, mc::DelayTimeLevel).isNull()
         || !protocol::findProperty(header.properties, mc::TransactionPrepared).isNull()) {
-        respond(makeReply(request, rsp::kMessageIllegal,
+        respond(makeReply(request, toInt(ResponseCode::MessageIllegal),
             "batch request does not support delay or transaction messages"));
         return;
     }
     auto items = protocol::decodeBatch(request.body);
     if (!items || items->empty()) {
-        respond(makeReply(request, rsp::kMessageIllegal,
+        respond(makeReply(request, toInt(ResponseCode::MessageIllegal),
             items ? QByteArrayLiteral("the batch is empty") : items.error().message().toUtf8()));
         return;
     }

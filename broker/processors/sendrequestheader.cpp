@@ -73,8 +73,8 @@ QByteArray missing(std::string_view name)
 std::optional<SendRequestHeader> SendRequestHeader::decode(
     const protocol::RemotingCommand &request, QByteArray *error)
 {
-    const bool v2 = request.code == requestcode::kSendMessageV2
-        || request.code == requestcode::kSendBatchMessage;
+    const bool v2 = request.code == toInt(RequestCode::SendMessageV2)
+        || request.code == toInt(RequestCode::SendBatchMessage);
     // One pass over the ext fields (the first of duplicate keys wins, as RemotingCommand::ext).
     std::array<const QByteArray *, FieldCount> raw {};
     for (const auto &[key, value] : request.extFields) {
@@ -113,7 +113,7 @@ std::optional<SendRequestHeader> SendRequestHeader::decode(
     h.reconsumeTimes = toInt(raw[ReconsumeTimes]).value_or(0);
     h.unitMode = raw[UnitMode] && protocol::parseJavaBoolean(*raw[UnitMode]);
     h.maxReconsumeTimes = toInt(raw[MaxReconsumeTimes]);
-    h.batch = request.code == requestcode::kSendBatchMessage
+    h.batch = request.code == toInt(RequestCode::SendBatchMessage)
         || (raw[Batch] && protocol::parseJavaBoolean(*raw[Batch]));
     return h;
 }

@@ -49,9 +49,9 @@ void runProcessor(
             qCWarning(lcRemoting, "processor for code %d from %s threw: %s", to.requestCode,
                 channel->remoteAddress().constData(), e.what());
         }
-        replyError(channel, to, responsecode::kSystemError, QByteArray(e.what()));
+        replyError(channel, to, toInt(ResponseCode::SystemError), QByteArray(e.what()));
     } catch (...) {
-        replyError(channel, to, responsecode::kSystemError,
+        replyError(channel, to, toInt(ResponseCode::SystemError),
             QByteArrayLiteral("unknown exception in request processor"));
     }
 }
@@ -103,7 +103,7 @@ void ProcessorTable::dispatch(const ChannelPtr &channel, RemotingCommand request
             qCWarning(lcRemoting, "request code %d from %s not supported", request.code,
                 channel->remoteAddress().constData());
         }
-        replyError(channel, to, responsecode::kRequestCodeNotSupported,
+        replyError(channel, to, toInt(ResponseCode::RequestCodeNotSupported),
             " request type " + QByteArray::number(request.code) + " not supported");
         return;
     }
@@ -114,7 +114,7 @@ void ProcessorTable::dispatch(const ChannelPtr &channel, RemotingCommand request
         reject = true;
     }
     if (reject) {
-        replyError(channel, to, responsecode::kSystemBusy,
+        replyError(channel, to, toInt(ResponseCode::SystemBusy),
             QByteArrayLiteral("[REJECTREQUEST]system busy, start flow control for a while"));
         return;
     }
@@ -132,7 +132,7 @@ void ProcessorTable::dispatch(const ChannelPtr &channel, RemotingCommand request
             qCWarning(lcRemoting, "executor full, request code %d from %s rejected", to.requestCode,
                 channel->remoteAddress().constData());
         }
-        replyError(channel, to, responsecode::kSystemBusy,
+        replyError(channel, to, toInt(ResponseCode::SystemBusy),
             QByteArrayLiteral("[OVERLOAD]system busy, start flow control for a while"));
     }
 }

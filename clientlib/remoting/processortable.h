@@ -12,6 +12,7 @@
 // Thread-safe: registrations may happen at any time from any thread (a shared lock is taken per
 // dispatch).
 
+#include "clientlib/protocol/responsecode.h"
 #include "clientlib/remoting/executor.h"
 #include "clientlib/remoting/requestprocessor.h"
 
@@ -20,12 +21,7 @@
 
 namespace qrocket::remoting {
 
-namespace responsecode {
-inline constexpr int kSuccess = 0;
-inline constexpr int kSystemError = 1;
-inline constexpr int kSystemBusy = 2;
-inline constexpr int kRequestCodeNotSupported = 3;
-} // namespace responsecode
+using protocol::ResponseCode;
 
 class ProcessorTable
 {

@@ -500,8 +500,8 @@ private slots:
         QCOMPARE(ExtrasFixture::call(p, ExtrasFixture::request(9999))->code, 3);
         // Malformed requests get an answer, never a crash.
         for (int code : AdminProcessor::requestCodes()) {
-            if (code == reqcode::kUpdateAndCreateSubscriptionGroup
-                || code == reqcode::kUpdateBrokerConfig)
+            if (code == toInt(RequestCode::UpdateAndCreateSubscriptionGroup)
+                || code == toInt(RequestCode::UpdateBrokerConfig))
                 continue;
             const auto r = ExtrasFixture::call(p, ExtrasFixture::request(code));
             QVERIFY2(r.has_value(), qPrintable(QString::number(code)));
