@@ -5,6 +5,8 @@
 #include "broker/managers/consumeroffsetmanager.h"
 #include "storage/messagestore.h"
 
+#include <unistd.h>
+
 namespace qrocket::broker {
 
 using protocol::RemotingCommand;
@@ -76,13 +78,30 @@ RemotingCommand ConsumerManageProcessor::queryConsumerOffset(const RemotingComma
     const std::int64_t offset = m_ctx.consumerOffsets->query(group, topic, queueId);
     if (offset >= 0)
         return withOffset(request, "offset", offset);
-    // No committed offset (protocol.md §4.4, pitfall 13): a queue that still starts at index 0
-    // (or does not exist yet) is consumed from 0; otherwise the client's ConsumeFromWhere decides.
+    // No committed offset (protocol.md §4.4, pitfall 13), as RocketMQ 4.9: a queue that still
+    // starts at index 0 (or does not exist yet) is consumed from 0 unless its first message has
+    // already left the page-cache window; otherwise the client's ConsumeFromWhere decides.
     const std::int64_t minOffset = m_ctx.store->minOffsetInQueue(topic, queueId);
-    if (minOffset <= 0)
+    if (minOffset <= 0 && !firstMessageInDisk(topic, queueId))
         return withOffset(request, "offset", 0);
     return makeReply(request, toInt(ResponseCode::QueryNotFound),
         "Not found, V3_0_6_SNAPSHOT maybe this group consumer boot first");
+}
+
+bool ConsumerManageProcessor::firstMessageInDisk(QByteArrayView topic, int queueId) const
+{
+    // RocketMQ's checkInDiskByConsumeOffset(topic, queueId, 0): the unit at queue offset 0 names
+    // a commit-log offset further from the end of the log than accessMessageInMemoryMaxRatio % of
+    // physical memory. No consume queue or no unit 0: not on disk.
+    const storage::ConsumeQueue *cq = m_ctx.store->findConsumeQueue(topic, queueId);
+    storage::ConsumeQueue::Unit unit;
+    if (!cq || !cq->unit(0, unit))
+        return false;
+    static const std::int64_t physicalMemory
+        = static_cast<std::int64_t>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGESIZE);
+    const std::int64_t memoryWindow
+        = physicalMemory * m_ctx.store->config().accessMessageInMemoryMaxRatio / 100;
+    return m_ctx.store->commitLogMaxOffset() - unit.commitLogOffset > memoryWindow;
 }
 
 } // namespace qrocket::broker

@@ -23,6 +23,8 @@ public:
 private:
     remoting::RemotingCommand process(const remoting::RemotingCommand &request);
     remoting::RemotingCommand queryConsumerOffset(const remoting::RemotingCommand &request);
+    /// RocketMQ's checkInDiskByConsumeOffset(topic, queueId, 0).
+    bool firstMessageInDisk(QByteArrayView topic, int queueId) const;
 
     BrokerContext &m_ctx;
 };
