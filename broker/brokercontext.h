@@ -24,6 +24,8 @@ struct MessageExtBrokerInner;
 namespace qrocket::broker {
 
 struct BrokerConfig;
+class BrokerConfiguration;
+class BrokerStats;
 class TopicConfigManager;
 class SubscriptionGroupManager;
 class ConsumerOffsetManager;
@@ -37,6 +39,8 @@ class RebalanceLockManager;
 struct BrokerContext
 {
     BrokerConfig *config = nullptr;
+    BrokerConfiguration *configuration = nullptr; // GET/UPDATE_BROKER_CONFIG, persisted
+    BrokerStats *stats = nullptr; // runtime-info counters
     storage::MessageStore *store = nullptr;
     TopicConfigManager *topics = nullptr;
     SubscriptionGroupManager *subscriptionGroups = nullptr;

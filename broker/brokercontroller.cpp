@@ -1,8 +1,10 @@
 #include "broker/brokercontroller.h"
 
 #include "broker/brokercodes.h"
+#include "broker/config/brokerconfiguration.h"
 #include "broker/logging.h"
 #include "broker/longpolling/pullrequestholdservice.h"
+#include "broker/managers/brokerstats.h"
 #include "broker/managers/consumermanager.h"
 #include "broker/managers/consumeroffsetmanager.h"
 #include "broker/managers/delayoffsetmanager.h"
@@ -34,6 +36,8 @@
 #include "broker/processors/extrasregistry.h"
 #define QROCKET_HAVE_EXTRAS_REGISTRY 1
 #endif
+
+#include <QDateTime>
 
 #include <chrono>
 
@@ -117,6 +121,16 @@ Status BrokerController::initialize()
     }
     m_store = std::make_unique<storage::MessageStore>(m_storeConfig);
     m_ctx.store = m_store.get();
+    m_configuration
+        = std::make_unique<BrokerConfiguration>(m_config, m_storeConfig, m_config.configFilePath);
+    m_ctx.configuration = m_configuration.get();
+    m_stats = std::make_unique<BrokerStats>();
+    m_stats->setQueueProbes(
+        [pool = m_sendPool] { return static_cast<std::int64_t>(pool->queuedTasks()); },
+        static_cast<std::int64_t>(m_sendPool->capacity()),
+        [pool = m_pullPool] { return static_cast<std::int64_t>(pool->queuedTasks()); },
+        static_cast<std::int64_t>(m_pullPool->capacity()));
+    m_ctx.stats = m_stats.get();
 #ifdef QROCKET_HAVE_SCHEDULE
     auto schedule = std::make_shared<ScheduleMessageService>(m_ctx);
     schedule->installTagsCodeResolver(*m_store);
@@ -250,8 +264,19 @@ Status BrokerController::start()
     });
     m_clientScanTimer.setInterval(10s);
     connect(&m_clientScanTimer, &QTimer::timeout, this, &BrokerController::scanClients);
-    for (QTimer *t : {&m_registerTimer, &m_offsetTimer, &m_delayOffsetTimer, &m_clientScanTimer})
+    m_statsSampleTimer.setInterval(1s);
+    connect(&m_statsSampleTimer, &QTimer::timeout, this, &BrokerController::sampleStats);
+    for (QTimer *t : {&m_registerTimer, &m_offsetTimer, &m_delayOffsetTimer, &m_clientScanTimer,
+             &m_statsSampleTimer})
         t->start();
+    sampleStats();
+    m_statsMorningTimer.setSingleShot(true);
+    connect(&m_statsMorningTimer, &QTimer::timeout, this, [this] {
+        const storage::StoreStats st = m_store->stats();
+        m_stats->recordMorning(st.putMessageTotal, st.getMessageTotal);
+        armMorningRecord();
+    });
+    armMorningRecord();
     m_registrar->registerBrokerAll(true);
     m_started = true;
     qCInfo(lcBroker).noquote() << "broker" << m_config.brokerName << "started at" << brokerAddr
@@ -314,6 +339,21 @@ void BrokerController::persistOffsets()
         static_cast<void>(m_groups->persist());
 }
 
+void BrokerController::sampleStats()
+{
+    const storage::StoreStats st = m_store->stats();
+    m_stats->sample(QDateTime::currentMSecsSinceEpoch(), st.putMessageTotal, st.getMessageTotal);
+}
+
+void BrokerController::armMorningRecord()
+{
+    // RocketMQ runs BrokerStats.record() at the next local midnight, then every 24 h.
+    const QDateTime now = QDateTime::currentDateTime();
+    const QDateTime midnight(now.date().addDays(1), QTime(0, 0));
+    m_statsMorningTimer.start(
+        std::chrono::milliseconds(std::max<qint64>(now.msecsTo(midnight), 1)));
+}
+
 void BrokerController::shutdown()
 {
     if (m_shutdown || !m_initialized) {
@@ -321,7 +361,8 @@ void BrokerController::shutdown()
         return;
     }
     m_shutdown = true;
-    for (QTimer *t : {&m_registerTimer, &m_offsetTimer, &m_delayOffsetTimer, &m_clientScanTimer})
+    for (QTimer *t : {&m_registerTimer, &m_offsetTimer, &m_delayOffsetTimer, &m_clientScanTimer,
+             &m_statsSampleTimer, &m_statsMorningTimer})
         t->stop();
     if (m_started)
         m_registrar->unregisterBrokerAll(3000);

@@ -45,6 +45,8 @@ class ThreadPoolExecutor;
 
 namespace qrocket::broker {
 
+class BrokerConfiguration;
+class BrokerStats;
 class ConsumerManager;
 class ConsumerOffsetManager;
 class DelayOffsetManager;
@@ -101,6 +103,8 @@ private:
     void onChannelClosed(quint64 channelId);
     void scanClients();
     void persistOffsets();
+    void sampleStats();
+    void armMorningRecord();
 
     BrokerConfig m_config;
     storage::MessageStoreConfig m_storeConfig;
@@ -115,6 +119,8 @@ private:
     std::unique_ptr<PullRequestHoldService> m_pullHold;
     std::unique_ptr<storage::MessageStore> m_store;
     std::unique_ptr<NamesrvRegistrar> m_registrar;
+    std::unique_ptr<BrokerConfiguration> m_configuration;
+    std::unique_ptr<BrokerStats> m_stats;
     std::shared_ptr<void> m_schedule; // ScheduleMessageService, when built (broker-extras)
 
     std::shared_ptr<remoting::ThreadPoolExecutor> m_sendPool;
@@ -129,6 +135,8 @@ private:
     QTimer m_offsetTimer;
     QTimer m_delayOffsetTimer;
     QTimer m_clientScanTimer;
+    QTimer m_statsSampleTimer; // every second (StoreStatsService sampling)
+    QTimer m_statsMorningTimer; // at each local midnight (BrokerStats.record)
     std::atomic<bool> m_registerPending {false};
     bool m_initialized = false;
     bool m_started = false;

@@ -2,6 +2,8 @@
 
 #include "clientlib/common/properties.h"
 
+#include <QDir>
+
 namespace qrocket::broker {
 
 Status BrokerStartupConfig::load(
@@ -19,6 +21,10 @@ Status BrokerStartupConfig::load(
     }
     if (!namesrvAddr.isEmpty())
         broker.namesrvAddr = namesrvAddr;
+    // Where UPDATE_BROKER_CONFIG persists (RocketMQ's BrokerPathConfigHelper).
+    broker.configFilePath = configFile.isEmpty()
+        ? QDir::homePath() + QStringLiteral("/store/config/broker.properties")
+        : configFile;
     broker.setSharedStoreKeys(store.storePathRootDir, store.brokerRole, store.messageDelayLevel);
     if (Status st = broker.validate(); !st)
         return st;

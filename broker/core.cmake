@@ -3,6 +3,7 @@
 set(QROCKET_BROKER_SERVER_SOURCES
     brokercontroller.cpp
     brokerstartup.cpp
+    config/brokerconfiguration.cpp
     namesrvregistrar.cpp
     longpolling/pullrequestholdservice.cpp
     processors/sendrequestheader.cpp

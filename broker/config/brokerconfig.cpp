@@ -137,10 +137,12 @@ void BrokerConfig::bind(ConfigSchema &s, bool withSharedStoreKeys)
         s.add("messageDelayLevel", &messageDelayLevel);
     s.add("channelExpiredTimeout", &channelExpiredTimeout);
     s.add("rejectTransactionMessage", &rejectTransactionMessage);
+    s.add("startAcceptSendRequestTimeStamp", &startAcceptSendRequestTimeStamp);
     s.add("transactionTimeOut", &transactionTimeOut);
     s.add("transactionCheckMax", &transactionCheckMax);
     s.add("transactionCheckInterval", &transactionCheckInterval);
     s.add("aclEnable", &aclEnable);
+    s.add("configBlackList", &configBlackList);
     s.add("sendMessageThreadPoolNums", &sendMessageThreadPoolNums);
     s.add("pullMessageThreadPoolNums", &pullMessageThreadPoolNums);
     s.add("adminBrokerThreadPoolNums", &adminBrokerThreadPoolNums);

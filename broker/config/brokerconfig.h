@@ -71,10 +71,19 @@ struct BrokerConfig
 
     // Transactions and security
     bool rejectTransactionMessage = false;
+    /// Sends are refused until this time (ms since epoch; 0 = at once).
+    std::int64_t startAcceptSendRequestTimeStamp = 0;
     std::int64_t transactionTimeOut = 6000;
     int transactionCheckMax = 15;
     std::int64_t transactionCheckInterval = 60000;
     bool aclEnable = false;
+    /// Keys UPDATE_BROKER_CONFIG refuses, ';'-separated (RocketMQ 4.9.8; rocketmqHome,
+    /// brokerConfigPath and configBlackList are always refused).
+    QString configBlackList = QStringLiteral("configBlackList;brokerConfigPath");
+
+    /// Not a key: the file UPDATE_BROKER_CONFIG rewrites (RocketMQ's BrokerPathConfigHelper: the
+    /// -c file, else ${user.home}/store/config/broker.properties). Empty: nothing is persisted.
+    QString configFilePath;
 
     // Request executors (threads per pool)
     int sendMessageThreadPoolNums = 4;

@@ -136,6 +136,12 @@ DataVersion TopicConfigManager::dataVersion() const
     return m_dataVersion;
 }
 
+void TopicConfigManager::nextDataVersion()
+{
+    std::unique_lock lock(m_mutex);
+    m_dataVersion.next();
+}
+
 bool TopicConfigManager::isSystemTopic(QByteArrayView topic) const
 {
     return topics::isSystemTopic(topic) || topic == m_clusterName || topic == m_brokerName

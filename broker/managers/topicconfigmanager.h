@@ -64,6 +64,9 @@ public:
     std::vector<TopicConfig> topics() const;
     QList<QByteArray> topicNames() const;
     DataVersion dataVersion() const;
+    /// Bumps the DataVersion without a change (brokerPermission updated: the name servers must
+    /// take the next registration).
+    void nextDataVersion();
     /// TopicValidator's system topics plus this broker's cluster and broker name topics.
     bool isSystemTopic(QByteArrayView topic) const;
 

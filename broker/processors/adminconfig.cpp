@@ -3,32 +3,22 @@
 
 #include "broker/brokercontext.h"
 #include "broker/config/brokerconfig.h"
+#include "broker/config/brokerconfiguration.h"
 #include "broker/logging.h"
 #include "broker/managers/consumeroffsetmanager.h"
 #include "broker/managers/delayoffsetmanager.h"
 #include "broker/managers/subscriptiongroupmanager.h"
-#include "broker/managers/topicconfig.h"
+#include "broker/managers/topicconfigmanager.h"
 #include "broker/processors/admincommon.h"
 #include "broker/processors/adminprocessor.h"
 #include "clientlib/common/properties.h"
 #include "storage/messagestore.h"
 
-#include <QSet>
-
-#include <mutex>
+#include <algorithm>
 
 namespace qrocket::broker {
 
 using protocol::RemotingCommand;
-
-namespace {
-
-/// The broker configuration's DataVersion (RocketMQ's Configuration): bumped by every
-/// UPDATE_BROKER_CONFIG, sent as ext "version" with GET_BROKER_CONFIG.
-std::mutex g_configVersionMutex;
-DataVersion g_configVersion = DataVersion::now(); // guarded by g_configVersionMutex
-
-} // namespace
 
 RemotingCommand AdminProcessor::updateSubscriptionGroup(const RemotingCommand &request)
 {
@@ -85,71 +75,43 @@ RemotingCommand AdminProcessor::allDelayOffsets(const RemotingCommand &request)
 
 RemotingCommand AdminProcessor::brokerConfig(const RemotingCommand &request)
 {
-    QByteArray text = m_ctx.config->toProperties();
-    QSet<QString> keys;
-    for (const PropertyEntry &e : parseProperties(text))
-        keys.insert(e.key);
-    // The store's keys too, as RocketMQ's merged Configuration prints them.
-    storage::MessageStoreConfig storeConfig = m_ctx.store->config();
-    ConfigSchema storeSchema;
-    storeConfig.bind(storeSchema);
-    QList<std::pair<QString, QString>> storeEntries;
-    for (const auto &entry : storeSchema.entries()) {
-        if (!keys.contains(entry.first))
-            storeEntries.append(entry);
-    }
-    if (!text.isEmpty() && !text.endsWith('\n'))
-        text.append('\n');
-    text.append(formatProperties(storeEntries));
-
+    // RocketMQ's Configuration.getAllConfigsFormatString() and its DataVersion.
     RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
-    {
-        std::lock_guard lock(g_configVersionMutex);
-        response.setExt(QByteArrayLiteral("version"), g_configVersion.toJson());
-    }
-    response.body = text;
+    response.setExt(QByteArrayLiteral("version"), m_ctx.configuration->dataVersion().toJson());
+    response.body = m_ctx.configuration->text();
     return response;
 }
 
 RemotingCommand AdminProcessor::updateBrokerConfig(const RemotingCommand &request)
 {
+    // RocketMQ answers SUCCESS at once without a body; any text parses (as Java's
+    // Properties.load), and even an empty table bumps the version and rewrites the file.
+    if (request.body.isEmpty())
+        return makeResponse(request, toInt(ResponseCode::Success));
     const Properties props = parseProperties(request.body);
-    if (props.isEmpty())
-        return makeResponse(request, toInt(ResponseCode::SystemError),
-            QByteArrayLiteral("string2Properties error"));
-    // Applied in memory to numeric and boolean settings only: other threads read the config
-    // without a lock, and swapping a string under them is not safe. Text settings (names,
-    // addresses, paths) and store keys take effect at the next start, from the -c file.
-    QStringList notApplied;
-    ConfigSchema live = m_ctx.config->schema();
-    for (const PropertyEntry &e : props) {
-        const QString current = live.value(e.key);
-        bool numeric = false;
-        current.toLongLong(&numeric);
-        const bool scalar
-            = numeric || current == QLatin1String("true") || current == QLatin1String("false");
-        if (current.isNull() || !scalar) {
-            notApplied.append(e.key);
-            continue;
-        }
-        if (Status s = live.set(e.key, e.value); !s)
-            return makeResponse(request, toInt(ResponseCode::SystemError), utf8(s.message()));
+    Result<BrokerConfiguration::Update> updated = m_ctx.configuration->update(props);
+    if (!updated) {
+        const bool blackListed = updated.error().code() == Status::Code::NotSupported;
+        return makeResponse(request,
+            toInt(blackListed ? ResponseCode::NoPermission : ResponseCode::SystemError),
+            utf8(updated.error().message()));
     }
-    const QStringList &unknown = notApplied;
-    {
-        std::lock_guard lock(g_configVersionMutex);
-        g_configVersion.next();
-    }
+    const BrokerConfiguration::Update &u = updated.value();
     qCInfo(lcBrokerConfig).noquote()
         << "broker config updated by admin:" << QString::fromUtf8(request.body).trimmed()
-        << (unknown.isEmpty() ? QString()
-                              : QStringLiteral("(not applied: ") + unknown.join(QLatin1Char(','))
-                       + QLatin1Char(')'));
-    RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
-    if (!unknown.isEmpty())
-        response.remark = QByteArrayLiteral("not applied at runtime: ")
-            + unknown.join(QLatin1Char(',')).toUtf8();
-    return response;
+        << "applied now:" << u.appliedNow.join(QLatin1Char(','))
+        << "at next start:" << u.atNextStart.join(QLatin1Char(','))
+        << "unknown, ignored:" << u.ignored.join(QLatin1Char(','));
+    const bool permission = std::any_of(props.cbegin(), props.cend(),
+        [](const PropertyEntry &e) { return e.key == QLatin1String("brokerPermission"); });
+    if (permission) {
+        // As RocketMQ: a new topic-config DataVersion and a forced registration, so the routes
+        // carry the new permission at once.
+        m_ctx.topics->nextDataVersion();
+        if (m_ctx.registerBrokerAllNow)
+            m_ctx.registerBrokerAllNow();
+    }
+    return makeResponse(request, toInt(ResponseCode::Success));
 }
 
 } // namespace qrocket::broker

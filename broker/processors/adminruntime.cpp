@@ -4,6 +4,7 @@
 #include "broker/brokercontext.h"
 #include "broker/config/brokerconfig.h"
 #include "broker/logging.h"
+#include "broker/managers/brokerstats.h"
 #include "broker/managers/topicconfigmanager.h"
 #include "broker/processors/adminbodies.h"
 #include "broker/processors/admincommon.h"
@@ -12,6 +13,7 @@
 #include "storage/messagestore.h"
 
 #include <QDateTime>
+#include <QFileInfo>
 #include <QStorageInfo>
 
 #include <cmath>
@@ -43,83 +45,83 @@ QByteArray runtimeText(std::int64_t millis)
         + QByteArray::number(s % 60) + QByteArrayLiteral(" seconds ]");
 }
 
-QByteArray tps3(double tps)
+/// RocketMQ's UtilAll.getDiskPartitionSpaceUsedPercent: used / (used + usable), rounded up to
+/// a hundredth; -1 for a path that does not exist.
+double diskUsedRatio(const QString &path)
 {
-    const QByteArray t = QByteArray::number(tps, 'f', 1);
-    return t + ' ' + t + ' ' + t;
+    const QStorageInfo disk(path);
+    if (!disk.isValid() || !QFileInfo::exists(path) || disk.bytesTotal() <= 0)
+        return -1;
+    const std::int64_t used = disk.bytesTotal() - disk.bytesFree();
+    const std::int64_t entire = used + disk.bytesAvailable();
+    if (entire <= 0)
+        return -1;
+    const std::int64_t percent = used * 100 / entire + (used * 100 % entire != 0 ? 1 : 0);
+    return static_cast<double>(percent) / 100.0;
 }
 
 } // namespace
 
 RemotingCommand AdminProcessor::brokerRuntimeInfo(const RemotingCommand &request)
 {
+    // The keys of RocketMQ 4.9's AdminBrokerProcessor.prepareRuntimeInfo() and
+    // DefaultMessageStore.getRuntimeInfo(), from the same sources where QRocket has them.
     const storage::MessageStore &store = *m_ctx.store;
     const storage::StoreStats st = store.stats();
     const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
     const QString commitLogDir = store.config().commitLogDir();
     const QStorageInfo disk(store.config().storePathRootDir);
-    const QByteArray ratio = QByteArray::number(st.diskRatio < 0 ? 0.0 : st.diskRatio, 'f', 2);
     const QByteArray zero = QByteArrayLiteral("0");
+    // StoreStatsService prints 1 put when there was none (it divides by it).
+    const std::int64_t putTimes = std::max<std::int64_t>(st.putMessageTotal, 1);
 
     std::vector<std::pair<QByteArray, QByteArray>> t {
         {"brokerVersionDesc", "V4_9_7"},
         {"brokerVersion", QByteArray::number(protocol::kQRocketVersion)},
         {"bootTimestamp", QByteArray::number(m_bootTimestamp)},
         {"runtime", runtimeText(now - m_bootTimestamp)},
-        {"msgPutTotalYesterdayMorning", zero},
-        {"msgPutTotalTodayMorning", zero},
         {"msgPutTotalTodayNow", QByteArray::number(st.putMessageTotal)},
-        {"msgGetTotalYesterdayMorning", zero},
-        {"msgGetTotalTodayMorning", zero},
         {"msgGetTotalTodayNow", QByteArray::number(st.getMessageTotal)},
-        {"putTps", tps3(st.putTps)},
-        {"getFoundTps", tps3(st.getFoundTps)},
-        {"getMissTps", tps3(0)},
-        {"getTransferedTps", tps3(st.getFoundTps)},
-        {"getTotalTps", tps3(st.getFoundTps)},
-        {"putMessageTimesTotal", QByteArray::number(st.putMessageTotal)},
+        {"putMessageTimesTotal", QByteArray::number(putTimes)},
         {"putMessageSizeTotal", QByteArray::number(st.putBytesTotal)},
         {"putMessageAverageSize",
-            QByteArray::number(st.putMessageTotal > 0 ? static_cast<double>(st.putBytesTotal)
-                        / static_cast<double>(st.putMessageTotal)
-                                                      : 0.0,
-                'f', 1)},
+            BrokerStats::javaDouble(
+                static_cast<double>(st.putBytesTotal) / static_cast<double>(putTimes))},
+        // Measured inside the store's put, which does not expose them (yet).
         {"putMessageEntireTimeMax", zero},
         {"putMessageFailedTimes", zero},
         {"putMessageDistributeTime", "null"},
         {"putLatency99", "0.00"},
         {"putLatency999", "0.00"},
-        {"getMessageEntireTimeMax", zero},
-        {"sendThreadPoolQueueSize", zero},
-        {"sendThreadPoolQueueCapacity", "10000"},
-        {"sendThreadPoolQueueHeadWaitTimeMills", zero},
-        {"pullThreadPoolQueueSize", zero},
-        {"pullThreadPoolQueueCapacity", "100000"},
-        {"pullThreadPoolQueueHeadWaitTimeMills", zero},
-        {"queryThreadPoolQueueSize", zero},
-        {"queryThreadPoolQueueCapacity", "20000"},
-        {"queryThreadPoolQueueHeadWaitTimeMills", zero},
-        {"EndTransactionQueueSize", zero},
-        {"EndTransactionThreadPoolQueueCapacity", "100000"},
-        {"dispatchBehindBytes", QByteArray::number(st.dispatchBehindBytes)},
-        {"dispatchMaxBuffer", zero},
         {"pageCacheLockTimeMills", zero},
+        // Never set in RocketMQ 4.9 either.
+        {"dispatchMaxBuffer", zero},
+        {"dispatchBehindBytes", QByteArray::number(st.dispatchBehindBytes)},
         {"earliestMessageTimeStamp", QByteArray::number(store.earliestMessageTime())},
-        {"startAcceptSendRequestTimeStamp", zero},
+        {"startAcceptSendRequestTimeStamp",
+            QByteArray::number(m_ctx.config->startAcceptSendRequestTimeStamp)},
+        // No transient store pool: RocketMQ prints Integer.MAX_VALUE then.
         {"remainTransientStoreBufferNumbs", "2147483647"},
         {"remainHowManyDataToFlush", humanBytes(st.flushBacklogBytes)},
         {"commitLogDirCapacity",
             QByteArrayLiteral("Total : ") + humanBytes(disk.bytesTotal())
                 + QByteArrayLiteral(", Free : ") + humanBytes(disk.bytesAvailable()) + '.'},
-        {"commitLogDiskRatio", ratio},
-        {QByteArrayLiteral("commitLogDiskRatio_") + commitLogDir.toUtf8(), ratio},
-        {"consumeQueueDiskRatio", ratio},
         {"commitLogMinOffset", QByteArray::number(st.commitLogMinOffset)},
         {"commitLogMaxOffset", QByteArray::number(st.commitLogMaxOffset)},
         // QRocket additions (ignored by RocketMQ's tools).
         {"diskFull", st.diskFull ? "true" : "false"},
         {"storeFileCount", QByteArray::number(static_cast<qsizetype>(st.commitLogFiles.size()))},
     };
+    const QByteArray commitLogRatio = BrokerStats::javaDouble(diskUsedRatio(commitLogDir));
+    t.emplace_back("commitLogDiskRatio", commitLogRatio);
+    t.emplace_back(
+        QByteArrayLiteral("commitLogDiskRatio_") + commitLogDir.toUtf8(), commitLogRatio);
+    t.emplace_back("consumeQueueDiskRatio",
+        BrokerStats::javaDouble(diskUsedRatio(store.config().consumeQueueDir())));
+    if (m_ctx.stats) {
+        for (auto &kv : m_ctx.stats->runtimeInfo())
+            t.push_back(std::move(kv));
+    }
     if (m_ctx.schedule) {
         for (auto &kv : m_ctx.schedule->runtimeInfo())
             t.push_back(std::move(kv));

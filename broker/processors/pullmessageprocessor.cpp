@@ -5,13 +5,20 @@
 #include "broker/config/brokerconfig.h"
 #include "broker/logging.h"
 #include "broker/longpolling/pullrequestholdservice.h"
+#include "broker/managers/brokerstats.h"
 #include "broker/managers/consumermanager.h"
 #include "broker/managers/consumeroffsetmanager.h"
 #include "broker/managers/subscriptiongroupmanager.h"
 #include "broker/managers/topicconfigmanager.h"
+#include "broker/managers/topicvalidator.h"
+#include "clientlib/protocol/json.h"
+#include "clientlib/protocol/messageproperties.h"
 #include "storage/messagestore.h"
 
+#include <QDateTime>
+
 #include <algorithm>
+#include <chrono>
 
 namespace qrocket::broker {
 
@@ -93,7 +100,7 @@ std::optional<RemotingCommand> PullMessageProcessor::process(const remoting::Cha
 
     if (!perm::isReadable(config.brokerPermission))
         return makeReply(request, toInt(ResponseCode::NoPermission),
-            "the broker[" + config.brokerAddr() + "] pulling message is forbidden");
+            "the broker[" + config.brokerIP1.toUtf8() + "] pulling message is forbidden");
     const auto groupConfig = m_ctx.subscriptionGroups->findOrCreate(group);
     if (!groupConfig)
         return makeReply(request, toInt(ResponseCode::SubscriptionGroupNotExist),
@@ -144,8 +151,14 @@ std::optional<RemotingCommand> PullMessageProcessor::process(const remoting::Cha
         filter = filterOf(*sub);
     }
 
+    const auto readStart = std::chrono::steady_clock::now();
     const storage::GetMessageResult result = m_ctx.store->getMessage(
         group, topic, queueId, queueOffset, maxMsgNums, filter.matchAll ? nullptr : &filter);
+    if (m_ctx.stats) // RocketMQ's StoreStatsService counts each read, found or missed
+        m_ctx.stats->onGetMessage(result.status == GetMessageStatus::Found,
+            std::chrono::duration_cast<std::chrono::milliseconds>(
+                std::chrono::steady_clock::now() - readStart)
+                .count());
     const int code = responseCodeFor(result.status, queueOffset);
     if (code == toInt(ResponseCode::PullNotFound) && allowSuspend
         && (sysFlag & pullsysflag::kSuspend) && m_ctx.pullHold) {
@@ -177,6 +190,16 @@ std::optional<RemotingCommand> PullMessageProcessor::process(const remoting::Cha
                                                  : groupConfig->brokerId;
     if (!config.isMaster() && !config.slaveReadEnable)
         response.code = toInt(ResponseCode::PullRetryImmediately);
+    if (response.code == toInt(ResponseCode::PullOffsetMoved)) {
+        // RocketMQ: a master (or a slave with offsetCheckInSlave) corrects the offset and posts
+        // an OFFSET_MOVED_EVENT; any other slave asks for an immediate retry instead.
+        if (config.isMaster() || m_ctx.store->config().offsetCheckInSlave) {
+            postOffsetMovedEvent(group, topic, queueId, queueOffset, result.nextBeginOffset);
+        } else {
+            suggest = groupConfig->brokerId;
+            response.code = toInt(ResponseCode::PullRetryImmediately);
+        }
+    }
     response.setExt("suggestWhichBrokerId", suggest);
     response.setExt("nextBeginOffset", result.nextBeginOffset);
     response.setExt("minOffset", result.minOffset);
@@ -187,6 +210,43 @@ std::optional<RemotingCommand> PullMessageProcessor::process(const remoting::Cha
     if (allowSuspend && (sysFlag & pullsysflag::kCommitOffset) && config.isMaster())
         m_ctx.consumerOffsets->commit(group, topic, queueId, commitOffset);
     return response;
+}
+
+void PullMessageProcessor::postOffsetMovedEvent(QByteArrayView group, QByteArrayView topic,
+    int queueId, std::int64_t offsetRequest, std::int64_t offsetNew)
+{
+    // RocketMQ's OffsetMovedEvent JSON (fastjson: keys sorted) in a message to OFFSET_MOVED_EVENT
+    // queue 0, tagged and keyed with the group, born and stored by this broker.
+    protocol::JsonWriter w;
+    w.beginObject();
+    w.key("consumerGroup").value(group);
+    w.key("messageQueue").beginObject();
+    w.key("brokerName").value(QByteArrayView(m_ctx.config->brokerName.toUtf8()));
+    w.key("queueId").value(queueId);
+    w.key("topic").value(topic);
+    w.endObject();
+    w.key("offsetNew").value(offsetNew);
+    w.key("offsetRequest").value(offsetRequest);
+    w.endObject();
+
+    protocol::MessageProperties props;
+    props.set(QByteArrayLiteral("TAGS"), group.toByteArray());
+    props.set(QByteArrayLiteral("DELAY"), QByteArrayLiteral("0"));
+    props.set(QByteArrayLiteral("KEYS"), group.toByteArray());
+    storage::MessageExtBrokerInner inner;
+    inner.topic = QByteArray(topics::kOffsetMovedEvent);
+    inner.queueId = 0;
+    inner.bornTimestamp = QDateTime::currentMSecsSinceEpoch();
+    inner.bornHost = m_ctx.storeHostAddress;
+    inner.storeHost = m_ctx.storeHostAddress;
+    inner.body = w.take();
+    inner.properties = props.encode();
+    inner.waitStoreMsgOk = false;
+    m_ctx.store->putMessage(inner, [](const storage::PutMessageResult &r) {
+        if (!r.isOk())
+            qCWarning(lcBroker) << "OFFSET_MOVED_EVENT not stored:"
+                                << storage::putMessageStatusName(r.status);
+    });
 }
 
 } // namespace qrocket::broker

@@ -9,6 +9,9 @@
 
 #include "clientlib/remoting/requestprocessor.h"
 
+#include <QByteArrayView>
+
+#include <cstdint>
 #include <optional>
 
 namespace qrocket::broker {
@@ -38,6 +41,9 @@ private:
     std::optional<remoting::RemotingCommand> process(const remoting::ChannelPtr &channel,
         const remoting::RemotingCommand &request, const remoting::Responder &respond,
         bool allowSuspend);
+    /// Stores RocketMQ's OffsetMovedEvent for a pull whose offset was corrected.
+    void postOffsetMovedEvent(QByteArrayView group, QByteArrayView topic, int queueId,
+        std::int64_t offsetRequest, std::int64_t offsetNew);
 
     BrokerContext &m_ctx;
 };

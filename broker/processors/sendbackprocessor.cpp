@@ -65,7 +65,7 @@ void SendBackProcessor::processRequest(
     }
     if (m_ctx.config && !perm::isWriteable(m_ctx.config->brokerPermission)) {
         respond(makeResponse(request, toInt(ResponseCode::NoPermission),
-            QByteArrayLiteral("the broker[") + m_ctx.storeHost
+            QByteArrayLiteral("the broker[") + m_ctx.config->brokerIP1.toUtf8()
                 + QByteArrayLiteral("] sending message is forbidden")));
         return;
     }

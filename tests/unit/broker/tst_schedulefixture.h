@@ -6,6 +6,8 @@
 
 #include "broker/brokercontext.h"
 #include "broker/config/brokerconfig.h"
+#include "broker/config/brokerconfiguration.h"
+#include "broker/managers/brokerstats.h"
 #include "broker/managers/consumermanager.h"
 #include "broker/managers/consumeroffsetmanager.h"
 #include "broker/managers/delayoffsetmanager.h"
@@ -39,6 +41,8 @@ struct ExtrasFixture
     std::unique_ptr<broker::ConsumerManager> consumers;
     std::unique_ptr<broker::ProducerManager> producers;
     std::unique_ptr<broker::ScheduleMessageService> schedule;
+    std::unique_ptr<broker::BrokerConfiguration> configuration;
+    broker::BrokerStats stats;
     broker::BrokerContext ctx;
     std::atomic<int> registerCalls {0};
     /// Wall clock of the store and the schedule; real time unless set.
@@ -92,7 +96,10 @@ struct ExtrasFixture
         (void)offsets->load();
         (void)delays->load();
 
+        configuration = std::make_unique<broker::BrokerConfiguration>(config, sc, QString());
         ctx.config = &config;
+        ctx.configuration = configuration.get();
+        ctx.stats = &stats;
         ctx.store = store.get();
         ctx.topics = topics.get();
         ctx.subscriptionGroups = groups.get();
