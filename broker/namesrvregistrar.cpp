@@ -85,8 +85,13 @@ QByteArray NamesrvRegistrar::registerBody() const
     version.writeJson(w);
     w.key("topicConfigTable").beginObject();
     for (TopicConfig &t : topics) {
-        if (restricted)
-            t.perm = brokerPerm;
+        if (restricted) {
+            // RocketMQ registers new TopicConfig(name, read, write, brokerPermission): filter
+            // type, sysFlag and order back at their defaults.
+            TopicConfig plain(t.topicName, t.readQueueNums, brokerPerm);
+            plain.writeQueueNums = t.writeQueueNums;
+            t = std::move(plain);
+        }
         w.key(t.topicName);
         t.writeJson(w);
     }

@@ -332,12 +332,26 @@ void tst_RocketmqParity::brokerPermissionReachesRoutesAndPulls()
     QTRY_VERIFY_WITH_TIMEOUT(callNs(request(105, {{"topic", "PermTopic"}}))
                                  .body.contains("\"brokerName\":\"broker-perm\",\"perm\":6"),
         5000);
+    // A unit topic (topicSysFlag 1) is registered as it is while the broker is read-write.
+    QCOMPARE(call(*b,
+                 request(17,
+                     {{"topic", "UnitTopic"}, {"readQueueNums", "2"}, {"writeQueueNums", "2"},
+                         {"perm", "6"}, {"topicFilterType", "SINGLE_TAG"}, {"topicSysFlag", "1"}}))
+                 .code,
+        0);
+    QTRY_VERIFY_WITH_TIMEOUT(callNs(request(105, {{"topic", "UnitTopic"}}))
+                                 .body.contains("\"perm\":6,\"readQueueNums\":2,"
+                                                "\"topicSysFlag\":1"),
+        5000);
     // Read-only: the routes carry perm 4 at once (forced re-registration with a new
-    // DataVersion), so producers stop choosing this broker.
+    // DataVersion), so producers stop choosing this broker; as RocketMQ's registerBrokerAll,
+    // each topic is registered as new TopicConfig(name, read, write, perm): sysFlag 0.
     QCOMPARE(call(*b, request(25, {}, "brokerPermission=4\n")).code, 0);
     QTRY_VERIFY_WITH_TIMEOUT(callNs(request(105, {{"topic", "PermTopic"}}))
                                  .body.contains("\"brokerName\":\"broker-perm\",\"perm\":4"),
         5000);
+    QVERIFY(callNs(request(105, {{"topic", "UnitTopic"}}))
+                .body.contains("\"perm\":4,\"readQueueNums\":2,\"topicSysFlag\":0"));
     // Write-only: pulls are refused, naming brokerIP1 only.
     QCOMPARE(call(*b, request(25, {}, "brokerPermission=2\n")).code, 0);
     const RemotingCommand refused = pull(*b, "PermTopic", 0, 0);
