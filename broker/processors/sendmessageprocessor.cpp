@@ -169,6 +169,16 @@ void SendMessageProcessor::toScheduleTopic(MessageExtBrokerInner &msg, int level
     msg.queueId = level - 1;
 }
 
+bool SendMessageProcessor::runsInline(const RemotingCommand &request) const
+{
+    // SEND_MESSAGE (10) names the topic "topic"; V2 (310) and batch (320) use the short "b".
+    const QByteArray *topic
+        = request.ext(request.code == toInt(RequestCode::SendMessage) ? QByteArrayView("topic")
+                                                                      : QByteArrayView("b"));
+    return topic && !topic->isEmpty() && !topics::isRetryTopic(*topic)
+        && m_ctx.topics->contains(*topic);
+}
+
 void SendMessageProcessor::processRequest(
     const remoting::ChannelPtr &channel, RemotingCommand request, remoting::Responder respond)
 {

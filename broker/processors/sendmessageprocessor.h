@@ -6,8 +6,11 @@
 // redirection, delay levels, CLUSTER and WAIT properties, then the store; the reply goes out
 // from the store's completion (never blocking an I/O thread on a flush).
 //
-// Threads: runs on the send executor; completions run on that thread (async flush) or on the
-// store's group-commit thread (SYNC_FLUSH).
+// Threads: a send to an existing, non-retry topic runs inline on the connection's I/O thread
+// (runsInline: the put only appends to the mapped commit log and never waits for the disk); the
+// rest (auto-creating a topic, %RETRY% and %DLQ% handling, which write config files) goes to the
+// send executor. Completions run on the putting thread (async flush) or on the store's
+// group-commit thread (SYNC_FLUSH).
 
 #include "clientlib/remoting/requestprocessor.h"
 
@@ -28,6 +31,7 @@ public:
 
     void processRequest(const remoting::ChannelPtr &channel, remoting::RemotingCommand request,
         remoting::Responder respond) override;
+    bool runsInline(const remoting::RemotingCommand &request) const override;
 
     /// RocketMQ's fallback transformation of a DELAY message when no schedule hook is set in the
     /// context: REAL_TOPIC/REAL_QID saved, topic SCHEDULE_TOPIC_XXXX, queue level - 1.

@@ -118,7 +118,15 @@ void ProcessorTable::dispatch(const ChannelPtr &channel, RemotingCommand request
             QByteArrayLiteral("[REJECTREQUEST]system busy, start flow control for a while"));
         return;
     }
-    if (!entry.executor) {
+    bool inlineRun = !entry.executor;
+    if (!inlineRun) {
+        try {
+            inlineRun = entry.processor->runsInline(request);
+        } catch (...) {
+            inlineRun = false;
+        }
+    }
+    if (inlineRun) {
         runProcessor(entry.processor, channel, std::move(request));
         return;
     }

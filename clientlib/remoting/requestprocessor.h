@@ -65,6 +65,11 @@ public:
     /// true = answer SYSTEM_BUSY (2) "[REJECTREQUEST]system busy, start flow control for a while"
     /// without calling processRequest (back-pressure, e.g. page cache busy).
     virtual bool rejectRequest() const { return false; }
+    /// true = this request is cheap and cannot block (no disk, no lock held long), so it runs at
+    /// once on the connection's I/O thread even though the processor was registered with an
+    /// executor: no hand-off to a pool and back, which on a send costs more than the work itself.
+    /// Called on the I/O thread before processRequest; must be fast and thread-safe.
+    virtual bool runsInline(const RemotingCommand &) const { return false; }
 };
 using RequestProcessorPtr = std::shared_ptr<RequestProcessor>;
 

@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 #include <latch>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <sys/socket.h>
 #include <thread>
 #include <unistd.h>
@@ -138,6 +139,49 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(sink.count(), 6, 5000);
         for (int i = refused; i < 6; ++i)
             QCOMPARE(sink.at(i)->code, 0);
+        server->stop();
+        pool->shutdown();
+    }
+
+    void runsInlineRequestsSkipTheExecutor()
+    {
+        // A processor with a pool that marks some requests inline: those run on the connection's
+        // I/O thread, the others on the pool; both are answered.
+        class SplitProcessor final : public RequestProcessor
+        {
+        public:
+            void processRequest(
+                const ChannelPtr &, RemotingCommand request, Responder respond) override
+            {
+                RemotingCommand response;
+                char name[16] = {};
+                pthread_getname_np(pthread_self(), name, sizeof name);
+                response.setExt(QByteArrayLiteral("thread"), QByteArray(name));
+                response.body = request.body;
+                respond(std::move(response));
+            }
+            bool runsInline(const RemotingCommand &request) const override
+            {
+                return request.body == "inline";
+            }
+        };
+        auto server = startServer();
+        auto pool = std::make_shared<ThreadPoolExecutor>(QByteArrayLiteral("tst-pool"), 1, 16);
+        server->registerProcessor(kCountCode, std::make_shared<SplitProcessor>(), pool);
+        RemotingClient client;
+        for (const QByteArray &body : {QByteArrayLiteral("inline"), QByteArrayLiteral("pooled")}) {
+            auto result
+                = client.invokeSync(addressOf(*server), makeRequest(kCountCode, body), 5000);
+            QVERIFY(result.has_value());
+            QCOMPARE(result->code, 0);
+            QCOMPARE(result->body, body);
+            const QByteArray *thread = result->ext("thread");
+            QVERIFY(thread);
+            if (body == "inline")
+                QVERIFY2(thread->startsWith("qrocket-srv-io"), thread->constData());
+            else
+                QVERIFY2(thread->startsWith("tst-pool"), thread->constData());
+        }
         server->stop();
         pool->shutdown();
     }
