@@ -1,9 +1,11 @@
 // qrocket-bench-broker: SEND_MESSAGE_V2 throughput and latency through a BrokerController
 // (in-process, on loopback sockets, store in a temporary directory), first with ASYNC_FLUSH then
 // with SYNC_FLUSH, over 1..64 connections with a window of requests in flight per connection
-// (window 1 = synchronous senders); then pulls everything back. Each row is printed beside a
-// remoting echo baseline (same server, same connections, same window, an inline echo processor)
-// measured in the same run. A program that prints figures; never a test.
+// (window 1 = synchronous senders); then pulls everything back. Each row is printed beside two
+// baselines measured in the same run with the same frames, connections and window: "raw", a plain
+// one-thread epoll server answering each frame with a fixed response (the floor loopback TCP and
+// syscalls set on this machine), and "echo", QRocket's remoting server with an inline echo
+// processor (the floor of the remoting layer). A program that prints figures; never a test.
 //
 // The load generator is lean on purpose (the machine's cores are shared with the broker): one
 // epoll thread drives every connection with pre-encoded JSON frames (as RocketMQ clients send
@@ -11,6 +13,12 @@
 //
 //   qrocket-bench-broker [--seconds S] [--window W] [--sizes 128,1024] [--connections 1,16,64]
 //                        [--flush ASYNC_FLUSH,SYNC_FLUSH] [--messages N] [--no-echo]
+//                        [--rate half,20000] [--send-executor default|io|pool] [--no-pull]
+//
+// --rate adds open-loop rows ("rate"): sends issued on a fixed schedule, latency measured from
+// each send's scheduled time (no coordinated omission); "half" = half the rate the same number of
+// synchronous senders (window 1) reached in the row before: one request per connection at a time
+// batches as little as open-loop traffic does, so that is the peak it is half of.
 //
 // --messages N stops each row after N answers (for callgrind: instructions per send are the
 // difference of two runs with different N divided by the difference of N).
@@ -38,6 +46,7 @@
 #include <string_view>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -60,6 +69,22 @@ public:
         RemotingCommand response = RemotingCommand::createResponse(request, 0);
         respond(std::move(response));
     }
+};
+
+/// Forwards to the send processor but never runs inline: "--send-executor pool" measures the
+/// hand-off to the send pool and back that the broker skips for sends to existing topics.
+class PooledSend final : public RequestProcessor
+{
+public:
+    explicit PooledSend(RequestProcessorPtr inner) : m_inner(std::move(inner)) { }
+    void processRequest(
+        const ChannelPtr &channel, RemotingCommand request, Responder respond) override
+    {
+        m_inner->processRequest(channel, std::move(request), std::move(respond));
+    }
+
+private:
+    RequestProcessorPtr m_inner;
 };
 
 RemotingCommand sendRequest(const QByteArray &topic, int queueId, int bodyBytes)
@@ -122,10 +147,11 @@ struct Connection
     std::size_t inLen = 0;
     int inFlight = 0;
     bool wantWrite = false;
+    std::vector<int> freeSlots; // open loop only
 
     void queue(int slot, Clock::time_point now)
     {
-        char digits[11];
+        char digits[12]; // 10 digits for any slot below 1e9, one spare for the compiler
         std::snprintf(digits, sizeof digits, "%010d", kOpaqueBase + slot);
         std::memcpy(frame.data() + opaqueAt, digits, 10);
         out.append(frame);
@@ -180,7 +206,10 @@ public:
     }
 
     /// Runs until `seconds` pass or `maxMessages` answers arrive (0 = no limit).
-    Figures run(double seconds, std::int64_t maxMessages, qsizetype bodyBytes)
+    /// With `rate` > 0 the loop is open: requests are issued on a fixed schedule of `rate` per
+    /// second (round robin over connections with a free slot), and each latency counts from the
+    /// request's scheduled time, so a stalled broker shows as latency, not as a lower rate.
+    Figures run(double seconds, std::int64_t maxMessages, qsizetype bodyBytes, double rate = 0)
     {
         Figures result;
         if (!m_ok || !warmUp()) {
@@ -199,19 +228,57 @@ public:
         const auto deadline = start
             + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
         std::int64_t issued = 0;
+        m_openLoop = rate > 0;
         for (auto &c : m_conns) {
+            if (m_openLoop) {
+                for (int slot = m_window - 1; slot >= 0; --slot)
+                    c->freeSlots.push_back(slot);
+                continue;
+            }
             for (int slot = 0; slot < m_window; ++slot, ++issued)
                 c->queue(slot, start);
             flush(*c);
         }
         int inFlight = static_cast<int>(issued);
+        std::size_t nextConn = 0;
+        const auto interval = std::chrono::duration<double>(m_openLoop ? 1.0 / rate : 0.0);
         const auto endOfWait = deadline + std::chrono::seconds(30);
         std::vector<epoll_event> events(m_conns.size());
-        while (inFlight > 0 && Clock::now() < endOfWait) {
-            const int n
-                = ::epoll_wait(m_epoll, events.data(), static_cast<int>(events.size()), 100);
+        const auto wantMore = [&](Clock::time_point t) {
+            return t < deadline && (maxMessages == 0 || issued < maxMessages);
+        };
+        while (
+            (inFlight > 0 || (m_openLoop && wantMore(Clock::now()))) && Clock::now() < endOfWait) {
+            if (m_openLoop) {
+                // Issue everything that is due, each stamped with its scheduled time.
+                const auto now = Clock::now();
+                for (;;) {
+                    const auto due = start
+                        + std::chrono::duration_cast<Clock::duration>(interval * double(issued));
+                    if (due > now || !wantMore(due))
+                        break;
+                    Connection *free = nullptr;
+                    for (std::size_t k = 0; k < m_conns.size() && !free; ++k) {
+                        Connection &c = *m_conns[(nextConn + k) % m_conns.size()];
+                        if (!c.freeSlots.empty())
+                            free = &c;
+                    }
+                    if (!free)
+                        break; // every slot busy: the debt is issued (late) as answers free them
+                    nextConn = (free->index + 1) % m_conns.size();
+                    const int slot = free->freeSlots.back();
+                    free->freeSlots.pop_back();
+                    free->queue(slot, due);
+                    ++issued;
+                    ++inFlight;
+                    flush(*free);
+                }
+            }
+            timespec wait {0, m_openLoop ? 50'000 : 100'000'000};
+            const int n = ::epoll_pwait2(
+                m_epoll, events.data(), static_cast<int>(events.size()), &wait, nullptr);
             const auto now = Clock::now();
-            const bool more = now < deadline && (maxMessages == 0 || issued < maxMessages);
+            const bool more = !m_openLoop && wantMore(now);
             for (int e = 0; e < n; ++e) {
                 Connection &c = *m_conns[events[static_cast<std::size_t>(e)].data.u64];
                 if (events[static_cast<std::size_t>(e)].events & EPOLLOUT)
@@ -315,6 +382,10 @@ private:
                 now - c.sentAt[static_cast<std::size_t>(slot)])
                                       .count());
             --c.inFlight;
+            if (m_openLoop) {
+                c.freeSlots.push_back(static_cast<int>(slot));
+                continue;
+            }
             if (more && (maxMessages == 0 || issued < maxMessages)) {
                 c.queue(static_cast<int>(slot), now);
                 ++issued;
@@ -326,10 +397,153 @@ private:
     }
 
     int m_window;
+    bool m_openLoop = false;
     bool m_ok = true;
     int m_epoll = -1;
     std::vector<std::unique_ptr<Connection>> m_conns;
     std::vector<std::int64_t> m_latencies;
+};
+
+/// The machine's floor for a request/response exchange: a plain epoll server on one thread that
+/// reads the same frames, and answers each with a fixed ~100-byte response frame carrying the
+/// request's opaque. No decoding beyond the length prefix and the opaque digits, no allocation
+/// per frame. The rows it serves show what loopback TCP and the syscalls alone cost.
+class RawEchoServer
+{
+public:
+    RawEchoServer()
+    {
+        m_listen = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_in addr {};
+        addr.sin_family = AF_INET;
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t len = sizeof addr;
+        if (::bind(m_listen, reinterpret_cast<sockaddr *>(&addr), sizeof addr) != 0
+            || ::listen(m_listen, 1024) != 0
+            || ::getsockname(m_listen, reinterpret_cast<sockaddr *>(&addr), &len) != 0) {
+            std::perror("raw echo server");
+            return;
+        }
+        m_port = ntohs(addr.sin_port);
+        const std::string header = "{\"code\":0,\"flag\":1,\"language\":\"JAVA\",\"opaque\":"
+            + std::to_string(kOpaqueBase) + ",\"serializeTypeCurrentRPC\":\"JSON\",\"version\":0}";
+        const std::uint32_t frameLen = htonl(static_cast<std::uint32_t>(4 + header.size()));
+        const std::uint32_t headerLen = htonl(static_cast<std::uint32_t>(header.size()));
+        m_response.append(reinterpret_cast<const char *>(&frameLen), 4);
+        m_response.append(reinterpret_cast<const char *>(&headerLen), 4);
+        m_response.append(header);
+        m_opaqueAt = m_response.find(std::to_string(kOpaqueBase));
+        m_epoll = ::epoll_create1(EPOLL_CLOEXEC);
+        epoll_event ev {};
+        ev.events = EPOLLIN;
+        ev.data.u64 = ~std::uint64_t(0);
+        ::epoll_ctl(m_epoll, EPOLL_CTL_ADD, m_listen, &ev);
+        m_thread = std::thread([this] { loop(); });
+    }
+    ~RawEchoServer()
+    {
+        m_stop = true;
+        if (m_thread.joinable())
+            m_thread.join();
+        for (auto &p : m_peers)
+            ::close(p.fd);
+        ::close(m_epoll);
+        ::close(m_listen);
+    }
+    quint16 port() const { return m_port; }
+
+private:
+    struct Peer
+    {
+        int fd = -1;
+        std::vector<char> in = std::vector<char>(256 * 1024);
+        std::size_t inLen = 0;
+        std::string out;
+    };
+
+    void loop()
+    {
+        std::vector<epoll_event> events(256);
+        m_peers.reserve(4096); // stable addresses: epoll carries indexes, not pointers
+        while (!m_stop) {
+            const int n = ::epoll_wait(m_epoll, events.data(), int(events.size()), 50);
+            for (int e = 0; e < n; ++e) {
+                const std::uint64_t id = events[std::size_t(e)].data.u64;
+                if (id == ~std::uint64_t(0)) {
+                    const int fd = ::accept4(m_listen, nullptr, nullptr, SOCK_CLOEXEC);
+                    if (fd < 0 || m_peers.size() == m_peers.capacity()) {
+                        if (fd >= 0)
+                            ::close(fd);
+                        continue;
+                    }
+                    const int one = 1;
+                    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+                    m_peers.push_back(Peer {});
+                    m_peers.back().fd = fd;
+                    epoll_event ev {};
+                    ev.events = EPOLLIN;
+                    ev.data.u64 = m_peers.size() - 1;
+                    ::epoll_ctl(m_epoll, EPOLL_CTL_ADD, fd, &ev);
+                    continue;
+                }
+                serve(m_peers[id]);
+            }
+        }
+    }
+
+    void serve(Peer &p)
+    {
+        if (p.fd < 0)
+            return;
+        if (p.inLen == p.in.size())
+            p.in.resize(p.in.size() * 2);
+        const ssize_t n = ::recv(p.fd, p.in.data() + p.inLen, p.in.size() - p.inLen, MSG_DONTWAIT);
+        if (n <= 0) {
+            if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+                ::epoll_ctl(m_epoll, EPOLL_CTL_DEL, p.fd, nullptr);
+                ::close(p.fd);
+                p.fd = -1;
+            }
+            return;
+        }
+        p.inLen += std::size_t(n);
+        std::size_t pos = 0;
+        p.out.clear();
+        while (p.inLen - pos >= 8) {
+            std::uint32_t len = 0;
+            std::uint32_t headerField = 0;
+            std::memcpy(&len, p.in.data() + pos, 4);
+            std::memcpy(&headerField, p.in.data() + pos + 4, 4);
+            len = ntohl(len);
+            if (p.inLen - pos < 4 + std::size_t(len))
+                break;
+            const std::string_view header(p.in.data() + pos + 8, ntohl(headerField) & 0xFFFFFFu);
+            const std::size_t at = header.find("\"opaque\":");
+            p.out.append(m_response);
+            if (at != std::string_view::npos && header.size() >= at + 19)
+                std::memcpy(p.out.data() + p.out.size() - m_response.size() + m_opaqueAt,
+                    header.data() + at + 9, 10);
+            pos += 4 + len;
+        }
+        std::memmove(p.in.data(), p.in.data() + pos, p.inLen - pos);
+        p.inLen -= pos;
+        std::size_t done = 0;
+        while (done < p.out.size()) { // the client reads eagerly: a blocking finish is fine here
+            const ssize_t w = ::send(p.fd, p.out.data() + done, p.out.size() - done, MSG_NOSIGNAL);
+            if (w <= 0)
+                break;
+            done += std::size_t(w);
+        }
+    }
+
+    int m_listen = -1;
+    int m_epoll = -1;
+    quint16 m_port = 0;
+    std::string m_response;
+    std::size_t m_opaqueAt = 0;
+    std::vector<Peer> m_peers;
+    std::atomic<bool> m_stop {false};
+    std::thread m_thread;
 };
 
 void printRow(const char *what, int size, int connections, int window, const Figures &r)
@@ -411,13 +625,21 @@ int main(int argc, char *argv[])
     const QCommandLineOption noEchoOpt(
         QStringLiteral("no-echo"), QStringLiteral("Skip the echo baseline rows."));
     const QCommandLineOption executorOpt(QStringLiteral("send-executor"),
-        QStringLiteral("Where SEND_MESSAGE_V2 runs: default (the broker's choice), io (inline on "
-                       "the I/O thread) or pool (the send pool)."),
+        QStringLiteral("Where SEND_MESSAGE_V2 runs: default (the broker's choice: inline for "
+                       "existing topics), io (always inline on the I/O thread) or pool (always "
+                       "through the send pool)."),
         QStringLiteral("WHERE"), QStringLiteral("default"));
+    const QCommandLineOption rateOpt(QStringLiteral("rate"),
+        QStringLiteral(
+            "Also run open-loop rows at these send rates (msgs/s, comma-separated; "
+            "'half' = half the rate of the synchronous senders (window 1) of the same "
+            "size and connections), up to the window's requests in flight per connection; "
+            "latency counts from each request's scheduled time."),
+        QStringLiteral("LIST"));
     const QCommandLineOption noPullOpt(
         QStringLiteral("no-pull"), QStringLiteral("Skip pulling the messages back."));
     parser.addOptions({secondsOpt, windowOpt, sizesOpt, connOpt, flushOpt, messagesOpt, noEchoOpt,
-        noPullOpt, executorOpt});
+        noPullOpt, executorOpt, rateOpt});
     parser.process(app);
     const double seconds = parser.value(secondsOpt).toDouble();
     const int window = std::max(1, parser.value(windowOpt).toInt());
@@ -442,9 +664,12 @@ int main(int argc, char *argv[])
         }
         controller.registerProcessor(kEchoCode, std::make_shared<EchoProcessor>(), {});
         if (const QString where = parser.value(executorOpt); where != QLatin1String("default")) {
-            controller.registerProcessor(310,
-                std::make_shared<broker::SendMessageProcessor>(controller.context()),
-                where == QLatin1String("pool") ? controller.sendExecutor() : nullptr);
+            auto send = std::make_shared<broker::SendMessageProcessor>(controller.context());
+            if (where == QLatin1String("pool"))
+                controller.registerProcessor(
+                    310, std::make_shared<PooledSend>(send), controller.sendExecutor());
+            else
+                controller.registerProcessor(310, send, nullptr);
         }
         if (Status st = controller.start(); !st) {
             std::fprintf(stderr, "start: %s\n", qPrintable(st.message()));
@@ -457,7 +682,15 @@ int main(int argc, char *argv[])
         for (int size : intList(parser.value(sizesOpt))) {
             const QByteArray topic = "BenchTopic" + QByteArray::number(size);
             for (int connections : intList(parser.value(connOpt))) {
+                double syncRate = 0; // of the synchronous senders (window 1)
                 for (int w : {1, window}) {
+                    if (!parser.isSet(noEchoOpt)) {
+                        RawEchoServer raw;
+                        LoadGenerator rawLoad(
+                            raw.port(), sendRequest(topic, 0, size), connections, w);
+                        printRow(
+                            "raw", size, connections, w, rawLoad.run(seconds, maxMessages, size));
+                    }
                     if (!parser.isSet(noEchoOpt)) {
                         RemotingCommand echo = sendRequest(topic, 0, size);
                         echo.code = kEchoCode;
@@ -467,8 +700,21 @@ int main(int argc, char *argv[])
                     }
                     const RemotingCommand send = sendRequest(topic, 0, size);
                     LoadGenerator load(port, send, connections, w);
-                    printRow("send", size, connections, w,
-                        load.run(seconds, maxMessages, send.body.size()));
+                    const Figures f = load.run(seconds, maxMessages, send.body.size());
+                    printRow("send", size, connections, w, f);
+                    if (w == 1)
+                        syncRate = f.msgsPerSecond;
+                }
+                for (const QString &r : parser.value(rateOpt).split(u',', Qt::SkipEmptyParts)) {
+                    const double rate = r == QLatin1String("half") ? syncRate / 2 : r.toDouble();
+                    if (rate <= 0)
+                        continue;
+                    const RemotingCommand send = sendRequest(topic, 0, size);
+                    LoadGenerator load(port, send, connections, window);
+                    const Figures f = load.run(seconds, maxMessages, send.body.size(), rate);
+                    printRow("rate", size, connections, window, f);
+                    std::printf("       (open loop at %.0f msg/s%s)\n", rate,
+                        r == QLatin1String("half") ? ", half the synchronous senders' rate" : "");
                 }
             }
             if (parser.isSet(noPullOpt))
