@@ -138,6 +138,7 @@ void BrokerConfig::bind(ConfigSchema &s, bool withSharedStoreKeys)
     s.add("channelExpiredTimeout", &channelExpiredTimeout);
     s.add("rejectTransactionMessage", &rejectTransactionMessage);
     s.add("startAcceptSendRequestTimeStamp", &startAcceptSendRequestTimeStamp);
+    s.add("storeReplyMessageEnable", &storeReplyMessageEnable);
     s.add("transactionTimeOut", &transactionTimeOut);
     s.add("transactionCheckMax", &transactionCheckMax);
     s.add("transactionCheckInterval", &transactionCheckInterval);

@@ -73,6 +73,8 @@ struct BrokerConfig
     bool rejectTransactionMessage = false;
     /// Sends are refused until this time (ms since epoch; 0 = at once).
     std::int64_t startAcceptSendRequestTimeStamp = 0;
+    /// SEND_REPLY_MESSAGE also stores the reply in <cluster>_REPLY_TOPIC (RocketMQ default true).
+    bool storeReplyMessageEnable = true;
     std::int64_t transactionTimeOut = 6000;
     int transactionCheckMax = 15;
     std::int64_t transactionCheckInterval = 60000;
