@@ -181,7 +181,7 @@ void MessageStore::completePut(PutMessageResult r, bool wait, PutCallback &&done
         done(r);
 }
 
-void MessageStore::putMessage(const MessageExtBrokerInner &msg, PutCallback done)
+PutMessageResult MessageStore::appendChecked(const MessageExtBrokerInner &msg)
 {
     PutMessageResult r;
     if (!m_open.load()) {
@@ -196,7 +196,12 @@ void MessageStore::putMessage(const MessageExtBrokerInner &msg, PutCallback done
     } else {
         r = m_commitLog.append(msg);
     }
-    completePut(std::move(r), msg.waitStoreMsgOk, std::move(done));
+    return r;
+}
+
+void MessageStore::putMessage(const MessageExtBrokerInner &msg, PutCallback done)
+{
+    completePut(appendChecked(msg), msg.waitStoreMsgOk, std::move(done));
 }
 
 void MessageStore::putMessages(const std::vector<MessageExtBrokerInner> &msgs, PutCallback done)
@@ -215,10 +220,23 @@ void MessageStore::putMessages(const std::vector<MessageExtBrokerInner> &msgs, P
 
 PutMessageResult MessageStore::putMessageAndWait(const MessageExtBrokerInner &msg)
 {
-    auto promise = std::make_shared<std::promise<PutMessageResult>>();
-    auto future = promise->get_future();
-    putMessage(msg, [promise](const PutMessageResult &r) { promise->set_value(r); });
-    return future.get();
+    PutMessageResult r = appendChecked(msg);
+    if (!r.isOk())
+        return r;
+    m_putCount.fetch_add(r.msgNum, std::memory_order_relaxed);
+    m_putBytes.fetch_add(r.wroteBytes, std::memory_order_relaxed);
+    if (!m_groupCommit)
+        return r;
+    if (!msg.waitStoreMsgOk) {
+        m_groupCommit->wakeup();
+        return r;
+    }
+    // No completion object: the caller sleeps on the group commit's flush generation.
+    if (QString why; !m_groupCommit->waitDurable(r.wroteOffset + r.wroteBytes, &why)) {
+        r.status = PutMessageStatus::FlushDiskTimeout;
+        r.remark = std::move(why);
+    }
+    return r;
 }
 
 std::int64_t MessageStore::defaultTagsCode(const protocol::MessageRecordView &rec) const

@@ -121,6 +121,8 @@ private:
     ConsumeQueue *findOrCreateConsumeQueue(QByteArrayView topic, int queueId);
     void dispatch(const protocol::MessageRecordView &rec, std::int64_t offset);
     std::int64_t defaultTagsCode(const protocol::MessageRecordView &rec) const;
+    /// The put's checks and the commit-log append, without completion.
+    PutMessageResult appendChecked(const MessageExtBrokerInner &msg);
     void completePut(PutMessageResult r, bool wait, PutCallback &&done);
     void cleanLogicFiles(std::int64_t commitLogMinOffset);
     Status loadConsumeQueues();

@@ -277,6 +277,7 @@ StoreStats MessageStore::stats() const
     s.dispatchBehindBytes = dispatchBehindBytes();
     s.flushBacklogBytes = m_commitLog.files().flushBacklog();
     s.pendingSyncFlushRequests = m_groupCommit ? m_groupCommit->pendingRequests() : 0;
+    s.syncFlushCount = m_groupCommit ? m_groupCommit->flushCount() : 0;
     s.consumeQueueCount = static_cast<int>(consumeQueues().size());
     s.indexFileCount = m_index ? m_index->fileCount() : 0;
     if (m_clean) {

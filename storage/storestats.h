@@ -27,6 +27,7 @@ struct StoreStats
     std::int64_t dispatchBehindBytes = 0;
     std::int64_t flushBacklogBytes = 0;
     std::int64_t pendingSyncFlushRequests = 0;
+    std::int64_t syncFlushCount = 0; // group-commit flushes since open (SYNC_FLUSH)
     int consumeQueueCount = 0;
     int indexFileCount = 0;
     std::vector<StoreFileStatus> commitLogFiles; // size, mtime, expiry, reason kept

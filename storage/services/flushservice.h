@@ -5,9 +5,12 @@
 //   flushCommitLogLeastPages pages are dirty; everything at least every
 //   flushCommitLogThoroughInterval ms.
 // - GroupCommitService (SYNC_FLUSH): puts hand in "durable up to offset X" requests with their
-//   completion; the service thread batches them, flushes once per batch and completes each
-//   request (PUT_OK), or FLUSH_DISK_TIMEOUT after syncFlushTimeout. Completions run on the
-//   service thread; putting threads never wait for the disk.
+//   completion (or block in waitDurable()); the service thread flushes once for everything
+//   appended so far and completes each request (PUT_OK), or FLUSH_DISK_TIMEOUT after
+//   syncFlushTimeout. Completions run on the service thread; putting threads never wait for
+//   the disk. Right after a flush released k puts, the next flush waits (at most about one
+//   flush time) until k more puts have arrived: the writers it just released are usually about
+//   to append again, and flushing at once would split them into two half-size groups.
 // Both record the checkpoint's physicMsgTimestamp for what they made durable.
 
 #include "storage/mappedfilequeue.h"
@@ -15,7 +18,11 @@
 #include "storage/storecheckpoint.h"
 #include "storage/storetypes.h"
 
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 namespace qrocket::storage {
@@ -43,14 +50,25 @@ class GroupCommitService
 {
 public:
     GroupCommitService(MappedFileQueue &files, StoreCheckpoint &checkpoint, int timeoutMs);
+    ~GroupCommitService();
+    GroupCommitService(const GroupCommitService &) = delete;
+    GroupCommitService &operator=(const GroupCommitService &) = delete;
+
     void start();
     /// Flushes, completes what became durable and times out the rest.
     void stop();
-    /// Completes `cb` with `result` once the commit log is durable up to `nextOffset`.
+    /// Completes `cb` with `result` (on the service thread) once the commit log is durable up to
+    /// `nextOffset`, or with FLUSH_DISK_TIMEOUT after the timeout.
     void submit(std::int64_t nextOffset, PutMessageResult result, PutCallback cb);
-    /// Wakes the flusher without a request (WAIT=false puts).
-    void wakeup() { m_thread.wakeup(); }
+    /// Blocks the calling thread until the commit log is durable up to `nextOffset`. All such
+    /// waiters sleep on one futex that each flush wakes once, instead of one wakeup per put.
+    /// False (with the reason) after the timeout or a shutdown that could not make it durable.
+    bool waitDurable(std::int64_t nextOffset, QString *whyNot);
+    /// Tells the flusher that bytes were appended (a WAIT=false put): flush soon.
+    void wakeup() { arrived(); }
     std::int64_t pendingRequests() const;
+    /// Flushes done so far (the bench divides messages by it).
+    std::int64_t flushCount() const { return m_flushes.load(std::memory_order_relaxed); }
 
 private:
     struct Request
@@ -60,10 +78,17 @@ private:
         PutMessageResult result;
         PutCallback cb;
     };
-    void doCommit(bool final);
+    void run();
+    /// Counts one put that needs a flush; wakes the service thread when it waits for this one.
+    void arrived();
+    /// Sleeps until `arrivals` puts have arrived in total, `deadline`, or stop().
+    void sleepUntil(std::uint64_t arrivals, std::chrono::steady_clock::time_point deadline);
+    /// One flush plus completions; false when the flush failed.
+    bool doCommit(bool final);
     void takeRequests();
     /// Completes the requests the flushed offset covers; with `expire`, times out the overdue.
     void completeDurable(bool expire);
+    void publishDurable();
 
     MappedFileQueue &m_files;
     StoreCheckpoint &m_checkpoint;
@@ -72,7 +97,23 @@ private:
     std::vector<Request> m_requests;
     bool m_stopped = false;
     std::vector<Request> m_working; // service thread only
-    ServiceThread m_thread;
+
+    // Arrivals (puts waiting for a flush, counted after their append) drive the service thread:
+    // it sleeps until the arrival count reaches m_wakeAt, and only the put that reaches it pays
+    // for a wakeup.
+    std::atomic<std::uint64_t> m_arrivals {0};
+    std::atomic<std::uint64_t> m_wakeAt {~std::uint64_t(0)};
+    std::uint64_t m_arrivalsAtRelease = 0; // service thread: arrivals when the last flush ended
+    std::mutex m_sleepMutex;
+    std::condition_variable m_sleepCv;
+    std::atomic<bool> m_stopping {false};
+    std::thread m_thread;
+
+    // waitDurable(): a generation counter used as a futex, bumped after every flush.
+    std::atomic<std::uint32_t> m_generation {0};
+    std::atomic<int> m_sleepers {0};
+    std::atomic<bool> m_finalDone {false};
+    std::atomic<std::int64_t> m_flushes {0};
 };
 
 } // namespace qrocket::storage

@@ -81,8 +81,10 @@ Figures runAppend(MessageStore &store, int body, int writers, bool sync, const O
             ::pthread_setname_np(::pthread_self(), "bench-writer");
             const MessageExtBrokerInner m = benchMessage(body, w % 8);
             std::int64_t myBytes = 0, myMsgs = 0;
+            // A synchronous put takes a flush time: look at the clock more often.
+            const int burst = sync ? 4 : 64;
             while (!stop.load(std::memory_order_relaxed)) {
-                for (int i = 0; i < 64; ++i) {
+                for (int i = 0; i < burst; ++i) {
                     PutMessageResult r;
                     if (sync) {
                         r = store.putMessageAndWait(m);
@@ -252,18 +254,49 @@ int main(int argc, char **argv)
                     std::fprintf(stderr, "open failed: %s\n", qPrintable(s.toString()));
                     return 1;
                 }
-                const Figures f = runAppend(*store, bodies[b], writers, sync, o);
+                const bool groupCase = sync && writers == 16 && bodies[b] == 1024;
+                Figures f;
+                double idealSliced = 0;
+                if (groupCase && o.limits && o.maxMessages == 0) {
+                    // The shared disk's latency drifts several-fold from second to second, so
+                    // the ideal is measured in slices interleaved with the store's: both see the
+                    // same disk, and the ratio compares like with like.
+                    constexpr int kSlices = 8;
+                    Options slice = o;
+                    slice.seconds = o.seconds / kSlices;
+                    double idealOps = 0, storeMsgs = 0, storeSecs = 0;
+                    for (int i = 0; i < kSlices; ++i) {
+                        idealOps
+                            += bench::writeFdatasyncOpsPerSec(root, 1024 + 110, 16, slice.seconds)
+                            * 16 * slice.seconds;
+                        QElapsedTimer st;
+                        st.start();
+                        const Figures part = runAppend(*store, bodies[b], writers, sync, slice);
+                        storeSecs += static_cast<double>(st.nsecsElapsed()) / 1e9;
+                        storeMsgs += static_cast<double>(part.messages);
+                        f.messages += part.messages;
+                        f.mbPerSec += part.mbPerSec * static_cast<double>(st.nsecsElapsed()) / 1e9;
+                    }
+                    f.msgsPerSec = storeMsgs / storeSecs;
+                    f.mbPerSec /= storeSecs;
+                    idealSliced = idealOps / (slice.seconds * kSlices);
+                } else {
+                    f = runAppend(*store, bodies[b], writers, sync, o);
+                }
+                if (sync) {
+                    const std::int64_t flushes = store->stats().syncFlushCount;
+                    std::printf(
+                        "       %lld messages in %lld group-commit flushes: %.1f per flush\n",
+                        static_cast<long long>(f.messages), static_cast<long long>(flushes),
+                        flushes > 0 ? static_cast<double>(f.messages) / static_cast<double>(flushes)
+                                    : 0.0);
+                }
                 if (!sync)
                     line(what, f, f.mbPerSec, memcpyMBps, "mapped memcpy MB/s",
                         bodies[b] == 1024 && writers == 1 ? ">= 1000 MB/s and >= 0.20" : "");
-                else if (writers == 16 && bodies[b] == 1024) {
-                    // The disk's latency drifts from second to second on a shared machine:
-                    // measure the ideal again right next to this case and compare with both.
-                    const double idealNow = o.limits
-                        ? bench::writeFdatasyncOpsPerSec(root, 1024 + 110, 16, 0.6) * 16
-                        : 0;
-                    line(what, f, f.msgsPerSec, std::max(ideal16, idealNow),
-                        "ideal group commit msgs/s (max of start and now)", ">= 0.50");
+                else if (groupCase) {
+                    line(what, f, f.msgsPerSec, idealSliced,
+                        "ideal group commit msgs/s (interleaved slices)", ">= 0.50");
                 } else
                     line(what, f, f.msgsPerSec, writers == 1 ? syncOps[b] : ideal16,
                         writers == 1 ? "write+fdatasync ops/s" : "ideal group commit msgs/s", "");

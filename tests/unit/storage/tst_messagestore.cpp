@@ -6,8 +6,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <atomic>
 #include <future>
+#include <thread>
 
 using namespace qrocket;
 using namespace qrocket::storage;
@@ -26,6 +28,7 @@ private slots:
     void offsetByTimeAndStoreTimes();
     void batchPut();
     void syncFlushCompletesAfterDisk();
+    void syncFlushConcurrentWaitersAndCallbacks();
     void syncFlushWriteMethodsStoreSameRecords_data();
     void syncFlushWriteMethodsStoreSameRecords();
     void survivesCleanRestart();
@@ -224,6 +227,45 @@ void tst_MessageStore::syncFlushCompletesAfterDisk()
     MessageExtBrokerInner noWait = message("S", 0, "x");
     noWait.waitStoreMsgOk = false;
     QVERIFY(f.store->putMessageAndWait(noWait).isOk());
+}
+
+void tst_MessageStore::syncFlushConcurrentWaitersAndCallbacks()
+{
+    // Blocking waiters (one futex per flush) and callback requests share the group commit:
+    // every put completes PUT_OK with its own queue offset, once its bytes are flushed.
+    Fixture f(true, 1024 * 1024);
+    constexpr int kThreads = 8, kEach = 25;
+    std::vector<std::vector<std::int64_t>> offsets(kThreads);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t)
+        threads.emplace_back([&, t] {
+            for (int i = 0; i < kEach; ++i) {
+                PutMessageResult r;
+                if (t % 2 == 0) {
+                    r = f.store->putMessageAndWait(message("G", 0, "x"));
+                } else {
+                    std::promise<PutMessageResult> p;
+                    f.store->putMessage(
+                        message("G", 0, "x"), [&p](const PutMessageResult &x) { p.set_value(x); });
+                    r = p.get_future().get();
+                }
+                offsets[static_cast<size_t>(t)].push_back(
+                    r.status == PutMessageStatus::PutOk ? r.queueOffset : -1);
+            }
+        });
+    for (auto &th : threads)
+        th.join();
+    std::vector<std::int64_t> all;
+    for (const auto &v : offsets)
+        all.insert(all.end(), v.begin(), v.end());
+    std::sort(all.begin(), all.end());
+    for (int i = 0; i < kThreads * kEach; ++i)
+        QCOMPARE(all[static_cast<size_t>(i)], i);
+    const StoreStats s = f.store->stats();
+    QCOMPARE(s.flushBacklogBytes, 0);
+    QCOMPARE(s.pendingSyncFlushRequests, 0);
+    QVERIFY(s.syncFlushCount >= 1);
+    QVERIFY(s.syncFlushCount <= kThreads * kEach);
 }
 
 void tst_MessageStore::syncFlushWriteMethodsStoreSameRecords_data()
