@@ -168,6 +168,23 @@ PutMessageResult CommitLog::appendLocked(
     return r;
 }
 
+void CommitLog::noteWriteOutcome(const PutMessageResult &r)
+{
+    const bool ioFailure = r.status == PutMessageStatus::CreateMappedFileFailed
+        || r.status == PutMessageStatus::UnknownError;
+    if (ioFailure) {
+        if (m_failedWrites++ == 0)
+            qCCritical(lcStore).noquote()
+                << "commit log cannot be written (disk full?):" << r.remark << "- puts fail with"
+                << putMessageStatusName(r.status)
+                << "until it can; nothing was acknowledged for them";
+    } else if (m_failedWrites > 0 && r.isOk()) {
+        qCInfo(lcStore).noquote() << "commit log writable again after" << m_failedWrites
+                                  << "failed puts";
+        m_failedWrites = 0;
+    }
+}
+
 PutMessageResult CommitLog::append(const MessageExtBrokerInner &m)
 {
     QString remark;
@@ -180,6 +197,7 @@ PutMessageResult CommitLog::append(const MessageExtBrokerInner &m)
         if (!m_writable)
             return failure(PutMessageStatus::ServiceNotAvailable, m_notWritableReason);
         r = appendLocked(m, crc, m_clock());
+        noteWriteOutcome(r);
     }
     if (r.isOk() && m_appendListener)
         m_appendListener();
@@ -213,6 +231,7 @@ PutMessageResult CommitLog::appendBatch(const std::vector<MessageExtBrokerInner>
         total.batchOffsets.reserve(msgs.size());
         for (size_t i = 0; i < msgs.size(); ++i) {
             PutMessageResult r = appendLocked(msgs[i], crcs[i], storeTs);
+            noteWriteOutcome(r);
             if (!r.isOk()) {
                 if (i == 0)
                     return r;

@@ -64,6 +64,8 @@ private:
     PutMessageResult appendLocked(
         const MessageExtBrokerInner &msg, std::int32_t bodyCrc, std::int64_t storeTs);
     std::int64_t &queueOffsetSlot(QByteArrayView topic, int queueId);
+    /// Logs the first put that failed to write (full disk) and the first success after it.
+    void noteWriteOutcome(const PutMessageResult &r);
 
     const MessageStoreConfig m_config; // a copy: small, and callers may pass a temporary
     std::function<std::int64_t()> m_clock;
@@ -83,6 +85,7 @@ private:
     int m_lastQueueId = -1;
     std::int64_t *m_lastSlot = nullptr;
     std::vector<char> m_staging; // SYNC_FLUSH with pwrite: the record is encoded here first
+    std::int64_t m_failedWrites = 0; // puts failed by I/O since the last success
 };
 
 /// Builds "topic-queueId" (RocketMQ's topic-queue table key) into `buf`; returns its view.

@@ -201,18 +201,18 @@ Status MappedFile::sync()
 void MappedFile::truncateTo(std::int64_t pos)
 {
     pos = std::clamp<std::int64_t>(pos, 0, m_fileSize);
-    // Zero the partial page by hand, then punch out the rest (cheap even for a 1 GiB file) and
-    // reserve the blocks again so that later writes cannot hit ENOSPC.
+    // Zero the partial page by hand, the rest with FALLOC_FL_ZERO_RANGE (cheap even for a
+    // 1 GiB file). Never punch a hole: with the disk full it could not be filled again, and the
+    // next write through the mapping would raise SIGBUS. Without ZERO_RANGE the blocks stay
+    // allocated, so writing zeros through the mapping is safe.
     const std::int64_t pageEnd
         = std::min(m_fileSize, (pos + kPageSize - 1) / kPageSize * kPageSize);
     std::memset(m_base + pos, 0, static_cast<size_t>(pageEnd - pos));
-    if (pageEnd < m_fileSize) {
-        if (::fallocate(
-                m_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, pageEnd, m_fileSize - pageEnd)
-                != 0
-            || ::posix_fallocate(m_fd, pageEnd, m_fileSize - pageEnd) != 0)
-            std::memset(m_base + pageEnd, 0, static_cast<size_t>(m_fileSize - pageEnd));
-    }
+    if (pageEnd < m_fileSize
+        && ::fallocate(
+               m_fd, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, pageEnd, m_fileSize - pageEnd)
+            != 0)
+        std::memset(m_base + pageEnd, 0, static_cast<size_t>(m_fileSize - pageEnd));
     setWrotePosition(pos);
     setFlushedPosition(pos);
 }

@@ -57,8 +57,10 @@ Status MessageStore::open()
         return s;
     m_index = std::make_unique<IndexService>(
         m_config.indexDir(), m_config.maxHashSlotNum, m_config.maxIndexNum, m_clock);
-    m_reput = std::make_unique<ReputService>(m_commitLog,
-        [this](const protocol::MessageRecordView &rec, std::int64_t off) { dispatch(rec, off); });
+    m_reput = std::make_unique<ReputService>(
+        m_commitLog, [this](const protocol::MessageRecordView &rec, std::int64_t off) {
+            return dispatch(rec, off);
+        });
     StoreRecovery recovery(*this);
     if (Status s = recovery.run(lastExitOk); !s) {
         m_lock.release();
@@ -261,7 +263,7 @@ std::int64_t MessageStore::defaultTagsCode(const protocol::MessageRecordView &re
     return code;
 }
 
-void MessageStore::dispatch(const protocol::MessageRecordView &rec, std::int64_t offset)
+bool MessageStore::dispatch(const protocol::MessageRecordView &rec, std::int64_t offset)
 {
     const std::int32_t tx = rec.sysFlag & protocol::SysFlag::TransactionMask;
     const bool toQueue
@@ -281,8 +283,13 @@ void MessageStore::dispatch(const protocol::MessageRecordView &rec, std::int64_t
         if (!cq) {
             qCCritical(lcStore) << "dispatch: no consume queue for" << rec.topic << rec.queueId;
         } else if (Status s = cq->putUnit(offset, rec.totalSize, tagsCode, rec.queueOffset); !s) {
-            qCCritical(lcStore).noquote()
-                << "dispatch to consume queue failed at offset" << offset << ":" << s.message();
+            // Most likely a full disk (a new consume-queue file): keep the record for the next
+            // pass instead of leaving a stored message unreachable.
+            if (m_dispatchFailedAt != offset)
+                qCCritical(lcStore).noquote() << "dispatch to consume queue failed at offset"
+                                              << offset << ":" << s.message() << "- will retry";
+            m_dispatchFailedAt = offset;
+            return false;
         }
     }
     if (m_config.messageIndexEnable) {
@@ -302,6 +309,7 @@ void MessageStore::dispatch(const protocol::MessageRecordView &rec, std::int64_t
     m_lastDispatchedStoreTs.store(rec.storeTimestamp, std::memory_order_release);
     if (toQueue && m_arrivalListener && m_open.load(std::memory_order_relaxed))
         m_arrivalListener(rec.topic, rec.queueId, rec.queueOffset, tagsCode, rec.storeTimestamp);
+    return true;
 }
 
 ConsumeQueue *MessageStore::findConsumeQueue(QByteArrayView topic, int queueId) const

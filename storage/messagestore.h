@@ -119,7 +119,8 @@ public:
 private:
     friend class StoreRecovery;
     ConsumeQueue *findOrCreateConsumeQueue(QByteArrayView topic, int queueId);
-    void dispatch(const protocol::MessageRecordView &rec, std::int64_t offset);
+    /// False when the consume-queue unit could not be written (reput retries the record).
+    bool dispatch(const protocol::MessageRecordView &rec, std::int64_t offset);
     std::int64_t defaultTagsCode(const protocol::MessageRecordView &rec) const;
     /// The put's checks and the commit-log append, without completion.
     PutMessageResult appendChecked(const MessageExtBrokerInner &msg);
@@ -158,6 +159,7 @@ private:
     std::string m_dispatchTopic;
     int m_dispatchQueueId = -1;
     ConsumeQueue *m_dispatchQueue = nullptr;
+    std::int64_t m_dispatchFailedAt = -1; // logged once per failing offset
     std::atomic<bool> m_open {false};
 
     // statistics

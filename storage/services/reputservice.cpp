@@ -33,7 +33,8 @@ std::int64_t ReputService::doReput()
     while (!rest.isEmpty()) {
         const protocol::RecordDecodeResult r = protocol::decodeRecord(rest, rec, false);
         if (r.status == protocol::RecordStatus::Ok) {
-            m_dispatcher(rec, from);
+            if (!m_dispatcher(rec, from))
+                break; // logged by the dispatcher; retried on the next pass
             from += r.size;
             rest = rest.sliced(r.size);
             ++count;

@@ -15,8 +15,10 @@ namespace qrocket::storage {
 class ReputService
 {
 public:
+    /// False when the record could not be dispatched (a consume-queue file could not be
+    /// created: disk full); reput stops there and tries again later.
     using Dispatcher
-        = std::function<void(const protocol::MessageRecordView &record, std::int64_t offset)>;
+        = std::function<bool(const protocol::MessageRecordView &record, std::int64_t offset)>;
 
     ReputService(CommitLog &commitLog, Dispatcher dispatcher);
 
