@@ -11,6 +11,9 @@ set(QROCKET_BROKER_SERVER_SOURCES
     processors/pullmessageprocessor.cpp
     processors/clientmanageprocessor.cpp
     processors/consumermanageprocessor.cpp
+    transaction/transactionalmessage.cpp
+    transaction/transactionalmessageservice.cpp
+    transaction/endtransactionprocessor.cpp
 )
 
 # The daemon, defined at the end of this directory, once qrocket_broker_lib exists.
