@@ -7,6 +7,7 @@
 #include "broker/managers/topicconfigmanager.h"
 #include "broker/managers/topicvalidator.h"
 #include "broker/processors/sendrequestheader.h"
+#include "broker/transaction/transactionalmessage.h"
 #include "clientlib/protocol/messagebatch.h"
 #include "clientlib/protocol/messageid.h"
 #include "clientlib/protocol/messageproperties.h"
@@ -294,16 +295,17 @@ void SendMessageProcessor::sendOne(const remoting::ChannelPtr &channel,
     msg.waitStoreMsgOk = prepareProperties(header.properties, config);
     msg.properties = std::move(header.properties);
 
-    const QByteArrayView tran = protocol::findProperty(msg.properties, mc::TransactionPrepared);
-    if (!tran.isNull() && tran.compare("true", Qt::CaseInsensitive) == 0
-        && config.rejectTransactionMessage) {
+    const bool halfMessage = transaction::isHalfMessageSend(msg.properties);
+    if (halfMessage && config.rejectTransactionMessage) {
         respond(makeReply(request, toInt(ResponseCode::NoPermission),
             "the broker[" + config.brokerAddr() + "] sending transaction message is forbidden"));
         return;
     }
+    if (halfMessage) // parked in RMQ_SYS_TRANS_HALF_TOPIC until END_TRANSACTION (§8.5)
+        transaction::toHalfMessage(msg);
     const std::int32_t txType = msg.sysFlag & protocol::SysFlag::TransactionMask;
     const QByteArrayView delay = protocol::findProperty(msg.properties, mc::DelayTimeLevel);
-    if (!delay.isNull()
+    if (!halfMessage && !delay.isNull()
         && (txType == protocol::SysFlag::TransactionNot
             || txType == protocol::SysFlag::TransactionCommit)) {
         bool ok = false;
