@@ -52,6 +52,7 @@ class ConsumerOffsetManager;
 class DelayOffsetManager;
 class NamesrvRegistrar;
 class ProducerManager;
+class TransactionalMessageService;
 class PullMessageProcessor;
 class PullRequestHoldService;
 class SubscriptionGroupManager;
@@ -122,6 +123,7 @@ private:
     std::unique_ptr<BrokerConfiguration> m_configuration;
     std::unique_ptr<BrokerStats> m_stats;
     std::shared_ptr<void> m_schedule; // ScheduleMessageService, when built (broker-extras)
+    std::shared_ptr<TransactionalMessageService> m_transactions; // half messages, check-back
 
     std::shared_ptr<remoting::ThreadPoolExecutor> m_sendPool;
     std::shared_ptr<remoting::ThreadPoolExecutor> m_pullPool;
