@@ -16,6 +16,8 @@
 #include "broker/processors/consumermanageprocessor.h"
 #include "broker/processors/pullmessageprocessor.h"
 #include "broker/processors/sendmessageprocessor.h"
+#include "broker/transaction/endtransactionprocessor.h"
+#include "broker/transaction/transactionalmessageservice.h"
 #include "clientlib/remoting/remotingserver.h"
 #include "storage/messagestore.h"
 
@@ -157,6 +159,7 @@ Status BrokerController::initialize()
     for (remoting::RemotingServer *server : {m_server.get(), m_fastServer.get()})
         connect(server, &remoting::RemotingServer::channelClosed, this,
             [this](quint64 channelId, const QByteArray &) { onChannelClosed(channelId); });
+    m_transactions = std::make_shared<TransactionalMessageService>(m_ctx);
     createProcessors();
 
     m_registrar = std::make_unique<NamesrvRegistrar>(m_ctx);
@@ -172,6 +175,8 @@ void BrokerController::createProcessors()
              toInt(RequestCode::SendBatchMessage)})
         registerProcessor(code, send, m_sendPool);
     registerProcessor(toInt(RequestCode::PullMessage), m_pullProcessor, m_pullPool);
+    registerProcessor(toInt(RequestCode::EndTransaction),
+        std::make_shared<EndTransactionProcessor>(m_ctx, *m_transactions), m_sendPool);
     auto client = std::make_shared<ClientManageProcessor>(m_ctx);
     for (int code : {toInt(RequestCode::HeartBeat), toInt(RequestCode::UnregisterClient),
              toInt(RequestCode::GetConsumerListByGroup)})
@@ -248,6 +253,7 @@ Status BrokerController::start()
 #ifdef QROCKET_HAVE_SCHEDULE
     static_cast<ScheduleMessageService *>(m_schedule.get())->start();
 #endif
+    m_transactions->start();
 
     m_registerTimer.setInterval(std::chrono::milliseconds(m_config.registerNameServerPeriod));
     connect(&m_registerTimer, &QTimer::timeout, this,
@@ -373,6 +379,7 @@ void BrokerController::shutdown()
 #ifdef QROCKET_HAVE_SCHEDULE
     static_cast<ScheduleMessageService *>(m_schedule.get())->stop();
 #endif
+    m_transactions->stop();
     for (auto &pool : {m_sendPool, m_pullPool, m_clientPool, m_adminPool})
         pool->shutdown();
     m_store->shutdown();
