@@ -6,6 +6,7 @@
 #include "broker/processors/adminprocessor.h"
 #include "broker/processors/lockprocessor.h"
 #include "broker/processors/queryprocessor.h"
+#include "broker/processors/replymessageprocessor.h"
 #include "broker/processors/sendbackprocessor.h"
 #include "clientlib/remoting/remotingserver.h"
 
@@ -31,6 +32,9 @@ void registerExtraProcessors(remoting::RemotingServer &server, BrokerContext &ct
     auto locks = std::make_shared<LockProcessor>(*ctx.rebalanceLocks);
     server.registerProcessor(LockProcessor::kLockBatchMq, locks, adminExecutor);
     server.registerProcessor(LockProcessor::kUnlockBatchMq, locks, adminExecutor);
+    auto reply = std::make_shared<ReplyMessageProcessor>(ctx);
+    server.registerProcessor(toInt(RequestCode::SendReplyMessage), reply, adminExecutor);
+    server.registerProcessor(toInt(RequestCode::SendReplyMessageV2), reply, adminExecutor);
     if (messageExecutor) {
         server.registerProcessor(toInt(RequestCode::ConsumerSendMsgBack),
             std::make_shared<SendBackProcessor>(ctx), messageExecutor);

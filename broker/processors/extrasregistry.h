@@ -10,6 +10,8 @@
 // - LockProcessor: LOCK_BATCH_MQ (41) / UNLOCK_BATCH_MQ (42) on `adminExecutor`, over
 //   ctx.rebalanceLocks (created on the first call when unset, so both servers share one lock
 //   table; lock max live time from $QROCKET_REBALANCE_LOCK_MAX_LIVE_TIME ms, default 60 s).
+// - ReplyMessageProcessor: SEND_REPLY_MESSAGE (324) / SEND_REPLY_MESSAGE_V2 (325) on
+//   `adminExecutor` (the push to the requester and the store are asynchronous).
 // - With `messageExecutor` given, also CONSUMER_SEND_MSG_BACK (36) and QUERY_MESSAGE (12) /
 //   VIEW_MESSAGE_BY_ID (33) on it (the controller registers those itself on its send/pull pools,
 //   so it passes none).

@@ -1,0 +1,257 @@
+#include "broker/processors/replymessageprocessor.h"
+
+#include "broker/brokercodes.h"
+#include "broker/brokercontext.h"
+#include "broker/config/brokerconfig.h"
+#include "broker/logging.h"
+#include "broker/managers/producermanager.h"
+#include "broker/managers/topicconfigmanager.h"
+#include "broker/managers/topicvalidator.h"
+#include "broker/processors/sendrequestheader.h"
+#include "clientlib/protocol/messageid.h"
+#include "clientlib/protocol/messageproperties.h"
+#include "storage/messagestore.h"
+
+#include <QDateTime>
+
+#include <algorithm>
+#include <memory>
+#include <random>
+
+namespace qrocket::broker {
+
+using protocol::RemotingCommand;
+using storage::MessageExtBrokerInner;
+using storage::PutMessageResult;
+using storage::PutMessageStatus;
+namespace mc = protocol::MessageConst;
+
+namespace {
+
+constexpr int kTopicSysFlagUnit = 1; // TopicSysFlag.FLAG_UNIT
+constexpr int kTopicSysFlagUnitSub = 2; // TopicSysFlag.FLAG_UNIT_SUB
+
+int randomQueue(int writeQueueNums)
+{
+    thread_local std::minstd_rand rng {std::random_device {}()};
+    return writeQueueNums > 0 ? static_cast<int>(rng() % 99999999u) % writeQueueNums : 0;
+}
+
+/// Java's InetSocketAddress.toString() of a resolved literal address: "/ip:port".
+QByteArray javaSocketAddress(const QByteArray &hostPort)
+{
+    return '/' + hostPort;
+}
+
+bool putSucceeded(PutMessageStatus s)
+{
+    return s == PutMessageStatus::PutOk || s == PutMessageStatus::FlushDiskTimeout
+        || s == PutMessageStatus::FlushSlaveTimeout || s == PutMessageStatus::SlaveNotAvailable;
+}
+
+/// What the reply request carries beyond SendRequestHeader: whether the optional
+/// reconsumeTimes / unitMode were present (RocketMQ forwards them as sent, null included).
+const QByteArray *optionalField(
+    const RemotingCommand &request, bool v2, const char *v1Name, const char *v2Name)
+{
+    return request.ext(QByteArrayView(v2 ? v2Name : v1Name));
+}
+
+/// The state one reply carries from the push to the store to the answer.
+struct ReplyState
+{
+    RemotingCommand request; // for opaque and the answer's shape
+    remoting::Responder respond;
+    MessageExtBrokerInner msg;
+    int queueId = 0;
+    bool pushOk = false;
+    QByteArray pushRemark;
+};
+
+} // namespace
+
+void ReplyMessageProcessor::processRequest(
+    const remoting::ChannelPtr &channel, RemotingCommand request, remoting::Responder respond)
+{
+    const BrokerConfig &config = *m_ctx.config;
+    const bool v2 = request.code == toInt(RequestCode::SendReplyMessageV2);
+
+    // Every answer carries the region and trace switch, as RocketMQ sets them first.
+    auto answer = [&config](const RemotingCommand &req, int code, QByteArray remark) {
+        RemotingCommand r = makeReply(req, code, std::move(remark));
+        r.setExt(QByteArrayLiteral("MSG_REGION"), config.regionId.toUtf8());
+        r.setExt(QByteArrayLiteral("TRACE_ON"),
+            config.traceOn ? QByteArrayLiteral("true") : QByteArrayLiteral("false"));
+        return r;
+    };
+
+    // The send header decoder picks the key set by request code: present it as the send code
+    // with the same encoding (the copy shares the request's bytes).
+    RemotingCommand asSend = request;
+    asSend.code = v2 ? toInt(RequestCode::SendMessageV2) : toInt(RequestCode::SendMessage);
+    QByteArray error;
+    std::optional<SendRequestHeader> header = SendRequestHeader::decode(asSend, &error);
+    if (!header) {
+        respond(makeReply(request, toInt(ResponseCode::SystemError), error));
+        return;
+    }
+
+    const std::int64_t startAccept = config.startAcceptSendRequestTimeStamp;
+    if (QDateTime::currentMSecsSinceEpoch() < startAccept) {
+        respond(answer(request, toInt(ResponseCode::SystemError),
+            "broker unable to service, until "
+                + QDateTime::fromMSecsSinceEpoch(startAccept)
+                      .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss,zzz"))
+                      .toUtf8()));
+        return;
+    }
+
+    // RocketMQ's msgCheck.
+    std::optional<TopicConfig> topicConfig = m_ctx.topics->find(header->topic);
+    if (!perm::isWriteable(config.brokerPermission) && topicConfig && topicConfig->order) {
+        respond(answer(request, toInt(ResponseCode::NoPermission),
+            "the broker[" + config.brokerIP1.toUtf8() + "] sending message is forbidden"));
+        return;
+    }
+    if (Status st = topics::validateTopic(header->topic); !st) {
+        respond(answer(request, toInt(ResponseCode::SystemError), st.message().toUtf8()));
+        return;
+    }
+    if (topics::isNotAllowedSendTopic(header->topic)) {
+        respond(answer(request, toInt(ResponseCode::NoPermission),
+            "Sending message to topic[" + header->topic + "] is forbidden."));
+        return;
+    }
+    if (!topicConfig) {
+        const bool retry = topics::isRetryTopic(header->topic);
+        const int topicSysFlag
+            = header->unitMode ? (retry ? kTopicSysFlagUnitSub : kTopicSysFlagUnit) : 0;
+        auto created
+            = m_ctx.topics->createTopicInSendMessageMethod(header->topic, header->defaultTopic,
+                channel->remoteAddress(), header->defaultTopicQueueNums, topicSysFlag);
+        if (created)
+            topicConfig = std::move(*created);
+        else if (retry)
+            topicConfig = m_ctx.topics->createTopicInSendMessageBackMethod(
+                header->topic, 1, perm::kRead | perm::kWrite, topicSysFlag);
+    }
+    if (!topicConfig) {
+        respond(answer(request, toInt(ResponseCode::TopicNotExist),
+            "topic[" + header->topic + "] not exist, apply first please!"
+                + "\nSee http://rocketmq.apache.org/docs/faq/ for further details."));
+        return;
+    }
+    const int queueNums = std::max(topicConfig->writeQueueNums, topicConfig->readQueueNums);
+    if (header->queueId >= queueNums) {
+        respond(answer(request, toInt(ResponseCode::SystemError),
+            "request queueId[" + QByteArray::number(header->queueId) + "] is illegal, "
+                + "Producer: " + channel->remoteAddress()));
+        return;
+    }
+
+    auto state = std::make_shared<ReplyState>();
+    state->queueId
+        = header->queueId < 0 ? randomQueue(topicConfig->writeQueueNums) : header->queueId;
+    MessageExtBrokerInner &msg = state->msg;
+    msg.topic = header->topic;
+    msg.queueId = state->queueId;
+    msg.body = request.body;
+    msg.flag = header->flag;
+    msg.properties = header->properties;
+    const QByteArrayView wait = protocol::findProperty(msg.properties, mc::WaitStoreMsgOk);
+    msg.waitStoreMsgOk = wait.isNull() || wait.compare("false", Qt::CaseInsensitive) != 0;
+    msg.bornTimestamp = header->bornTimestamp;
+    protocol::HostAddress::parse(channel->remoteAddress(), msg.bornHost);
+    msg.storeHost = m_ctx.storeHostAddress;
+    msg.reconsumeTimes = header->reconsumeTimes;
+
+    // PUSH_REPLY_MESSAGE_TO_CLIENT: RocketMQ's ReplyMessageRequestHeader.
+    RemotingCommand push
+        = RemotingCommand::createRequest(toInt(RequestCode::PushReplyMessageToClient));
+    push.setExt(QByteArrayLiteral("bornHost"), javaSocketAddress(channel->remoteAddress()));
+    push.setExt(QByteArrayLiteral("storeHost"), javaSocketAddress(m_ctx.storeHost));
+    push.setExt(QByteArrayLiteral("storeTimestamp"), QDateTime::currentMSecsSinceEpoch());
+    push.setExt(QByteArrayLiteral("producerGroup"), header->producerGroup);
+    push.setExt(QByteArrayLiteral("topic"), header->topic);
+    push.setExt(QByteArrayLiteral("defaultTopic"), header->defaultTopic);
+    push.setExt(QByteArrayLiteral("defaultTopicQueueNums"), header->defaultTopicQueueNums);
+    push.setExt(QByteArrayLiteral("queueId"), header->queueId);
+    push.setExt(QByteArrayLiteral("sysFlag"), header->sysFlag);
+    push.setExt(QByteArrayLiteral("bornTimestamp"), header->bornTimestamp);
+    push.setExt(QByteArrayLiteral("flag"), header->flag);
+    if (const QByteArray *reconsume = optionalField(request, v2, "reconsumeTimes", "j"))
+        push.setExt(QByteArrayLiteral("reconsumeTimes"), *reconsume);
+    if (const QByteArray *unit = optionalField(request, v2, "unitMode", "k"))
+        push.setExt(QByteArrayLiteral("unitMode"), *unit);
+    push.body = request.body;
+
+    RemotingCommand base = answer(request, toInt(ResponseCode::SystemError), {});
+    state->request = std::move(base);
+    state->respond = std::move(respond);
+
+    // After the push: store (when enabled), then answer.
+    auto finish = [ctx = &m_ctx](const std::shared_ptr<ReplyState> &s) {
+        auto reply = [ctx](const std::shared_ptr<ReplyState> &st, const PutMessageResult *put) {
+            RemotingCommand r = st->request; // the response shell: opaque, region, trace
+            r.code = st->pushOk ? toInt(ResponseCode::Success) : toInt(ResponseCode::SystemError);
+            r.remark = st->pushOk ? QByteArray() : st->pushRemark;
+            QByteArray msgId;
+            std::int64_t queueOffset = 0;
+            const bool stored = put && putSucceeded(put->status);
+            if (stored) {
+                msgId = protocol::encodeOffsetMessageId(ctx->storeHostAddress, put->wroteOffset);
+                queueOffset = put->queueOffset;
+            } else if (put) {
+                qCWarning(lcBroker) << "reply message not stored:" << put->remark;
+            }
+            if (st->pushOk || stored) {
+                r.setExt(QByteArrayLiteral("msgId"), stored ? msgId : QByteArrayLiteral("0"));
+                r.setExt(QByteArrayLiteral("queueId"), st->queueId);
+                r.setExt(QByteArrayLiteral("queueOffset"), queueOffset);
+            }
+            st->respond(std::move(r));
+        };
+        if (!ctx->config->storeReplyMessageEnable) {
+            reply(s, nullptr);
+            return;
+        }
+        ctx->store->putMessage(s->msg, [s, reply](const PutMessageResult &r) { reply(s, &r); });
+    };
+
+    const QByteArrayView senderView = protocol::findProperty(msg.properties, mc::ReplyToClient);
+    if (senderView.isNull()) {
+        qCWarning(lcBroker) << "REPLY_TO_CLIENT is null, can not reply message";
+        state->pushRemark = QByteArrayLiteral("reply message properties[REPLY_TO_CLIENT] is null");
+        finish(state);
+        return;
+    }
+    const QByteArray senderId = senderView.toByteArray();
+    const remoting::ChannelPtr requester
+        = m_ctx.producers ? m_ctx.producers->findChannel(senderId) : nullptr;
+    if (!requester || !requester->isActive()) {
+        state->pushRemark = "push reply message fail, channel of <" + senderId + "> not found.";
+        qCWarning(lcBroker) << state->pushRemark;
+        finish(state);
+        return;
+    }
+    // The pushed properties gain PUSH_REPLY_TIME; the stored ones stay as sent.
+    QByteArray pushTime = mc::PushReplyTime.toByteArray();
+    pushTime += protocol::kNameValueSeparator;
+    pushTime += QByteArray::number(QDateTime::currentMSecsSinceEpoch());
+    push.setExt(QByteArrayLiteral("properties"),
+        protocol::replaceProperties(msg.properties, {mc::PushReplyTime}, pushTime));
+    requester->invokeAsync(std::move(push), kPushTimeoutMillis,
+        [state, finish, senderId](Result<RemotingCommand> result) {
+            if (result.has_value() && result.value().code == toInt(ResponseCode::Success)) {
+                state->pushOk = true;
+            } else {
+                state->pushRemark = "push reply message to " + senderId + "fail.";
+                qCWarning(lcBroker) << "push reply message to" << senderId << "failed:"
+                                    << (result.has_value() ? result.value().remark
+                                                           : result.error().message().toUtf8());
+            }
+            finish(state);
+        });
+}
+
+} // namespace qrocket::broker
