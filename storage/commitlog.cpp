@@ -5,6 +5,7 @@
 #include "storage/logging.h"
 #include "storage/services/prefaultservice.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 
@@ -311,6 +312,21 @@ void CommitLog::removeQueueOffset(QByteArrayView topic, int queueId)
     if (auto it = m_queueOffsets.find(topicQueueKey(topic, queueId, buf));
         it != m_queueOffsets.end())
         m_queueOffsets.erase(it);
+}
+
+void CommitLog::removeTopicQueueOffsets(QByteArrayView topic)
+{
+    const std::string_view t(topic.data(), static_cast<size_t>(topic.size()));
+    std::lock_guard lock(m_putMutex);
+    m_lastSlot = nullptr;
+    std::erase_if(m_queueOffsets, [t](const auto &entry) {
+        // "topic-queueId": the topic itself may contain '-', the queue id is all digits.
+        const std::string &key = entry.first;
+        if (key.size() <= t.size() + 1 || key.compare(0, t.size(), t) != 0 || key[t.size()] != '-')
+            return false;
+        return std::all_of(key.begin() + static_cast<std::ptrdiff_t>(t.size()) + 1, key.end(),
+            [](char c) { return c >= '0' && c <= '9'; });
+    });
 }
 
 void CommitLog::clearQueueOffsets()

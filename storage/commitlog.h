@@ -53,6 +53,8 @@ public:
     /// Next queue offset of every topic-queue ("topic-queueId" -> offset); recovery sets it.
     void setQueueOffset(QByteArrayView topic, int queueId, std::int64_t next);
     void removeQueueOffset(QByteArrayView topic, int queueId);
+    /// Forgets the next queue offsets of every queue of `topic` (topic deleted).
+    void removeTopicQueueOffsets(QByteArrayView topic);
     void clearQueueOffsets();
 
     /// Rejects appends while set (disk full, shutdown, slave), with the reason as remark.

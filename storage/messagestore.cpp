@@ -12,6 +12,7 @@
 #include <QDir>
 #include <QFile>
 
+#include <algorithm>
 #include <future>
 #include <unistd.h>
 
@@ -265,6 +266,7 @@ std::int64_t MessageStore::defaultTagsCode(const protocol::MessageRecordView &re
 
 bool MessageStore::dispatch(const protocol::MessageRecordView &rec, std::int64_t offset)
 {
+    std::lock_guard dispatchLock(m_dispatchMutex); // uncontended but for deleteTopics()
     const std::int32_t tx = rec.sysFlag & protocol::SysFlag::TransactionMask;
     const bool toQueue
         = tx == protocol::SysFlag::TransactionNot || tx == protocol::SysFlag::TransactionCommit;
@@ -275,6 +277,15 @@ bool MessageStore::dispatch(const protocol::MessageRecordView &rec, std::int64_t
         if (!cq || rec.queueId != m_dispatchQueueId
             || std::string_view(rec.topic.data(), static_cast<size_t>(rec.topic.size()))
                 != m_dispatchTopic) {
+            if (!m_deletedTopics.empty() && !findConsumeQueue(rec.topic, rec.queueId)) {
+                const std::string_view topic(
+                    rec.topic.data(), static_cast<size_t>(rec.topic.size()));
+                if (auto it = m_deletedTopics.find(topic); it != m_deletedTopics.end()) {
+                    if (offset < it->second)
+                        return true; // appended before its topic was deleted
+                    m_deletedTopics.erase(it); // re-created
+                }
+            }
             cq = findOrCreateConsumeQueue(rec.topic, rec.queueId);
             m_dispatchQueue = cq;
             m_dispatchQueueId = rec.queueId;
@@ -333,6 +344,45 @@ ConsumeQueue *MessageStore::findOrCreateConsumeQueue(QByteArrayView topic, int q
         slot = std::make_unique<ConsumeQueue>(topic.toByteArray(), queueId,
             m_config.consumeQueueDir(), m_config.mappedFileSizeConsumeQueue);
     return slot.get();
+}
+
+int MessageStore::deleteTopics(const QList<QByteArray> &topics)
+{
+    std::vector<ConsumeQueue *> doomed;
+    {
+        std::lock_guard dispatchLock(m_dispatchMutex);
+        std::unique_lock lock(m_cqMutex);
+        const std::int64_t appended = m_commitLog.maxOffset();
+        for (const QByteArray &topic : topics) {
+            for (auto it = m_consumeQueues.begin(); it != m_consumeQueues.end();) {
+                if (it->second->topic() == topic) {
+                    doomed.push_back(it->second.get());
+                    m_retiredQueues.push_back(std::move(it->second));
+                    it = m_consumeQueues.erase(it);
+                } else {
+                    ++it;
+                }
+            }
+            m_deletedTopics[topic.toStdString()] = appended;
+            m_commitLog.removeTopicQueueOffsets(topic);
+        }
+        m_dispatchQueue = nullptr;
+        m_dispatchQueueId = -1;
+        m_dispatchTopic.clear();
+        // Files go while dispatch is held off, so that no write re-creates them.
+        for (ConsumeQueue *cq : doomed)
+            cq->destroy();
+    }
+    for (const QByteArray &topic : topics) {
+        QDir dir(m_config.consumeQueueDir() + u'/' + QString::fromUtf8(topic));
+        if (dir.exists() && !dir.removeRecursively())
+            qCWarning(lcStore).noquote() << "could not remove" << dir.path();
+        qCInfo(lcStore).noquote() << "deleted topic" << topic << "from the store:"
+                                  << std::count_if(doomed.begin(), doomed.end(),
+                                         [&](ConsumeQueue *q) { return q->topic() == topic; })
+                                  << "consume queues";
+    }
+    return static_cast<int>(doomed.size());
 }
 
 std::vector<ConsumeQueue *> MessageStore::consumeQueues() const

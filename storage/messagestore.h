@@ -113,6 +113,13 @@ public:
     /// Forces the flushing of consume queues, index and checkpoint (also every second).
     void flushConsumeQueues(int leastPages);
 
+    /// DELETE_TOPIC_IN_BROKER (RocketMQ's DefaultMessageStore.deleteTopics): removes the consume
+    /// queues of `topics` (files, directories, in-memory state) and their next queue offsets,
+    /// so that a re-created topic starts at queue offset 0. Records already in the commit log
+    /// stay until they age out; reput no longer files them under the deleted topic. Safe
+    /// against concurrent dispatch and reads. Returns the number of consume queues deleted.
+    int deleteTopics(const QList<QByteArray> &topics);
+
     ConsumeQueue *findConsumeQueue(QByteArrayView topic, int queueId) const;
     std::vector<ConsumeQueue *> consumeQueues() const;
 
@@ -149,13 +156,22 @@ private:
     std::unique_ptr<ServiceThread> m_cqFlushThread;
     std::unique_ptr<ServiceThread> m_cleanThread;
 
-    mutable std::shared_mutex m_cqMutex; // guards m_consumeQueues (the map, not the queues)
+    mutable std::shared_mutex m_cqMutex; // guards m_consumeQueues, m_retiredQueues
     std::unordered_map<std::string, std::unique_ptr<ConsumeQueue>, TransparentStringHash,
         std::equal_to<>>
         m_consumeQueues;
+    // Queues of deleted topics: emptied, but kept alive until the store goes, because
+    // findConsumeQueue()/consumeQueues() hand out raw pointers.
+    std::vector<std::unique_ptr<ConsumeQueue>> m_retiredQueues;
+    // Held by dispatch() and deleteTopics(): no consume-queue write runs while a topic goes.
+    std::mutex m_dispatchMutex;
+    // Deleted topic -> commit-log max offset at deletion: older records of it are not filed
+    // again (dispatch() only; guarded by m_dispatchMutex).
+    std::unordered_map<std::string, std::int64_t, TransparentStringHash, std::equal_to<>>
+        m_deletedTopics;
     std::atomic<std::int64_t> m_lastDispatchedStoreTs {0};
     // dispatch() only (reput thread, or recovery before it starts): the last consume queue
-    // written; queues are never removed from the map, so the pointer stays valid.
+    // written; deleteTopics() resets it under m_dispatchMutex.
     std::string m_dispatchTopic;
     int m_dispatchQueueId = -1;
     ConsumeQueue *m_dispatchQueue = nullptr;

@@ -9,6 +9,7 @@
 #include "broker/processors/admincommon.h"
 #include "broker/processors/adminprocessor.h"
 #include "clientlib/protocol/json.h"
+#include "storage/messagestore.h"
 
 namespace qrocket::broker {
 
@@ -70,11 +71,13 @@ RemotingCommand AdminProcessor::deleteTopic(const RemotingCommand &request)
         return makeResponse(request, toInt(ResponseCode::SystemError),
             QByteArrayLiteral("The topic[") + topic
                 + QByteArrayLiteral("] is conflict with system topic."));
-    // The consume queues stay on disk until the store can drop a topic's queues (their files age
-    // out with the commit log); consumer offsets are kept, as RocketMQ does.
+    // The topic's consume queues go too (a re-created topic starts at offset 0); its records
+    // age out with the commit log and consumer offsets are kept, as RocketMQ does.
     const bool existed = m_ctx.topics->deleteTopicConfig(topic);
+    const int queues = m_ctx.store ? m_ctx.store->deleteTopics({topic}) : 0;
     qCInfo(lcBrokerTopic).noquote()
-        << "topic" << topic << (existed ? "deleted by admin" : "to delete did not exist");
+        << "topic" << topic << (existed ? "deleted by admin" : "to delete did not exist") << "-"
+        << queues << "consume queues deleted";
     if (m_ctx.registerBrokerAllNow)
         m_ctx.registerBrokerAllNow();
     return makeResponse(request, toInt(ResponseCode::Success));

@@ -3,6 +3,7 @@
 #include "storage/messagestore.h"
 #include "storetestutil.h"
 
+#include <QDir>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -36,6 +37,7 @@ private slots:
     void arrivalListenerSeesEveryMessage();
     void scheduleTopicTagsCodeIsDeliveryTime();
     void statsReportOffsetsAndFiles();
+    void deleteTopicsRemovesQueuesAndRestartsOffsets();
 };
 
 namespace {
@@ -403,6 +405,52 @@ void tst_MessageStore::statsReportOffsetsAndFiles()
     QVERIFY(s.commitLogFiles.front().reasonKept.contains(QStringLiteral("not expired")));
     QCOMPARE(s.diskRatio, 0.1);
     QVERIFY(!s.diskFull);
+}
+
+void tst_MessageStore::deleteTopicsRemovesQueuesAndRestartsOffsets()
+{
+    Fixture f;
+    for (int q = 0; q < 2; ++q)
+        for (int i = 0; i < 5; ++i)
+            QVERIFY(f.put(message("Del", q, "old")).isOk());
+    QVERIFY(f.put(message("Del-1", 0, "similar name")).isOk());
+    QVERIFY(f.put(message("Keep", 0, "k")).isOk());
+    QVERIFY(f.store->waitForDispatch(5000));
+    const QString dir = f.store->config().consumeQueueDir() + QStringLiteral("/Del");
+    QVERIFY(QDir(dir + QStringLiteral("/1")).exists());
+
+    QCOMPARE(f.store->deleteTopics({QByteArrayLiteral("Del")}), 2);
+    QVERIFY(!QDir(dir).exists());
+    QVERIFY(!f.store->findConsumeQueue("Del", 0));
+    QCOMPARE(
+        f.store->getMessage("g", "Del", 0, 0, 1).status, GetMessageStatus::NoMatchedLogicQueue);
+    QCOMPARE(f.store->maxOffsetInQueue("Del-1", 0), 1);
+    QCOMPARE(f.store->maxOffsetInQueue("Keep", 0), 1);
+
+    // Re-created, it starts at queue offset 0 again (RocketMQ does the same).
+    const PutMessageResult again = f.put(message("Del", 0, "new"));
+    QCOMPARE(again.queueOffset, 0);
+    QCOMPARE(f.put(message("Del-1", 0, "x")).queueOffset, 1);
+    QVERIFY(f.store->waitForDispatch(5000));
+    auto readBody = [&](QByteArrayView topic, std::int64_t offset) {
+        const GetMessageResult r = f.store->getMessage("g", topic, 0, offset, 1);
+        protocol::MessageRecordView rec;
+        if (r.status != GetMessageStatus::Found
+            || protocol::decodeRecord(r.messages[0], rec, true).status
+                != protocol::RecordStatus::Ok)
+            return QByteArray();
+        return rec.body.toByteArray();
+    };
+    QCOMPARE(f.store->maxOffsetInQueue("Del", 0), 1);
+    QCOMPARE(readBody("Del", 0), QByteArray("new"));
+
+    // And after a restart.
+    f.store.reset();
+    f.open();
+    QCOMPARE(f.store->maxOffsetInQueue("Del", 0), 1);
+    QCOMPARE(readBody("Del", 0), QByteArray("new"));
+    QVERIFY(!f.store->findConsumeQueue("Del", 1));
+    QCOMPARE(f.put(message("Del", 1, "y")).queueOffset, 0);
 }
 
 QTEST_GUILESS_MAIN(tst_MessageStore)
