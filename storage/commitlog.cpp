@@ -186,19 +186,47 @@ void CommitLog::noteWriteOutcome(const PutMessageResult &r)
     }
 }
 
+bool CommitLog::isOsPageCacheBusy(QString &remark) const
+{
+    const std::int64_t begin = m_beginTimeInLock.load(std::memory_order_relaxed);
+    if (begin == 0)
+        return false;
+    const std::int64_t held = m_clock() - begin;
+    // Like RocketMQ, a difference of hours means a clock jump, not a stall.
+    if (held <= m_config.osPageCacheBusyTimeOutMills || held >= 10000000)
+        return false;
+    remark = QStringLiteral("the commit-log put lock has been held for %1 ms "
+                            "(osPageCacheBusyTimeOutMills %2)")
+                 .arg(held)
+                 .arg(m_config.osPageCacheBusyTimeOutMills);
+    return true;
+}
+
+CommitLog::TEST_PutLockHold CommitLog::TEST_holdPutLock()
+{
+    std::unique_lock lock(m_putMutex);
+    m_beginTimeInLock.store(m_clock(), std::memory_order_relaxed);
+    return {std::move(lock), &m_beginTimeInLock};
+}
+
 PutMessageResult CommitLog::append(const MessageExtBrokerInner &m)
 {
     QString remark;
     if (const PutMessageStatus s = check(m, remark); s != PutMessageStatus::PutOk)
         return failure(s, remark);
+    if (isOsPageCacheBusy(remark))
+        return failure(PutMessageStatus::OsPageCacheBusy, remark);
     const std::int32_t crc = crc32Masked(m.body); // outside the lock
     PutMessageResult r;
     {
         std::lock_guard lock(m_putMutex);
         if (!m_writable)
             return failure(PutMessageStatus::ServiceNotAvailable, m_notWritableReason);
-        r = appendLocked(m, crc, m_clock());
+        const std::int64_t storeTs = m_clock();
+        m_beginTimeInLock.store(storeTs, std::memory_order_relaxed);
+        r = appendLocked(m, crc, storeTs);
         noteWriteOutcome(r);
+        m_beginTimeInLock.store(0, std::memory_order_relaxed);
     }
     if (r.isOk() && m_appendListener)
         m_appendListener();
@@ -223,12 +251,21 @@ PutMessageResult CommitLog::appendBatch(const std::vector<MessageExtBrokerInner>
                 QStringLiteral("batch messages cannot be transactional"));
         crcs.push_back(crc32Masked(m.body));
     }
+    if (isOsPageCacheBusy(remark))
+        return failure(PutMessageStatus::OsPageCacheBusy, remark);
     PutMessageResult total;
     {
         std::lock_guard lock(m_putMutex);
         if (!m_writable)
             return failure(PutMessageStatus::ServiceNotAvailable, m_notWritableReason);
         const std::int64_t storeTs = m_clock();
+        m_beginTimeInLock.store(storeTs, std::memory_order_relaxed);
+        // Cleared on every way out of this block.
+        struct ClearBegin
+        {
+            std::atomic<std::int64_t> &begin;
+            ~ClearBegin() { begin.store(0, std::memory_order_relaxed); }
+        } clearBegin {m_beginTimeInLock};
         total.batchOffsets.reserve(msgs.size());
         for (size_t i = 0; i < msgs.size(); ++i) {
             PutMessageResult r = appendLocked(msgs[i], crcs[i], storeTs);

@@ -57,12 +57,33 @@ public:
     void removeTopicQueueOffsets(QByteArrayView topic);
     void clearQueueOffsets();
 
+    /// Holds the put lock as an append would (since clock() at TEST_holdPutLock()) until
+    /// release() or destruction: tests of OS_PAGECACHE_BUSY.
+    struct TEST_PutLockHold
+    {
+        std::unique_lock<std::mutex> lock;
+        std::atomic<std::int64_t> *begin = nullptr;
+        void release()
+        {
+            if (lock.owns_lock()) {
+                begin->store(0, std::memory_order_relaxed);
+                lock.unlock();
+            }
+        }
+        ~TEST_PutLockHold() { release(); }
+    };
+    TEST_PutLockHold TEST_holdPutLock();
+
     /// Rejects appends while set (disk full, shutdown, slave), with the reason as remark.
     void setWritable(bool writable, QString reasonIfNot = {});
     bool isWritable() const;
 
 private:
     PutMessageStatus check(const MessageExtBrokerInner &msg, QString &remark) const;
+    /// RocketMQ's isOSPageCacheBusy: the put lock has been held longer than
+    /// osPageCacheBusyTimeOutMills (the page cache is stalling the writer). One relaxed load
+    /// when the lock is free.
+    bool isOsPageCacheBusy(QString &remark) const;
     PutMessageResult appendLocked(
         const MessageExtBrokerInner &msg, std::int32_t bodyCrc, std::int64_t storeTs);
     std::int64_t &queueOffsetSlot(QByteArrayView topic, int queueId);
@@ -75,6 +96,8 @@ private:
     const bool m_syncFlush;
     std::function<void()> m_appendListener;
 
+    // Store time taken by the current holder of the put lock, 0 when free.
+    std::atomic<std::int64_t> m_beginTimeInLock {0};
     mutable std::mutex m_putMutex; // guards everything below
     MappedFilePtr m_current;
     std::unordered_map<std::string, std::int64_t, TransparentStringHash, std::equal_to<>>

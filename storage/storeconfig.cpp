@@ -57,6 +57,7 @@ void MessageStoreConfig::bind(ConfigSchema &s)
     s.add("flushConsumeQueueLeastPages", &flushConsumeQueueLeastPages);
     s.add("flushConsumeQueueThoroughInterval", &flushConsumeQueueThoroughInterval);
     s.add("syncFlushTimeout", &syncFlushTimeout);
+    s.add("osPageCacheBusyTimeOutMills", &osPageCacheBusyTimeOutMills);
     s.add("maxMessageSize", &maxMessageSize, true);
     s.add("checkCRCOnRecover", &checkCRCOnRecover);
     s.add("warmMapedFileEnable", &warmMapedFileEnable);

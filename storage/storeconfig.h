@@ -38,6 +38,7 @@ struct MessageStoreConfig
     int flushConsumeQueueLeastPages = 2;
     int flushConsumeQueueThoroughInterval = 60 * 1000;
     int syncFlushTimeout = 5 * 1000;
+    int osPageCacheBusyTimeOutMills = 1000; // put lock held longer: new puts OS_PAGECACHE_BUSY
 
     int maxMessageSize = 4 * 1024 * 1024;
     bool checkCRCOnRecover = true;

@@ -9,6 +9,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <atomic>
+#include <future>
+
 using namespace qrocket;
 using namespace qrocket::storage;
 using namespace qrocket::storage::test;
@@ -26,6 +29,7 @@ private slots:
     void preparedTransactionsTakeNoQueueOffset();
     void batchGetsConsecutiveOffsets();
     void refusesWhenNotWritable();
+    void osPageCacheBusyWhenPutLockHeldTooLong();
     void findsPropertiesLikeJava();
 };
 
@@ -176,6 +180,34 @@ void tst_CommitLog::batchGetsConsecutiveOffsets()
     QCOMPARE(log.append(message("B", 3, "after")).queueOffset, 4);
     batch[1].queueId = 4;
     QCOMPARE(log.appendBatch(batch).status, PutMessageStatus::MessageIllegal);
+}
+
+void tst_CommitLog::osPageCacheBusyWhenPutLockHeldTooLong()
+{
+    QTemporaryDir dir;
+    std::atomic<std::int64_t> now {1796013328000};
+    MessageStoreConfig cfg = smallConfig(dir.path());
+    cfg.osPageCacheBusyTimeOutMills = 1000;
+    CommitLog log(cfg, [&] { return now.load(); });
+    QVERIFY(log.append(message("T", 0, "x")).isOk());
+    {
+        CommitLog::TEST_PutLockHold held = log.TEST_holdPutLock();
+        now += 1001;
+        const PutMessageResult busy = log.append(message("T", 0, "x"));
+        QCOMPARE(busy.status, PutMessageStatus::OsPageCacheBusy);
+        QVERIFY2(busy.remark.contains(QStringLiteral("1001 ms")), qPrintable(busy.remark));
+        QCOMPARE(log.appendBatch({message("T", 0, "x")}).status, PutMessageStatus::OsPageCacheBusy);
+        // Held exactly the timeout: not busy, the put waits for the lock and succeeds.
+        now -= 1;
+        auto waiting
+            = std::async(std::launch::async, [&] { return log.append(message("T", 0, "y")); });
+        held.release();
+        const PutMessageResult r = waiting.get();
+        QCOMPARE(r.status, PutMessageStatus::PutOk);
+        QCOMPARE(r.queueOffset, 1);
+    }
+    now += 5000; // the lock is free: no age at all
+    QVERIFY(log.append(message("T", 0, "x")).isOk());
 }
 
 void tst_CommitLog::refusesWhenNotWritable()
