@@ -82,6 +82,49 @@ double writeFdatasyncOpsPerSec(const QString &dir, int recordSize, int batch, do
     return static_cast<double>(ops) / secs;
 }
 
+namespace {
+constexpr std::int64_t kLoopFileSize = 256LL * 1024 * 1024;
+} // namespace
+
+WriteFdatasyncLoop::WriteFdatasyncLoop(const QString &dir, int recordSize, int batch)
+    : m_path(QFile::encodeName(dir + QStringLiteral("/baseline-loop.wal")))
+    , m_record(recordSize, 'w')
+    , m_batch(batch)
+{
+    m_fd = ::open(m_path.constData(), O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (m_fd >= 0)
+        ::posix_fallocate(m_fd, 0, kLoopFileSize);
+}
+
+WriteFdatasyncLoop::~WriteFdatasyncLoop()
+{
+    if (m_fd >= 0)
+        ::close(m_fd);
+    ::unlink(m_path.constData());
+}
+
+std::int64_t WriteFdatasyncLoop::run(double seconds)
+{
+    if (m_fd < 0)
+        return 0;
+    const auto size = static_cast<size_t>(m_record.size());
+    QElapsedTimer t;
+    t.start();
+    std::int64_t ops = 0;
+    while (static_cast<double>(t.nsecsElapsed()) / 1e9 < seconds) {
+        for (int i = 0; i < m_batch; ++i) {
+            if (m_pos + m_record.size() > kLoopFileSize)
+                m_pos = 0;
+            if (::pwrite(m_fd, m_record.constData(), size, m_pos) != m_record.size())
+                return ops;
+            m_pos += m_record.size();
+        }
+        ::fdatasync(m_fd);
+        ++ops;
+    }
+    return ops;
+}
+
 double mmapFlushOpsPerSec(const QString &dir, int batchBytes, bool useMsync, double seconds)
 {
     MappedTemp m(dir, 256LL * 1024 * 1024);

@@ -264,11 +264,13 @@ int main(int argc, char **argv)
                     constexpr int kSlices = 8;
                     Options slice = o;
                     slice.seconds = o.seconds / kSlices;
-                    double idealOps = 0, storeMsgs = 0, storeSecs = 0;
+                    double idealOps = 0, idealSecs = 0, storeMsgs = 0, storeSecs = 0;
+                    bench::WriteFdatasyncLoop ideal(root, 1024 + 110, 16);
                     for (int i = 0; i < kSlices; ++i) {
-                        idealOps
-                            += bench::writeFdatasyncOpsPerSec(root, 1024 + 110, 16, slice.seconds)
-                            * 16 * slice.seconds;
+                        QElapsedTimer it;
+                        it.start();
+                        idealOps += static_cast<double>(ideal.run(slice.seconds) * 16);
+                        idealSecs += static_cast<double>(it.nsecsElapsed()) / 1e9;
                         QElapsedTimer st;
                         st.start();
                         const Figures part = runAppend(*store, bodies[b], writers, sync, slice);
@@ -279,7 +281,7 @@ int main(int argc, char **argv)
                     }
                     f.msgsPerSec = storeMsgs / storeSecs;
                     f.mbPerSec /= storeSecs;
-                    idealSliced = idealOps / (slice.seconds * kSlices);
+                    idealSliced = idealOps / idealSecs;
                 } else {
                     f = runAppend(*store, bodies[b], writers, sync, o);
                 }
