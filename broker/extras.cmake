@@ -12,6 +12,7 @@ set(QROCKET_BROKER_EXTRAS_SOURCES
     processors/adminconsumer.cpp
     processors/adminconfig.cpp
     processors/adminforward.cpp
+    processors/adminmore.cpp
     processors/lockprocessor.cpp
     processors/replymessageprocessor.cpp
     processors/extrasregistry.cpp
