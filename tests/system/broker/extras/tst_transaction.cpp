@@ -296,7 +296,8 @@ void tst_Transaction::messageShapes()
     QCOMPARE(protocol::findProperty(op.properties, "TAGS"), QByteArrayView("d"));
     QCOMPARE(op.bornTimestamp, 42);
 
-    const auto bodyRecs = records(tx::checkStateBody(*half));
+    const QByteArray checkBody = tx::checkStateBody(*half);
+    const auto bodyRecs = records(checkBody);
     QCOMPARE(bodyRecs.size(), std::size_t(1));
     QCOMPARE(bodyRecs[0].topic, QByteArrayView("T"));
     QCOMPARE(bodyRecs[0].queueId, 3);
