@@ -13,6 +13,8 @@
 #include "clientlib/protocol/messageproperties.h"
 #include "storage/messagestore.h"
 
+#include <QDateTime>
+
 #include <random>
 
 namespace qrocket::broker {
@@ -208,9 +210,23 @@ std::optional<RemotingCommand> SendMessageProcessor::check(const remoting::Chann
     const RemotingCommand &request, SendRequestHeader &header, TopicConfig &topicConfig)
 {
     const BrokerConfig &config = *m_ctx.config;
-    if (!perm::isWriteable(config.brokerPermission))
-        return makeReply(request, toInt(ResponseCode::NoPermission),
-            "the broker[" + config.brokerAddr() + "] sending message is forbidden");
+    if (const std::int64_t from = config.startAcceptSendRequestTimeStamp;
+        from > 0 && QDateTime::currentMSecsSinceEpoch() < from) {
+        return makeReply(request, toInt(ResponseCode::SystemError),
+            "broker unable to service, until "
+                + QDateTime::fromMSecsSinceEpoch(from)
+                      .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss,zzz"))
+                      .toUtf8());
+    }
+    // RocketMQ 4.9's msgCheck: without write permission the broker refuses only order topics
+    // (their queues are fixed, so a producer cannot move to another broker); other producers
+    // stop choosing it from the routes, which carry the permission, and sends already under
+    // way are still stored.
+    if (!perm::isWriteable(config.brokerPermission)) {
+        if (const auto t = m_ctx.topics->find(header.topic); t && t->order)
+            return makeReply(request, toInt(ResponseCode::NoPermission),
+                "the broker[" + config.brokerIP1.toUtf8() + "] sending message is forbidden");
+    }
     if (Status st = topics::validateTopic(header.topic); !st)
         return makeReply(request, toInt(ResponseCode::SystemError), st.message().toUtf8());
     if (topics::isNotAllowedSendTopic(header.topic))
@@ -234,10 +250,7 @@ std::optional<RemotingCommand> SendMessageProcessor::check(const remoting::Chann
     if (!found)
         return makeReply(request, toInt(ResponseCode::TopicNotExist),
             "topic[" + header.topic + "] not exist, apply first please!");
-    topicConfig = std::move(*found);
-    if (!perm::isWriteable(topicConfig.perm))
-        return makeReply(request, toInt(ResponseCode::NoPermission),
-            "the topic[" + header.topic + "] sending message is forbidden");
+    topicConfig = std::move(*found); // (4.9 checks no topic permission on sends)
     const int queueNums = std::max(topicConfig.writeQueueNums, topicConfig.readQueueNums);
     if (header.queueId >= queueNums)
         return makeReply(request, toInt(ResponseCode::SystemError),
@@ -269,9 +282,6 @@ std::optional<RemotingCommand> SendMessageProcessor::handleRetryAndDlq(
     header.queueId = 0;
     if (!protocol::findProperty(header.properties, mc::DelayTimeLevel).isNull())
         header.properties = protocol::removeProperty(header.properties, mc::DelayTimeLevel);
-    if (!perm::isWriteable(topicConfig.perm))
-        return makeReply(request, toInt(ResponseCode::NoPermission),
-            "the topic[" + header.topic + "] sending message is forbidden");
     return std::nullopt;
 }
 

@@ -6,6 +6,7 @@
 
 #include "broker/brokercontroller.h"
 #include "broker/brokerstartup.h"
+#include "broker/managers/topicconfigmanager.h"
 #include "clientlib/protocol/json.h"
 #include "clientlib/remoting/remotingclient.h"
 #include "namesrv/namesrvcontroller.h"
@@ -52,6 +53,7 @@ private Q_SLOTS:
     void updateBrokerConfigIsShownAndPersisted();
     void updateBrokerConfigRefusals();
     void brokerPermissionReachesRoutesAndPulls();
+    void sendChecksFollowMsgCheck();
     void runtimeInfoHasRealValues();
     void correctedPullPostsOffsetMovedEvent();
 
@@ -362,6 +364,51 @@ void tst_RocketmqParity::brokerPermissionReachesRoutesAndPulls()
                                  .body.contains("\"brokerName\":\"broker-perm\",\"perm\":6"),
         5000);
     QCOMPARE(pull(*b, "PermTopic", 0, 0).code, 0);
+    b->shutdown();
+}
+
+void tst_RocketmqParity::sendChecksFollowMsgCheck()
+{
+    // RocketMQ 4.9's send checks: before startAcceptSendRequestTimeStamp every send gets 1; a
+    // broker without write permission refuses only order topics (16, naming brokerIP1); topic
+    // permissions are not checked on sends.
+    auto b = startBroker(m_dir.filePath(QStringLiteral("sendchecks")));
+    QVERIFY(b);
+    broker::TopicConfig order;
+    order.topicName = "OrderTopic";
+    order.readQueueNums = order.writeQueueNums = 2;
+    order.order = true;
+    QVERIFY(b->context().topics->updateTopicConfig(order));
+    broker::TopicConfig readOnly;
+    readOnly.topicName = "ReadOnlyTopic";
+    readOnly.readQueueNums = readOnly.writeQueueNums = 2;
+    readOnly.perm = 4;
+    QVERIFY(b->context().topics->updateTopicConfig(readOnly));
+    QCOMPARE(call(*b, sendV2("ReadOnlyTopic", 0, "m0")).code, 0);
+
+    QCOMPARE(call(*b, request(25, {}, "brokerPermission=4\n")).code, 0);
+    const RemotingCommand refused = call(*b, sendV2("OrderTopic", 0, "m1"));
+    QCOMPARE(refused.code, 16);
+    QCOMPARE(refused.remark, QByteArray("the broker[127.0.0.1] sending message is forbidden"));
+    QCOMPARE(call(*b, sendV2("PlainTopic", 0, "m2")).code, 0);
+    QCOMPARE(call(*b, request(25, {}, "brokerPermission=6\n")).code, 0);
+    QCOMPARE(call(*b, sendV2("OrderTopic", 0, "m3")).code, 0);
+
+    const qint64 later = QDateTime::currentMSecsSinceEpoch() + 3600 * 1000;
+    QCOMPARE(
+        call(*b,
+            request(25, {}, "startAcceptSendRequestTimeStamp=" + QByteArray::number(later) + "\n"))
+            .code,
+        0);
+    const RemotingCommand early = call(*b, sendV2("PlainTopic", 0, "m4"));
+    QCOMPARE(early.code, 1);
+    QCOMPARE(early.remark,
+        "broker unable to service, until "
+            + QDateTime::fromMSecsSinceEpoch(later)
+                  .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss,zzz"))
+                  .toUtf8());
+    QCOMPARE(call(*b, request(25, {}, "startAcceptSendRequestTimeStamp=0\n")).code, 0);
+    QCOMPARE(call(*b, sendV2("PlainTopic", 0, "m5")).code, 0);
     b->shutdown();
 }
 
