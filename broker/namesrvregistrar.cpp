@@ -6,6 +6,7 @@
 #include "broker/logging.h"
 #include "broker/managers/topicconfigmanager.h"
 #include "clientlib/common/hash.h"
+#include "clientlib/protocol/bodies/routebodies.h"
 #include "clientlib/protocol/json.h"
 #include "clientlib/remoting/remotingclient.h"
 
@@ -170,6 +171,16 @@ void NamesrvRegistrar::registerTo(const QByteArray &ns, const QByteArray &body)
                 m_masterAddr = *master;
             if (const QByteArray *ha = r->ext("haServerAddr"))
                 m_masterHaAddr = *ha;
+            // The name server's ORDER_TOPIC_CONFIG table (no body while that namespace is
+            // empty): RocketMQ marks exactly those topics as order topics.
+            if (!r->body.isEmpty()) {
+                if (auto table = protocol::KVTable::fromJson(r->body)) {
+                    QList<QByteArray> orderTopics;
+                    for (const auto &entry : table->table)
+                        orderTopics.append(entry.first);
+                    m_ctx.topics->updateOrderTopics(orderTopics);
+                }
+            }
             if (wasFailing)
                 m_failing.removeAll(ns);
             if (wasFailing || m_registrations.load() == 1)

@@ -254,4 +254,27 @@ bool TopicConfigManager::deleteTopicConfig(QByteArrayView topic)
     return true;
 }
 
+bool TopicConfigManager::updateOrderTopics(const QList<QByteArray> &orderTopics)
+{
+    bool change = false;
+    {
+        std::unique_lock lock(m_mutex);
+        for (auto &[name, config] : m_table) {
+            const bool order = orderTopics.contains(name);
+            if (config.order != order) {
+                config.order = order;
+                change = true;
+            }
+        }
+        if (change)
+            m_dataVersion.next();
+    }
+    if (change) {
+        qCInfo(lcBrokerTopic).noquote()
+            << "order topics from the name server:" << QString::fromUtf8(orderTopics.join(' '));
+        persist();
+    }
+    return change;
+}
+
 } // namespace qrocket::broker

@@ -92,6 +92,11 @@ public:
     Status updateTopicConfig(TopicConfig config);
     /// DELETE_TOPIC_IN_BROKER: false when the topic did not exist.
     bool deleteTopicConfig(QByteArrayView topic);
+    /// RocketMQ's updateOrderTopicConfig, from the name server's ORDER_TOPIC_CONFIG table that a
+    /// registration returns: the topics named there are order topics, every other one is not.
+    /// On a change the DataVersion moves and the table is persisted (no re-registration).
+    /// Returns whether anything changed.
+    bool updateOrderTopics(const QList<QByteArray> &orderTopics);
 
 private:
     void createSystemTopics(const BrokerConfig &config);

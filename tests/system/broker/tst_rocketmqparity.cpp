@@ -372,13 +372,19 @@ void tst_RocketmqParity::sendChecksFollowMsgCheck()
     // RocketMQ 4.9's send checks: before startAcceptSendRequestTimeStamp every send gets 1; a
     // broker without write permission refuses only order topics (16, naming brokerIP1); topic
     // permissions are not checked on sends.
+    // Which topics are order topics comes from the name server's ORDER_TOPIC_CONFIG table,
+    // returned by each registration (RocketMQ's updateOrderTopicConfig).
+    QCOMPARE(callNs(request(100,
+                        {{"namespace", "ORDER_TOPIC_CONFIG"}, {"key", "OrderTopic"},
+                            {"value", "broker-a:2"}}))
+                 .code,
+        0);
     auto b = startBroker(m_dir.filePath(QStringLiteral("sendchecks")));
     QVERIFY(b);
     broker::TopicConfig order;
     order.topicName = "OrderTopic";
     order.readQueueNums = order.writeQueueNums = 2;
-    order.order = true;
-    QVERIFY(b->context().topics->updateTopicConfig(order));
+    QVERIFY(b->context().topics->updateTopicConfig(order)); // registers again
     broker::TopicConfig readOnly;
     readOnly.topicName = "ReadOnlyTopic";
     readOnly.readQueueNums = readOnly.writeQueueNums = 2;
@@ -386,6 +392,7 @@ void tst_RocketmqParity::sendChecksFollowMsgCheck()
     QVERIFY(b->context().topics->updateTopicConfig(readOnly));
     QCOMPARE(call(*b, sendV2("ReadOnlyTopic", 0, "m0")).code, 0);
 
+    QTRY_VERIFY_WITH_TIMEOUT(b->context().topics->find("OrderTopic")->order, 5000);
     QCOMPARE(call(*b, request(25, {}, "brokerPermission=4\n")).code, 0);
     const RemotingCommand refused = call(*b, sendV2("OrderTopic", 0, "m1"));
     QCOMPARE(refused.code, 16);
@@ -409,6 +416,19 @@ void tst_RocketmqParity::sendChecksFollowMsgCheck()
                   .toUtf8());
     QCOMPARE(call(*b, request(25, {}, "startAcceptSendRequestTimeStamp=0\n")).code, 0);
     QCOMPARE(call(*b, sendV2("PlainTopic", 0, "m5")).code, 0);
+    // Gone from the table: no longer an order topic after the next registration.
+    QCOMPARE(
+        callNs(request(102, {{"namespace", "ORDER_TOPIC_CONFIG"}, {"key", "OrderTopic"}})).code, 0);
+    QCOMPARE(callNs(request(100,
+                        {{"namespace", "ORDER_TOPIC_CONFIG"}, {"key", "OtherOrderTopic"},
+                            {"value", "broker-a:2"}}))
+                 .code,
+        0);
+    QVERIFY(b->context().topics->updateTopicConfig(readOnly)); // registers again
+    QTRY_VERIFY_WITH_TIMEOUT(!b->context().topics->find("OrderTopic")->order, 5000);
+    QCOMPARE(callNs(request(102, {{"namespace", "ORDER_TOPIC_CONFIG"}, {"key", "OtherOrderTopic"}}))
+                 .code,
+        0);
     b->shutdown();
 }
 
