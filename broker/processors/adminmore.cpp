@@ -1,5 +1,5 @@
-// AdminMoreProcessor: 303, 314, 317, 321, 328 and 223 as RocketMQ 4.9's AdminBrokerProcessor and
-// Broker2Client answer them (see adminmoreprocessor.h).
+// AdminProcessor, part: 303, 314, 317, 321, 328 and 223 as RocketMQ 4.9's AdminBrokerProcessor and
+// Broker2Client answer them (request fields and bodies: see adminprocessor.h and protocol.md §4.9).
 
 #include "broker/brokercontext.h"
 #include "broker/config/brokerconfig.h"
@@ -11,7 +11,7 @@
 #include "broker/managers/topicconfigmanager.h"
 #include "broker/processors/adminbodies.h"
 #include "broker/processors/admincommon.h"
-#include "broker/processors/adminmoreprocessor.h"
+#include "broker/processors/adminprocessor.h"
 #include "clientlib/protocol/json.h"
 #include "storage/consumequeue.h"
 #include "storage/messagestore.h"
@@ -80,61 +80,7 @@ bool onlineWithoutSubscription(
 
 } // namespace
 
-const std::vector<int> &AdminMoreProcessor::requestCodes()
-{
-    static const std::vector<int> codes {
-        toInt(RequestCode::QueryConsumeTimeSpan),
-        toInt(RequestCode::CloneGroupOffset),
-        toInt(RequestCode::GetBrokerConsumeStats),
-        toInt(RequestCode::QueryConsumeQueue),
-        toInt(RequestCode::GetAllProducerInfo),
-        toInt(RequestCode::InvokeBrokerToGetConsumerStatus),
-    };
-    return codes;
-}
-
-void AdminMoreProcessor::processRequest(
-    const remoting::ChannelPtr &, RemotingCommand request, remoting::Responder respond)
-{
-    if (request.code == toInt(RequestCode::InvokeBrokerToGetConsumerStatus)) {
-        consumerStatus(request, std::move(respond));
-        return;
-    }
-    RemotingCommand response;
-    try {
-        response = handle(request);
-    } catch (const std::exception &e) {
-        response = makeResponse(request, toInt(ResponseCode::SystemError), QByteArray(e.what()));
-    }
-    if (!request.isOneway())
-        respond(std::move(response));
-}
-
-RemotingCommand AdminMoreProcessor::handle(const RemotingCommand &request)
-{
-    if (!m_ctx.config || !m_ctx.store || !m_ctx.topics || !m_ctx.subscriptionGroups
-        || !m_ctx.consumerOffsets)
-        return makeResponse(
-            request, toInt(ResponseCode::SystemError), QByteArrayLiteral("broker not ready"));
-    switch (request.code) {
-    case toInt(RequestCode::QueryConsumeTimeSpan):
-        return consumeTimeSpan(request);
-    case toInt(RequestCode::CloneGroupOffset):
-        return cloneGroupOffset(request);
-    case toInt(RequestCode::GetBrokerConsumeStats):
-        return brokerConsumeStats(request);
-    case toInt(RequestCode::QueryConsumeQueue):
-        return queryConsumeQueue(request);
-    case toInt(RequestCode::GetAllProducerInfo):
-        return allProducerInfo(request);
-    default:
-        return makeResponse(request, toInt(ResponseCode::RequestCodeNotSupported),
-            QByteArrayLiteral(" request type ") + QByteArray::number(request.code)
-                + QByteArrayLiteral(" not supported"));
-    }
-}
-
-RemotingCommand AdminMoreProcessor::consumeTimeSpan(const RemotingCommand &request)
+RemotingCommand AdminProcessor::consumeTimeSpan(const RemotingCommand &request)
 {
     if (QByteArray missing = missingOf(request, {"topic", "group"}); !missing.isEmpty())
         return makeResponse(request, toInt(ResponseCode::SystemError), missing);
@@ -183,7 +129,7 @@ RemotingCommand AdminMoreProcessor::consumeTimeSpan(const RemotingCommand &reque
     return response;
 }
 
-RemotingCommand AdminMoreProcessor::cloneGroupOffset(const RemotingCommand &request)
+RemotingCommand AdminProcessor::cloneGroupOffset(const RemotingCommand &request)
 {
     if (QByteArray missing = missingOf(request, {"srcGroup", "destGroup"}); !missing.isEmpty())
         return makeResponse(request, toInt(ResponseCode::SystemError), missing);
@@ -212,7 +158,7 @@ RemotingCommand AdminMoreProcessor::cloneGroupOffset(const RemotingCommand &requ
     return makeResponse(request, toInt(ResponseCode::Success));
 }
 
-RemotingCommand AdminMoreProcessor::brokerConsumeStats(const RemotingCommand &request)
+RemotingCommand AdminProcessor::brokerConsumeStats(const RemotingCommand &request)
 {
     if (QByteArray missing = missingOf(request, {"isOrder"}); !missing.isEmpty())
         return makeResponse(request, toInt(ResponseCode::SystemError), missing);
@@ -264,7 +210,7 @@ RemotingCommand AdminMoreProcessor::brokerConsumeStats(const RemotingCommand &re
     return response;
 }
 
-RemotingCommand AdminMoreProcessor::queryConsumeQueue(const RemotingCommand &request)
+RemotingCommand AdminProcessor::queryConsumeQueue(const RemotingCommand &request)
 {
     if (QByteArray missing = missingOf(request, {"topic"}); !missing.isEmpty())
         return makeResponse(request, toInt(ResponseCode::SystemError), missing);
@@ -329,7 +275,7 @@ RemotingCommand AdminMoreProcessor::queryConsumeQueue(const RemotingCommand &req
     return response;
 }
 
-RemotingCommand AdminMoreProcessor::allProducerInfo(const RemotingCommand &request)
+RemotingCommand AdminProcessor::allProducerInfo(const RemotingCommand &request)
 {
     // ProducerTableInfo {"data":{group:[ProducerInfo]}}; ProducerInfo's getters in order.
     JsonWriter w;
@@ -357,7 +303,7 @@ RemotingCommand AdminMoreProcessor::allProducerInfo(const RemotingCommand &reque
     return response;
 }
 
-void AdminMoreProcessor::consumerStatus(const RemotingCommand &request, remoting::Responder respond)
+void AdminProcessor::consumerStatus(const RemotingCommand &request, remoting::Responder respond)
 {
     if (QByteArray missing = missingOf(request, {"topic", "group"}); !missing.isEmpty()) {
         respond(makeResponse(request, toInt(ResponseCode::SystemError), missing));
@@ -443,7 +389,7 @@ void AdminMoreProcessor::consumerStatus(const RemotingCommand &request, remoting
                 QStringLiteral("channel of %1 closed").arg(QString::fromUtf8(clientId)))));
             continue;
         }
-        target.channel->invokeAsync(std::move(ask), kClientTimeoutMillis, std::move(done));
+        target.channel->invokeAsync(std::move(ask), kForwardTimeoutMillis, std::move(done));
     }
 }
 

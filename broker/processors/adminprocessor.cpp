@@ -44,6 +44,12 @@ const std::vector<int> &AdminProcessor::requestCodes()
         toInt(RequestCode::GetConsumerRunningInfo),
         toInt(RequestCode::ConsumeMessageDirectly),
         protocol::extensioncode::kGetStoreFiles,
+        toInt(RequestCode::QueryConsumeTimeSpan),
+        toInt(RequestCode::CloneGroupOffset),
+        toInt(RequestCode::GetBrokerConsumeStats),
+        toInt(RequestCode::QueryConsumeQueue),
+        toInt(RequestCode::GetAllProducerInfo),
+        toInt(RequestCode::InvokeBrokerToGetConsumerStatus),
     };
     return codes;
 }
@@ -54,6 +60,10 @@ void AdminProcessor::processRequest(
     if (request.code == toInt(RequestCode::GetConsumerRunningInfo)
         || request.code == toInt(RequestCode::ConsumeMessageDirectly)) {
         forwardToConsumer(request, std::move(respond));
+        return;
+    }
+    if (request.code == toInt(RequestCode::InvokeBrokerToGetConsumerStatus)) {
+        consumerStatus(request, std::move(respond));
         return;
     }
     RemotingCommand response;
@@ -75,6 +85,16 @@ RemotingCommand AdminProcessor::handle(const RemotingCommand &request)
     switch (request.code) {
     case toInt(RequestCode::UpdateAndCreateTopic):
         return updateAndCreateTopic(request);
+    case toInt(RequestCode::QueryConsumeTimeSpan):
+        return consumeTimeSpan(request);
+    case toInt(RequestCode::CloneGroupOffset):
+        return cloneGroupOffset(request);
+    case toInt(RequestCode::GetBrokerConsumeStats):
+        return brokerConsumeStats(request);
+    case toInt(RequestCode::QueryConsumeQueue):
+        return queryConsumeQueue(request);
+    case toInt(RequestCode::GetAllProducerInfo):
+        return allProducerInfo(request);
     case toInt(RequestCode::DeleteTopicInBroker):
         return deleteTopic(request);
     case toInt(RequestCode::GetAllTopicConfig):

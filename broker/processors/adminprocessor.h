@@ -12,6 +12,9 @@
 //   groups    200/207/201 subscription groups, 43 GET_ALL_CONSUMER_OFFSET,
 //             45 GET_ALL_DELAY_OFFSET, 26/25 GET/UPDATE_BROKER_CONFIG        (adminconfig.cpp)
 //   forwarded 307 GET_CONSUMER_RUNNING_INFO, 309 CONSUME_MESSAGE_DIRECTLY   (adminforward.cpp)
+//   more      303 QUERY_CONSUME_TIME_SPAN, 314 CLONE_GROUP_OFFSET, 317 GET_BROKER_CONSUME_STATS,
+//             321 QUERY_CONSUME_QUEUE, 328 GET_ALL_PRODUCER_INFO, 223
+//             INVOKE_BROKER_TO_GET_CONSUMER_STATUS (asks each consumer with 221) (adminmore.cpp)
 //
 // Every request is answered (unknown codes with 3 REQUEST_CODE_NOT_SUPPORTED); a malformed one
 // gets 1 with a remark, never a crash. Forwarded requests are answered when the client replies
@@ -33,7 +36,8 @@ struct BrokerContext;
 class AdminProcessor final : public remoting::RequestProcessor
 {
 public:
-    /// How long a forwarded request (307/309) waits for the client.
+    /// How long a forwarded request (307/309, and each consumer asked by 223) waits for the
+    /// client (Broker2Client.callClient's timeout).
     static constexpr int kForwardTimeoutMillis = 10000;
 
     explicit AdminProcessor(BrokerContext &ctx);
@@ -41,7 +45,7 @@ public:
     void processRequest(const remoting::ChannelPtr &channel, remoting::RemotingCommand request,
         remoting::Responder respond) override;
 
-    /// The synchronous requests (all but 307/309): the response to `request`.
+    /// The synchronous requests (all but 307/309/223): the response to `request`.
     remoting::RemotingCommand handle(const remoting::RemotingCommand &request);
     /// The request codes this processor serves.
     static const std::vector<int> &requestCodes();
@@ -75,6 +79,13 @@ private:
     Command updateBrokerConfig(const Command &request);
     // adminforward.cpp
     void forwardToConsumer(const Command &request, remoting::Responder respond);
+    // adminmore.cpp
+    Command consumeTimeSpan(const Command &request);
+    Command cloneGroupOffset(const Command &request);
+    Command brokerConsumeStats(const Command &request);
+    Command queryConsumeQueue(const Command &request);
+    Command allProducerInfo(const Command &request);
+    void consumerStatus(const Command &request, remoting::Responder respond);
 
     QByteArray brokerName() const;
 

@@ -3,7 +3,6 @@
 #include "broker/brokercontext.h"
 #include "broker/managers/rebalancelockmanager.h"
 #include "broker/processors/admincommon.h"
-#include "broker/processors/adminmoreprocessor.h"
 #include "broker/processors/adminprocessor.h"
 #include "broker/processors/lockprocessor.h"
 #include "broker/processors/queryprocessor.h"
@@ -21,9 +20,6 @@ void registerExtraProcessors(remoting::RemotingServer &server, BrokerContext &ct
     auto admin = std::make_shared<AdminProcessor>(ctx);
     for (int code : AdminProcessor::requestCodes())
         server.registerProcessor(code, admin, adminExecutor);
-    auto adminMore = std::make_shared<AdminMoreProcessor>(ctx);
-    for (int code : AdminMoreProcessor::requestCodes())
-        server.registerProcessor(code, adminMore, adminExecutor);
     if (!ctx.rebalanceLocks) {
         // RocketMQ's system property rocketmq.broker.rebalance.lockMaxLiveTime, as an environment
         // variable (ms; unset or invalid = 60 s).

@@ -6,9 +6,7 @@
 //   registerExtraProcessors(*m_server, m_ctx, m_adminPool);
 //
 // - AdminProcessor: every admin code of protocol.md §4.9 (AdminProcessor::requestCodes(),
-//   including the QRocket store-files extension) on `adminExecutor`.
-// - AdminMoreProcessor: 303, 314, 317, 321, 328 and 223 (AdminMoreProcessor::requestCodes()) on
-//   `adminExecutor`.
+//   including 303/314/317/321/328/223 and the QRocket store-files extension) on `adminExecutor`.
 // - LockProcessor: LOCK_BATCH_MQ (41) / UNLOCK_BATCH_MQ (42) on `adminExecutor`, over
 //   ctx.rebalanceLocks (created on the first call when unset, so both servers share one lock
 //   table; lock max live time from $QROCKET_REBALANCE_LOCK_MAX_LIVE_TIME ms, default 60 s).

@@ -1,4 +1,4 @@
-// The admin requests of AdminMoreProcessor over sockets against an in-process BrokerController,
+// The admin requests of adminmore.cpp over sockets against an in-process BrokerController,
 // as RocketMQ 4.9 answers them: QUERY_CONSUME_TIME_SPAN (303), CLONE_GROUP_OFFSET (314),
 // GET_BROKER_CONSUME_STATS (317), QUERY_CONSUME_QUEUE (321), GET_ALL_PRODUCER_INFO (328) and
 // INVOKE_BROKER_TO_GET_CONSUMER_STATUS (223, answered by a consumer's GET_CONSUMER_STATUS_FROM_
