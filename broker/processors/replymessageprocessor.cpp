@@ -6,7 +6,7 @@
 #include "broker/logging.h"
 #include "broker/managers/producermanager.h"
 #include "broker/managers/topicconfigmanager.h"
-#include "broker/managers/topicvalidator.h"
+#include "broker/processors/sendmessageprocessor.h"
 #include "broker/processors/sendrequestheader.h"
 #include "clientlib/protocol/messageid.h"
 #include "clientlib/protocol/messageproperties.h"
@@ -14,9 +14,7 @@
 
 #include <QDateTime>
 
-#include <algorithm>
 #include <memory>
-#include <random>
 
 namespace qrocket::broker {
 
@@ -27,15 +25,6 @@ using storage::PutMessageStatus;
 namespace mc = protocol::MessageConst;
 
 namespace {
-
-constexpr int kTopicSysFlagUnit = 1; // TopicSysFlag.FLAG_UNIT
-constexpr int kTopicSysFlagUnitSub = 2; // TopicSysFlag.FLAG_UNIT_SUB
-
-int randomQueue(int writeQueueNums)
-{
-    thread_local std::minstd_rand rng {std::random_device {}()};
-    return writeQueueNums > 0 ? static_cast<int>(rng() % 99999999u) % writeQueueNums : 0;
-}
 
 /// Java's InetSocketAddress.toString() of a resolved literal address: "/ip:port".
 QByteArray javaSocketAddress(const QByteArray &hostPort)
@@ -96,62 +85,17 @@ void ReplyMessageProcessor::processRequest(
         return;
     }
 
-    const std::int64_t startAccept = config.startAcceptSendRequestTimeStamp;
-    if (QDateTime::currentMSecsSinceEpoch() < startAccept) {
-        respond(answer(request, toInt(ResponseCode::SystemError),
-            "broker unable to service, until "
-                + QDateTime::fromMSecsSinceEpoch(startAccept)
-                      .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss,zzz"))
-                      .toUtf8()));
-        return;
-    }
-
-    // RocketMQ's msgCheck.
-    std::optional<TopicConfig> topicConfig = m_ctx.topics->find(header->topic);
-    if (!perm::isWriteable(config.brokerPermission) && topicConfig && topicConfig->order) {
-        respond(answer(request, toInt(ResponseCode::NoPermission),
-            "the broker[" + config.brokerIP1.toUtf8() + "] sending message is forbidden"));
-        return;
-    }
-    if (Status st = topics::validateTopic(header->topic); !st) {
-        respond(answer(request, toInt(ResponseCode::SystemError), st.message().toUtf8()));
-        return;
-    }
-    if (topics::isNotAllowedSendTopic(header->topic)) {
-        respond(answer(request, toInt(ResponseCode::NoPermission),
-            "Sending message to topic[" + header->topic + "] is forbidden."));
-        return;
-    }
-    if (!topicConfig) {
-        const bool retry = topics::isRetryTopic(header->topic);
-        const int topicSysFlag
-            = header->unitMode ? (retry ? kTopicSysFlagUnitSub : kTopicSysFlagUnit) : 0;
-        auto created
-            = m_ctx.topics->createTopicInSendMessageMethod(header->topic, header->defaultTopic,
-                channel->remoteAddress(), header->defaultTopicQueueNums, topicSysFlag);
-        if (created)
-            topicConfig = std::move(*created);
-        else if (retry)
-            topicConfig = m_ctx.topics->createTopicInSendMessageBackMethod(
-                header->topic, 1, perm::kRead | perm::kWrite, topicSysFlag);
-    }
-    if (!topicConfig) {
-        respond(answer(request, toInt(ResponseCode::TopicNotExist),
-            "topic[" + header->topic + "] not exist, apply first please!"
-                + "\nSee http://rocketmq.apache.org/docs/faq/ for further details."));
-        return;
-    }
-    const int queueNums = std::max(topicConfig->writeQueueNums, topicConfig->readQueueNums);
-    if (header->queueId >= queueNums) {
-        respond(answer(request, toInt(ResponseCode::SystemError),
-            "request queueId[" + QByteArray::number(header->queueId) + "] is illegal, "
-                + "Producer: " + channel->remoteAddress()));
+    const int requestedQueueId = header->queueId; // the push forwards it as sent (-1 included)
+    TopicConfig topicConfig;
+    if (auto refusal = SendMessageProcessor::msgCheck(m_ctx, channel, *header, topicConfig)) {
+        if (refusal->code == toInt(ResponseCode::TopicNotExist))
+            refusal->remark += "\nSee http://rocketmq.apache.org/docs/faq/ for further details.";
+        respond(answer(request, refusal->code, std::move(refusal->remark)));
         return;
     }
 
     auto state = std::make_shared<ReplyState>();
-    state->queueId
-        = header->queueId < 0 ? randomQueue(topicConfig->writeQueueNums) : header->queueId;
+    state->queueId = header->queueId; // msgCheck chose one when it was negative
     MessageExtBrokerInner &msg = state->msg;
     msg.topic = header->topic;
     msg.queueId = state->queueId;
@@ -175,7 +119,7 @@ void ReplyMessageProcessor::processRequest(
     push.setExt(QByteArrayLiteral("topic"), header->topic);
     push.setExt(QByteArrayLiteral("defaultTopic"), header->defaultTopic);
     push.setExt(QByteArrayLiteral("defaultTopicQueueNums"), header->defaultTopicQueueNums);
-    push.setExt(QByteArrayLiteral("queueId"), header->queueId);
+    push.setExt(QByteArrayLiteral("queueId"), requestedQueueId);
     push.setExt(QByteArrayLiteral("sysFlag"), header->sysFlag);
     push.setExt(QByteArrayLiteral("bornTimestamp"), header->bornTimestamp);
     push.setExt(QByteArrayLiteral("flag"), header->flag);

@@ -3,9 +3,8 @@
 // ReplyMessageProcessor: SEND_REPLY_MESSAGE (324, V1 header names) and SEND_REPLY_MESSAGE_V2
 // (325, one-letter keys), RocketMQ 4.9's request/reply (protocol.md §4.1 headers):
 //
-// 1. The checks of a send (RocketMQ's msgCheck): broker not writeable for an order topic, topic
-//    name, topics nobody may send to, the topic (auto-created like a send; <cluster>_REPLY_TOPIC
-//    exists from the start), the queue id (random writable queue when negative).
+// 1. The checks of a send, SendMessageProcessor::msgCheck (the topic is auto-created like a
+//    send's; <cluster>_REPLY_TOPIC exists from the start).
 // 2. The reply is pushed to the requester: the producer channel of the client id in the
 //    REPLY_TO_CLIENT property (registered by its heartbeat), as PUSH_REPLY_MESSAGE_TO_CLIENT
 //    (326) with the send header's fields plus bornHost, storeHost ("/ip:port") and

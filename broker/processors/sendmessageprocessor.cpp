@@ -27,6 +27,9 @@ namespace mc = protocol::MessageConst;
 
 namespace {
 
+constexpr int kTopicSysFlagUnit = 1; // TopicSysFlag.FLAG_UNIT
+constexpr int kTopicSysFlagUnitSub = 2; // TopicSysFlag.FLAG_UNIT_SUB
+
 int randomInt()
 {
     thread_local std::minstd_rand rng {std::random_device {}()};
@@ -192,8 +195,8 @@ void SendMessageProcessor::processRequest(
         return;
     }
     TopicConfig topicConfig;
-    if (auto refusal = check(channel, request, *header, topicConfig)) {
-        respond(std::move(*refusal));
+    if (auto refusal = msgCheck(m_ctx, channel, *header, topicConfig)) {
+        respond(makeReply(request, refusal->code, std::move(refusal->remark)));
         return;
     }
     if (auto refusal = handleRetryAndDlq(request, *header, topicConfig)) {
@@ -206,56 +209,54 @@ void SendMessageProcessor::processRequest(
         sendOne(channel, request, *header, topicConfig, std::move(respond));
 }
 
-std::optional<RemotingCommand> SendMessageProcessor::check(const remoting::ChannelPtr &channel,
-    const RemotingCommand &request, SendRequestHeader &header, TopicConfig &topicConfig)
+std::optional<SendMessageProcessor::Refusal> SendMessageProcessor::msgCheck(BrokerContext &ctx,
+    const remoting::ChannelPtr &channel, SendRequestHeader &header, TopicConfig &topicConfig)
 {
-    const BrokerConfig &config = *m_ctx.config;
+    const BrokerConfig &config = *ctx.config;
     if (const std::int64_t from = config.startAcceptSendRequestTimeStamp;
         from > 0 && QDateTime::currentMSecsSinceEpoch() < from) {
-        return makeReply(request, toInt(ResponseCode::SystemError),
+        return Refusal {toInt(ResponseCode::SystemError),
             "broker unable to service, until "
                 + QDateTime::fromMSecsSinceEpoch(from)
                       .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss,zzz"))
-                      .toUtf8());
+                      .toUtf8()};
     }
-    // RocketMQ 4.9's msgCheck: without write permission the broker refuses only order topics
-    // (their queues are fixed, so a producer cannot move to another broker); other producers
-    // stop choosing it from the routes, which carry the permission, and sends already under
-    // way are still stored.
-    if (!perm::isWriteable(config.brokerPermission)) {
-        if (const auto t = m_ctx.topics->find(header.topic); t && t->order)
-            return makeReply(request, toInt(ResponseCode::NoPermission),
-                "the broker[" + config.brokerIP1.toUtf8() + "] sending message is forbidden");
-    }
+    // Without write permission the broker refuses only order topics (their queues are fixed, so
+    // a producer cannot move to another broker); other producers stop choosing it from the
+    // routes, which carry the permission, and sends already under way are still stored.
+    std::optional<TopicConfig> found = ctx.topics->find(header.topic);
+    if (!perm::isWriteable(config.brokerPermission) && found && found->order)
+        return Refusal {toInt(ResponseCode::NoPermission),
+            "the broker[" + config.brokerIP1.toUtf8() + "] sending message is forbidden"};
     if (Status st = topics::validateTopic(header.topic); !st)
-        return makeReply(request, toInt(ResponseCode::SystemError), st.message().toUtf8());
+        return Refusal {toInt(ResponseCode::SystemError), st.message().toUtf8()};
     if (topics::isNotAllowedSendTopic(header.topic))
-        return makeReply(request, toInt(ResponseCode::NoPermission),
-            "Sending message to topic[" + header.topic + "] is forbidden.");
+        return Refusal {toInt(ResponseCode::NoPermission),
+            "Sending message to topic[" + header.topic + "] is forbidden."};
 
-    auto found = m_ctx.topics->find(header.topic);
     if (!found) {
-        const int topicSysFlag = header.unitMode ? 1 : 0; // TopicSysFlag.FLAG_UNIT
-        auto created
-            = m_ctx.topics->createTopicInSendMessageMethod(header.topic, header.defaultTopic,
-                channel->remoteAddress(), header.defaultTopicQueueNums, topicSysFlag);
+        const bool retry = topics::isRetryTopic(header.topic);
+        const int topicSysFlag
+            = header.unitMode ? (retry ? kTopicSysFlagUnitSub : kTopicSysFlagUnit) : 0;
+        auto created = ctx.topics->createTopicInSendMessageMethod(header.topic, header.defaultTopic,
+            channel->remoteAddress(), header.defaultTopicQueueNums, topicSysFlag);
         if (created) {
             found = std::move(*created);
             // (TopicConfigManager logs the creation)
-        } else if (topics::isRetryTopic(header.topic)) {
-            found = m_ctx.topics->createTopicInSendMessageBackMethod(
+        } else if (retry) {
+            found = ctx.topics->createTopicInSendMessageBackMethod(
                 header.topic, 1, perm::kRead | perm::kWrite, topicSysFlag);
         }
     }
     if (!found)
-        return makeReply(request, toInt(ResponseCode::TopicNotExist),
-            "topic[" + header.topic + "] not exist, apply first please!");
+        return Refusal {toInt(ResponseCode::TopicNotExist),
+            "topic[" + header.topic + "] not exist, apply first please!"};
     topicConfig = std::move(*found); // (4.9 checks no topic permission on sends)
     const int queueNums = std::max(topicConfig.writeQueueNums, topicConfig.readQueueNums);
     if (header.queueId >= queueNums)
-        return makeReply(request, toInt(ResponseCode::SystemError),
+        return Refusal {toInt(ResponseCode::SystemError),
             "request queueId[" + QByteArray::number(header.queueId) + "] is illegal, "
-                + "Producer: " + channel->remoteAddress());
+                + "Producer: " + channel->remoteAddress()};
     if (header.queueId < 0)
         header.queueId
             = topicConfig.writeQueueNums > 0 ? randomInt() % topicConfig.writeQueueNums : 0;

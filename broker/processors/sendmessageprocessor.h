@@ -37,12 +37,21 @@ public:
     /// context: REAL_TOPIC/REAL_QID saved, topic SCHEDULE_TOPIC_XXXX, queue level - 1.
     static void toScheduleTopic(storage::MessageExtBrokerInner &msg, int level, int maxLevel);
 
+    /// A send refused by msgCheck: the response code and remark.
+    struct Refusal
+    {
+        int code = 0;
+        QByteArray remark;
+    };
+    /// RocketMQ 4.9's checks before a message is stored (preSend's startAcceptSendRequestTimeStamp,
+    /// then msgCheck): broker write permission for order topics, topic name, topics nobody may
+    /// send to, auto-create (unit flags as msgCheck builds them), queue id. Fills `topicConfig`
+    /// and turns a negative queue id into a random writable queue. Shared by sends and replies
+    /// (ReplyMessageProcessor), which shape the refusal's reply each their own way.
+    static std::optional<Refusal> msgCheck(BrokerContext &ctx, const remoting::ChannelPtr &channel,
+        SendRequestHeader &header, TopicConfig &topicConfig);
+
 private:
-    /// Checks and resolves topic/queue (steps 1-5); fills `topicConfig`; returns a reply
-    /// (non-null code) on refusal.
-    std::optional<remoting::RemotingCommand> check(const remoting::ChannelPtr &channel,
-        const remoting::RemotingCommand &request, SendRequestHeader &header,
-        TopicConfig &topicConfig);
     std::optional<remoting::RemotingCommand> handleRetryAndDlq(
         const remoting::RemotingCommand &request, SendRequestHeader &header,
         TopicConfig &topicConfig);
