@@ -70,23 +70,16 @@ void ScheduleMessageService::start()
         qCInfo(lcBroker) << "schedule: slave broker, delayed messages are not delivered here";
         return;
     }
-    std::lock_guard lock(m_mutex);
-    if (m_thread.joinable())
+    if (m_service.isRunning())
         return;
-    m_stopping = false;
-    m_thread = std::thread([this] { run(); });
+    m_service.start([this] { run(); }, "qr-schedule");
 }
 
 void ScheduleMessageService::stop()
 {
-    {
-        std::lock_guard lock(m_mutex);
-        if (!m_thread.joinable())
-            return;
-        m_stopping = true;
-    }
-    m_wake.notify_all();
-    m_thread.join();
+    if (!m_service.isRunning())
+        return;
+    m_service.stop();
     if (m_ctx.delayOffsets) {
         if (Status s = m_ctx.delayOffsets->persist(); !s)
             qCWarning(lcBroker).noquote()
@@ -96,8 +89,7 @@ void ScheduleMessageService::stop()
 
 bool ScheduleMessageService::isRunning() const
 {
-    std::lock_guard lock(m_mutex);
-    return m_thread.joinable() && !m_stopping;
+    return m_service.isRunning() && !m_service.isStopping();
 }
 
 protocol::HostAddress ScheduleMessageService::storeHostOr(
@@ -208,36 +200,30 @@ void ScheduleMessageService::run()
     std::vector<std::int64_t> next(m_levels.size(), mono() + kFirstDelayMillis);
     std::int64_t nextPersist = mono() + persistEvery;
 
-    std::unique_lock lock(m_mutex);
-    while (!m_stopping) {
-        for (std::size_t i = 0; i < next.size() && !m_stopping; ++i) {
+    while (!m_service.isStopping()) {
+        for (std::size_t i = 0; i < next.size() && !m_service.isStopping(); ++i) {
             if (next[i] > mono())
                 continue;
-            lock.unlock();
             std::int64_t delay = kDelayForAPeriodMillis;
             try {
                 delay = deliverLevel(static_cast<int>(i) + 1);
             } catch (const std::exception &e) {
                 qCWarning(lcBroker) << "schedule: level" << i + 1 << "failed:" << e.what();
             }
-            lock.lock();
             next[i] = mono() + std::max<std::int64_t>(delay, 1);
         }
-        if (m_stopping)
+        if (m_service.isStopping())
             break;
         if (mono() >= nextPersist && m_ctx.delayOffsets) {
-            lock.unlock();
             if (Status s = m_ctx.delayOffsets->persist(); !s)
                 qCWarning(lcBroker).noquote()
                     << "schedule: persisting delay offsets failed:" << s.message();
-            lock.lock();
             nextPersist = mono() + persistEvery;
         }
         std::int64_t wakeAt = nextPersist;
         for (std::int64_t n : next)
             wakeAt = std::min(wakeAt, n);
-        const std::int64_t waitMs = std::max<std::int64_t>(wakeAt - mono(), 1);
-        m_wake.wait_for(lock, milliseconds(waitMs), [this] { return m_stopping; });
+        m_service.waitFor(milliseconds(std::max<std::int64_t>(wakeAt - mono(), 1)));
     }
 }
 

@@ -20,13 +20,11 @@
 // accessors may be called from any thread; start()/stop() from the owning thread.
 
 #include "broker/schedule/scheduletransform.h"
+#include "storage/services/servicethread.h"
 
 #include <QByteArray>
 
-#include <condition_variable>
 #include <functional>
-#include <mutex>
-#include <thread>
 #include <vector>
 
 namespace qrocket::storage {
@@ -69,6 +67,7 @@ public:
     void start();
     /// Stops the thread and persists the offsets. Idempotent.
     void stop();
+    /// From the owning thread, like start()/stop().
     bool isRunning() const;
 
     /// One run of a level's timer now: delivers every due unit, advances the offset. Returns the
@@ -89,10 +88,7 @@ private:
     Clock m_clock;
     schedule::DelayLevels m_levels;
 
-    mutable std::mutex m_mutex;
-    std::condition_variable m_wake;
-    bool m_stopping = false; // guarded by m_mutex
-    std::thread m_thread;
+    storage::ServiceThread m_service;
 };
 
 } // namespace qrocket::broker

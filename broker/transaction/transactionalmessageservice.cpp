@@ -317,11 +317,8 @@ void TransactionalMessageService::checkQueue(
     while (true) {
         if (now() - startTime > kMaxProcessTimeLimitMs)
             break;
-        {
-            std::lock_guard lock(m_mutex);
-            if (m_stopping)
-                break;
-        }
+        if (m_service.isStopping())
+            break;
         if (auto it = removeMap.find(i); it != removeMap.end()) {
             doneOpOffset.push_back(it->second);
             removeMap.erase(it);
@@ -447,48 +444,37 @@ void TransactionalMessageService::start()
         qCInfo(lcBroker) << "transaction: slave broker, no transaction check-back here";
         return;
     }
-    std::lock_guard lock(m_mutex);
-    if (m_thread.joinable())
+    if (m_service.isRunning())
         return;
-    m_stopping = false;
-    m_thread = std::thread([this] { run(); });
+    m_service.start([this] { run(); }, "qr-txcheck");
 }
 
 void TransactionalMessageService::stop()
 {
-    {
-        std::lock_guard lock(m_mutex);
-        if (!m_thread.joinable())
-            return;
-        m_stopping = true;
-    }
-    m_wake.notify_all();
-    m_thread.join();
+    // A stop() with no thread leaves check() usable, as before start().
+    if (m_service.isRunning())
+        m_service.stop();
 }
 
 bool TransactionalMessageService::isRunning() const
 {
-    std::lock_guard lock(m_mutex);
-    return m_thread.joinable() && !m_stopping;
+    return m_service.isRunning() && !m_service.isStopping();
 }
 
 void TransactionalMessageService::run()
 {
-    std::unique_lock lock(m_mutex);
-    while (!m_stopping) {
+    while (!m_service.isStopping()) {
         const std::int64_t interval = m_ctx.config && m_ctx.config->transactionCheckInterval > 0
             ? m_ctx.config->transactionCheckInterval
             : 60000;
-        if (m_wake.wait_for(
-                lock, std::chrono::milliseconds(interval), [this] { return m_stopping; }))
+        m_service.waitFor(std::chrono::milliseconds(interval));
+        if (m_service.isStopping())
             break;
-        lock.unlock();
         try {
             check();
         } catch (const std::exception &e) {
             qCWarning(lcBroker) << "transaction: check failed:" << e.what();
         }
-        lock.lock();
     }
 }
 

@@ -22,16 +22,15 @@
 // topics, consumerOffsets, producers) must outlive it. Thread-safety: endTransaction() from any
 // thread; check() is serialised internally; start()/stop() from the owning thread.
 
+#include "storage/services/servicethread.h"
 #include "storage/storetypes.h"
 
 #include <QByteArray>
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <mutex>
-#include <thread>
 
 namespace qrocket::broker {
 
@@ -79,6 +78,7 @@ public:
 
     void start();
     void stop();
+    /// From the owning thread, like start()/stop().
     bool isRunning() const;
 
     /// CHECK_TRANSACTION_STATE requests sent / half messages discarded, since construction.
@@ -104,10 +104,7 @@ private:
     std::atomic<std::int64_t> m_checksSent {0};
     std::atomic<std::int64_t> m_discarded {0};
 
-    mutable std::mutex m_mutex;
-    std::condition_variable m_wake;
-    bool m_stopping = false; // guarded by m_mutex
-    std::thread m_thread;
+    storage::ServiceThread m_service;
 };
 
 } // namespace qrocket::broker
