@@ -17,6 +17,7 @@ namespace qrocket::storage {
 
 namespace {
 constexpr std::int64_t kPageSize = 4096;
+constexpr std::int64_t kPopulateStep = 256 * 1024; // see populate()
 std::atomic<MappedFile::FlushMethod> g_flushMethod {MappedFile::FlushMethod::Fdatasync};
 std::atomic<MappedFile::SyncWriteMethod> g_syncWriteMethod {MappedFile::SyncWriteMethod::Pwrite};
 
@@ -162,10 +163,7 @@ Result<std::int64_t> MappedFile::flush(int leastPages)
 
 void MappedFile::prefault()
 {
-#ifndef MADV_POPULATE_READ
-    constexpr int MADV_POPULATE_READ = 22; // Linux 5.14
-#endif
-    if (::madvise(m_base, static_cast<size_t>(m_fileSize), MADV_POPULATE_READ) != 0)
+    if (populate(0, m_fileSize, false) != 0)
         ::madvise(m_base, static_cast<size_t>(m_fileSize), MADV_WILLNEED);
 }
 
@@ -181,13 +179,20 @@ int MappedFile::populate(std::int64_t from, std::int64_t to, bool writable)
     to = std::clamp<std::int64_t>((to + kPageSize - 1) / kPageSize * kPageSize, 0, m_fileSize);
     if (to <= from)
         return 0;
+    // One madvise holds the process's mmap lock (read side) while it faults every page in; a
+    // thread then waiting for the write side (malloc's mprotect/mmap/munmap on an I/O thread)
+    // queues every page fault of the process behind it. Small steps bound that stall to the
+    // faulting of kPopulateStep bytes.
     // EINTR/EAGAIN (a signal, memory pressure) are worth another try later; EINVAL means the
     // kernel (before 5.14) does not know the advice.
-    if (::madvise(m_base + from, static_cast<size_t>(to - from),
-            writable ? MADV_POPULATE_WRITE : MADV_POPULATE_READ)
-        == 0)
-        return 0;
-    return errno;
+    for (std::int64_t at = from; at < to; at += kPopulateStep) {
+        const std::int64_t len = std::min(kPopulateStep, to - at);
+        if (::madvise(m_base + at, static_cast<size_t>(len),
+                writable ? MADV_POPULATE_WRITE : MADV_POPULATE_READ)
+            != 0)
+            return errno;
+    }
+    return 0;
 }
 
 Status MappedFile::sync()
