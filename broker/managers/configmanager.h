@@ -5,13 +5,16 @@
 // this class owns the file handling (ConfigFileStore: tmp -> .bak -> rename, .bak fallback), the
 // "missing file is a fresh start" rule, serialised writes, and the log lines.
 //
-// Also the JSON shape two of them share, {"dataVersion":{...},"<table>":{"<name>":{...}}}
-// (topics.json, subscriptionGroup.json): parseVersionedTable() / encodeVersionedTable() for any
-// config type with `static Result<T> fromJson(const JsonValue &, const QByteArray &name)` and
+// VersionedConfigManager<Config>: a ConfigManager whose table is a name -> Config map with a
+// DataVersion, stored as {"dataVersion":{...},"<tableKey>":{"<name>":{...}}} (topics.json,
+// subscriptionGroup.json). It owns the table, its version and the shared mutex guarding both, the
+// JSON both ways, the lookups, and the insert/erase that bump the version. Config needs
+// `static Result<Config> fromJson(const JsonValue &, const QByteArray &name)` and
 // `void writeJson(JsonWriter &) const`.
 //
 // Thread-safety: load() and persist() may be called from any thread; persist() calls are
-// serialised. encode()/decode() must guard the manager's own table.
+// serialised. encode()/decode() must guard the manager's own table. VersionedConfigManager's
+// methods may be called from any thread; a subclass holds m_mutex to touch m_table/m_dataVersion.
 
 #include "broker/managers/topicconfig.h"
 #include "clientlib/common/result.h"
@@ -25,7 +28,9 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <string_view>
+#include <vector>
 
 namespace qrocket::broker {
 
@@ -70,53 +75,126 @@ private:
     std::mutex m_persistMutex; // serialises file writes
 };
 
-/// A decoded {"dataVersion":..., "<table>":{...}} document.
 template<typename Config>
-struct VersionedTable
+class VersionedConfigManager : public ConfigManager
 {
-    std::map<QByteArray, Config> table;
-    std::optional<DataVersion> dataVersion; // absent in old files
+public:
+    /// `tableKey` names the table's member in the JSON ("topicConfigTable", ...).
+    VersionedConfigManager(QString path, const char *what, const char *tableKey)
+        : ConfigManager(std::move(path), what)
+        , m_dataVersion(DataVersion::now())
+        , m_tableKey(tableKey)
+    { }
+
+    /// {"dataVersion":{...},"<tableKey>":{...}}: the file content and the GET_ALL_* body.
+    QByteArray encode() const override
+    {
+        std::shared_lock lock(m_mutex);
+        protocol::JsonWriter w;
+        w.beginObject();
+        w.key("dataVersion");
+        m_dataVersion.writeJson(w);
+        w.key(m_tableKey).beginObject();
+        for (const auto &[name, c] : m_table) {
+            w.key(name);
+            c.writeJson(w);
+        }
+        w.endObject();
+        w.endObject();
+        return w.take();
+    }
+    /// Lays the table in `json` over the current one (entries with the same name are replaced)
+    /// and takes its DataVersion. Nothing changes when the text does not decode.
+    Status decode(QByteArrayView json) override { return apply(json, false); }
+
+    std::optional<Config> find(QByteArrayView name) const
+    {
+        std::shared_lock lock(m_mutex);
+        auto it = m_table.find(name);
+        if (it == m_table.end())
+            return std::nullopt;
+        return it->second;
+    }
+    bool contains(QByteArrayView name) const { return find(name).has_value(); }
+    /// Every entry, in name order.
+    std::vector<Config> configs() const
+    {
+        std::shared_lock lock(m_mutex);
+        std::vector<Config> out;
+        out.reserve(m_table.size());
+        for (const auto &[name, c] : m_table)
+            out.push_back(c);
+        return out;
+    }
+    DataVersion dataVersion() const
+    {
+        std::shared_lock lock(m_mutex);
+        return m_dataVersion;
+    }
+
+protected:
+    /// decode() (`replace` false), or the slave sync's whole-table replacement (true): the
+    /// entries and the DataVersion of `json`. Nothing changes when it does not decode.
+    Status apply(QByteArrayView json, bool replace)
+    {
+        auto parsed = protocol::parseJson(json);
+        if (!parsed)
+            return parsed.error();
+        const protocol::JsonValue &root = *parsed;
+        const protocol::JsonValue &table = root[m_tableKey];
+        if (!root.isObject() || !table.isObject())
+            return Status::corruption(
+                QStringLiteral("no %1 object").arg(QLatin1String(m_tableKey)));
+        std::map<QByteArray, Config> loaded;
+        for (const auto &[key, value] : table.members()) {
+            const QByteArray name = key.toString();
+            auto c = Config::fromJson(value, name);
+            if (!c)
+                return c.error();
+            loaded.insert_or_assign(name, std::move(c).value());
+        }
+        std::unique_lock lock(m_mutex);
+        if (replace)
+            m_table.clear();
+        for (auto &[name, c] : loaded)
+            m_table.insert_or_assign(name, std::move(c));
+        if (root.find("dataVersion")) // absent in old files
+            m_dataVersion = DataVersion::fromJson(root["dataVersion"]);
+        return {};
+    }
+    /// Stores `c` as `name` and bumps the DataVersion. When `name` exists and `replace` is false
+    /// nothing changes, *existing (if given) receives the stored entry and the result is false.
+    bool insert(const QByteArray &name, Config c, bool replace, Config *existing = nullptr)
+    {
+        std::unique_lock lock(m_mutex);
+        auto it = m_table.find(name);
+        if (it != m_table.end() && !replace) {
+            if (existing)
+                *existing = it->second;
+            return false;
+        }
+        m_table.insert_or_assign(name, std::move(c));
+        m_dataVersion.next();
+        return true;
+    }
+    /// Removes `name` and bumps the DataVersion; false (no change) when it did not exist.
+    bool erase(QByteArrayView name)
+    {
+        std::unique_lock lock(m_mutex);
+        auto it = m_table.find(name);
+        if (it == m_table.end())
+            return false;
+        m_table.erase(it);
+        m_dataVersion.next();
+        return true;
+    }
+
+    mutable std::shared_mutex m_mutex;
+    std::map<QByteArray, Config, ByteArrayLess> m_table; // guarded by m_mutex
+    DataVersion m_dataVersion; // guarded by m_mutex
+
+private:
+    const char *m_tableKey;
 };
-
-template<typename Config>
-Result<VersionedTable<Config>> parseVersionedTable(QByteArrayView json, const char *tableKey)
-{
-    auto parsed = protocol::parseJson(json);
-    if (!parsed)
-        return parsed.error();
-    const protocol::JsonValue &root = *parsed;
-    const protocol::JsonValue &table = root[tableKey];
-    if (!root.isObject() || !table.isObject())
-        return Status::corruption(QStringLiteral("no %1 object").arg(QLatin1String(tableKey)));
-    VersionedTable<Config> out;
-    for (const auto &[key, value] : table.members()) {
-        const QByteArray name = key.toString();
-        auto c = Config::fromJson(value, name);
-        if (!c)
-            return c.error();
-        out.table.insert_or_assign(name, std::move(c).value());
-    }
-    if (root.find("dataVersion"))
-        out.dataVersion = DataVersion::fromJson(root["dataVersion"]);
-    return out;
-}
-
-template<typename Config, typename Less>
-QByteArray encodeVersionedTable(const DataVersion &version, const char *tableKey,
-    const std::map<QByteArray, Config, Less> &table)
-{
-    protocol::JsonWriter w;
-    w.beginObject();
-    w.key("dataVersion");
-    version.writeJson(w);
-    w.key(tableKey).beginObject();
-    for (const auto &[name, c] : table) {
-        w.key(name);
-        c.writeJson(w);
-    }
-    w.endObject();
-    w.endObject();
-    return w.take();
-}
 
 } // namespace qrocket::broker

@@ -18,15 +18,12 @@
 
 #include <QString>
 
-#include <map>
-#include <mutex>
 #include <optional>
-#include <shared_mutex>
 #include <vector>
 
 namespace qrocket::broker {
 
-class SubscriptionGroupManager final : public ConfigManager
+class SubscriptionGroupManager final : public VersionedConfigManager<SubscriptionGroupConfig>
 {
 public:
     SubscriptionGroupManager(bool autoCreateSubscriptionGroup, QString path);
@@ -35,18 +32,13 @@ public:
 
     static QString filePath(const QString &storePathRootDir);
 
-    // load() / persist(): ConfigManager.
-    /// {"dataVersion":{...},"subscriptionGroupTable":{...}}: the file content and the
-    /// GET_ALL_SUBSCRIPTIONGROUP_CONFIG body.
-    QByteArray encode() const override;
-    /// Lays the table in `json` over the current one; nothing changes when it does not decode.
-    Status decode(QByteArrayView json) override;
+    // load() / persist(): ConfigManager. encode() / decode() / find() / dataVersion():
+    // VersionedConfigManager, table "subscriptionGroupTable" (the file content and the
+    // GET_ALL_SUBSCRIPTIONGROUP_CONFIG body).
     /// Slave sync from the master's GET_ALL_SUBSCRIPTIONGROUP_CONFIG body: replaces the table and
     /// the DataVersion, then persists. Nothing changes when `json` does not decode.
     Status replaceFrom(QByteArrayView json);
 
-    /// The group's config without creating it.
-    std::optional<SubscriptionGroupConfig> find(QByteArrayView group) const;
     /// findSubscriptionGroupConfig: the config, auto-created with the defaults when allowed
     /// (autoCreateSubscriptionGroup, or a CID_RMQ_SYS_ group) and the name is valid; else nullopt
     /// (the processor answers SUBSCRIPTION_GROUP_NOT_EXIST, 26).
@@ -56,8 +48,7 @@ public:
     /// DELETE_SUBSCRIPTIONGROUP: false when it did not exist.
     bool remove(QByteArrayView group);
 
-    std::vector<SubscriptionGroupConfig> groups() const;
-    DataVersion dataVersion() const;
+    std::vector<SubscriptionGroupConfig> groups() const { return configs(); }
     bool autoCreate() const { return m_autoCreate; }
 
     static bool isSystemConsumerGroup(QByteArrayView group)
@@ -67,12 +58,8 @@ public:
 
 private:
     void seed(const char *group);
-    Status apply(QByteArrayView json, bool replace);
 
     const bool m_autoCreate;
-    mutable std::shared_mutex m_mutex;
-    std::map<QByteArray, SubscriptionGroupConfig, ByteArrayLess> m_table; // guarded by m_mutex
-    DataVersion m_dataVersion; // guarded by m_mutex
 };
 
 } // namespace qrocket::broker

@@ -9,11 +9,10 @@
 namespace qrocket::broker {
 
 TopicConfigManager::TopicConfigManager(const BrokerConfig &config, QString path)
-    : ConfigManager(std::move(path), "topics")
+    : VersionedConfigManager(std::move(path), "topics", "topicConfigTable")
     , m_clusterName(config.brokerClusterName.toUtf8())
     , m_brokerName(config.brokerName.toUtf8())
     , m_autoCreateTopicEnable(config.autoCreateTopicEnable)
-    , m_dataVersion(DataVersion::now())
 {
     createSystemTopics(config);
 }
@@ -49,11 +48,6 @@ void TopicConfigManager::createSystemTopics(const BrokerConfig &config)
     putSystemTopic(TopicConfig(m_clusterName + '_' + kReplyTopicPostfix, 1));
 }
 
-Status TopicConfigManager::decode(QByteArrayView json)
-{
-    return apply(json, false);
-}
-
 Status TopicConfigManager::replaceFrom(QByteArrayView json)
 {
     if (Status st = apply(json, true); !st)
@@ -61,27 +55,6 @@ Status TopicConfigManager::replaceFrom(QByteArrayView json)
     qCInfo(lcBrokerTopic) << "replaced the topic table from the master";
     changed({});
     return {};
-}
-
-Status TopicConfigManager::apply(QByteArrayView json, bool replace)
-{
-    auto loaded = parseVersionedTable<TopicConfig>(json, "topicConfigTable");
-    if (!loaded)
-        return loaded.error();
-    std::unique_lock lock(m_mutex);
-    if (replace)
-        m_table.clear();
-    for (auto &[name, c] : loaded->table)
-        m_table.insert_or_assign(name, std::move(c));
-    if (loaded->dataVersion)
-        m_dataVersion = *loaded->dataVersion;
-    return {};
-}
-
-QByteArray TopicConfigManager::encode() const
-{
-    std::shared_lock lock(m_mutex);
-    return encodeVersionedTable(m_dataVersion, "topicConfigTable", m_table);
 }
 
 void TopicConfigManager::setChangeListener(ChangeListener listener)
@@ -102,25 +75,6 @@ void TopicConfigManager::changed(const QByteArray &topic)
         listener(topic);
 }
 
-std::optional<TopicConfig> TopicConfigManager::find(QByteArrayView topic) const
-{
-    std::shared_lock lock(m_mutex);
-    auto it = m_table.find(topic);
-    if (it == m_table.end())
-        return std::nullopt;
-    return it->second;
-}
-
-std::vector<TopicConfig> TopicConfigManager::topics() const
-{
-    std::shared_lock lock(m_mutex);
-    std::vector<TopicConfig> out;
-    out.reserve(m_table.size());
-    for (const auto &[name, c] : m_table)
-        out.push_back(c);
-    return out;
-}
-
 QList<QByteArray> TopicConfigManager::topicNames() const
 {
     std::shared_lock lock(m_mutex);
@@ -128,12 +82,6 @@ QList<QByteArray> TopicConfigManager::topicNames() const
     for (const auto &[name, c] : m_table)
         out.append(name);
     return out;
-}
-
-DataVersion TopicConfigManager::dataVersion() const
-{
-    std::shared_lock lock(m_mutex);
-    return m_dataVersion;
 }
 
 void TopicConfigManager::nextDataVersion()
@@ -146,21 +94,6 @@ bool TopicConfigManager::isSystemTopic(QByteArrayView topic) const
 {
     return topics::isSystemTopic(topic) || topic == m_clusterName || topic == m_brokerName
         || topic == m_clusterName + '_' + topics::kReplyTopicPostfix;
-}
-
-bool TopicConfigManager::insert(TopicConfig c, bool replace, TopicConfig *existing)
-{
-    std::unique_lock lock(m_mutex);
-    auto it = m_table.find(c.topicName);
-    if (it != m_table.end() && !replace) {
-        if (existing)
-            *existing = it->second;
-        return false;
-    }
-    const QByteArray name = c.topicName;
-    m_table.insert_or_assign(name, std::move(c));
-    m_dataVersion.next();
-    return true;
 }
 
 Result<TopicConfig> TopicConfigManager::createTopicInSendMessageMethod(QByteArrayView topic,
@@ -187,7 +120,7 @@ Result<TopicConfig> TopicConfigManager::createTopicInSendMessageMethod(QByteArra
     c.topicSysFlag = topicSysFlag;
     c.topicFilterType = tmpl->topicFilterType;
     TopicConfig existing;
-    if (!insert(c, false, &existing))
+    if (!insert(c.topicName, c, false, &existing))
         return existing; // created meanwhile by another thread
     qCInfo(lcBrokerTopic).noquote()
         << "auto-created topic" << QString::fromUtf8(topic) << "from"
@@ -205,7 +138,7 @@ TopicConfig TopicConfigManager::createTopicInSendMessageBackMethod(
     TopicConfig c(topic.toByteArray(), queueNums, permission);
     c.topicSysFlag = topicSysFlag;
     TopicConfig existing;
-    if (!insert(c, false, &existing))
+    if (!insert(c.topicName, c, false, &existing))
         return existing;
     qCInfo(lcBrokerTopic).noquote() << "created topic" << QString::fromUtf8(topic) << "with"
                                     << queueNums << "queues, perm" << permission;
@@ -233,7 +166,7 @@ Status TopicConfigManager::updateTopicConfig(TopicConfig config)
         || config.writeQueueNums > 65535)
         return Status::invalidArgument(QStringLiteral("queue counts must be within 0..65535"));
     const QByteArray name = config.topicName;
-    insert(std::move(config), true, nullptr);
+    insert(name, std::move(config), true);
     qCInfo(lcBrokerTopic).noquote() << "updated topic" << QString::fromUtf8(name);
     changed(name);
     return {};
@@ -241,14 +174,8 @@ Status TopicConfigManager::updateTopicConfig(TopicConfig config)
 
 bool TopicConfigManager::deleteTopicConfig(QByteArrayView topic)
 {
-    {
-        std::unique_lock lock(m_mutex);
-        auto it = m_table.find(topic);
-        if (it == m_table.end())
-            return false;
-        m_table.erase(it);
-        m_dataVersion.next();
-    }
+    if (!erase(topic))
+        return false;
     qCInfo(lcBrokerTopic).noquote() << "deleted topic" << QString::fromUtf8(topic);
     changed(topic.toByteArray());
     return true;

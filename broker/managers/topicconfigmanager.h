@@ -23,17 +23,14 @@
 #include <QString>
 
 #include <functional>
-#include <map>
 #include <mutex>
-#include <optional>
-#include <shared_mutex>
 #include <vector>
 
 namespace qrocket::broker {
 
 struct BrokerConfig;
 
-class TopicConfigManager final : public ConfigManager
+class TopicConfigManager final : public VersionedConfigManager<TopicConfig>
 {
 public:
     /// Called with the created, updated or deleted topic (an empty name: the whole table).
@@ -47,23 +44,16 @@ public:
     static QString filePath(const QString &storePathRootDir);
 
     // load() / persist() (ConfigManager); persist() also runs after every change.
-    /// The JSON of the whole table: {"dataVersion":{...},"topicConfigTable":{...}} (the file
-    /// content and the GET_ALL_TOPIC_CONFIG body).
-    QByteArray encode() const override;
-    /// Lays the table in `json` over the current one (entries with the same name are replaced)
-    /// and takes its DataVersion. Nothing changes when the text does not decode.
-    Status decode(QByteArrayView json) override;
+    // encode() / decode() / find() / contains() / dataVersion(): VersionedConfigManager, table
+    // "topicConfigTable" (the file content and the GET_ALL_TOPIC_CONFIG body).
     /// Slave sync from the master's GET_ALL_TOPIC_CONFIG body: replaces the whole table and the
     /// DataVersion, then persists and notifies. Nothing changes when `json` does not decode.
     Status replaceFrom(QByteArrayView json);
 
     void setChangeListener(ChangeListener listener);
 
-    std::optional<TopicConfig> find(QByteArrayView topic) const;
-    bool contains(QByteArrayView topic) const { return find(topic).has_value(); }
-    std::vector<TopicConfig> topics() const;
+    std::vector<TopicConfig> topics() const { return configs(); }
     QList<QByteArray> topicNames() const;
-    DataVersion dataVersion() const;
     /// Bumps the DataVersion without a change (brokerPermission updated: the name servers must
     /// take the next registration).
     void nextDataVersion();
@@ -101,19 +91,12 @@ public:
 private:
     void createSystemTopics(const BrokerConfig &config);
     void putSystemTopic(TopicConfig c);
-    /// Inserts under the write lock; bumps the version. Returns false when `topic` already existed
-    /// and `replace` is false (then *existing holds it).
-    bool insert(TopicConfig c, bool replace, TopicConfig *existing);
     void changed(const QByteArray &topic);
-    Status apply(QByteArrayView json, bool replace);
 
     QByteArray m_clusterName;
     QByteArray m_brokerName;
     bool m_autoCreateTopicEnable = true;
 
-    mutable std::shared_mutex m_mutex;
-    std::map<QByteArray, TopicConfig, ByteArrayLess> m_table; // guarded by m_mutex
-    DataVersion m_dataVersion; // guarded by m_mutex
     std::mutex m_listenerMutex;
     ChangeListener m_listener; // guarded by m_listenerMutex
 };
