@@ -274,9 +274,7 @@ public:
                     flush(*free);
                 }
             }
-            timespec wait {0, m_openLoop ? 50'000 : 100'000'000};
-            const int n = ::epoll_pwait2(
-                m_epoll, events.data(), static_cast<int>(events.size()), &wait, nullptr);
+            const int n = waitForEvents(events, m_openLoop ? 50'000 : 100'000'000);
             const auto now = Clock::now();
             const bool more = !m_openLoop && wantMore(now);
             for (int e = 0; e < n; ++e) {
@@ -321,6 +319,21 @@ private:
                 return false;
         }
         return true;
+    }
+
+    /// epoll_pwait2 (a timeout finer than 1 ms, for the open loop's schedule), or epoll_wait
+    /// where the kernel or valgrind does not know it (ENOSYS).
+    int waitForEvents(std::vector<epoll_event> &events, long timeoutNs)
+    {
+        const int max = static_cast<int>(events.size());
+        if (!m_noPwait2) {
+            timespec wait {0, timeoutNs};
+            const int n = ::epoll_pwait2(m_epoll, events.data(), max, &wait, nullptr);
+            if (n >= 0 || errno != ENOSYS)
+                return n;
+            m_noPwait2 = true;
+        }
+        return ::epoll_wait(m_epoll, events.data(), max, static_cast<int>(timeoutNs / 1'000'000));
     }
 
     void flush(Connection &c)
@@ -398,6 +411,7 @@ private:
 
     int m_window;
     bool m_openLoop = false;
+    bool m_noPwait2 = false;
     bool m_ok = true;
     int m_epoll = -1;
     std::vector<std::unique_ptr<Connection>> m_conns;
