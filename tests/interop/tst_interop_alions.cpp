@@ -73,30 +73,20 @@ void tst_InteropAliOns::roundTrip()
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     DaemonProcess namesrv(QStringLiteral("qrocket-namesrv"));
-    const quint16 nsPort = freePort();
-    const QByteArray nsConf = "listenPort=" + QByteArray::number(nsPort)
-        + "\nkvConfigPath=" + dir.filePath(QStringLiteral("kvConfig.json")).toUtf8() + "\n";
-    QVERIFY2(namesrv.start(dir.filePath(QStringLiteral("namesrv.conf")), nsConf, nsPort),
-        qPrintable(namesrv.error() + QString::fromUtf8(namesrv.output())));
+    const quint16 nsPort = startNamesrv(namesrv, dir.path());
+    QVERIFY2(nsPort != 0, qPrintable(namesrv.error() + QString::fromUtf8(namesrv.output())));
 
     DaemonProcess broker(QStringLiteral("qrocket-broker"));
     quint16 brokerPort = 0;
-    bool started = false;
-    for (int attempt = 0; attempt < 5 && !started; ++attempt) {
-        brokerPort = freePort();
-        if (brokerPort < 1026)
-            continue;
-        const QByteArray conf = "brokerClusterName=InteropCluster\nbrokerName=broker-interop\n"
-                                "brokerIP1=127.0.0.1\nbrokerIP2=127.0.0.1\nlistenPort="
-            + QByteArray::number(brokerPort)
-            + "\nnamesrvAddr=127.0.0.1:" + QByteArray::number(nsPort)
-            + "\nstorePathRootDir=" + dir.filePath(QStringLiteral("store")).toUtf8()
-            + "\nmappedFileSizeCommitLog=134217728\nmessageDelayLevel=1s 1s 1s 1s 1s 1s 1s 1s 1s "
-              "1s 1s 1s 1s 1s 1s 1s 1s 1s\n";
-        started = broker.start(dir.filePath(QStringLiteral("broker.conf")), conf, brokerPort);
-        if (!started)
-            qWarning("broker did not start on %u: %s", brokerPort, broker.output().constData());
-    }
+    const bool started = startOnFreePort(
+        broker, dir.filePath(QStringLiteral("broker.conf")), brokerPort, [&](quint16 port) {
+            return "brokerClusterName=InteropCluster\nbrokerName=broker-interop\n"
+                   "brokerIP1=127.0.0.1\nbrokerIP2=127.0.0.1\nlistenPort="
+                + QByteArray::number(port) + "\nnamesrvAddr=127.0.0.1:" + QByteArray::number(nsPort)
+                + "\nstorePathRootDir=" + dir.filePath(QStringLiteral("store")).toUtf8()
+                + "\nmappedFileSizeCommitLog=134217728\nmessageDelayLevel=1s 1s 1s 1s 1s 1s 1s "
+                  "1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s\n";
+        });
     QVERIFY2(started, qPrintable(broker.error()));
 
     QProcess node;

@@ -119,6 +119,33 @@ QByteArray DaemonProcess::output()
     return m_output;
 }
 
+bool startOnFreePort(DaemonProcess &daemon, const QString &configPath, quint16 &port,
+    const std::function<QByteArray(quint16 port)> &config)
+{
+    for (int attempt = 0; attempt < 5; ++attempt) {
+        if (port == 0 || attempt > 0)
+            port = freePort();
+        if (port < 1026)
+            continue;
+        if (daemon.start(configPath, config(port), port))
+            return true;
+        qWarning("daemon did not start on %u: %s", port, daemon.output().constData());
+    }
+    return false;
+}
+
+quint16 startNamesrv(DaemonProcess &namesrv, const QString &dir)
+{
+    const quint16 port = freePort();
+    if (port == 0)
+        return 0;
+    const QByteArray conf = "listenPort=" + QByteArray::number(port)
+        + "\nkvConfigPath=" + QDir(dir).filePath(QStringLiteral("kvConfig.json")).toUtf8() + "\n";
+    if (!namesrv.start(QDir(dir).filePath(QStringLiteral("namesrv.conf")), conf, port))
+        return 0;
+    return port;
+}
+
 std::pair<int, QByteArray> runProgram(
     const QString &program, const QStringList &args, int timeoutMs)
 {

@@ -10,6 +10,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
 #include <memory>
 
 namespace qrocket::testlib {
@@ -52,6 +53,17 @@ private:
     QByteArray m_output;
     QString m_error;
 };
+
+/// Starts `daemon` with `config(port)` written to `configPath`, listening on `port`: the given
+/// port first (a free one when 0), then up to four fresh free ports, since a port found free can
+/// be taken before the daemon binds it. Ports below 1026 are skipped (a broker also binds
+/// listenPort - 2). On success `port` is the daemon's; on failure each attempt's output was logged.
+bool startOnFreePort(DaemonProcess &daemon, const QString &configPath, quint16 &port,
+    const std::function<QByteArray(quint16 port)> &config);
+
+/// Starts qrocket-namesrv on a free port with namesrv.conf and kvConfig.json in `dir`. Returns its
+/// port, or 0 with the reason in namesrv.error().
+quint16 startNamesrv(DaemonProcess &namesrv, const QString &dir);
 
 /// Runs a program to completion (bounded) and returns {exit code, merged output}; exit code -1
 /// when it could not start or timed out (then it is killed).

@@ -1,13 +1,14 @@
 #pragma once
 
 // Helpers shared by the broker system tests: raw request frames and answers over a
-// RemotingClient, and a stored-record walker for PULL bodies.
+// RemotingClient (invoke()), and a stored-record walker for PULL bodies.
 
 #include "clientlib/protocol/messagecodec.h"
 #include "clientlib/protocol/remotingcommand.h"
 #include "clientlib/remoting/remotingclient.h"
 
 #include <QByteArray>
+#include <QDebug>
 
 #include <initializer_list>
 #include <utility>
@@ -25,6 +26,27 @@ inline RemotingCommand request(int code, Ext ext = {}, QByteArray body = {})
         r.setExt(QByteArray(k), v);
     r.body = std::move(body);
     return r;
+}
+
+/// "127.0.0.1:<port>".
+inline QByteArray localAddr(quint16 port)
+{
+    return "127.0.0.1:" + QByteArray::number(port);
+}
+
+/// invokeSync's answer; when the call itself fails (no connection, timeout), a warning and a
+/// command with code -1 and the error as its remark, so that a test's QCOMPARE on the code fails.
+inline RemotingCommand invoke(remoting::RemotingClient &client, const QByteArray &addr,
+    RemotingCommand req, int timeoutMs = 5000)
+{
+    auto r = client.invokeSync(addr, std::move(req), timeoutMs);
+    if (r)
+        return *r;
+    qWarning().noquote() << "invoke" << addr << "failed:" << r.error().message();
+    RemotingCommand failed;
+    failed.code = -1;
+    failed.remark = r.error().message().toUtf8();
+    return failed;
 }
 
 inline QByteArray num(std::int64_t v)

@@ -103,7 +103,7 @@ void tst_AdminMore::initTestCase()
     brokertest::startInProcessBroker(m_broker, m_dir.filePath(QStringLiteral("store")),
         QStringLiteral("broker-a"), QStringLiteral("127.0.0.1:1"));
     QVERIFY(m_broker);
-    m_addr = "127.0.0.1:" + QByteArray::number(m_broker->listenPort());
+    m_addr = localAddr(m_broker->listenPort());
     m_client = std::make_unique<remoting::RemotingClient>();
 
     // TA (auto-created, 4 queues): three messages in queue 0; G1 consumed one of them.
@@ -122,21 +122,12 @@ void tst_AdminMore::cleanupTestCase()
 {
     m_client.reset();
     m_consumer.reset();
-    if (m_broker)
-        m_broker->shutdown();
-    m_broker.reset();
+    stopInProcessBroker(m_broker);
 }
 
 RemotingCommand tst_AdminMore::call(RemotingCommand req)
 {
-    auto r = m_client->invokeSync(m_addr, std::move(req), 15000);
-    if (!r) {
-        qWarning() << "invoke failed:" << r.error().message();
-        RemotingCommand failed;
-        failed.code = -1;
-        return failed;
-    }
-    return *r;
+    return invoke(*m_client, m_addr, std::move(req), 15000);
 }
 
 void tst_AdminMore::consumeTimeSpan()

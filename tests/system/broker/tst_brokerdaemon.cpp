@@ -53,28 +53,13 @@ QByteArray tst_BrokerDaemon::brokerConf(
 bool tst_BrokerDaemon::startBroker(
     DaemonProcess &broker, const QString &store, quint16 &port, const QByteArray &extra)
 {
-    for (int attempt = 0; attempt < 5; ++attempt) {
-        if (port == 0 || attempt > 0)
-            port = freePort();
-        if (port < 1026)
-            continue;
-        if (broker.start(m_dir.filePath(QStringLiteral("broker.conf")),
-                brokerConf(store, port, extra), port))
-            return true;
-        qWarning("broker did not start on %u: %s", port, broker.output().constData());
-    }
-    return false;
+    return startOnFreePort(broker, m_dir.filePath(QStringLiteral("broker.conf")), port,
+        [&](quint16 p) { return brokerConf(store, p, extra); });
 }
 
 RemotingCommand tst_BrokerDaemon::call(quint16 port, RemotingCommand req)
 {
-    auto r = m_client.invokeSync("127.0.0.1:" + QByteArray::number(port), std::move(req), 5000);
-    if (r)
-        return *r;
-    RemotingCommand failed;
-    failed.code = -1;
-    failed.remark = r.error().message().toUtf8();
-    return failed;
+    return invoke(m_client, localAddr(port), std::move(req));
 }
 
 std::int64_t tst_BrokerDaemon::maxOffset(quint16 port, const QByteArray &topic, int queueId)
@@ -90,11 +75,8 @@ void tst_BrokerDaemon::initTestCase()
     QVERIFY2(QFile::exists(QDir(binDir()).filePath(QStringLiteral("qrocket-broker"))),
         "qrocket-broker not built");
     m_namesrv = std::make_unique<DaemonProcess>(QStringLiteral("qrocket-namesrv"));
-    m_nsPort = freePort();
-    const QByteArray conf = "listenPort=" + QByteArray::number(m_nsPort)
-        + "\nkvConfigPath=" + m_dir.filePath(QStringLiteral("kvConfig.json")).toUtf8() + "\n";
-    QVERIFY2(m_namesrv->start(m_dir.filePath(QStringLiteral("namesrv.conf")), conf, m_nsPort),
-        qPrintable(m_namesrv->error()));
+    m_nsPort = startNamesrv(*m_namesrv, m_dir.path());
+    QVERIFY2(m_nsPort != 0, qPrintable(m_namesrv->error()));
 }
 
 void tst_BrokerDaemon::cleanupTestCase()

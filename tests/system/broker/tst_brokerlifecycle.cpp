@@ -50,31 +50,14 @@ QByteArray tst_BrokerLifecycle::brokerConf(const QString &store, quint16 port) c
 bool tst_BrokerLifecycle::startBroker(DaemonProcess &broker, const QString &store, quint16 &port,
     const QString &confPath, const QByteArray &conf)
 {
-    for (int attempt = 0; attempt < 5; ++attempt) {
-        if (port == 0 || attempt > 0)
-            port = freePort();
-        if (port < 1026)
-            continue;
-        // An existing file (a restart) is used as it is, as an operator's -c file would be.
-        QByteArray text = conf;
-        if (text.isEmpty())
-            text = brokerConf(store, port);
-        if (broker.start(confPath, text, port))
-            return true;
-        qWarning("broker did not start on %u: %s", port, broker.output().constData());
-    }
-    return false;
+    // An existing file (a restart) is used as it is, as an operator's -c file would be.
+    return startOnFreePort(broker, confPath, port,
+        [&](quint16 p) { return conf.isEmpty() ? brokerConf(store, p) : conf; });
 }
 
 RemotingCommand tst_BrokerLifecycle::call(quint16 port, RemotingCommand req)
 {
-    auto r = m_client.invokeSync("127.0.0.1:" + QByteArray::number(port), std::move(req), 5000);
-    if (r)
-        return *r;
-    RemotingCommand failed;
-    failed.code = -1;
-    failed.remark = r.error().message().toUtf8();
-    return failed;
+    return invoke(m_client, localAddr(port), std::move(req));
 }
 
 void tst_BrokerLifecycle::verifyCleanExit(DaemonProcess &broker)
@@ -98,7 +81,7 @@ void tst_BrokerLifecycle::heldPullAtSigterm()
     quint16 port = 0;
     QVERIFY(startBroker(broker, m_dir.filePath(QStringLiteral("held")), port,
         m_dir.filePath(QStringLiteral("held.conf"))));
-    const QByteArray addr = "127.0.0.1:" + QByteArray::number(port);
+    const QByteArray addr = localAddr(port);
     QCOMPARE(call(port, sendV2("HeldTopic", 0, "m0")).code, 0);
     QTRY_COMPARE_WITH_TIMEOUT(call(port, request(30, {{"topic", "HeldTopic"}, {"queueId", "0"}}))
                                   .extLong("offset")

@@ -78,22 +78,12 @@ private:
 
 RemotingCommand tst_BrokerProcessors::call(RemotingCommand req, int timeoutMs)
 {
-    auto r = m_client->invokeSync(m_addr, std::move(req), timeoutMs);
-    if (!r) {
-        qWarning() << "invoke failed:" << r.error().message();
-        RemotingCommand failed;
-        failed.code = -1;
-        return failed;
-    }
-    return *r;
+    return invoke(*m_client, m_addr, std::move(req), timeoutMs);
 }
 
 RemotingCommand tst_BrokerProcessors::callNs(RemotingCommand req)
 {
-    auto r = m_client->invokeSync(m_nsAddr, std::move(req), 5000);
-    RemotingCommand failed;
-    failed.code = -1;
-    return r ? *r : failed;
+    return invoke(*m_client, m_nsAddr, std::move(req));
 }
 
 RemotingCommand tst_BrokerProcessors::pull(const QByteArray &topic, int queueId,
@@ -131,21 +121,19 @@ void tst_BrokerProcessors::initTestCase()
     m_ns = std::make_unique<namesrv::NamesrvController>(nsConfig);
     QVERIFY(m_ns->initialize().isOk());
     QVERIFY(m_ns->start().isOk());
-    m_nsAddr = "127.0.0.1:" + QByteArray::number(m_ns->serverPort());
+    m_nsAddr = localAddr(m_ns->serverPort());
 
     brokertest::startInProcessBroker(m_broker, m_dir.filePath(QStringLiteral("store")),
         QStringLiteral("broker-t"), QString::fromUtf8(m_nsAddr));
     QVERIFY(m_broker);
-    m_addr = "127.0.0.1:" + QByteArray::number(m_broker->listenPort());
+    m_addr = localAddr(m_broker->listenPort());
     m_client = std::make_unique<remoting::RemotingClient>();
 }
 
 void tst_BrokerProcessors::cleanupTestCase()
 {
     m_client.reset();
-    if (m_broker)
-        m_broker->shutdown();
-    m_broker.reset();
+    stopInProcessBroker(m_broker);
     if (m_ns)
         m_ns->shutdown();
 }

@@ -89,29 +89,20 @@ void tst_LockBatch::initTestCase()
     brokertest::startInProcessBroker(m_broker, m_dir.filePath(QStringLiteral("store")),
         QStringLiteral("broker-a"), QStringLiteral("127.0.0.1:1"));
     QVERIFY(m_broker);
-    m_addr = "127.0.0.1:" + QByteArray::number(m_broker->listenPort());
-    m_fastAddr = "127.0.0.1:" + QByteArray::number(m_broker->fastListenPort());
+    m_addr = localAddr(m_broker->listenPort());
+    m_fastAddr = localAddr(m_broker->fastListenPort());
     m_client = std::make_unique<remoting::RemotingClient>();
 }
 
 void tst_LockBatch::cleanupTestCase()
 {
     m_client.reset();
-    if (m_broker)
-        m_broker->shutdown();
-    m_broker.reset();
+    stopInProcessBroker(m_broker);
 }
 
 RemotingCommand tst_LockBatch::call(const QByteArray &addr, RemotingCommand req)
 {
-    auto r = m_client->invokeSync(addr, std::move(req), 5000);
-    if (!r) {
-        qWarning() << "invoke failed:" << r.error().message();
-        RemotingCommand failed;
-        failed.code = -1;
-        return failed;
-    }
-    return *r;
+    return invoke(*m_client, addr, std::move(req));
 }
 
 std::vector<MessageQueue> tst_LockBatch::lock(

@@ -117,7 +117,7 @@ void tst_ReplyMessage::initTestCase()
     brokertest::startInProcessBroker(m_broker, m_dir.filePath(QStringLiteral("store")),
         QStringLiteral("broker-a"), QStringLiteral("127.0.0.1:1"));
     QVERIFY(m_broker);
-    m_addr = "127.0.0.1:" + QByteArray::number(m_broker->listenPort());
+    m_addr = localAddr(m_broker->listenPort());
     m_replier = std::make_unique<remoting::RemotingClient>();
     m_requester = std::make_unique<remoting::RemotingClient>();
     m_pushes = std::make_shared<PushRecorder>();
@@ -136,21 +136,12 @@ void tst_ReplyMessage::cleanupTestCase()
 {
     m_replier.reset();
     m_requester.reset();
-    if (m_broker)
-        m_broker->shutdown();
-    m_broker.reset();
+    stopInProcessBroker(m_broker);
 }
 
 RemotingCommand tst_ReplyMessage::call(RemotingCommand req)
 {
-    auto r = m_replier->invokeSync(m_addr, std::move(req), 15000);
-    if (!r) {
-        qWarning() << "invoke failed:" << r.error().message();
-        RemotingCommand failed;
-        failed.code = -1;
-        return failed;
-    }
-    return *r;
+    return invoke(*m_replier, m_addr, std::move(req), 15000);
 }
 
 std::int64_t tst_ReplyMessage::maxOffset()

@@ -114,19 +114,12 @@ std::unique_ptr<broker::BrokerController> tst_RocketmqParity::startBroker(
 
 RemotingCommand tst_RocketmqParity::call(broker::BrokerController &b, RemotingCommand req)
 {
-    auto r = m_client.invokeSync(
-        "127.0.0.1:" + QByteArray::number(b.listenPort()), std::move(req), 5000);
-    RemotingCommand failed;
-    failed.code = -1;
-    return r ? *r : failed;
+    return invoke(m_client, localAddr(b.listenPort()), std::move(req));
 }
 
 RemotingCommand tst_RocketmqParity::callNs(RemotingCommand req)
 {
-    auto r = m_client.invokeSync(m_nsAddr, std::move(req), 5000);
-    RemotingCommand failed;
-    failed.code = -1;
-    return r ? *r : failed;
+    return invoke(m_client, m_nsAddr, std::move(req));
 }
 
 std::int64_t tst_RocketmqParity::maxOffset(
@@ -173,7 +166,7 @@ void tst_RocketmqParity::initTestCase()
     m_ns = std::make_unique<namesrv::NamesrvController>(nsConfig);
     QVERIFY(m_ns->initialize().isOk());
     QVERIFY(m_ns->start().isOk());
-    m_nsAddr = "127.0.0.1:" + QByteArray::number(m_ns->serverPort());
+    m_nsAddr = localAddr(m_ns->serverPort());
 }
 
 void tst_RocketmqParity::cleanupTestCase()

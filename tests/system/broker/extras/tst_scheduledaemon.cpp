@@ -42,33 +42,19 @@ private:
 
 bool tst_ScheduleDaemon::startBroker(DaemonProcess &broker, const QString &store)
 {
-    for (int attempt = 0; attempt < 5; ++attempt) {
-        if (m_port == 0 || attempt > 0)
-            m_port = freePort();
-        if (m_port < 1026)
-            continue;
-        const QByteArray conf
-            = "brokerName=broker-x\nbrokerIP1=127.0.0.1\nbrokerIP2=127.0.0.1\nlistenPort="
-            + QByteArray::number(m_port) + "\nnamesrvAddr=127.0.0.1:" + QByteArray::number(m_nsPort)
-            + "\nstorePathRootDir=" + store.toUtf8()
-            + "\nmappedFileSizeCommitLog=16777216\nmappedFileSizeConsumeQueue="
-              "60000\nmessageDelayLevel=1s 2s 3s\n";
-        if (broker.start(m_dir.filePath(QStringLiteral("broker.conf")), conf, m_port))
-            return true;
-        qWarning("broker did not start on %u: %s", m_port, broker.output().constData());
-    }
-    return false;
+    return startOnFreePort(
+        broker, m_dir.filePath(QStringLiteral("broker.conf")), m_port, [&](quint16 port) {
+            return "brokerName=broker-x\nbrokerIP1=127.0.0.1\nbrokerIP2=127.0.0.1\nlistenPort="
+                + QByteArray::number(port) + "\nnamesrvAddr=127.0.0.1:"
+                + QByteArray::number(m_nsPort) + "\nstorePathRootDir=" + store.toUtf8()
+                + "\nmappedFileSizeCommitLog=16777216\nmappedFileSizeConsumeQueue="
+                  "60000\nmessageDelayLevel=1s 2s 3s\n";
+        });
 }
 
 RemotingCommand tst_ScheduleDaemon::call(RemotingCommand req)
 {
-    auto r = m_client.invokeSync("127.0.0.1:" + QByteArray::number(m_port), std::move(req), 5000);
-    if (r)
-        return *r;
-    RemotingCommand failed;
-    failed.code = -1;
-    failed.remark = r.error().message().toUtf8();
-    return failed;
+    return invoke(m_client, localAddr(m_port), std::move(req));
 }
 
 std::int64_t tst_ScheduleDaemon::maxOffset(const QByteArray &topic, int queueId)
@@ -84,11 +70,8 @@ void tst_ScheduleDaemon::initTestCase()
         || !QFile::exists(QDir(binDir()).filePath(QStringLiteral("qrocket-namesrv"))))
         QSKIP("qrocket-broker / qrocket-namesrv not built");
     m_namesrv = std::make_unique<DaemonProcess>(QStringLiteral("qrocket-namesrv"));
-    m_nsPort = freePort();
-    const QByteArray conf = "listenPort=" + QByteArray::number(m_nsPort)
-        + "\nkvConfigPath=" + m_dir.filePath(QStringLiteral("kvConfig.json")).toUtf8() + "\n";
-    QVERIFY2(m_namesrv->start(m_dir.filePath(QStringLiteral("namesrv.conf")), conf, m_nsPort),
-        qPrintable(m_namesrv->error()));
+    m_nsPort = startNamesrv(*m_namesrv, m_dir.path());
+    QVERIFY2(m_nsPort != 0, qPrintable(m_namesrv->error()));
 }
 
 void tst_ScheduleDaemon::cleanupTestCase()

@@ -13,8 +13,8 @@
 #include "clientlib/protocol/messageproperties.h"
 #include "clientlib/remoting/remotingclient.h"
 #include "clientlib/remoting/requestprocessor.h"
-#include "storage/storeconfig.h"
 #include "tests/system/broker/brokertestutil.h"
+#include "tests/system/broker/inprocessbroker.h"
 
 #include <QDateTime>
 #include <QTemporaryDir>
@@ -115,28 +115,15 @@ private:
 void tst_Transaction::startBroker(std::unique_ptr<broker::BrokerController> &out,
     const QString &root, int checkMax, QByteArray &addr)
 {
-    broker::BrokerConfig config;
-    config.brokerIP1 = QStringLiteral("127.0.0.1");
-    config.brokerIP2 = QStringLiteral("127.0.0.1");
-    config.brokerName = QStringLiteral("broker-tx");
-    config.namesrvAddr = QStringLiteral("127.0.0.1:1"); // none: registration fails, harmless
-    config.storePathRootDir = root;
-    config.transactionTimeOut = 300;
-    config.transactionCheckInterval = 300;
-    config.transactionCheckMax = checkMax;
-    storage::MessageStoreConfig storeConfig;
-    storeConfig.storePathRootDir = root;
-    storeConfig.mappedFileSizeCommitLog = 16 * 1024 * 1024;
-    storeConfig.mappedFileSizeConsumeQueue = 1000 * 20;
-    QVERIFY2(config.validate().isOk(), qPrintable(config.validate().message()));
-    config.listenPort = 0;
-    auto controller = std::make_unique<broker::BrokerController>(config, storeConfig);
-    const Status init = controller->initialize();
-    QVERIFY2(init.isOk(), qPrintable(init.message()));
-    const Status started = controller->start();
-    QVERIFY2(started.isOk(), qPrintable(started.message()));
-    addr = "127.0.0.1:" + QByteArray::number(controller->listenPort());
-    out = std::move(controller);
+    // No name server: registration fails, harmless.
+    startInProcessBroker(out, root, QStringLiteral("broker-tx"), QStringLiteral("127.0.0.1:1"),
+        [checkMax](broker::BrokerConfig &config) {
+            config.transactionTimeOut = 300;
+            config.transactionCheckInterval = 300;
+            config.transactionCheckMax = checkMax;
+        });
+    if (out)
+        addr = localAddr(out->listenPort());
 }
 
 void tst_Transaction::initTestCase()
@@ -150,21 +137,12 @@ void tst_Transaction::initTestCase()
 void tst_Transaction::cleanupTestCase()
 {
     m_client.reset();
-    if (m_broker)
-        m_broker->shutdown();
-    m_broker.reset();
+    stopInProcessBroker(m_broker);
 }
 
 RemotingCommand tst_Transaction::call(RemotingCommand req, const QByteArray &addr)
 {
-    auto r = m_client->invokeSync(addr.isEmpty() ? m_addr : addr, std::move(req), 5000);
-    if (!r) {
-        qWarning() << "invoke failed:" << r.error().message();
-        RemotingCommand failed;
-        failed.code = -1;
-        return failed;
-    }
-    return *r;
+    return invoke(*m_client, addr.isEmpty() ? m_addr : addr, std::move(req));
 }
 
 SendReply tst_Transaction::sendHalf(const QByteArray &topic, const QByteArray &group,
@@ -451,8 +429,7 @@ void tst_Transaction::restartKeepsCheckProgress()
     QVERIFY(halfProgress > 0);
     QVERIFY(opProgress > 0);
     m_client.reset();
-    m_broker->shutdown();
-    m_broker.reset();
+    stopInProcessBroker(m_broker);
     startBroker(m_broker, m_dir.filePath(QStringLiteral("store")), 15, m_addr);
     QVERIFY(m_broker);
     m_client = std::make_unique<remoting::RemotingClient>();
