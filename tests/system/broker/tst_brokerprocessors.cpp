@@ -16,6 +16,7 @@
 #include "storage/messagestore.h"
 #include "tests/system/broker/brokertestutil.h"
 #include "tests/system/broker/inprocessbroker.h"
+#include "tests/system/broker/inprocessnamesrv.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -113,14 +114,8 @@ QByteArray tst_BrokerProcessors::heartbeatBody(const QByteArray &clientId, const
 void tst_BrokerProcessors::initTestCase()
 {
     QVERIFY(m_dir.isValid());
-    namesrv::NamesrvConfig nsConfig;
-    nsConfig.listenPort = 0;
-    nsConfig.listenAddress = QStringLiteral("127.0.0.1");
-    nsConfig.kvConfigPath = m_dir.filePath(QStringLiteral("namesrv/kvConfig.json"));
-    nsConfig.configStorePath = m_dir.filePath(QStringLiteral("namesrv/namesrv.properties"));
-    m_ns = std::make_unique<namesrv::NamesrvController>(nsConfig);
-    QVERIFY(m_ns->initialize().isOk());
-    QVERIFY(m_ns->start().isOk());
+    startInProcessNamesrv(m_ns, m_dir.path());
+    QVERIFY(m_ns);
     m_nsAddr = localAddr(m_ns->serverPort());
 
     brokertest::startInProcessBroker(m_broker, m_dir.filePath(QStringLiteral("store")),
