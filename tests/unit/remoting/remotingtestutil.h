@@ -64,6 +64,30 @@ public:
     }
 };
 
+/// Answers code 0 and keeps the channel of the last request: the server's side of a client's
+/// connection.
+class ChannelCapture final : public RequestProcessor
+{
+public:
+    void processRequest(const ChannelPtr &channel, RemotingCommand, Responder respond) override
+    {
+        {
+            std::lock_guard lock(m_mutex);
+            m_channel = channel;
+        }
+        respond(RemotingCommand());
+    }
+    ChannelPtr channel() const
+    {
+        std::lock_guard lock(m_mutex);
+        return m_channel;
+    }
+
+private:
+    mutable std::mutex m_mutex;
+    ChannelPtr m_channel;
+};
+
 /// Runs a function per request (captures what the test needs).
 class FunctionProcessor final : public RequestProcessor
 {

@@ -38,6 +38,17 @@ private:
         return server;
     }
 
+    /// The server's channel of `client`'s connection, learnt from one kCountCode request through
+    /// it (null when that request fails).
+    static ChannelPtr serverChannelOf(RemotingServer &server, RemotingClient &client)
+    {
+        auto capture = std::make_shared<ChannelCapture>();
+        server.registerProcessor(kCountCode, capture);
+        if (!client.invokeSync(addressOf(server), makeRequest(kCountCode), 3000))
+            return {};
+        return capture->channel();
+    }
+
     /// A client request must still work on the server (other connections unaffected).
     static bool echoWorks(RemotingClient &client, const RemotingServer &server)
     {
@@ -420,17 +431,6 @@ private Q_SLOTS:
     void serverInvokesClient()
     {
         auto server = startServer();
-        std::mutex mutex;
-        ChannelPtr clientChannel;
-        server->registerProcessor(kCountCode,
-            std::make_shared<FunctionProcessor>(
-                [&](const ChannelPtr &channel, RemotingCommand, Responder respond) {
-                    {
-                        std::lock_guard lock(mutex);
-                        clientChannel = channel;
-                    }
-                    respond(RemotingCommand());
-                }));
         RemotingClient client;
         constexpr int kRunningInfo = 307;
         constexpr int kNotify = 40;
@@ -448,12 +448,7 @@ private Q_SLOTS:
                     if (request.isOneway())
                         ++notified;
                 }));
-        QVERIFY(client.invokeSync(addressOf(*server), makeRequest(kCountCode), 3000).has_value());
-        ChannelPtr channel;
-        {
-            std::lock_guard lock(mutex);
-            channel = clientChannel;
-        }
+        const ChannelPtr channel = serverChannelOf(*server, client);
         QVERIFY(channel && channel->isActive());
 
         RemotingCommand ask = makeRequest(kRunningInfo);
@@ -484,23 +479,12 @@ private Q_SLOTS:
     void stopFailsPendingServerInvocations()
     {
         auto server = startServer();
-        std::mutex mutex;
-        ChannelPtr clientChannel;
-        server->registerProcessor(kCountCode,
-            std::make_shared<FunctionProcessor>(
-                [&](const ChannelPtr &channel, RemotingCommand, Responder respond) {
-                    std::lock_guard lock(mutex);
-                    clientChannel = channel;
-                    respond(RemotingCommand());
-                }));
         RemotingClient client;
         client.registerProcessor(kSilentCode, std::make_shared<SilentProcessor>());
-        QVERIFY(client.invokeSync(addressOf(*server), makeRequest(kCountCode), 3000).has_value());
+        const ChannelPtr channel = serverChannelOf(*server, client);
+        QVERIFY(channel);
         ResultSink sink;
-        {
-            std::lock_guard lock(mutex);
-            clientChannel->invokeAsync(makeRequest(kSilentCode), 30000, sink.callback());
-        }
+        channel->invokeAsync(makeRequest(kSilentCode), 30000, sink.callback());
         QTest::qWait(50);
         server->stop();
         QTRY_COMPARE_WITH_TIMEOUT(sink.count(), 1, 3000);
