@@ -27,6 +27,8 @@ CommitLog::CommitLog(const MessageStoreConfig &config, std::function<std::int64_
     , m_clock(std::move(clock))
     , m_files(config.commitLogDir(), config.mappedFileSizeCommitLog)
     , m_syncFlush(config.isSyncFlush())
+    , m_deferred(config.isSyncFlush()
+          && MappedFile::syncWriteMethod() == MappedFile::SyncWriteMethod::Pwrite)
 {
     m_files.setPreallocate(
         true, config.warmMapedFileEnable, kCommitLogPrefaultWindow, !config.isSyncFlush());
@@ -109,6 +111,32 @@ std::int64_t &CommitLog::queueOffsetSlot(QByteArrayView topic, int queueId)
     return it->second;
 }
 
+char *CommitLog::reservePending(std::int64_t size)
+{
+    const size_t need = m_pendingSize + static_cast<size_t>(size);
+    if (m_pending.size() < need)
+        m_pending.resize(std::max(need, m_pending.size() * 2));
+    return m_pending.data() + m_pendingSize;
+}
+
+void CommitLog::addSegment(std::int64_t pos, std::int64_t size, size_t bufOffset,
+    std::int64_t endPos, std::int64_t storeTs, bool written)
+{
+    if (!m_segments.empty()) {
+        Segment &last = m_segments.back();
+        // Extend the last run: same file, contiguous, both buffered (or both written).
+        if (last.file == m_current && last.written == written && last.endPos == pos
+            && last.pos + last.size == pos
+            && (written || last.bufOffset + static_cast<size_t>(last.size) == bufOffset)) {
+            last.size += size;
+            last.endPos = endPos;
+            last.storeTs = storeTs;
+            return;
+        }
+    }
+    m_segments.push_back({m_current, pos, size, bufOffset, endPos, storeTs, written});
+}
+
 PutMessageResult CommitLog::appendLocked(
     const MessageExtBrokerInner &m, std::int32_t crc, std::int64_t storeTs)
 {
@@ -120,43 +148,74 @@ PutMessageResult CommitLog::appendLocked(
             QStringLiteral("record of %1 bytes cannot fit in a %2-byte commit-log file")
                 .arg(size)
                 .arg(fileSize));
-    if (!m_current || m_current->isFull()) {
-        auto f = m_files.lastFileForWrite(m_files.maxOffset());
+    if (!m_current || appendPosition() >= fileSize) {
+        // A full current file is the last one (a failed roll below): the next one follows it.
+        const bool full = m_current != nullptr;
+        auto f = m_files.lastFileForWrite(
+            full ? m_current->fileFromOffset() + fileSize : m_files.maxOffset(), full);
         if (!f)
             return failure(PutMessageStatus::CreateMappedFileFailed, f.error().message());
         m_current = *f;
+        m_appendPos = m_current->wrotePosition();
     }
-    std::int64_t wrote = m_current->wrotePosition();
+    std::int64_t wrote = appendPosition();
     if (size + protocol::kBlankRecordSize > fileSize - wrote) {
         // End this file with a BLANK record (§5.5) and continue in the next one.
-        char *p = m_current->data() + wrote;
-        writeI32(p, static_cast<std::int32_t>(fileSize - wrote));
-        writeI32(p + 4, protocol::kBlankMagic);
-        m_current->setWrotePosition(fileSize);
-        auto f = m_files.lastFileForWrite(m_current->fileFromOffset() + fileSize);
-        if (!f) {
-            m_current.reset();
-            return failure(PutMessageStatus::CreateMappedFileFailed, f.error().message());
+        char blank[protocol::kBlankRecordSize];
+        writeI32(blank, static_cast<std::int32_t>(fileSize - wrote));
+        writeI32(blank + 4, protocol::kBlankMagic);
+        if (m_deferred) {
+            const size_t at = m_pendingSize;
+            std::memcpy(reservePending(sizeof blank), blank, sizeof blank);
+            m_pendingSize += sizeof blank;
+            // The file's store time stays that of its last record.
+            const std::int64_t lastTs = !m_segments.empty() && m_segments.back().file == m_current
+                ? m_segments.back().storeTs
+                : m_current->storeTimestamp();
+            addSegment(wrote, sizeof blank, at, fileSize, lastTs, false);
+            m_unwrittenBytes.fetch_add(sizeof blank, std::memory_order_release);
+            m_appendPos = fileSize;
+            m_appendEnd.store(m_current->fileFromOffset() + fileSize, std::memory_order_release);
+        } else {
+            std::memcpy(m_current->data() + wrote, blank, sizeof blank);
+            m_current->setWrotePosition(fileSize);
         }
+        auto f = m_files.lastFileForWrite(m_current->fileFromOffset() + fileSize, true);
+        if (!f) // m_current stays, full: the next append tries again
+            return failure(PutMessageStatus::CreateMappedFileFailed, f.error().message());
         m_current = *f;
+        m_appendPos = 0;
         wrote = 0;
     }
     std::int64_t &next = queueOffsetSlot(m.topic, m.queueId);
     const bool consumes = consumesQueueOffset(m.sysFlag);
     const std::int64_t queueOffset = consumes ? next : 0;
     const std::int64_t phy = m_current->fileFromOffset() + wrote;
-    if (m_syncFlush && MappedFile::syncWriteMethod() == MappedFile::SyncWriteMethod::Pwrite) {
+    if (m_deferred && m_unwrittenBytes.load(std::memory_order_relaxed) < kMaxUnwrittenBytes) {
+        protocol::encodeRecord(in, queueOffset, phy, storeTs, reservePending(size));
+        addSegment(wrote, size, m_pendingSize, wrote + size, storeTs, false);
+        m_pendingSize += static_cast<size_t>(size);
+        m_unwrittenBytes.fetch_add(size, std::memory_order_release);
+    } else if (m_syncFlush
+        && MappedFile::syncWriteMethod() == MappedFile::SyncWriteMethod::Pwrite) {
         if (m_staging.size() < static_cast<size_t>(size))
             m_staging.resize(static_cast<size_t>(size));
         protocol::encodeRecord(in, queueOffset, phy, storeTs, m_staging.data());
         if (Status s = m_current->writeAt(wrote, m_staging.data(), size); !s)
             return failure(PutMessageStatus::UnknownError, s.message());
+        if (m_deferred) // in the file, but published in order by writePending()
+            addSegment(wrote, size, 0, wrote + size, storeTs, true);
     } else {
         protocol::encodeRecord(in, queueOffset, phy, storeTs, m_current->data() + wrote);
     }
-    // Position first: whoever sees the new timestamp (acquire) also sees the record's bytes.
-    m_current->setWrotePosition(wrote + size);
-    m_current->setStoreTimestamp(storeTs);
+    if (m_deferred) {
+        m_appendPos = wrote + size;
+        m_appendEnd.store(phy + size, std::memory_order_release);
+    } else {
+        // Position first: whoever sees the new timestamp (acquire) also sees the record's bytes.
+        m_current->setWrotePosition(wrote + size);
+        m_current->setStoreTimestamp(storeTs);
+    }
     if (consumes)
         ++next;
     PutMessageResult r;
@@ -167,6 +226,47 @@ PutMessageResult CommitLog::appendLocked(
     r.storeTimestamp = storeTs;
     r.msgNum = 1;
     return r;
+}
+
+void CommitLog::writePending()
+{
+    if (!m_deferred)
+        return;
+    std::lock_guard writeLock(m_writeMutex);
+    {
+        std::lock_guard lock(m_putMutex);
+        if (m_segments.empty())
+            return;
+        m_writing.swap(m_pending);
+        m_writingSegments.swap(m_segments);
+        m_pendingSize = 0;
+    }
+    std::int64_t bytes = 0;
+    for (const Segment &seg : m_writingSegments) {
+        if (!seg.written) {
+            const char *src = m_writing.data() + seg.bufOffset;
+            if (Status s = seg.file->writeAt(seg.pos, src, seg.size); !s) {
+                // The file is preallocated: the mapping can take the bytes without SIGBUS.
+                std::memcpy(seg.file->data() + seg.pos, src, static_cast<size_t>(seg.size));
+                if (!m_writeFallback)
+                    qCWarning(lcStore).noquote()
+                        << s.message() << "- writing the commit log through its mapping until"
+                        << "pwrite works again; the flush decides what is durable";
+                m_writeFallback = true;
+            } else if (m_writeFallback) {
+                qCInfo(lcStore) << "commit-log pwrite works again";
+                m_writeFallback = false;
+            }
+        }
+        // Position first: whoever sees the new timestamp (acquire) also sees the record's bytes.
+        seg.file->setWrotePosition(seg.endPos);
+        seg.file->setStoreTimestamp(seg.storeTs);
+        bytes += seg.size;
+    }
+    m_writingSegments.clear();
+    m_unwrittenBytes.fetch_sub(bytes, std::memory_order_release);
+    if (m_appendListener)
+        m_appendListener();
 }
 
 void CommitLog::noteWriteOutcome(const PutMessageResult &r)
@@ -228,7 +328,7 @@ PutMessageResult CommitLog::append(const MessageExtBrokerInner &m)
         noteWriteOutcome(r);
         m_beginTimeInLock.store(0, std::memory_order_relaxed);
     }
-    if (r.isOk() && m_appendListener)
+    if (r.isOk() && m_appendListener && !m_deferred)
         m_appendListener();
     return r;
 }
@@ -291,7 +391,7 @@ PutMessageResult CommitLog::appendBatch(const std::vector<MessageExtBrokerInner>
             total.batchOffsets.push_back(r.wroteOffset);
         }
     }
-    if (m_appendListener)
+    if (m_appendListener && !m_deferred)
         m_appendListener();
     return total;
 }

@@ -2,19 +2,29 @@
 
 // CommitLog: the append-only message log (protocol.md §5.1, §7.2). append() assigns the physical
 // offset, the per topic-queue offset and the store timestamp under one lock and encodes the
-// record straight into the mapped file (SYNC_FLUSH with MappedFile::SyncWriteMethod::Pwrite:
-// into a staging buffer, then pwrite into the same page cache); the body CRC is computed before
-// taking the lock. A record that does not fit (+8 bytes) ends the file with a BLANK record and
-// goes to the next file. The pages ahead of the writer are mapped by PrefaultService.
+// record straight into the mapped file; the body CRC is computed before taking the lock. A record
+// that does not fit (+8 bytes) ends the file with a BLANK record and goes to the next file. The
+// pages ahead of the writer are mapped by PrefaultService.
 //
-// Threading: append/appendBatch from any thread (serialised by the put lock); select*/min/max
-// from any thread; recovery (recover*.cpp) before any of those run.
+// SYNC_FLUSH with MappedFile::SyncWriteMethod::Pwrite ("deferred writes"): append() only encodes
+// the record into an in-memory buffer under the lock; writePending(), called by the group
+// commit before each fdatasync, pwrites the buffered bytes into the file (the same page cache
+// the mapping shows) outside the put lock and only then publishes them to readers (the file's
+// wrote position). A put never waits for a pwrite that stalls on the disk, and one flush gathers
+// every writer. maxOffset() counts buffered bytes (they have their offsets); readers see bytes
+// once written. Beyond kMaxUnwrittenBytes buffered, a put pwrites its record itself.
+//
+// Threading: append/appendBatch from any thread (serialised by the put lock); writePending()
+// from any thread (serialised by its own lock); select*/min/max from any thread; recovery
+// (recover*.cpp) before any of those run.
 
 #include "storage/mappedfilequeue.h"
 #include "storage/recordutil.h"
 #include "storage/storeconfig.h"
 #include "storage/storetypes.h"
 
+#include <algorithm>
+#include <atomic>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -40,7 +50,23 @@ public:
     void setAppendListener(std::function<void()> l) { m_appendListener = std::move(l); }
 
     std::int64_t minOffset() const { return m_files.minOffset() < 0 ? 0 : m_files.minOffset(); }
-    std::int64_t maxOffset() const { return m_files.maxOffset(); }
+    /// End of the last record appended, including records not yet written into the file.
+    std::int64_t maxOffset() const
+    {
+        return m_deferred
+            ? std::max(m_files.maxOffset(), m_appendEnd.load(std::memory_order_acquire))
+            : m_files.maxOffset();
+    }
+
+    /// Deferred writes: pwrites the buffered records into their files and publishes them to
+    /// readers (then calls the append listener). A pwrite that fails (a file-size limit, say)
+    /// is replaced by a copy through the mapping of the preallocated file; the flush that
+    /// follows decides whether the bytes are durable. No-op without deferred writes.
+    void writePending();
+    /// Bytes appended but not yet written into the file (deferred writes), else 0.
+    std::int64_t unwrittenBytes() const { return m_unwrittenBytes.load(std::memory_order_acquire); }
+    bool defersWrites() const { return m_deferred; }
+    static constexpr std::int64_t kMaxUnwrittenBytes = 8 << 20;
     /// The record bytes [offset, offset+size), if stored and still mapped.
     SelectedRecord select(std::int64_t offset, std::int32_t size) const;
     /// All bytes from `offset` to the end of the written part of its file.
@@ -86,6 +112,17 @@ private:
     bool isOsPageCacheBusy(QString &remark) const;
     PutMessageResult appendLocked(
         const MessageExtBrokerInner &msg, std::int32_t bodyCrc, std::int64_t storeTs);
+    /// Where the next record goes in m_current (deferred writes: past the buffered records).
+    std::int64_t appendPosition() const
+    {
+        return m_deferred ? m_appendPos : m_current->wrotePosition();
+    }
+    /// Deferred writes: `size` bytes at `pos` of m_current; written=false: they are in
+    /// m_pending at `bufOffset`. `endPos` is the wrote position once they are written.
+    void addSegment(std::int64_t pos, std::int64_t size, size_t bufOffset, std::int64_t endPos,
+        std::int64_t storeTs, bool written);
+    /// Room for `size` more bytes in m_pending; returns where they go.
+    char *reservePending(std::int64_t size);
     std::int64_t &queueOffsetSlot(QByteArrayView topic, int queueId);
     /// Logs the first put that failed to write (full disk) and the first success after it.
     void noteWriteOutcome(const PutMessageResult &r);
@@ -94,7 +131,26 @@ private:
     std::function<std::int64_t()> m_clock;
     MappedFileQueue m_files;
     const bool m_syncFlush;
+    const bool m_deferred; // SYNC_FLUSH with pwrite: see the header comment
     std::function<void()> m_appendListener;
+
+    // Deferred writes: a run of bytes appended to one file, in append order.
+    struct Segment
+    {
+        MappedFilePtr file;
+        std::int64_t pos; // in the file
+        std::int64_t size;
+        size_t bufOffset; // in the buffer, unless written
+        std::int64_t endPos; // the file's wrote position once written (BLANK: the file size)
+        std::int64_t storeTs;
+        bool written; // pwritten by the put itself (buffer over kMaxUnwrittenBytes)
+    };
+    std::atomic<std::int64_t> m_appendEnd {0};
+    std::atomic<std::int64_t> m_unwrittenBytes {0};
+    std::mutex m_writeMutex; // serialises writePending(); taken before m_putMutex
+    std::vector<char> m_writing; // writePending() only: the buffer taken from m_pending
+    std::vector<Segment> m_writingSegments;
+    bool m_writeFallback = false; // writePending() only: the last pwrite failed
 
     // Store time taken by the current holder of the put lock, 0 when free.
     std::atomic<std::int64_t> m_beginTimeInLock {0};
@@ -109,7 +165,12 @@ private:
     std::string m_lastTopic;
     int m_lastQueueId = -1;
     std::int64_t *m_lastSlot = nullptr;
-    std::vector<char> m_staging; // SYNC_FLUSH with pwrite: the record is encoded here first
+    std::vector<char> m_staging; // a record pwritten by the put itself is encoded here first
+    // Deferred writes: m_current's next write position, and the records not yet written.
+    std::int64_t m_appendPos = 0;
+    std::vector<char> m_pending;
+    size_t m_pendingSize = 0;
+    std::vector<Segment> m_segments;
     std::int64_t m_failedWrites = 0; // puts failed by I/O since the last success
 };
 

@@ -57,13 +57,13 @@ Status MappedFileQueue::load()
     return {};
 }
 
-Result<MappedFilePtr> MappedFileQueue::lastFileForWrite(std::int64_t startOffset)
+Result<MappedFilePtr> MappedFileQueue::lastFileForWrite(std::int64_t startOffset, bool lastIsFull)
 {
     std::int64_t next = startOffset - startOffset % m_fileSize;
     {
         std::lock_guard lock(m_mutex);
         if (!m_files.empty()) {
-            if (!m_files.back()->isFull())
+            if (!lastIsFull && !m_files.back()->isFull())
                 return m_files.back();
             next = m_files.back()->fileFromOffset() + m_fileSize;
         }

@@ -48,8 +48,9 @@ public:
     QStringList loadWarnings() const { return m_loadWarnings; }
 
     /// The last file if it has room, else a new file following it (or at `startOffset` rounded
-    /// down to a file boundary when the queue is empty).
-    Result<MappedFilePtr> lastFileForWrite(std::int64_t startOffset = 0);
+    /// down to a file boundary when the queue is empty). `lastIsFull`: the caller knows the last
+    /// file is full although its wrote position does not show it yet (deferred writes).
+    Result<MappedFilePtr> lastFileForWrite(std::int64_t startOffset = 0, bool lastIsFull = false);
     MappedFilePtr lastFile() const;
     MappedFilePtr firstFile() const;
     /// The file containing global `offset`, or null.

@@ -77,8 +77,8 @@ Status MessageStore::open()
     m_commitLog.setAppendListener([this] { m_reput->wakeup(); });
     m_commitLog.files().prepareNext(m_commitLog.maxOffset());
     if (m_config.isSyncFlush()) {
-        m_groupCommit = std::make_unique<GroupCommitService>(
-            m_commitLog.files(), m_checkpoint, m_config.syncFlushTimeout);
+        m_groupCommit = std::make_unique<GroupCommitService>(m_commitLog.files(), m_checkpoint,
+            m_config.syncFlushTimeout, m_commitLog.defersWrites() ? &m_commitLog : nullptr);
         m_groupCommit->start();
     } else {
         m_flushAsync = std::make_unique<FlushCommitLogService>(m_commitLog.files(), m_checkpoint,
@@ -148,12 +148,14 @@ void MessageStore::shutdown()
     m_reput->stop();
     m_cqFlushThread->stop();
     flushConsumeQueues(0);
+    m_commitLog.writePending(); // the group commit's last flush did; nothing is left normally
     if (m_groupCommit || m_flushAsync)
         if (Status s = flushCommitLog(m_commitLog.files(), m_checkpoint, 0); !s)
             qCWarning(lcStore).noquote() << s.message();
     if (Status s = m_checkpoint.flush(); !s)
         qCWarning(lcStore).noquote() << s.message();
-    if (m_reput->dispatchBehindBytes() == 0 && m_commitLog.files().flushBacklog() == 0)
+    if (m_reput->dispatchBehindBytes() == 0 && m_commitLog.files().flushBacklog() == 0
+        && m_commitLog.unwrittenBytes() == 0)
         QFile::remove(m_config.abortPath());
     else
         qCWarning(lcStore)

@@ -275,7 +275,7 @@ StoreStats MessageStore::stats() const
     s.commitLogMinOffset = m_commitLog.minOffset();
     s.commitLogMaxOffset = m_commitLog.maxOffset();
     s.dispatchBehindBytes = dispatchBehindBytes();
-    s.flushBacklogBytes = m_commitLog.files().flushBacklog();
+    s.flushBacklogBytes = m_commitLog.files().flushBacklog() + m_commitLog.unwrittenBytes();
     s.pendingSyncFlushRequests = m_groupCommit ? m_groupCommit->pendingRequests() : 0;
     s.syncFlushCount = m_groupCommit ? m_groupCommit->flushCount() : 0;
     s.consumeQueueCount = static_cast<int>(consumeQueues().size());

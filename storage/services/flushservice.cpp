@@ -1,5 +1,6 @@
 #include "storage/services/flushservice.h"
 
+#include "storage/commitlog.h"
 #include "storage/logging.h"
 
 #include <chrono>
@@ -73,9 +74,21 @@ void FlushCommitLogService::stop()
 }
 
 GroupCommitService::GroupCommitService(
-    MappedFileQueue &files, StoreCheckpoint &checkpoint, int timeoutMs)
-    : m_files(files), m_checkpoint(checkpoint), m_timeoutMs(timeoutMs)
+    MappedFileQueue &files, StoreCheckpoint &checkpoint, int timeoutMs, CommitLog *writer)
+    : m_files(files), m_writer(writer), m_checkpoint(checkpoint), m_timeoutMs(timeoutMs)
 { }
+
+std::int64_t GroupCommitService::backlog() const
+{
+    return m_files.flushBacklog() + (m_writer ? m_writer->unwrittenBytes() : 0);
+}
+
+Status GroupCommitService::flushAll()
+{
+    if (m_writer)
+        m_writer->writePending();
+    return flushCommitLog(m_files, m_checkpoint, 0);
+}
 
 GroupCommitService::~GroupCommitService()
 {
@@ -146,7 +159,7 @@ void GroupCommitService::run()
     bool failed = false;
     while (!m_stopping.load()) {
         const Clock::time_point now = Clock::now();
-        if (failed || m_files.flushBacklog() == 0) {
+        if (failed || backlog() == 0) {
             sleepUntil(m_arrivals.load() + 1, now + kIdle);
         } else if (released > 0) {
             // Let the puts just released come back (bounded by about one flush time): one flush
@@ -186,8 +199,7 @@ void GroupCommitService::submit(std::int64_t nextOffset, PutMessageResult result
         return;
     }
     // A put that raced with shutdown: flush here so its completion still fires.
-    if (Status s = flushCommitLog(m_files, m_checkpoint, 0);
-        !s || m_files.flushedWhere() < nextOffset) {
+    if (Status s = flushAll(); !s || m_files.flushedWhere() < nextOffset) {
         result.status = PutMessageStatus::FlushDiskTimeout;
         result.remark = QStringLiteral("store shut down before the message was flushed");
     }
@@ -291,8 +303,8 @@ bool GroupCommitService::doCommit(bool final)
     // right after it, without waiting for the next flush.
     takeRequests();
     bool ok = true;
-    if (m_files.flushBacklog() > 0) {
-        if (Status s = flushCommitLog(m_files, m_checkpoint, 0); !s) {
+    if (backlog() > 0) {
+        if (Status s = flushAll(); !s) {
             ok = false;
             qCWarning(lcStoreFlush).noquote() << "group commit flush failed:" << s.message();
         } else {

@@ -10,7 +10,9 @@
 //   syncFlushTimeout. Completions run on the service thread; putting threads never wait for
 //   the disk. Right after a flush released k puts, the next flush waits (at most about one
 //   flush time) until k more puts have arrived: the writers it just released are usually about
-//   to append again, and flushing at once would split them into two half-size groups.
+//   to append again, and flushing at once would split them into two half-size groups. With a
+//   commit log that defers its writes (CommitLog::writePending), each flush first writes what
+//   the puts buffered, outside the put lock, then fdatasyncs.
 // Both record the checkpoint's physicMsgTimestamp for what they made durable.
 
 #include "storage/mappedfilequeue.h"
@@ -26,6 +28,8 @@
 #include <vector>
 
 namespace qrocket::storage {
+
+class CommitLog;
 
 /// Flushes `files` completely or by least pages and updates the checkpoint when it is durable.
 Status flushCommitLog(MappedFileQueue &files, StoreCheckpoint &checkpoint, int leastPages);
@@ -49,7 +53,10 @@ private:
 class GroupCommitService
 {
 public:
-    GroupCommitService(MappedFileQueue &files, StoreCheckpoint &checkpoint, int timeoutMs);
+    /// `writer`: the commit log whose buffered writes each flush writes first (deferred writes),
+    /// or null.
+    GroupCommitService(MappedFileQueue &files, StoreCheckpoint &checkpoint, int timeoutMs,
+        CommitLog *writer = nullptr);
     ~GroupCommitService();
     GroupCommitService(const GroupCommitService &) = delete;
     GroupCommitService &operator=(const GroupCommitService &) = delete;
@@ -89,8 +96,13 @@ private:
     /// Completes the requests the flushed offset covers; with `expire`, times out the overdue.
     void completeDurable(bool expire);
     void publishDurable();
+    /// Bytes appended but not yet durable (written or not).
+    std::int64_t backlog() const;
+    /// Writes the buffered appends, then flushes everything.
+    Status flushAll();
 
     MappedFileQueue &m_files;
+    CommitLog *m_writer;
     StoreCheckpoint &m_checkpoint;
     int m_timeoutMs;
     mutable std::mutex m_mutex; // guards m_requests, m_stopped

@@ -111,8 +111,9 @@ void tst_DiskFull::putsFailCleanlyAndResume_data()
 {
     QTest::addColumn<bool>("sync");
     QTest::addColumn<int>("method");
-    // SYNC_FLUSH through pwrite fails at the write past the limit; the mapped paths write into
-    // preallocated blocks and fail when the next file cannot be preallocated.
+    // Every path fails when the next file cannot be preallocated. SYNC_FLUSH through pwrite: the
+    // group commit's pwrite past the limit fails, and it copies those bytes through the mapping
+    // into the preallocated blocks instead; the mapped paths write there anyway.
     QTest::newRow("sync-pwrite") << true << int(MappedFile::SyncWriteMethod::Pwrite);
     QTest::newRow("sync-mmap") << true << int(MappedFile::SyncWriteMethod::Mmap);
     QTest::newRow("async-mmap") << false << int(MappedFile::SyncWriteMethod::Pwrite);
