@@ -23,6 +23,42 @@ Status ConfigManager::load()
     return st;
 }
 
+Status decodeOffsetTable(
+    QByteArrayView json, const std::function<Status(const protocol::JsonValue &table)> &read)
+{
+    auto parsed = protocol::parseJson(json);
+    if (!parsed)
+        return parsed.error();
+    const protocol::JsonValue &table = (*parsed)["offsetTable"];
+    if (!parsed->isObject() || !table.isObject())
+        return Status::corruption(QStringLiteral("no offsetTable object"));
+    return read(table);
+}
+
+Status decodeIntOffsets(
+    const protocol::JsonValue &object, IntOffsets &out, int minKey, const QString &where)
+{
+    if (!object.isObject())
+        return Status::corruption(QStringLiteral("offsets of %1 are not an object").arg(where));
+    for (const auto &[key, offset] : object.members()) {
+        bool ok = false;
+        const int id = key.toString().toInt(&ok);
+        if (!ok || id < minKey || !offset.isNumber())
+            return Status::corruption(QStringLiteral("bad offset entry '%1' in %2")
+                                          .arg(QString::fromUtf8(key.toString()), where));
+        out[id] = offset.toInteger();
+    }
+    return {};
+}
+
+void writeIntOffsets(protocol::JsonWriter &w, const IntOffsets &offsets)
+{
+    w.beginObject();
+    for (const auto &[id, offset] : offsets)
+        w.key(QByteArray::number(id)).value(offset);
+    w.endObject();
+}
+
 Status ConfigManager::persist()
 {
     std::lock_guard lock(m_persistMutex);

@@ -12,6 +12,10 @@
 // `static Result<Config> fromJson(const JsonValue &, const QByteArray &name)` and
 // `void writeJson(JsonWriter &) const`.
 //
+// And the offset files' shape, {"offsetTable":{...}} with int-keyed offset maps {"0":15}
+// (consumerOffset.json per topic@group, delayOffset.json per level): decodeOffsetTable(),
+// decodeIntOffsets(), writeIntOffsets().
+//
 // Thread-safety: load() and persist() may be called from any thread; persist() calls are
 // serialised. encode()/decode() must guard the manager's own table. VersionedConfigManager's
 // methods may be called from any thread; a subclass holds m_mutex to touch m_table/m_dataVersion.
@@ -25,6 +29,8 @@
 #include <QByteArrayView>
 #include <QString>
 
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -74,6 +80,20 @@ private:
     const char *m_what;
     std::mutex m_persistMutex; // serialises file writes
 };
+
+/// An int-keyed offset map: queue id -> offset, or delay level -> offset.
+using IntOffsets = std::map<int, std::int64_t>;
+
+/// Parses {"offsetTable":{...}} and gives the table object to `read`; Corruption when there is
+/// none, else what `read` returns.
+Status decodeOffsetTable(
+    QByteArrayView json, const std::function<Status(const protocol::JsonValue &table)> &read);
+/// Reads {"<int>":<number>,...} (also fastjson's unquoted {0:15}) into `out`. Corruption, naming
+/// `where`, when it is not an object, a key is not an int >= `minKey` or a value not a number.
+Status decodeIntOffsets(
+    const protocol::JsonValue &object, IntOffsets &out, int minKey, const QString &where);
+/// Writes {"<int>":<offset>,...}.
+void writeIntOffsets(protocol::JsonWriter &w, const IntOffsets &offsets);
 
 template<typename Config>
 class VersionedConfigManager : public ConfigManager

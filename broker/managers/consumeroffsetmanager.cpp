@@ -47,27 +47,17 @@ QByteArray ConsumerOffsetManager::key(QByteArrayView topic, QByteArrayView group
 
 Status ConsumerOffsetManager::decode(QByteArrayView json)
 {
-    auto parsed = protocol::parseJson(json);
-    if (!parsed)
-        return parsed.error();
-    const JsonValue &table = (*parsed)["offsetTable"];
-    if (!parsed->isObject() || !table.isObject())
-        return Status::corruption(QStringLiteral("no offsetTable object"));
     std::unordered_map<QByteArray, QueueOffsets> loaded;
-    for (const auto &[key, queues] : table.members()) {
-        if (!queues.isObject())
-            return Status::corruption(QStringLiteral("offsets of %1 are not an object")
-                                          .arg(QString::fromUtf8(key.toString())));
-        QueueOffsets &offsets = loaded[key.toString()];
-        for (const auto &[qid, offset] : queues.members()) {
-            bool ok = false;
-            const int queueId = qid.toString().toInt(&ok);
-            if (!ok || !offset.isNumber())
-                return Status::corruption(QStringLiteral("bad queue offset entry in %1")
-                                              .arg(QString::fromUtf8(key.toString())));
-            offsets[queueId] = offset.toInteger();
+    const Status st = decodeOffsetTable(json, [&](const JsonValue &table) -> Status {
+        for (const auto &[key, queues] : table.members()) {
+            const QByteArray name = key.toString();
+            if (Status q = decodeIntOffsets(queues, loaded[name], 0, QString::fromUtf8(name)); !q)
+                return q;
         }
-    }
+        return {};
+    });
+    if (!st)
+        return st;
     std::lock_guard lock(m_mutex);
     m_table = std::move(loaded);
     return {};
@@ -85,10 +75,8 @@ QByteArray ConsumerOffsetManager::encode() const
     JsonWriter w;
     w.beginObject().key("offsetTable").beginObject();
     for (const auto *e : entries) {
-        w.key(e->first).beginObject();
-        for (const auto &[queueId, offset] : e->second)
-            w.key(QByteArray::number(queueId)).value(offset);
-        w.endObject();
+        w.key(e->first);
+        writeIntOffsets(w, e->second);
     }
     w.endObject().endObject();
     return w.take();

@@ -19,21 +19,12 @@ QString DelayOffsetManager::filePath(const QString &storePathRootDir)
 
 Status DelayOffsetManager::decode(QByteArrayView json)
 {
-    auto parsed = protocol::parseJson(json);
-    if (!parsed)
-        return parsed.error();
-    const JsonValue &table = (*parsed)["offsetTable"];
-    if (!parsed->isObject() || !table.isObject())
-        return Status::corruption(QStringLiteral("no offsetTable object"));
-    std::map<int, std::int64_t> loaded;
-    for (const auto &[key, value] : table.members()) {
-        bool ok = false;
-        const int level = key.toString().toInt(&ok);
-        if (!ok || level <= 0 || !value.isNumber())
-            return Status::corruption(QStringLiteral("bad delay level entry '%1'")
-                                          .arg(QString::fromUtf8(key.toString())));
-        loaded[level] = value.toInteger();
-    }
+    IntOffsets loaded;
+    const Status st = decodeOffsetTable(json, [&](const JsonValue &table) {
+        return decodeIntOffsets(table, loaded, 1, QStringLiteral("the delay levels"));
+    });
+    if (!st)
+        return st;
     std::lock_guard lock(m_mutex);
     m_table = std::move(loaded);
     return {};
@@ -43,10 +34,9 @@ QByteArray DelayOffsetManager::encode() const
 {
     std::lock_guard lock(m_mutex);
     JsonWriter w;
-    w.beginObject().key("offsetTable").beginObject();
-    for (const auto &[level, offset] : m_table)
-        w.key(QByteArray::number(level)).value(offset);
-    w.endObject().endObject();
+    w.beginObject().key("offsetTable");
+    writeIntOffsets(w, m_table);
+    w.endObject();
     return w.take();
 }
 
