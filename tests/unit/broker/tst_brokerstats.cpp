@@ -7,6 +7,19 @@
 
 using qrocket::broker::BrokerStats;
 
+namespace {
+
+/// The runtime-info value of `key`, "<absent>" when it is not listed.
+QByteArray infoValue(const BrokerStats &s, const QByteArray &key)
+{
+    for (const auto &[k, v] : s.runtimeInfo())
+        if (k == key)
+            return v;
+    return QByteArray("<absent>");
+}
+
+} // namespace
+
 class tst_BrokerStats final : public QObject
 {
     Q_OBJECT
@@ -34,12 +47,7 @@ private Q_SLOTS:
     void ratesNeedEnoughSamples()
     {
         BrokerStats s;
-        auto info = [&s](const QByteArray &key) {
-            for (const auto &[k, v] : s.runtimeInfo())
-                if (k == key)
-                    return v;
-            return QByteArray("<absent>");
-        };
+        const auto info = [&s](const QByteArray &key) { return infoValue(s, key); };
         // One sample a second; 5 puts and 2 transferred messages a second, one found and one
         // missed read a second.
         for (int i = 0; i <= 10; ++i) {
@@ -68,12 +76,7 @@ private Q_SLOTS:
     void morningRecords()
     {
         BrokerStats s;
-        auto info = [&s](const QByteArray &key) {
-            for (const auto &[k, v] : s.runtimeInfo())
-                if (k == key)
-                    return v;
-            return QByteArray("<absent>");
-        };
+        const auto info = [&s](const QByteArray &key) { return infoValue(s, key); };
         QCOMPARE(info("msgPutTotalTodayMorning"), QByteArray("0"));
         s.recordMorning(100, 40);
         QCOMPARE(info("msgPutTotalTodayMorning"), QByteArray("100"));
