@@ -122,4 +122,24 @@ struct RecordDecodeResult
 /// Decodes the record at the start of `bytes`. Never reads outside `bytes`.
 RecordDecodeResult decodeRecord(QByteArrayView bytes, MessageRecordView &out, bool checkCrc);
 
+/// The input that encodes `v` again: encodeRecord(recordInputOf(v), v.queueOffset,
+/// v.physicalOffset, v.storeTimestamp) gives back the record's bytes. Views into `v`'s buffer.
+inline MessageRecordInput recordInputOf(const MessageRecordView &v)
+{
+    MessageRecordInput in;
+    in.topic = v.topic;
+    in.queueId = v.queueId;
+    in.flag = v.flag;
+    in.sysFlag = v.sysFlag;
+    in.bornTimestamp = v.bornTimestamp;
+    in.bornHost = v.bornHost;
+    in.storeHost = v.storeHost;
+    in.reconsumeTimes = v.reconsumeTimes;
+    in.preparedTransactionOffset = v.preparedTransactionOffset;
+    in.body = v.body;
+    in.properties = v.properties;
+    in.bodyCrc = v.bodyCrc;
+    return in;
+}
+
 } // namespace qrocket::protocol

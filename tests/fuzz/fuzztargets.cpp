@@ -83,20 +83,8 @@ void fuzzRecord(QByteArrayView data)
             QROCKET_CHECK(v.body.data() >= data.data()
                     && v.properties.data() + v.properties.size() <= data.data() + data.size(),
                 "record view outside the input");
-            MessageRecordInput in;
-            in.topic = v.topic;
-            in.queueId = v.queueId;
-            in.flag = v.flag;
-            in.sysFlag = v.sysFlag;
-            in.bornTimestamp = v.bornTimestamp;
-            in.bornHost = v.bornHost;
-            in.storeHost = v.storeHost;
-            in.reconsumeTimes = v.reconsumeTimes;
-            in.preparedTransactionOffset = v.preparedTransactionOffset;
-            in.body = v.body;
-            in.properties = v.properties;
-            in.bodyCrc = v.bodyCrc;
-            QROCKET_CHECK(encodeRecord(in, v.queueOffset, v.physicalOffset, v.storeTimestamp)
+            QROCKET_CHECK(
+                encodeRecord(recordInputOf(v), v.queueOffset, v.physicalOffset, v.storeTimestamp)
                     == data.sliced(pos, r.size),
                 "re-encoded record differs");
             (void)MessageProperties::parse(v.properties);

@@ -27,24 +27,6 @@ QJsonObject readJson(const QString &relative)
     return QJsonDocument::fromJson(qrocket::testing::readVectorFile(relative)).object();
 }
 
-MessageRecordInput inputFrom(const MessageRecordView &v)
-{
-    MessageRecordInput in;
-    in.topic = v.topic;
-    in.queueId = v.queueId;
-    in.flag = v.flag;
-    in.sysFlag = v.sysFlag;
-    in.bornTimestamp = v.bornTimestamp;
-    in.bornHost = v.bornHost;
-    in.storeHost = v.storeHost;
-    in.reconsumeTimes = v.reconsumeTimes;
-    in.preparedTransactionOffset = v.preparedTransactionOffset;
-    in.body = v.body;
-    in.properties = v.properties;
-    in.bodyCrc = v.bodyCrc;
-    return in;
-}
-
 // A record laid out by hand from the protocol.md §5.1 table, IPv6 born and store hosts.
 QByteArray handWrittenV6Record(QByteArrayView body, QByteArrayView topic, QByteArrayView props)
 {
@@ -174,7 +156,8 @@ private slots:
             }
 
             // Our encoder lays out the same record byte for byte.
-            QCOMPARE(encodeRecord(inputFrom(v), v.queueOffset, v.physicalOffset, v.storeTimestamp),
+            QCOMPARE(
+                encodeRecord(recordInputOf(v), v.queueOffset, v.physicalOffset, v.storeTimestamp),
                 m_commitLog.mid(pos, r.size));
             pos += r.size;
             ++complete;
@@ -299,7 +282,7 @@ private slots:
         QCOMPARE(back->commitLogOffset, std::int64_t(4096));
 
         // Encoding derives the v6 bits from the hosts.
-        MessageRecordInput in = inputFrom(v);
+        MessageRecordInput in = recordInputOf(v);
         in.sysFlag = SysFlag::Compressed;
         QCOMPARE(recordSize(in), std::int32_t(rec.size()));
         QCOMPARE(encodeRecord(in, 12, 4096, v.storeTimestamp), rec);
