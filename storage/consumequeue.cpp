@@ -235,7 +235,8 @@ void ConsumeQueue::correctMinOffset(std::int64_t commitLogMinOffset)
     m_minLogicOffset = f->fileFromOffset() + wrote;
 }
 
-int ConsumeQueue::deleteExpiredFiles(std::int64_t commitLogMinOffset)
+int ConsumeQueue::deleteExpiredFiles(
+    std::int64_t commitLogMinOffset, const std::function<void()> &beforeCorrection)
 {
     int deleted = 0;
     const auto all = m_queue.files();
@@ -254,6 +255,8 @@ int ConsumeQueue::deleteExpiredFiles(std::int64_t commitLogMinOffset)
             << "- its last unit ends below commit-log min offset" << commitLogMinOffset;
         ++deleted;
     }
+    if (deleted > 0 && beforeCorrection)
+        beforeCorrection();
     correctMinOffset(commitLogMinOffset);
     return deleted;
 }

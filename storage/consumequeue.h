@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 
 namespace qrocket::storage {
 
@@ -68,8 +69,10 @@ public:
     void truncateDirtyLogicFiles(std::int64_t phyOffset);
     /// Sets the min offset to the first unit whose commitLogOffset >= commitLogMinOffset.
     void correctMinOffset(std::int64_t commitLogMinOffset);
-    /// Deletes files (never the last) whose last unit lies below commitLogMinOffset.
-    int deleteExpiredFiles(std::int64_t commitLogMinOffset);
+    /// Deletes files (never the last) whose last unit lies below commitLogMinOffset, then
+    /// corrects the min offset (calling `beforeCorrection` in between when a file went).
+    int deleteExpiredFiles(
+        std::int64_t commitLogMinOffset, const std::function<void()> &beforeCorrection = {});
     Result<std::int64_t> flush(int leastPages) { return m_queue.flush(leastPages); }
     void destroy();
 

@@ -96,7 +96,7 @@ Status MessageStore::open()
     m_clean = std::make_unique<CleanService>(
         m_config, m_commitLog.files(),
         [this](std::int64_t minOffset) { cleanLogicFiles(minOffset); }, m_clock,
-        m_options.diskUsage);
+        m_options.diskUsage, m_options.cleanStepHook);
     m_cqFlushThread = std::make_unique<ServiceThread>();
     m_cqFlushThread->start(
         [this] {
@@ -422,8 +422,13 @@ void MessageStore::flushConsumeQueues(int leastPages)
 void MessageStore::cleanLogicFiles(std::int64_t commitLogMinOffset)
 {
     int cqFiles = 0;
-    for (ConsumeQueue *cq : consumeQueues())
-        cqFiles += cq->deleteExpiredFiles(commitLogMinOffset);
+    const CleanStepHook &hook = m_options.cleanStepHook;
+    for (ConsumeQueue *cq : consumeQueues()) {
+        std::function<void()> step; // tests only
+        if (hook)
+            step = [&] { hook(CleanStep::ConsumeQueueFilesDeleted, cq->topic(), cq->queueId()); };
+        cqFiles += cq->deleteExpiredFiles(commitLogMinOffset, step);
+    }
     const int idxFiles = m_index->deleteExpiredFiles(commitLogMinOffset);
     qCInfo(lcStoreClean).noquote()
         << "logic files below commit-log min offset" << commitLogMinOffset << ": deleted" << cqFiles

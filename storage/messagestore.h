@@ -40,6 +40,7 @@ struct StoreOptions
     std::function<std::int64_t()> clock; // ms since epoch; default: the system clock
     DiskUsageProbe diskUsage; // default: statvfs of the commit-log directory
     bool runCleanService = true; // tests drive cleanService().run() themselves
+    CleanStepHook cleanStepHook; // tests: look at the store between the steps of a cleanup
 };
 
 class MessageStore

@@ -23,12 +23,13 @@ double statvfsDiskUsage(const QString &path)
 
 CleanService::CleanService(const MessageStoreConfig &config, MappedFileQueue &commitLog,
     std::function<void(std::int64_t)> cleanLogicFiles, std::function<std::int64_t()> clock,
-    DiskUsageProbe probe)
+    DiskUsageProbe probe, CleanStepHook stepHook)
     : m_config(config)
     , m_commitLog(commitLog)
     , m_cleanLogicFiles(std::move(cleanLogicFiles))
     , m_clock(std::move(clock))
     , m_probe(probe ? std::move(probe) : DiskUsageProbe(statvfsDiskUsage))
+    , m_stepHook(std::move(stepHook))
 { }
 
 QString CleanService::refuseReason() const
@@ -145,6 +146,8 @@ CleanService::RunReport CleanService::run()
             std::this_thread::sleep_for(
                 std::chrono::milliseconds(m_config.deleteCommitLogFilesInterval));
     }
+    if (r.deletedFiles > 0 && m_stepHook)
+        m_stepHook(CleanStep::CommitLogFilesDeleted, {}, -1);
     if (r.deletedFiles > 0 && m_cleanLogicFiles)
         m_cleanLogicFiles(m_commitLog.minOffset());
     return r;

@@ -14,6 +14,7 @@
 #include "storage/mappedfilequeue.h"
 #include "storage/storeconfig.h"
 
+#include <QByteArrayView>
 #include <QStringList>
 
 #include <atomic>
@@ -22,6 +23,19 @@
 #include <mutex>
 
 namespace qrocket::storage {
+
+/// The points of a cleanup pass at which readers see the store half-cleaned, as in RocketMQ.
+enum class CleanStep : std::uint8_t {
+    /// Commit-log files are deleted; consume queues still point into them (getMessage answers
+    /// MESSAGE_WAS_REMOVING for those units).
+    CommitLogFilesDeleted,
+    /// One consume queue's files wholly below the commit-log min offset are deleted; its min
+    /// offset is not corrected yet (getMessage answers OFFSET_FOUND_NULL there).
+    ConsumeQueueFilesDeleted,
+};
+/// Test seam (StoreOptions::cleanStepHook): called on the cleaning thread at each step, with the
+/// queue for ConsumeQueueFilesDeleted (else an empty topic and -1).
+using CleanStepHook = std::function<void(CleanStep step, QByteArrayView topic, int queueId)>;
 
 /// Used / total of the partition holding `path`, in [0, 1]; negative when unknown.
 using DiskUsageProbe = std::function<double(const QString &path)>;
@@ -49,7 +63,7 @@ public:
 
     CleanService(const MessageStoreConfig &config, MappedFileQueue &commitLog,
         std::function<void(std::int64_t commitLogMinOffset)> cleanLogicFiles,
-        std::function<std::int64_t()> clock, DiskUsageProbe probe);
+        std::function<std::int64_t()> clock, DiskUsageProbe probe, CleanStepHook stepHook = {});
 
     RunReport run();
     /// Like `mqadmin deleteExpiredCommitLog`: the next runs delete expired files at any hour.
@@ -68,6 +82,7 @@ private:
     std::function<void(std::int64_t)> m_cleanLogicFiles;
     std::function<std::int64_t()> m_clock;
     DiskUsageProbe m_probe;
+    CleanStepHook m_stepHook;
     std::atomic<bool> m_diskFull {false};
     std::atomic<double> m_lastRatio {-1};
     std::atomic<int> m_manualDeleteRuns {0};

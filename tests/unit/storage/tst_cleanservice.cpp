@@ -22,6 +22,7 @@ private slots:
     void forcesDeletionAbove85Percent();
     void refusesWritesAt90PercentAndRecovers();
     void keepsFileInUseUntilGracePeriod();
+    void readsBetweenCleanupSteps();
 
 private:
     struct Env
@@ -31,8 +32,10 @@ private:
         std::atomic<double> ratio {0.5};
         std::unique_ptr<MessageStore> store;
         std::vector<PutMessageResult> puts;
+        std::function<void(CleanStep, QByteArrayView, int)> onStep;
 
-        Env(int batchMax = 10, QString deleteWhen = QStringLiteral("04"))
+        Env(int batchMax = 10, QString deleteWhen = QStringLiteral("04"), int messages = 30,
+            int bodySize = 1000)
         {
             MessageStoreConfig cfg = smallConfig(dir.path(), 4096);
             cfg.deleteWhen = deleteWhen;
@@ -41,10 +44,15 @@ private:
             opt.runCleanService = false;
             opt.clock = [this] { return now.load(); };
             opt.diskUsage = [this](const QString &) { return ratio.load(); };
+            opt.cleanStepHook = [this](CleanStep step, QByteArrayView topic, int queueId) {
+                if (onStep)
+                    onStep(step, topic, queueId);
+            };
             store = std::make_unique<MessageStore>(cfg, opt);
             QVERIFY(store->open().isOk());
-            for (int i = 0; i < 30; ++i)
-                puts.push_back(store->putMessageAndWait(message("T", 0, QByteArray(1000, 'x'))));
+            for (int i = 0; i < messages; ++i)
+                puts.push_back(
+                    store->putMessageAndWait(message("T", 0, QByteArray(bodySize, 'x'))));
             QVERIFY(store->waitForDispatch(5000));
         }
         int fileCount() const { return static_cast<int>(store->stats().commitLogFiles.size()); }
@@ -151,6 +159,77 @@ void tst_CleanService::keepsFileInUseUntilGracePeriod()
     protocol::MessageRecordView rec;
     QCOMPARE(
         protocol::decodeRecord(reader.messages[0], rec, true).status, protocol::RecordStatus::Ok);
+}
+
+// RocketMQ's two windows of a cleanup pass, stopped in deterministically through the store's
+// clean-step hook: commit-log files deleted while the consume queue still points into them
+// (MESSAGE_WAS_REMOVING), then consume-queue files deleted before the queue's min offset is
+// corrected (OFFSET_FOUND_NULL); nextBeginOffset as protocol.md §4.2.
+void tst_CleanService::readsBetweenCleanupSteps()
+{
+    // 250 small messages: about 20 per 4 KiB commit-log file, 100 units per consume-queue file.
+    // Forced deletion of the 7 oldest commit-log files removes messages 0..~139, so the first
+    // consume-queue file (units 0..99) lies wholly below the new min offset.
+    Env e(7, QStringLiteral("04"), 250, 100);
+    for (const PutMessageResult &p : e.puts)
+        QVERIFY(p.isOk());
+    const std::int64_t newMin = 7 * 4096;
+    std::int64_t firstKept = 0;
+    while (e.puts[static_cast<size_t>(firstKept)].wroteOffset < newMin)
+        ++firstKept;
+    QVERIFY2(firstKept > 100 && firstKept < 200, qPrintable(QString::number(firstKept)));
+
+    int commitLogSteps = 0, queueSteps = 0;
+    e.onStep = [&](CleanStep step, QByteArrayView topic, int queueId) {
+        MessageStore &s = *e.store;
+        if (step == CleanStep::CommitLogFilesDeleted) {
+            ++commitLogSteps;
+            QCOMPARE(s.commitLogMinOffset(), newMin);
+            QCOMPARE(s.minOffsetInQueue("T", 0), 0); // not corrected yet
+            // Every unit of the first consume-queue file points into a deleted file: scanned to
+            // the end of that file, nothing returned.
+            GetMessageResult r = s.getMessage("g", "T", 0, 0, 32);
+            QCOMPARE(r.status, GetMessageStatus::MessageWasRemoving);
+            QCOMPARE(r.messageCount(), 0);
+            QCOMPARE(r.nextBeginOffset, 100);
+            r = s.getMessage("g", "T", 0, 60, 32);
+            QCOMPARE(r.status, GetMessageStatus::MessageWasRemoving);
+            QCOMPARE(r.nextBeginOffset, 100);
+            // From 100 on, the removed units are skipped and the first kept message is found.
+            r = s.getMessage("g", "T", 0, 100, 4);
+            QCOMPARE(r.status, GetMessageStatus::Found);
+            QCOMPARE(r.messageCount(), 4);
+            QCOMPARE(r.messageQueueOffsets.front(), firstKept);
+            QCOMPARE(r.nextBeginOffset, firstKept + 4);
+        } else {
+            ++queueSteps;
+            QCOMPARE(topic, QByteArrayView("T"));
+            QCOMPARE(queueId, 0);
+            QCOMPARE(s.minOffsetInQueue("T", 0), 0); // still the deleted file's first unit
+            QCOMPARE(s.maxOffsetInQueue("T", 0), 250);
+            for (std::int64_t offset : {0, 50, 99}) {
+                const GetMessageResult r = s.getMessage("g", "T", 0, offset, 32);
+                QCOMPARE(r.status, GetMessageStatus::OffsetFoundNull);
+                QCOMPARE(r.messageCount(), 0);
+                QCOMPARE(r.nextBeginOffset, 100); // start of the next consume-queue file
+            }
+            const GetMessageResult r = s.getMessage("g", "T", 0, 100, 1);
+            QCOMPARE(r.status, GetMessageStatus::Found);
+            QCOMPARE(r.messageQueueOffsets.front(), firstKept);
+        }
+    };
+    e.ratio = 0.86; // forced: the 7 oldest files go although unexpired
+    const auto run = e.store->cleanService().run();
+    e.onStep = nullptr;
+    QCOMPARE(run.deletedFiles, 7);
+    QCOMPARE(commitLogSteps, 1);
+    QCOMPARE(queueSteps, 1);
+
+    // Afterwards the min offset is corrected: below it is OFFSET_TOO_SMALL.
+    QCOMPARE(e.store->minOffsetInQueue("T", 0), firstKept);
+    const GetMessageResult r = e.store->getMessage("g", "T", 0, 50, 32);
+    QCOMPARE(r.status, GetMessageStatus::OffsetTooSmall);
+    QCOMPARE(r.nextBeginOffset, firstKept);
 }
 
 QTEST_GUILESS_MAIN(tst_CleanService)
