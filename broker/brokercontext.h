@@ -26,6 +26,7 @@ namespace qrocket::broker {
 struct BrokerConfig;
 class BrokerConfiguration;
 class BrokerStats;
+class BrokerStatsManager;
 class TopicConfigManager;
 class SubscriptionGroupManager;
 class ConsumerOffsetManager;
@@ -41,6 +42,7 @@ struct BrokerContext
     BrokerConfig *config = nullptr;
     BrokerConfiguration *configuration = nullptr; // GET/UPDATE_BROKER_CONFIG, persisted
     BrokerStats *stats = nullptr; // runtime-info counters
+    BrokerStatsManager *statsManager = nullptr; // per-topic/group stats (VIEW_BROKER_STATS_DATA)
     storage::MessageStore *store = nullptr;
     TopicConfigManager *topics = nullptr;
     SubscriptionGroupManager *subscriptionGroups = nullptr;

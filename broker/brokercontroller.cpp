@@ -16,6 +16,7 @@
 #include "broker/processors/consumermanageprocessor.h"
 #include "broker/processors/pullmessageprocessor.h"
 #include "broker/processors/sendmessageprocessor.h"
+#include "broker/stats/brokerstatsmanager.h"
 #include "broker/transaction/endtransactionprocessor.h"
 #include "broker/transaction/transactionalmessageservice.h"
 #include "clientlib/remoting/remotingserver.h"
@@ -133,6 +134,8 @@ Status BrokerController::initialize()
         [pool = m_pullPool] { return static_cast<std::int64_t>(pool->queuedTasks()); },
         static_cast<std::int64_t>(m_pullPool->capacity()));
     m_ctx.stats = m_stats.get();
+    m_statsManager = std::make_unique<BrokerStatsManager>(m_config.brokerClusterName.toUtf8());
+    m_ctx.statsManager = m_statsManager.get();
 #ifdef QROCKET_HAVE_SCHEDULE
     auto schedule = std::make_shared<ScheduleMessageService>(m_ctx);
     schedule->installTagsCodeResolver(*m_store);
@@ -349,6 +352,7 @@ void BrokerController::sampleStats()
 {
     const storage::StoreStats st = m_store->stats();
     m_stats->sample(QDateTime::currentMSecsSinceEpoch(), st.putMessageTotal, st.getMessageTotal);
+    m_statsManager->tick(); // its 10 s / 10 min / 1 h samples, when due
 }
 
 void BrokerController::armMorningRecord()

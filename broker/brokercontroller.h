@@ -47,6 +47,7 @@ namespace qrocket::broker {
 
 class BrokerConfiguration;
 class BrokerStats;
+class BrokerStatsManager;
 class ConsumerManager;
 class ConsumerOffsetManager;
 class DelayOffsetManager;
@@ -122,6 +123,7 @@ private:
     std::unique_ptr<NamesrvRegistrar> m_registrar;
     std::unique_ptr<BrokerConfiguration> m_configuration;
     std::unique_ptr<BrokerStats> m_stats;
+    std::unique_ptr<BrokerStatsManager> m_statsManager;
     std::shared_ptr<void> m_schedule; // ScheduleMessageService, when built (broker-extras)
     std::shared_ptr<TransactionalMessageService> m_transactions; // half messages, check-back
 

@@ -11,6 +11,7 @@
 #include "broker/managers/subscriptiongroupmanager.h"
 #include "broker/managers/topicconfigmanager.h"
 #include "broker/managers/topicvalidator.h"
+#include "broker/stats/brokerstatsmanager.h"
 #include "clientlib/protocol/json.h"
 #include "clientlib/protocol/messageproperties.h"
 #include "storage/messagestore.h"
@@ -82,6 +83,7 @@ void PullMessageProcessor::executeWakeup(HeldPull &&pull)
 std::optional<RemotingCommand> PullMessageProcessor::process(const remoting::ChannelPtr &channel,
     const RemotingCommand &request, const remoting::Responder &respond, bool allowSuspend)
 {
+    const auto begin = std::chrono::steady_clock::now(); // GROUP_GET_LATENCY counts from here
     const BrokerConfig &config = *m_ctx.config;
     if (QByteArray missing = missingExtField(request,
             {"consumerGroup", "topic", "queueId", "queueOffset", "maxMsgNums", "sysFlag",
@@ -204,8 +206,15 @@ std::optional<RemotingCommand> PullMessageProcessor::process(const remoting::Cha
     response.setExt("nextBeginOffset", result.nextBeginOffset);
     response.setExt("minOffset", result.minOffset);
     response.setExt("maxOffset", result.maxOffset);
-    if (response.code == toInt(ResponseCode::Success))
+    if (response.code == toInt(ResponseCode::Success)) {
         response.body = result.concatenated();
+        if (m_ctx.statsManager)
+            m_ctx.statsManager->onGet(group, topic, queueId, result.messageCount(),
+                result.bufferTotalSize,
+                std::chrono::duration_cast<std::chrono::milliseconds>(
+                    std::chrono::steady_clock::now() - begin)
+                    .count());
+    }
 
     if (allowSuspend && (sysFlag & pullsysflag::kCommitOffset) && config.isMaster())
         m_ctx.consumerOffsets->commit(group, topic, queueId, commitOffset);

@@ -8,6 +8,7 @@
 #include "broker/managers/topicconfigmanager.h"
 #include "broker/processors/sendmessageprocessor.h"
 #include "broker/processors/sendrequestheader.h"
+#include "broker/stats/brokerstatsmanager.h"
 #include "clientlib/protocol/messageid.h"
 #include "clientlib/protocol/messageproperties.h"
 #include "storage/messagestore.h"
@@ -143,6 +144,8 @@ void ReplyMessageProcessor::processRequest(
             std::int64_t queueOffset = 0;
             const bool stored = put && putSucceeded(put->status);
             if (stored) {
+                if (ctx->statsManager)
+                    ctx->statsManager->onPut(st->msg.topic, put->msgNum, put->wroteBytes);
                 msgId = protocol::encodeOffsetMessageId(ctx->storeHostAddress, put->wroteOffset);
                 queueOffset = put->queueOffset;
             } else if (put) {

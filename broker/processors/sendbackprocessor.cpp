@@ -8,6 +8,7 @@
 #include "broker/managers/topicvalidator.h"
 #include "broker/processors/admincommon.h"
 #include "broker/schedule/schedulemessageservice.h"
+#include "broker/stats/brokerstatsmanager.h"
 #include "clientlib/protocol/messageid.h"
 #include "clientlib/protocol/messageproperties.h"
 #include "storage/messagestore.h"
@@ -149,9 +150,17 @@ void SendBackProcessor::processRequest(
     qCDebug(lcBroker) << "send back from" << (channel ? channel->remoteAddress() : QByteArray())
                       << "offset" << *offset << "->" << inner.topic << inner.queueId
                       << "reconsumeTimes" << inner.reconsumeTimes;
+    // RocketMQ counts a stored send-back under the message's first topic, and the schedule
+    // topic's put when it went there.
     m_ctx.store->putMessage(inner,
-        [request = std::move(request), respond = std::move(respond)](
-            const storage::PutMessageResult &r) {
+        [request = std::move(request), respond = std::move(respond), ctx = &m_ctx, group,
+            backTopic = props.value(MessageConst::RetryTopic),
+            scheduled = inner.topic == topics::kSchedule](const storage::PutMessageResult &r) {
+            if (r.isOk() && ctx->statsManager) {
+                if (scheduled)
+                    ctx->statsManager->onTopicPut(topics::kSchedule, 1, r.wroteBytes);
+                ctx->statsManager->onSendBack(group, backTopic);
+            }
             if (r.isOk())
                 respond(makeResponse(request, toInt(ResponseCode::Success)));
             else

@@ -7,6 +7,7 @@
 #include "broker/managers/topicconfigmanager.h"
 #include "broker/managers/topicvalidator.h"
 #include "broker/processors/sendrequestheader.h"
+#include "broker/stats/brokerstatsmanager.h"
 #include "broker/transaction/transactionalmessage.h"
 #include "clientlib/protocol/messagebatch.h"
 #include "clientlib/protocol/messageid.h"
@@ -64,6 +65,14 @@ bool statusHasResult(PutMessageStatus s)
 {
     return s == PutMessageStatus::PutOk || s == PutMessageStatus::FlushDiskTimeout
         || s == PutMessageStatus::FlushSlaveTimeout || s == PutMessageStatus::SlaveNotAvailable;
+}
+
+/// RocketMQ's send statistics for a put that stored (sendOK): the topic it went to (the
+/// schedule topic for a delayed message), the messages of a batch and its bytes as one call.
+void countPut(BrokerContext &ctx, const QByteArray &topic, const PutMessageResult &r)
+{
+    if (ctx.statsManager && statusHasResult(r.status))
+        ctx.statsManager->onPut(topic, r.msgNum, r.wroteBytes);
 }
 
 QByteArray property(QByteArrayView name, QByteArrayView value)
@@ -330,8 +339,10 @@ void SendMessageProcessor::sendOne(const remoting::ChannelPtr &channel,
     }
 
     const int replyQueueId = header.queueId; // the requested queue, even for delayed messages
-    m_ctx.store->putMessage(
-        msg, [respond = std::move(respond), ctx = &m_ctx, replyQueueId](const PutMessageResult &r) {
+    m_ctx.store->putMessage(msg,
+        [respond = std::move(respond), ctx = &m_ctx, replyQueueId, topic = msg.topic](
+            const PutMessageResult &r) {
+            countPut(*ctx, topic, r);
             respond(sendReply(r, ctx->storeHostAddress, replyQueueId, *ctx->config));
         });
 }
@@ -383,7 +394,9 @@ void SendMessageProcessor::sendBatch(const remoting::ChannelPtr &channel,
     }
     const int replyQueueId = header.queueId;
     m_ctx.store->putMessages(msgs,
-        [respond = std::move(respond), ctx = &m_ctx, replyQueueId](const PutMessageResult &r) {
+        [respond = std::move(respond), ctx = &m_ctx, replyQueueId, topic = header.topic](
+            const PutMessageResult &r) {
+            countPut(*ctx, topic, r);
             respond(sendReply(r, ctx->storeHostAddress, replyQueueId, *ctx->config));
         });
 }
