@@ -13,6 +13,7 @@ set(QROCKET_BROKER_EXTRAS_SOURCES
     processors/adminconfig.cpp
     processors/adminforward.cpp
     processors/adminmore.cpp
+    processors/adminstats.cpp
     processors/lockprocessor.cpp
     processors/replymessageprocessor.cpp
     processors/extrasregistry.cpp

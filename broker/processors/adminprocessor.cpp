@@ -50,6 +50,8 @@ const std::vector<int> &AdminProcessor::requestCodes()
         toInt(RequestCode::QueryConsumeQueue),
         toInt(RequestCode::GetAllProducerInfo),
         toInt(RequestCode::InvokeBrokerToGetConsumerStatus),
+        toInt(RequestCode::ViewBrokerStatsData),
+        toInt(RequestCode::CleanUnusedTopic),
     };
     return codes;
 }
@@ -95,6 +97,10 @@ RemotingCommand AdminProcessor::handle(const RemotingCommand &request)
         return queryConsumeQueue(request);
     case toInt(RequestCode::GetAllProducerInfo):
         return allProducerInfo(request);
+    case toInt(RequestCode::ViewBrokerStatsData):
+        return viewBrokerStatsData(request);
+    case toInt(RequestCode::CleanUnusedTopic):
+        return cleanUnusedTopic(request);
     case toInt(RequestCode::DeleteTopicInBroker):
         return deleteTopic(request);
     case toInt(RequestCode::GetAllTopicConfig):

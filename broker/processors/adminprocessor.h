@@ -15,6 +15,7 @@
 //   more      303 QUERY_CONSUME_TIME_SPAN, 314 CLONE_GROUP_OFFSET, 317 GET_BROKER_CONSUME_STATS,
 //             321 QUERY_CONSUME_QUEUE, 328 GET_ALL_PRODUCER_INFO, 223
 //             INVOKE_BROKER_TO_GET_CONSUMER_STATUS (asks each consumer with 221) (adminmore.cpp)
+//   stats     315 VIEW_BROKER_STATS_DATA, 316 CLEAN_UNUSED_TOPIC           (adminstats.cpp)
 //
 // Every request is answered (unknown codes with 3 REQUEST_CODE_NOT_SUPPORTED); a malformed one
 // gets 1 with a remark, never a crash. Forwarded requests are answered when the client replies
@@ -86,6 +87,9 @@ private:
     Command queryConsumeQueue(const Command &request);
     Command allProducerInfo(const Command &request);
     void consumerStatus(const Command &request, remoting::Responder respond);
+    // adminstats.cpp
+    Command viewBrokerStatsData(const Command &request);
+    Command cleanUnusedTopic(const Command &request);
 
     QByteArray brokerName() const;
 
