@@ -11,8 +11,10 @@
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
+#include <QSaveFile>
 
 #include <algorithm>
+#include <fcntl.h>
 #include <future>
 #include <unistd.h>
 
@@ -62,6 +64,10 @@ Status MessageStore::open()
         m_commitLog, [this](const protocol::MessageRecordView &rec, std::int64_t off) {
             return dispatch(rec, off);
         });
+    if (Status s = loadDeletedTopics(); !s) {
+        m_lock.release();
+        return s;
+    }
     StoreRecovery recovery(*this);
     if (Status s = recovery.run(lastExitOk); !s) {
         m_lock.release();
@@ -279,15 +285,9 @@ bool MessageStore::dispatch(const protocol::MessageRecordView &rec, std::int64_t
         if (!cq || rec.queueId != m_dispatchQueueId
             || std::string_view(rec.topic.data(), static_cast<size_t>(rec.topic.size()))
                 != m_dispatchTopic) {
-            if (!m_deletedTopics.empty() && !findConsumeQueue(rec.topic, rec.queueId)) {
-                const std::string_view topic(
-                    rec.topic.data(), static_cast<size_t>(rec.topic.size()));
-                if (auto it = m_deletedTopics.find(topic); it != m_deletedTopics.end()) {
-                    if (offset < it->second)
-                        return true; // appended before its topic was deleted
-                    m_deletedTopics.erase(it); // re-created
-                }
-            }
+            // Records after it belong to the same queue: checked once per run of a queue.
+            if (offset < m_deletedBelow && isDeletedRecordLocked(rec.topic, offset))
+                return true; // appended before its topic was deleted
             cq = findOrCreateConsumeQueue(rec.topic, rec.queueId);
             m_dispatchQueue = cq;
             m_dispatchQueueId = rec.queueId;
@@ -323,6 +323,71 @@ bool MessageStore::dispatch(const protocol::MessageRecordView &rec, std::int64_t
     if (toQueue && m_arrivalListener && m_open.load(std::memory_order_relaxed))
         m_arrivalListener(rec.topic, rec.queueId, rec.queueOffset, tagsCode, rec.storeTimestamp);
     return true;
+}
+
+bool MessageStore::isDeletedRecordLocked(QByteArrayView topic, std::int64_t offset) const
+{
+    const auto it
+        = m_deletedTopics.find(std::string_view(topic.data(), static_cast<size_t>(topic.size())));
+    return it != m_deletedTopics.end() && offset < it->second;
+}
+
+Status MessageStore::loadDeletedTopics()
+{
+    const QString path = m_config.deletedTopicsPath();
+    QFile f(path);
+    if (!f.exists())
+        return {};
+    if (!f.open(QIODevice::ReadOnly))
+        return Status::ioError(QStringLiteral("cannot read %1: %2").arg(path, f.errorString()));
+    std::lock_guard lock(m_dispatchMutex);
+    // One line per topic: "<commit-log offset> <topic>".
+    for (const QByteArray &line : f.readAll().split('\n')) {
+        if (line.isEmpty())
+            continue;
+        const qsizetype sp = line.indexOf(' ');
+        bool ok = false;
+        const std::int64_t offset = sp > 0 ? line.left(sp).toLongLong(&ok) : 0;
+        if (!ok || sp + 1 >= line.size()) {
+            qCWarning(lcStoreRecovery).noquote()
+                << "ignoring malformed line in" << path << ":" << line.left(200);
+            continue;
+        }
+        m_deletedTopics[line.mid(sp + 1).toStdString()] = offset;
+        m_deletedBelow = std::max(m_deletedBelow, offset);
+    }
+    if (!m_deletedTopics.empty())
+        qCInfo(lcStoreRecovery).noquote()
+            << m_deletedTopics.size() << "deleted topic(s) from" << path
+            << "- their records stored before the deletion are not dispatched";
+    return {};
+}
+
+Status MessageStore::saveDeletedTopicsLocked()
+{
+    const QString path = m_config.deletedTopicsPath();
+    if (m_deletedTopics.empty()) {
+        if (QFile::exists(path) && !QFile::remove(path))
+            return Status::ioError(QStringLiteral("cannot remove %1").arg(path));
+        return {};
+    }
+    QByteArray text;
+    for (const auto &[topic, offset] : m_deletedTopics)
+        text += QByteArray::number(static_cast<qint64>(offset)) + ' '
+            + QByteArray::fromStdString(topic) + '\n';
+    QSaveFile f(path); // writes a temporary file, syncs it and renames it over `path`
+    if (!f.open(QIODevice::WriteOnly) || f.write(text) != text.size() || !f.commit())
+        return Status::ioError(QStringLiteral("cannot write %1: %2").arg(path, f.errorString()));
+    // The rename itself is durable once the directory is.
+    const int dirFd = ::open(QFile::encodeName(m_config.storePathRootDir).constData(),
+        O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const bool synced = dirFd >= 0 && ::fsync(dirFd) == 0;
+    if (dirFd >= 0)
+        ::close(dirFd);
+    if (!synced)
+        return Status::ioError(
+            QStringLiteral("cannot sync directory %1").arg(m_config.storePathRootDir));
+    return {};
 }
 
 ConsumeQueue *MessageStore::findConsumeQueue(QByteArrayView topic, int queueId) const
@@ -366,8 +431,14 @@ int MessageStore::deleteTopics(const QList<QByteArray> &topics)
                 }
             }
             m_deletedTopics[topic.toStdString()] = appended;
+            m_deletedBelow = std::max(m_deletedBelow, appended);
             m_commitLog.removeTopicQueueOffsets(topic);
         }
+        // Recorded before the files go: a crash in between leaves stale queues that the next
+        // open recognises (loadConsumeQueues), never re-created ones.
+        if (Status s = saveDeletedTopicsLocked(); !s)
+            qCCritical(lcStore).noquote()
+                << s.message() << "- after a crash, recovery may re-create the deleted queues";
         m_dispatchQueue = nullptr;
         m_dispatchQueueId = -1;
         m_dispatchTopic.clear();
@@ -430,6 +501,19 @@ void MessageStore::cleanLogicFiles(std::int64_t commitLogMinOffset)
         cqFiles += cq->deleteExpiredFiles(commitLogMinOffset, step);
     }
     const int idxFiles = m_index->deleteExpiredFiles(commitLogMinOffset);
+    {
+        // Deleted topics whose old records are all gone need no entry any more.
+        std::lock_guard lock(m_dispatchMutex);
+        if (std::erase_if(m_deletedTopics,
+                [&](const auto &entry) { return entry.second <= commitLogMinOffset; })
+            > 0) {
+            m_deletedBelow = 0;
+            for (const auto &[topic, offset] : m_deletedTopics)
+                m_deletedBelow = std::max(m_deletedBelow, offset);
+            if (Status s = saveDeletedTopicsLocked(); !s)
+                qCWarning(lcStoreClean).noquote() << s.message();
+        }
+    }
     qCInfo(lcStoreClean).noquote()
         << "logic files below commit-log min offset" << commitLogMinOffset << ": deleted" << cqFiles
         << "consume-queue and" << idxFiles << "index files";

@@ -117,8 +117,11 @@ public:
     /// DELETE_TOPIC_IN_BROKER (RocketMQ's DefaultMessageStore.deleteTopics): removes the consume
     /// queues of `topics` (files, directories, in-memory state) and their next queue offsets,
     /// so that a re-created topic starts at queue offset 0. Records already in the commit log
-    /// stay until they age out; reput no longer files them under the deleted topic. Safe
-    /// against concurrent dispatch and reads. Returns the number of consume queues deleted.
+    /// stay until they age out; reput no longer files them under the deleted topic, also after
+    /// a restart: each topic is recorded in `deletedTopics` (config().deletedTopicsPath()) with
+    /// the commit-log end at deletion, below which its records are never dispatched again (the
+    /// entry goes once the commit log starts past it). Safe against concurrent dispatch and
+    /// reads. Returns the number of consume queues deleted.
     int deleteTopics(const QList<QByteArray> &topics);
 
     ConsumeQueue *findConsumeQueue(QByteArrayView topic, int queueId) const;
@@ -135,6 +138,15 @@ private:
     void completePut(PutMessageResult r, bool wait, PutCallback &&done);
     void cleanLogicFiles(std::int64_t commitLogMinOffset);
     Status loadConsumeQueues();
+    /// A loaded queue of a deleted topic holding records from before the deletion.
+    bool isStaleDeletedQueue(ConsumeQueue &cq);
+    /// Reads `deletedTopics` into m_deletedTopics (before recovery dispatches anything).
+    Status loadDeletedTopics();
+    /// Writes m_deletedTopics durably (temporary file, fsync, rename, fsync of the directory).
+    /// Caller holds m_dispatchMutex.
+    Status saveDeletedTopicsLocked();
+    /// A record of a deleted topic stored before the deletion. Caller holds m_dispatchMutex.
+    bool isDeletedRecordLocked(QByteArrayView topic, std::int64_t offset) const;
     std::int64_t now() const { return m_clock(); }
 
     MessageStoreConfig m_config;
@@ -167,9 +179,11 @@ private:
     // Held by dispatch() and deleteTopics(): no consume-queue write runs while a topic goes.
     std::mutex m_dispatchMutex;
     // Deleted topic -> commit-log max offset at deletion: older records of it are not filed
-    // again (dispatch() only; guarded by m_dispatchMutex).
+    // again; persisted in `deletedTopics`. Guarded by m_dispatchMutex, like m_deletedBelow (the
+    // largest of those offsets: dispatch() looks nothing up at or past it).
     std::unordered_map<std::string, std::int64_t, TransparentStringHash, std::equal_to<>>
         m_deletedTopics;
+    std::int64_t m_deletedBelow = 0;
     std::atomic<std::int64_t> m_lastDispatchedStoreTs {0};
     // dispatch() only (reput thread, or recovery before it starts): the last consume queue
     // written; deleteTopics() resets it under m_dispatchMutex.

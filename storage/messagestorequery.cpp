@@ -9,6 +9,7 @@
 
 #include <QDir>
 
+#include <limits>
 #include <thread>
 
 namespace qrocket::storage {
@@ -30,9 +31,34 @@ Status MessageStore::loadConsumeQueues()
             ConsumeQueue *cq = findOrCreateConsumeQueue(topic.toUtf8(), queueId);
             if (Status s = cq->load(); !s)
                 return s;
+            if (isStaleDeletedQueue(*cq)) {
+                // deleteTopics() recorded the topic but did not get to delete this queue.
+                qCInfo(lcStoreRecovery).noquote()
+                    << "deleting" << td.filePath(qid)
+                    << "- its topic was deleted after these units were written";
+                cq->destroy();
+                char buf[160];
+                std::unique_lock lock(m_cqMutex);
+                m_consumeQueues.erase(std::string(topicQueueKey(cq->topic(), queueId, buf)));
+            }
         }
+        root.rmdir(topic); // only when it is empty now
     }
     return {};
+}
+
+bool MessageStore::isStaleDeletedQueue(ConsumeQueue &cq)
+{
+    std::lock_guard lock(m_dispatchMutex);
+    const auto it = m_deletedTopics.find(
+        std::string_view(cq.topic().constData(), static_cast<size_t>(cq.topic().size())));
+    const MappedFilePtr first = it == m_deletedTopics.end() ? nullptr : cq.files().firstFile();
+    if (!first)
+        return false;
+    // A queue re-created after the deletion starts at a record past it.
+    const ConsumeQueue::Unit u = ConsumeQueue::decodeUnit(first->data());
+    return u.size > 0 && u.size != std::numeric_limits<std::int32_t>::max()
+        && u.commitLogOffset < it->second;
 }
 
 GetMessageResult MessageStore::getMessage(QByteArrayView /*group*/, QByteArrayView topic,

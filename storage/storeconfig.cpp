@@ -37,6 +37,10 @@ QString MessageStoreConfig::lockPath() const
 {
     return storePathRootDir + QStringLiteral("/lock");
 }
+QString MessageStoreConfig::deletedTopicsPath() const
+{
+    return storePathRootDir + QStringLiteral("/deletedTopics");
+}
 
 void MessageStoreConfig::bind(ConfigSchema &s)
 {

@@ -75,6 +75,8 @@ struct MessageStoreConfig
     QString checkpointPath() const;
     QString abortPath() const;
     QString lockPath() const;
+    /// Deleted topics and the commit-log offset below which their records stay unfiled.
+    QString deletedTopicsPath() const;
 
     /// Registers every key on `schema` (fields must outlive it). Important keys are the ones
     /// `-m` prints.

@@ -4,6 +4,7 @@
 #include "storetestutil.h"
 
 #include <QDir>
+#include <QMap>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -38,6 +39,8 @@ private slots:
     void scheduleTopicTagsCodeIsDeliveryTime();
     void statsReportOffsetsAndFiles();
     void deleteTopicsRemovesQueuesAndRestartsOffsets();
+    void deletedTopicStaysDeletedAfterCrash();
+    void staleQueueOfDeletedTopicIsDropped();
 };
 
 namespace {
@@ -451,6 +454,109 @@ void tst_MessageStore::deleteTopicsRemovesQueuesAndRestartsOffsets()
     QCOMPARE(readBody("Del", 0), QByteArray("new"));
     QVERIFY(!f.store->findConsumeQueue("Del", 1));
     QCOMPARE(f.put(message("Del", 1, "y")).queueOffset, 0);
+}
+
+// Crash recovery re-dispatches the commit log from the checkpoint's file on: the records a deleted
+// topic left there must not re-create its queues, while the same topic re-created after the
+// delete keeps its new messages.
+void tst_MessageStore::deletedTopicStaysDeletedAfterCrash()
+{
+    Fixture f;
+    for (int q = 0; q < 2; ++q)
+        for (int i = 0; i < 5; ++i)
+            QVERIFY(f.put(message("Del", q, "old")).isOk());
+    QVERIFY(f.put(message("Keep", 0, "k0")).isOk());
+    QVERIFY(f.store->waitForDispatch(5000));
+    QCOMPARE(f.store->deleteTopics({QByteArrayLiteral("Del")}), 2);
+    QCOMPARE(f.put(message("Del", 0, "new")).queueOffset, 0);
+    // The deleted records come last in the commit log for queue 1: no other queue's progress
+    // hides them from a restart.
+    QVERIFY(f.put(message("Keep", 0, "k1")).isOk());
+    QVERIFY(f.store->waitForDispatch(5000));
+
+    auto readBody = [&](QByteArrayView topic, int queueId, std::int64_t offset) {
+        const GetMessageResult r = f.store->getMessage("g", topic, queueId, offset, 1);
+        protocol::MessageRecordView rec;
+        if (r.status != GetMessageStatus::Found
+            || protocol::decodeRecord(r.messages[0], rec, true).status
+                != protocol::RecordStatus::Ok)
+            return QByteArray();
+        return rec.body.toByteArray();
+    };
+    auto check = [&] {
+        QVERIFY(!f.store->recoveryReport().lastExitOk);
+        QVERIFY(f.store->recoveryReport().redispatchFromOffset == 0);
+        QVERIFY(!f.store->findConsumeQueue("Del", 1));
+        QVERIFY(!QDir(f.store->config().consumeQueueDir() + QStringLiteral("/Del/1")).exists());
+        QCOMPARE(
+            f.store->getMessage("g", "Del", 1, 0, 1).status, GetMessageStatus::NoMatchedLogicQueue);
+        QCOMPARE(f.store->maxOffsetInQueue("Del", 0), 1);
+        QCOMPARE(readBody("Del", 0, 0), QByteArray("new"));
+        QCOMPARE(f.store->maxOffsetInQueue("Keep", 0), 2);
+        QCOMPARE(readBody("Keep", 0, 1), QByteArray("k1"));
+    };
+    auto crashAndReopen = [&] {
+        f.store->shutdown();
+        QFile abort(f.dir.path() + QStringLiteral("/abort"));
+        QVERIFY(abort.open(QIODevice::WriteOnly)); // as if the process had died
+        abort.close();
+        f.store.reset();
+        f.open();
+    };
+    crashAndReopen();
+    check();
+    // Still so after a second crash, and writes go on where the re-created topic left off.
+    crashAndReopen();
+    check();
+    QCOMPARE(f.put(message("Del", 0, "new2")).queueOffset, 1);
+    QCOMPARE(f.put(message("Del", 1, "y")).queueOffset, 0);
+    QVERIFY(f.store->waitForDispatch(5000));
+    QCOMPARE(readBody("Del", 1, 0), QByteArray("y"));
+    QCOMPARE(readBody("Del", 0, 1), QByteArray("new2"));
+}
+
+void tst_MessageStore::staleQueueOfDeletedTopicIsDropped()
+{
+    Fixture f(false, 4096);
+    for (int i = 0; i < 3; ++i)
+        QVERIFY(f.put(message("Del", 0, "old")).isOk());
+    QVERIFY(f.store->waitForDispatch(5000));
+    const QString cqDir = f.store->config().consumeQueueDir() + QStringLiteral("/Del/0");
+    QMap<QString, QByteArray> saved;
+    for (const QString &name : QDir(cqDir).entryList(QDir::Files))
+        saved[name] = readFile(cqDir + u'/' + name);
+    QVERIFY(!saved.isEmpty());
+    QCOMPARE(f.store->deleteTopics({QByteArrayLiteral("Del")}), 1);
+    const QString marker = f.store->config().deletedTopicsPath();
+    QVERIFY(QFile::exists(marker));
+    for (int i = 0; i < 20; ++i) // several 4 KiB commit-log files
+        QVERIFY(f.put(message("Keep", 0, QByteArray(1000, 'k'))).isOk());
+    QVERIFY(f.store->waitForDispatch(5000));
+    f.store->shutdown();
+
+    // As if the process had died after recording the deletion, before deleting the files.
+    QVERIFY(QDir().mkpath(cqDir));
+    for (auto it = saved.cbegin(); it != saved.cend(); ++it) {
+        QFile out(cqDir + u'/' + it.key());
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        QCOMPARE(out.write(it.value()), it.value().size());
+    }
+    QFile abort(f.dir.path() + QStringLiteral("/abort"));
+    QVERIFY(abort.open(QIODevice::WriteOnly));
+    abort.close();
+    f.store.reset();
+    f.open(false, 4096);
+    QVERIFY(!f.store->findConsumeQueue("Del", 0));
+    QVERIFY(!QDir(f.store->config().consumeQueueDir() + QStringLiteral("/Del")).exists());
+    QCOMPARE(f.store->maxOffsetInQueue("Keep", 0), 20);
+    QCOMPARE(f.put(message("Del", 0, "new")).queueOffset, 0);
+
+    // Once cleanup has removed every commit-log file from before the deletion, the entry goes.
+    f.now += 4LL * 24 * 3600 * 1000; // past fileReservedTime (72 h)
+    f.store->cleanService().requestManualDelete();
+    QVERIFY(f.store->cleanService().run().deletedFiles > 0);
+    QVERIFY(f.store->commitLogMinOffset() >= 4096);
+    QVERIFY(!QFile::exists(marker));
 }
 
 QTEST_GUILESS_MAIN(tst_MessageStore)
