@@ -196,15 +196,15 @@ PutMessageResult CommitLog::appendLocked(
         addSegment(wrote, size, m_pendingSize, wrote + size, storeTs, false);
         m_pendingSize += static_cast<size_t>(size);
         m_unwrittenBytes.fetch_add(size, std::memory_order_release);
-    } else if (m_syncFlush
-        && MappedFile::syncWriteMethod() == MappedFile::SyncWriteMethod::Pwrite) {
+    } else if (m_deferred) {
+        // The buffer is full (the disk is far behind): pwrite here, under the lock.
         if (m_staging.size() < static_cast<size_t>(size))
             m_staging.resize(static_cast<size_t>(size));
         protocol::encodeRecord(in, queueOffset, phy, storeTs, m_staging.data());
         if (Status s = m_current->writeAt(wrote, m_staging.data(), size); !s)
             return failure(PutMessageStatus::UnknownError, s.message());
-        if (m_deferred) // in the file, but published in order by writePending()
-            addSegment(wrote, size, 0, wrote + size, storeTs, true);
+        // In the file, but published in order by writePending().
+        addSegment(wrote, size, 0, wrote + size, storeTs, true);
     } else {
         protocol::encodeRecord(in, queueOffset, phy, storeTs, m_current->data() + wrote);
     }
@@ -261,7 +261,8 @@ void CommitLog::writePending()
         // Position first: whoever sees the new timestamp (acquire) also sees the record's bytes.
         seg.file->setWrotePosition(seg.endPos);
         seg.file->setStoreTimestamp(seg.storeTs);
-        bytes += seg.size;
+        if (!seg.written)
+            bytes += seg.size;
     }
     m_writingSegments.clear();
     m_unwrittenBytes.fetch_sub(bytes, std::memory_order_release);

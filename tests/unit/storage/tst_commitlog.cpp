@@ -31,6 +31,7 @@ private slots:
     void refusesWhenNotWritable();
     void osPageCacheBusyWhenPutLockHeldTooLong();
     void findsPropertiesLikeJava();
+    void deferredWritesArePublishedInOrder();
 };
 
 void tst_CommitLog::readsGoldenExcerpt()
@@ -242,6 +243,67 @@ void tst_CommitLog::findsPropertiesLikeJava()
                  "A")
                  .toByteArray(),
         QByteArray("1"));
+}
+
+// SYNC_FLUSH with pwrite: appends are buffered (offsets assigned, maxOffset() counts them, readers
+// do not see them) until writePending() writes and publishes them, across a file roll and past the
+// buffer limit (where a put writes its record itself, published in order all the same).
+void tst_CommitLog::deferredWritesArePublishedInOrder()
+{
+    QCOMPARE(MappedFile::syncWriteMethod(), MappedFile::SyncWriteMethod::Pwrite);
+    QTemporaryDir dir;
+    constexpr std::int64_t kFile = 1024 * 1024;
+    MessageStoreConfig cfg = smallConfig(dir.path(), kFile);
+    cfg.flushDiskType = QStringLiteral("SYNC_FLUSH");
+    std::int64_t now = 1796013328661;
+    CommitLog log(cfg, [&] { return now++; });
+    QVERIFY(log.defersWrites());
+    int listened = 0;
+    log.setAppendListener([&] { ++listened; });
+
+    const PutMessageResult first = log.append(message("A", 0, "one"));
+    QVERIFY(first.isOk());
+    QCOMPARE(log.maxOffset(), first.wroteBytes);
+    QCOMPARE(log.unwrittenBytes(), first.wroteBytes);
+    QVERIFY(!log.select(first.wroteOffset, first.wroteBytes).isValid());
+    QCOMPARE(listened, 0);
+    log.writePending();
+    QCOMPARE(listened, 1);
+    QCOMPARE(log.unwrittenBytes(), 0);
+    QVERIFY(log.select(first.wroteOffset, first.wroteBytes).isValid());
+    // In the file itself, not only in the mapping.
+    QCOMPARE(readFile(dir.path() + QStringLiteral("/commitlog/00000000000000000000"))
+                 .left(first.wroteBytes),
+        log.select(0, first.wroteBytes).bytes.toByteArray());
+
+    // Past one file and past the buffer limit without a single writePending().
+    std::vector<PutMessageResult> puts {first};
+    while (log.maxOffset() < CommitLog::kMaxUnwrittenBytes + 2 * kFile) {
+        puts.push_back(log.append(message("A", 0, QByteArray(1000, char('a' + puts.size() % 26)))));
+        QVERIFY(puts.back().isOk());
+    }
+    QCOMPARE(log.maxOffset(), puts.back().wroteOffset + puts.back().wroteBytes);
+    QVERIFY(log.unwrittenBytes() >= CommitLog::kMaxUnwrittenBytes);
+    QVERIFY(log.unwrittenBytes() < log.maxOffset() - first.wroteBytes); // some wrote themselves
+    QVERIFY(!log.select(puts[1].wroteOffset, puts[1].wroteBytes).isValid());
+    QVERIFY(!log.select(puts.back().wroteOffset, puts.back().wroteBytes).isValid());
+    log.writePending();
+    QCOMPARE(log.unwrittenBytes(), 0);
+    QVERIFY(log.files().fileCount() > 10);
+    for (size_t i = 0; i < puts.size(); ++i) {
+        const SelectedRecord sel = log.select(puts[i].wroteOffset, puts[i].wroteBytes);
+        QVERIFY(sel.isValid());
+        protocol::MessageRecordView rec;
+        QCOMPARE(protocol::decodeRecord(sel.bytes, rec, true).status, protocol::RecordStatus::Ok);
+        QCOMPARE(rec.physicalOffset, puts[i].wroteOffset);
+        QCOMPARE(rec.queueOffset, static_cast<std::int64_t>(i));
+    }
+    // Every full file ends with its BLANK record, published with it.
+    const auto files = log.files().files();
+    for (size_t i = 0; i + 1 < files.size(); ++i) {
+        QCOMPARE(files[i]->wrotePosition(), kFile);
+        QVERIFY(files[i]->storeTimestamp() > 0);
+    }
 }
 
 QTEST_APPLESS_MAIN(tst_CommitLog)
