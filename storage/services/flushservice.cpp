@@ -158,14 +158,14 @@ void GroupCommitService::run()
     Clock::duration flushTime {}; // moving average of one flush
     bool failed = false;
     while (!m_stopping.load()) {
-        const Clock::time_point now = Clock::now();
-        if (failed || backlog() == 0) {
-            sleepUntil(m_arrivals.load() + 1, now + kIdle);
-        } else if (released > 0) {
-            // Let the puts just released come back (bounded by about one flush time): one flush
-            // for all of them instead of two for halves.
-            sleepUntil(
-                releasedAt + released, now + std::min<Clock::duration>(flushTime, kMaxLinger));
+        if (failed || backlog() == 0)
+            sleepUntil(m_arrivals.load() + 1, Clock::now() + kIdle);
+        if (!failed && released > 0 && backlog() > 0) {
+            // Let the puts just released come back (bounded by about one flush time from the
+            // first one): one flush for all of them instead of one for the first few and one
+            // for the rest.
+            sleepUntil(releasedAt + released,
+                Clock::now() + std::min<Clock::duration>(flushTime, kMaxLinger));
         }
         const std::uint64_t before = m_arrivals.load();
         const Clock::time_point t0 = Clock::now();

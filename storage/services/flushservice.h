@@ -9,10 +9,10 @@
 //   appended so far and completes each request (PUT_OK), or FLUSH_DISK_TIMEOUT after
 //   syncFlushTimeout. Completions run on the service thread; putting threads never wait for
 //   the disk. Right after a flush released k puts, the next flush waits (at most about one
-//   flush time) until k more puts have arrived: the writers it just released are usually about
-//   to append again, and flushing at once would split them into two half-size groups. With a
-//   commit log that defers its writes (CommitLog::writePending), each flush first writes what
-//   the puts buffered, outside the put lock, then fdatasyncs.
+//   flush time after the first of them) until k more puts have arrived: the writers it just
+//   released are usually about to append again, and flushing at once would split them into two
+//   groups. With a commit log that defers its writes (CommitLog::writePending), each flush
+//   first writes what the puts buffered, outside the put lock, then fdatasyncs.
 // Both record the checkpoint's physicMsgTimestamp for what they made durable.
 
 #include "storage/mappedfilequeue.h"
