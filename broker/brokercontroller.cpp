@@ -155,6 +155,7 @@ Status BrokerController::initialize()
 
     remoting::RemotingServerOptions options;
     options.port = static_cast<quint16>(std::max(0, m_config.listenPort));
+    options.ioThreads = m_config.serverSelectorThreads;
     m_server = std::make_unique<remoting::RemotingServer>(options);
     options.port = options.port > 2 ? static_cast<quint16>(options.port - 2) : 0;
     options.ioThreads = 1;

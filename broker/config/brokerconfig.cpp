@@ -144,6 +144,7 @@ void BrokerConfig::bind(ConfigSchema &s, bool withSharedStoreKeys)
     s.add("transactionCheckInterval", &transactionCheckInterval);
     s.add("aclEnable", &aclEnable);
     s.add("configBlackList", &configBlackList);
+    s.add("serverSelectorThreads", &serverSelectorThreads);
     s.add("sendMessageThreadPoolNums", &sendMessageThreadPoolNums);
     s.add("pullMessageThreadPoolNums", &pullMessageThreadPoolNums);
     s.add("adminBrokerThreadPoolNums", &adminBrokerThreadPoolNums);
@@ -194,6 +195,18 @@ Status BrokerConfig::validate()
             QStringLiteral("flushConsumerOffsetInterval/flushDelayOffsetInterval must be > 0"));
     if (shortPollingTimeMills < 0 || channelExpiredTimeout <= 0)
         return bad(QStringLiteral("shortPollingTimeMills/channelExpiredTimeout must be positive"));
+    if (serverSelectorThreads < 1 || serverSelectorThreads > 64)
+        return bad(QStringLiteral("serverSelectorThreads: %1 is out of range (1..64)")
+                       .arg(serverSelectorThreads));
+    for (const auto &[key, value] :
+        {std::pair {"sendMessageThreadPoolNums", sendMessageThreadPoolNums},
+            std::pair {"pullMessageThreadPoolNums", pullMessageThreadPoolNums},
+            std::pair {"adminBrokerThreadPoolNums", adminBrokerThreadPoolNums}}) {
+        if (value < 1 || value > 1024)
+            return bad(QStringLiteral("%1: %2 is out of range (1..1024)")
+                           .arg(QLatin1String(key))
+                           .arg(value));
+    }
     if (Status st = checkNamesrvAddr(namesrvAddrList()); !st)
         return st;
     auto levels = parseMessageDelayLevel(messageDelayLevel);

@@ -88,6 +88,9 @@ struct BrokerConfig
     QString configFilePath;
 
     // Request executors (threads per pool)
+    /// I/O threads of the main listen port, each with its own event loop over its share of the
+    /// connections (NettyServerConfig.serverSelectorThreads); the fast port has one.
+    int serverSelectorThreads = 3;
     int sendMessageThreadPoolNums = 4;
     int pullMessageThreadPoolNums = 4;
     int adminBrokerThreadPoolNums = 2;

@@ -14,6 +14,7 @@
 //   qrocket-bench-broker [--seconds S] [--window W] [--sizes 128,1024] [--connections 1,16,64]
 //                        [--flush ASYNC_FLUSH,SYNC_FLUSH] [--messages N] [--no-echo]
 //                        [--rate half,20000] [--send-executor default|io|pool] [--no-pull]
+//                        [--io-threads N]
 //
 // --rate adds open-loop rows ("rate"): sends issued on a fixed schedule, latency measured from
 // each send's scheduled time (no coordinated omission); "half" = half the rate the same number of
@@ -650,10 +651,13 @@ int main(int argc, char *argv[])
             "size and connections), up to the window's requests in flight per connection; "
             "latency counts from each request's scheduled time."),
         QStringLiteral("LIST"));
+    const QCommandLineOption ioThreadsOpt(QStringLiteral("io-threads"),
+        QStringLiteral("The broker's serverSelectorThreads (I/O threads of its listen port)."),
+        QStringLiteral("N"), QString::number(broker::BrokerConfig().serverSelectorThreads));
     const QCommandLineOption noPullOpt(
         QStringLiteral("no-pull"), QStringLiteral("Skip pulling the messages back."));
     parser.addOptions({secondsOpt, windowOpt, sizesOpt, connOpt, flushOpt, messagesOpt, noEchoOpt,
-        noPullOpt, executorOpt, rateOpt});
+        noPullOpt, executorOpt, rateOpt, ioThreadsOpt});
     parser.process(app);
     const double seconds = parser.value(secondsOpt).toDouble();
     const int window = std::max(1, parser.value(windowOpt).toInt());
@@ -667,6 +671,7 @@ int main(int argc, char *argv[])
         config.namesrvAddr.clear();
         static_cast<void>(config.validate());
         config.listenPort = 0;
+        config.serverSelectorThreads = std::max(1, parser.value(ioThreadsOpt).toInt());
         storage::MessageStoreConfig storeConfig;
         storeConfig.storePathRootDir = dir.path();
         storeConfig.flushDiskType = flush;
@@ -691,8 +696,9 @@ int main(int argc, char *argv[])
         }
         const quint16 port = controller.listenPort();
         const QByteArray address = "127.0.0.1:" + QByteArray::number(port);
-        std::printf("== %s, broker %s, %.1f s per row, send executor: %s\n", qPrintable(flush),
-            address.constData(), seconds, qPrintable(parser.value(executorOpt)));
+        std::printf("== %s, broker %s, %.1f s per row, send executor: %s, %d I/O threads\n",
+            qPrintable(flush), address.constData(), seconds, qPrintable(parser.value(executorOpt)),
+            config.serverSelectorThreads);
         for (int size : intList(parser.value(sizesOpt))) {
             const QByteArray topic = "BenchTopic" + QByteArray::number(size);
             for (int connections : intList(parser.value(connOpt))) {

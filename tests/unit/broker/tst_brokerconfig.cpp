@@ -143,6 +143,12 @@ private slots:
                                  << QStringLiteral("namesrvAddr");
         QTest::addRow("delay") << QByteArray("messageDelayLevel=1s 5x")
                                << QStringLiteral("messageDelayLevel");
+        QTest::addRow("io threads")
+            << QByteArray("serverSelectorThreads=0") << QStringLiteral("serverSelectorThreads");
+        QTest::addRow("send pool") << QByteArray("sendMessageThreadPoolNums=-1")
+                                   << QStringLiteral("sendMessageThreadPoolNums");
+        QTest::addRow("admin pool") << QByteArray("adminBrokerThreadPoolNums=0")
+                                    << QStringLiteral("adminBrokerThreadPoolNums");
     }
     void rejectsBadValues()
     {
