@@ -116,15 +116,10 @@ const QByteArray &regionId(const BrokerConfig &config)
     return cache.get(config.regionId);
 }
 
-/// The stored properties: WAIT dropped, CLUSTER set (one rewrite, one allocation). Returns
-/// whether the sender waits for the store (WAIT absent or not "false").
-bool prepareProperties(QByteArray &props, const BrokerConfig &config)
+/// The stored properties: WAIT dropped, CLUSTER set; plus what the send path reads from them.
+SendProperties prepareProperties(QByteArray &props, const BrokerConfig &config)
 {
-    const QByteArrayView waitValue = protocol::findProperty(props, mc::WaitStoreMsgOk);
-    const bool wait = waitValue.isNull() || waitValue.compare("false", Qt::CaseInsensitive) != 0;
-    props = protocol::replaceProperties(
-        props, {mc::WaitStoreMsgOk, mc::Cluster}, clusterProperty(config));
-    return wait;
+    return prepareSendProperties(props, clusterProperty(config));
 }
 
 /// The reply for a finished put: code, remark, msgId(s), queueId, queueOffset, region, trace.
@@ -312,10 +307,11 @@ void SendMessageProcessor::sendOne(const remoting::ChannelPtr &channel,
     msg.storeHost = m_ctx.storeHostAddress;
     msg.reconsumeTimes = header.reconsumeTimes;
     msg.body = request.body;
-    msg.waitStoreMsgOk = prepareProperties(header.properties, config);
+    const SendProperties sent = prepareProperties(header.properties, config);
+    msg.waitStoreMsgOk = sent.waitStoreMsgOk;
     msg.properties = std::move(header.properties);
 
-    const bool halfMessage = transaction::isHalfMessageSend(msg.properties);
+    const bool halfMessage = sent.transactionPrepared;
     if (halfMessage && config.rejectTransactionMessage) {
         respond(makeReply(request, toInt(ResponseCode::NoPermission),
             "the broker[" + config.brokerAddr() + "] sending transaction message is forbidden"));
@@ -324,13 +320,10 @@ void SendMessageProcessor::sendOne(const remoting::ChannelPtr &channel,
     if (halfMessage) // parked in RMQ_SYS_TRANS_HALF_TOPIC until END_TRANSACTION (§8.5)
         transaction::toHalfMessage(msg);
     const std::int32_t txType = msg.sysFlag & protocol::SysFlag::TransactionMask;
-    const QByteArrayView delay = protocol::findProperty(msg.properties, mc::DelayTimeLevel);
-    if (!halfMessage && !delay.isNull()
+    if (!halfMessage && sent.hasDelay
         && (txType == protocol::SysFlag::TransactionNot
             || txType == protocol::SysFlag::TransactionCommit)) {
-        bool ok = false;
-        const int level = delay.toByteArray().toInt(&ok);
-        if (ok && level > 0) {
+        if (const int level = sent.delayLevel; level > 0) {
             if (m_ctx.toScheduleTopic)
                 m_ctx.toScheduleTopic(msg, level);
             else
@@ -369,7 +362,7 @@ void SendMessageProcessor::sendBatch(const remoting::ChannelPtr &channel,
             items ? QByteArrayLiteral("the batch is empty") : items.error().message().toUtf8()));
         return;
     }
-    const bool wait = prepareProperties(header.properties, config);
+    const bool wait = prepareProperties(header.properties, config).waitStoreMsgOk;
     protocol::HostAddress bornHost;
     protocol::HostAddress::parse(channel->remoteAddress(), bornHost);
     std::int32_t sysFlag = header.sysFlag;

@@ -1,8 +1,10 @@
 #include "broker/processors/sendrequestheader.h"
 
 #include "broker/brokercodes.h"
+#include "clientlib/protocol/messageproperties.h"
 
 #include <array>
+#include <cstring>
 #include <limits>
 #include <string_view>
 
@@ -116,6 +118,89 @@ std::optional<SendRequestHeader> SendRequestHeader::decode(
     h.batch = request.code == toInt(RequestCode::SendBatchMessage)
         || (raw[Batch] && protocol::parseJavaBoolean(*raw[Batch]));
     return h;
+}
+
+SendProperties prepareSendProperties(QByteArray &props, QByteArrayView cluster)
+{
+    namespace mc = protocol::MessageConst;
+    using protocol::kNameValueSeparator;
+    using protocol::kPropertySeparator;
+    const char *const p = props.constData();
+    const qsizetype n = props.size();
+    QByteArrayView wait, tran, delay;
+    // The WAIT and CLUSTER segments to drop, [start, end); more than fit here, or an empty
+    // segment (which a rewrite drops too), leave the rewrite to replaceProperties.
+    std::array<std::pair<qsizetype, qsizetype>, 4> drops;
+    std::size_t dropCount = 0;
+    bool rewrite = false;
+    bool simple = true;
+    for (qsizetype start = 0; start < n;) {
+        const auto *sepAt = static_cast<const char *>(
+            std::memchr(p + start, kPropertySeparator, static_cast<std::size_t>(n - start)));
+        const qsizetype end = sepAt ? sepAt - p : n;
+        simple = simple && end > start;
+        const auto *eq = static_cast<const char *>(
+            std::memchr(p + start, kNameValueSeparator, static_cast<std::size_t>(end - start)));
+        if (eq && eq > p + start && eq < p + end - 1) { // a valid "name\x01value" segment
+            const QByteArrayView name(p + start, eq - (p + start));
+            const QByteArrayView value(eq + 1, p + end - (eq + 1));
+            const bool isWait = name == mc::WaitStoreMsgOk;
+            if (isWait || name == mc::Cluster) {
+                if (isWait)
+                    wait = value;
+                rewrite = true;
+                if (dropCount < drops.size())
+                    drops[dropCount] = {start, end};
+                simple = simple && dropCount < drops.size();
+                ++dropCount;
+            } else if (name == mc::TransactionPrepared) {
+                tran = value;
+            } else if (name == mc::DelayTimeLevel) {
+                delay = value;
+            }
+        }
+        start = end + 1;
+    }
+    SendProperties out;
+    out.waitStoreMsgOk = wait.isNull() || wait.compare("false", Qt::CaseInsensitive) != 0;
+    out.transactionPrepared = !tran.isNull() && tran.compare("true", Qt::CaseInsensitive) == 0;
+    if (!delay.isNull()) {
+        out.hasDelay = true;
+        bool ok = false;
+        const int level = delay.toByteArray().toInt(&ok);
+        out.delayLevel = ok ? level : 0;
+    }
+    if (rewrite && !simple) {
+        props = protocol::replaceProperties(props, {mc::WaitStoreMsgOk, mc::Cluster}, cluster);
+    } else if (rewrite) {
+        // Copy the runs of segments between the dropped ones, one separator between runs.
+        QByteArray rewritten;
+        rewritten.reserve(n + 1 + cluster.size());
+        const auto addRun = [&](qsizetype from, qsizetype to) {
+            if (to > from && p[to - 1] == kPropertySeparator)
+                --to;
+            if (to <= from)
+                return;
+            if (!rewritten.isEmpty())
+                rewritten.append(kPropertySeparator);
+            rewritten.append(p + from, to - from);
+        };
+        qsizetype from = 0;
+        for (std::size_t i = 0; i < dropCount; ++i) {
+            addRun(from, drops[i].first);
+            from = drops[i].second + 1;
+        }
+        addRun(from, n);
+        if (!rewritten.isEmpty())
+            rewritten.append(kPropertySeparator);
+        rewritten.append(cluster);
+        props = std::move(rewritten);
+    } else {
+        if (!props.isEmpty() && !props.endsWith(kPropertySeparator))
+            props.append(kPropertySeparator);
+        props.append(cluster);
+    }
+    return out;
 }
 
 } // namespace qrocket::broker
