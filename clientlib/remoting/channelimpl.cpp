@@ -42,6 +42,7 @@ ChannelImpl::ChannelImpl(
     : m_id(id)
     , m_ioThread(ioThread)
     , m_remoteAddress(std::move(remoteAddress))
+    , m_remoteHostValid(protocol::HostAddress::parse(m_remoteAddress, m_remoteHost))
     , m_connection(connection)
 { }
 
@@ -49,6 +50,13 @@ QByteArray ChannelImpl::remoteAddress() const
 {
     std::lock_guard lock(m_mutex);
     return m_remoteAddress;
+}
+
+bool ChannelImpl::remoteHost(protocol::HostAddress &out) const
+{
+    std::lock_guard lock(m_mutex);
+    out = m_remoteHost;
+    return m_remoteHostValid;
 }
 
 bool ChannelImpl::isActive() const
@@ -61,6 +69,8 @@ void ChannelImpl::setRemoteAddress(QByteArray address)
 {
     std::lock_guard lock(m_mutex);
     m_remoteAddress = std::move(address);
+    m_remoteHost = {};
+    m_remoteHostValid = protocol::HostAddress::parse(m_remoteAddress, m_remoteHost);
 }
 
 void ChannelImpl::detach()

@@ -49,6 +49,7 @@ public:
 
     std::uint64_t id() const override { return m_id; }
     QByteArray remoteAddress() const override;
+    bool remoteHost(protocol::HostAddress &out) const override;
     bool isActive() const override;
     void close() override;
     void send(RemotingCommand cmd) override;
@@ -67,6 +68,8 @@ private:
     QThread *const m_ioThread;
     mutable std::mutex m_mutex;
     QByteArray m_remoteAddress; // guarded by m_mutex
+    protocol::HostAddress m_remoteHost; // guarded by m_mutex; m_remoteAddress parsed
+    bool m_remoteHostValid = false; // guarded by m_mutex
     Connection *m_connection; // guarded by m_mutex; null once closed
     QByteArray m_outbox; // guarded by m_mutex; encoded frames from other threads
     bool m_flushPosted = false; // guarded by m_mutex

@@ -5,6 +5,7 @@
 // NOTIFY_CONSUMER_IDS_CHANGED). RocketMQ's NettyRequestProcessor: processRequest + rejectRequest.
 
 #include "clientlib/common/result.h"
+#include "clientlib/protocol/messagecodec.h"
 #include "clientlib/protocol/remotingcommand.h"
 
 #include <QByteArray>
@@ -32,6 +33,12 @@ public:
     virtual std::uint64_t id() const = 0;
     /// Peer as "a.b.c.d:port" (IPv4-mapped IPv6 peers reported as IPv4) or "[v6]:port".
     virtual QByteArray remoteAddress() const = 0;
+    /// The peer as a record's host field (bornHost); false when remoteAddress() does not parse.
+    /// Parsed once per address by the server's channels, not once per message.
+    virtual bool remoteHost(protocol::HostAddress &out) const
+    {
+        return protocol::HostAddress::parse(remoteAddress(), out);
+    }
     virtual bool isActive() const = 0;
     virtual void close() = 0;
 
