@@ -16,9 +16,10 @@
 // every 10 min, day every hour, the first of each at the first tick). The broker calls it every
 // second; tests inject a clock and call tick() themselves.
 //
-// Thread-safety: the on*() counters run on any thread; the common case (a key seen before) is a
-// read-locked hash lookup plus relaxed atomic adds, with no allocation. tick(), setClock() and
-// statsData() are serialised by one mutex, which the counters never take.
+// Thread-safety: the on*() counters run on any thread and never allocate for a key seen before:
+// relaxed atomic adds after a lock-free check of the key the thread used last (a send thread's
+// topic), or else a read-locked hash lookup. tick(), setClock() and statsData() are serialised
+// by one mutex, which the counters never take.
 
 #include "broker/stats/statsitem.h"
 

@@ -11,6 +11,12 @@ std::size_t indexOf(Window w)
 
 } // namespace
 
+std::uint64_t nextStatsTableId()
+{
+    static std::atomic<std::uint64_t> next {0};
+    return next.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
 void StatsItem::push(Window w, const CallSnapshot &s)
 {
     const std::size_t i = indexOf(w);

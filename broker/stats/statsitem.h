@@ -17,12 +17,14 @@
 //
 // Thread-safety: add() is lock-free (relaxed atomics) and may run on any thread. sample() and
 // snapshot() touch the windows and must not run concurrently with each other (the owner
-// serialises them). A StatsTable's lookups take its read lock for the lookup only; creating a
-// key takes the write lock once.
+// serialises them). A StatsTable's lookups are lock-free for the key the calling thread used
+// last, and otherwise take its read lock for the lookup only; creating a key takes the write
+// lock once.
 
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -105,6 +107,9 @@ struct StringViewHash
     }
 };
 
+/// A new StatsTable id (1, 2, ...; never 0, never reused).
+std::uint64_t nextStatsTableId();
+
 template<std::size_t N>
 class StatsTable
 {
@@ -118,16 +123,29 @@ public:
         const auto it = m_items.find(key);
         return it == m_items.end() ? nullptr : it->second.get();
     }
-    /// The key's items, created when absent. The common case is find()'s read-locked lookup.
+    /// The key's items, created when absent. The common case, the key this thread used last
+    /// (a sender's topic), is lock-free; then find()'s read-locked lookup.
     Items &findOrCreate(std::string_view key)
     {
-        if (Items *items = find(key))
-            return *items;
-        std::unique_lock lock(m_mutex);
-        auto &slot = m_items[std::string(key)];
-        if (!slot)
-            slot = std::make_unique<Items>();
-        return *slot;
+        LastUsed &last = t_lastUsed;
+        if (last.table == m_id && last.length == key.size()
+            && std::memcmp(last.key.data(), key.data(), key.size()) == 0)
+            return *last.items;
+        Items *items = find(key);
+        if (!items) {
+            std::unique_lock lock(m_mutex);
+            auto &slot = m_items[std::string(key)];
+            if (!slot)
+                slot = std::make_unique<Items>();
+            items = slot.get();
+        }
+        if (key.size() <= last.key.size()) {
+            last.table = m_id;
+            last.length = key.size();
+            std::memcpy(last.key.data(), key.data(), key.size());
+            last.items = items;
+        }
+        return *items;
     }
     /// fn(Items &) for every key, under the read lock.
     void forEach(const std::function<void(Items &)> &fn)
@@ -138,6 +156,18 @@ public:
     }
 
 private:
+    /// A thread's last key of a table of this kind. Tables are told apart by an id that is never
+    /// reused, so the entry of a table that is gone never matches (its items are not touched).
+    struct LastUsed
+    {
+        std::uint64_t table = 0;
+        Items *items = nullptr;
+        std::size_t length = 0;
+        std::array<char, 96> key;
+    };
+    static inline thread_local LastUsed t_lastUsed;
+
+    const std::uint64_t m_id = nextStatsTableId();
     mutable std::shared_mutex m_mutex;
     std::unordered_map<std::string, std::unique_ptr<Items>, StringViewHash, std::equal_to<>>
         m_items; // entries are never removed: handed-out references stay valid
