@@ -480,12 +480,14 @@ private Q_SLOTS:
     {
         auto server = startServer();
         RemotingClient client;
-        client.registerProcessor(kSilentCode, std::make_shared<SilentProcessor>());
+        auto silent = std::make_shared<SilentProcessor>();
+        client.registerProcessor(kSilentCode, silent);
         const ChannelPtr channel = serverChannelOf(*server, client);
         QVERIFY(channel);
         ResultSink sink;
         channel->invokeAsync(makeRequest(kSilentCode), 30000, sink.callback());
-        QTest::qWait(50);
+        // The request is on the client (in flight, unanswered) when the server stops.
+        QTRY_COMPARE_WITH_TIMEOUT(silent->calls.load(), 1, 3000);
         server->stop();
         QTRY_COMPARE_WITH_TIMEOUT(sink.count(), 1, 3000);
         QCOMPARE(sink.at(0).error().code(), Status::Code::Unavailable);
