@@ -3,6 +3,7 @@
 #include "broker/brokercontroller.h"
 #include "broker/brokerstartup.h"
 #include "broker/logging.h"
+#include "clientlib/common/heap.h"
 #include "clientlib/common/logging.h"
 #include "clientlib/common/signalwatcher.h"
 
@@ -22,6 +23,7 @@ static int fail(const QString &message)
 
 int main(int argc, char *argv[])
 {
+    qrocket::reserveHeapHeadroom();
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("qrocket-broker"));
     QCoreApplication::setApplicationVersion(QStringLiteral(QROCKET_VERSION_STRING));

@@ -26,6 +26,7 @@
 
 #include "broker/brokercontroller.h"
 #include "broker/processors/sendmessageprocessor.h"
+#include "clientlib/common/heap.h"
 #include "clientlib/protocol/framecodec.h"
 #include "clientlib/remoting/remotingclient.h"
 #include "storage/messagestore.h"
@@ -623,6 +624,7 @@ QList<int> intList(const QString &text)
 
 int main(int argc, char *argv[])
 {
+    qrocket::reserveHeapHeadroom(); // as qrocket-broker's main() does
     QCoreApplication app(argc, argv);
     QCommandLineParser parser;
     parser.addHelpOption();
