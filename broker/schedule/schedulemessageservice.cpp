@@ -5,6 +5,7 @@
 #include "broker/config/delaylevel.h"
 #include "broker/logging.h"
 #include "broker/managers/delayoffsetmanager.h"
+#include "broker/stats/brokerstatsmanager.h"
 #include "storage/messagestore.h"
 
 #include <QDateTime>
@@ -154,6 +155,9 @@ std::int64_t ScheduleMessageService::deliverLevel(int level)
                     break;
                 }
                 ++delivered;
+                if (m_ctx.statsManager)
+                    m_ctx.statsManager->onScheduleDelivered(
+                        msg.value().topic, put.msgNum, put.wroteBytes);
             } else {
                 qCWarning(lcBroker).noquote() << "schedule: skipping level" << level << "offset"
                                               << offset << ":" << msg.error().message();

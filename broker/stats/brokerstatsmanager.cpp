@@ -103,6 +103,14 @@ void BrokerStatsManager::onSendBack(QByteArrayView group, QByteArrayView topic)
     m_groups.findOrCreate(key.view())[SendBackPutNums].add(1, 1);
 }
 
+void BrokerStatsManager::onScheduleDelivered(QByteArrayView topic, int msgNum, std::int64_t bytes)
+{
+    auto &items = m_groups.findOrCreate("SCHEDULE_TOPIC_XXXX@SCHEDULE_CONSUMER");
+    items[GroupGetNums].add(msgNum, 1);
+    items[GroupGetSize].add(bytes, 1);
+    onPut(topic, msgNum, bytes);
+}
+
 void BrokerStatsManager::sampleAll(Window w, std::int64_t nowMillis)
 {
     m_topics.forEach([&](auto &items) {

@@ -10,6 +10,8 @@
 //                                                 default enableDetailStat keys it by queue)
 //   SNDBCK_PUT_NUMS                  topic@group  each stored consumer send-back (the topic is
 //                                                 the message's original one)
+//   (a delayed message delivered counts as a get of SCHEDULE_TOPIC_XXXX@SCHEDULE_CONSUMER and a
+//   put of its real topic)
 //   BROKER_PUT_NUMS, BROKER_GET_NUMS clusterName  messages stored / pulled (no call count)
 //
 // Sampling: tick() takes the samples that are due by the clock (minute window every 10 s, hour
@@ -58,6 +60,10 @@ public:
         std::int64_t bytes, std::int64_t latencyMillis);
     /// A stored consumer send-back of a message of `topic`: SNDBCK_PUT_NUMS.
     void onSendBack(QByteArrayView group, QByteArrayView topic);
+    /// A delayed message re-put to its `topic` when its time came (4.9's default
+    /// enableScheduleMessageStats): GROUP_GET_NUMS/SIZE of SCHEDULE_TOPIC_XXXX@SCHEDULE_CONSUMER,
+    /// then onPut(topic).
+    void onScheduleDelivered(QByteArrayView topic, int msgNum, std::int64_t bytes);
 
     /// Samples every window whose time has come.
     void tick();

@@ -67,6 +67,7 @@ private Q_SLOTS:
     void hourAndDayWindows();
     void sendBackCounts();
     void unknownItems();
+    void scheduleDeliveryCounts();
     void cleanUnusedTopic();
 
 private:
@@ -288,6 +289,23 @@ void tst_BrokerStatsData::unknownItems()
         = call(request(kViewBrokerStatsData, {{"statsName", "TOPIC_PUT_NUMS"}}));
     QCOMPARE(missing.code, 1);
     QVERIFY(missing.remark.contains("statsKey"));
+}
+
+void tst_BrokerStatsData::scheduleDeliveryCounts()
+{
+    // A level-1 (1 s) delayed send is a put of SCHEDULE_TOPIC_XXXX; when it is delivered, a get
+    // of SCHEDULE_TOPIC_XXXX by SCHEDULE_CONSUMER and a put of its real topic (4.9's default
+    // enableScheduleMessageStats).
+    auto exists = [this](const QByteArray &name, const QByteArray &key) {
+        return call(request(kViewBrokerStatsData, {{"statsName", name}, {"statsKey", key}})).code
+            == 0;
+    };
+    QVERIFY(!exists("TOPIC_PUT_NUMS", "TDELAY"));
+    QCOMPARE(call(sendV2("TDELAY", 0, "later", props({{"DELAY", "1"}}))).code, 0);
+    QVERIFY(!exists("TOPIC_PUT_NUMS", "TDELAY"));
+    QTRY_VERIFY_WITH_TIMEOUT(exists("TOPIC_PUT_NUMS", "TDELAY"), 15000);
+    QVERIFY(exists("GROUP_GET_NUMS", "SCHEDULE_TOPIC_XXXX@SCHEDULE_CONSUMER"));
+    QVERIFY(exists("GROUP_GET_SIZE", "SCHEDULE_TOPIC_XXXX@SCHEDULE_CONSUMER"));
 }
 
 void tst_BrokerStatsData::cleanUnusedTopic()

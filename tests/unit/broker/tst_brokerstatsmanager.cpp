@@ -89,6 +89,7 @@ void tst_BrokerStatsManager::keysOfEachName()
     c.stats->onGet("G", "T", 3, 2, 20, 7);
     c.stats->onSendBack("G", "T");
     c.stats->onTopicPut("SCHEDULE_TOPIC_XXXX", 1, 5);
+    c.stats->onScheduleDelivered("R", 1, 50);
     c.now += 10 * kSecond;
     c.stats->tick();
     QCOMPARE(c.minuteSum("TOPIC_PUT_NUMS", "T"), 2);
@@ -97,7 +98,11 @@ void tst_BrokerStatsManager::keysOfEachName()
     QCOMPARE(c.minuteSum("SNDBCK_PUT_NUMS", "T@G"), 1);
     QCOMPARE(c.minuteSum("GROUP_GET_LATENCY", "3@T@G"), 7);
     QCOMPARE(c.minuteSum("TOPIC_PUT_NUMS", "SCHEDULE_TOPIC_XXXX"), 1);
-    QCOMPARE(c.minuteSum("BROKER_PUT_NUMS", "C1"), 2); // the schedule put is not a broker put
+    // A delivered delayed message: a get by the schedule's group, a put of its real topic.
+    QCOMPARE(c.minuteSum("GROUP_GET_NUMS", "SCHEDULE_TOPIC_XXXX@SCHEDULE_CONSUMER"), 1);
+    QCOMPARE(c.minuteSum("GROUP_GET_SIZE", "SCHEDULE_TOPIC_XXXX@SCHEDULE_CONSUMER"), 50);
+    QCOMPARE(c.minuteSum("TOPIC_PUT_NUMS", "R"), 1);
+    QCOMPARE(c.minuteSum("BROKER_PUT_NUMS", "C1"), 3); // onTopicPut is not a broker put
     QCOMPARE(c.minuteSum("BROKER_GET_NUMS", "C1"), 2);
     // Names and keys that do not exist, or items of a key that were never added to.
     QCOMPARE(c.minuteSum("TOPIC_PUT_NUMS", "T@G"), -1);
