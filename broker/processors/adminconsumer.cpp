@@ -50,17 +50,9 @@ RemotingCommand AdminProcessor::consumeStats(const RemotingCommand &request)
         // An online group that no longer subscribes the topic: skipped, as RocketMQ does.
         if (online && !m_ctx.consumers->findSubscription(group, topic))
             continue;
-        for (int i = 0; i < config->writeQueueNums; ++i) {
-            adminbody::ConsumeOffset o;
-            o.mq = {brokerName(), i, topic};
-            o.brokerOffset = std::max<std::int64_t>(m_ctx.store->maxOffsetInQueue(topic, i), 0);
-            o.consumerOffset
-                = std::max<std::int64_t>(m_ctx.consumerOffsets->query(group, topic, i), 0);
-            if (o.consumerOffset > 0)
-                o.lastTimestamp = std::max<std::int64_t>(
-                    m_ctx.store->messageStoreTimestamp(topic, i, o.consumerOffset - 1), 0);
-            offsets.push_back(std::move(o));
-        }
+        const QByteArray name = brokerName();
+        for (int i = 0; i < config->writeQueueNums; ++i)
+            offsets.push_back(consumeOffset(name, group, topic, i));
     }
     RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
     response.body = adminbody::consumeStats(0.0, offsets);

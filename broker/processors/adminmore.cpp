@@ -187,14 +187,7 @@ RemotingCommand AdminProcessor::brokerConsumeStats(const RemotingCommand &reques
                 continue;
             std::vector<adminbody::ConsumeOffset> offsets;
             for (int i = 0; i < config->writeQueueNums; ++i) {
-                adminbody::ConsumeOffset o;
-                o.mq = {brokerName, i, topic};
-                o.brokerOffset = std::max<std::int64_t>(m_ctx.store->maxOffsetInQueue(topic, i), 0);
-                o.consumerOffset
-                    = std::max<std::int64_t>(m_ctx.consumerOffsets->query(group, topic, i), 0);
-                if (o.consumerOffset > 0)
-                    o.lastTimestamp = std::max<std::int64_t>(
-                        m_ctx.store->messageStoreTimestamp(topic, i, o.consumerOffset - 1), 0);
+                adminbody::ConsumeOffset o = consumeOffset(brokerName, group, topic, i);
                 totalDiff += o.brokerOffset - o.consumerOffset;
                 offsets.push_back(std::move(o));
             }

@@ -3,11 +3,14 @@
 #include "broker/brokercontext.h"
 #include "broker/config/brokerconfig.h"
 #include "broker/logging.h"
+#include "broker/managers/consumeroffsetmanager.h"
 #include "broker/processors/admincommon.h"
 #include "clientlib/protocol/extensioncode.h"
+#include "storage/messagestore.h"
 
 #include <QDateTime>
 
+#include <algorithm>
 #include <exception>
 
 namespace qrocket::broker {
@@ -150,6 +153,20 @@ RemotingCommand AdminProcessor::handle(const RemotingCommand &request)
 QByteArray AdminProcessor::brokerName() const
 {
     return m_ctx.config ? m_ctx.config->brokerName.toUtf8() : QByteArray();
+}
+
+adminbody::ConsumeOffset AdminProcessor::consumeOffset(
+    const QByteArray &brokerName, const QByteArray &group, const QByteArray &topic, int queueId)
+{
+    adminbody::ConsumeOffset o;
+    o.mq = {brokerName, queueId, topic};
+    o.brokerOffset = std::max<std::int64_t>(m_ctx.store->maxOffsetInQueue(topic, queueId), 0);
+    o.consumerOffset
+        = std::max<std::int64_t>(m_ctx.consumerOffsets->query(group, topic, queueId), 0);
+    if (o.consumerOffset > 0)
+        o.lastTimestamp = std::max<std::int64_t>(
+            m_ctx.store->messageStoreTimestamp(topic, queueId, o.consumerOffset - 1), 0);
+    return o;
 }
 
 } // namespace qrocket::broker

@@ -24,6 +24,7 @@
 // Thread-safety: state is the BrokerContext (thread-safe members) and the boot time; runs on any
 // executor thread.
 
+#include "broker/processors/adminbodies.h"
 #include "clientlib/remoting/requestprocessor.h"
 
 #include <QByteArray>
@@ -92,6 +93,10 @@ private:
     Command cleanUnusedTopic(const Command &request);
 
     QByteArray brokerName() const;
+    /// A group's position in one queue of `topic`, as GET_CONSUME_STATS lists it (offsets clamped
+    /// at 0; last timestamp of the last consumed message, 0 when none).
+    adminbody::ConsumeOffset consumeOffset(const QByteArray &brokerName, const QByteArray &group,
+        const QByteArray &topic, int queueId);
 
     BrokerContext &m_ctx;
     const std::int64_t m_bootTimestamp;
