@@ -106,7 +106,7 @@ void ReplyMessageProcessor::processRequest(
     const QByteArrayView wait = protocol::findProperty(msg.properties, mc::WaitStoreMsgOk);
     msg.waitStoreMsgOk = wait.isNull() || wait.compare("false", Qt::CaseInsensitive) != 0;
     msg.bornTimestamp = header->bornTimestamp;
-    protocol::HostAddress::parse(channel->remoteAddress(), msg.bornHost);
+    channel->remoteHost(msg.bornHost);
     msg.storeHost = m_ctx.storeHostAddress;
     msg.reconsumeTimes = header->reconsumeTimes;
 
