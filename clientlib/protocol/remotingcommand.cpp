@@ -43,6 +43,18 @@ std::optional<std::int64_t> parseJavaLong(QByteArrayView text)
     }
     if (i >= text.size())
         return std::nullopt;
+    if (text.size() - i <= 18) {
+        // Up to 18 digits cannot overflow an int64 (every header number on the send path: a
+        // timestamp has 13), so skip the per-digit range check of the general loop below.
+        std::int64_t value = 0;
+        for (; i < text.size(); ++i) {
+            const unsigned digit = static_cast<unsigned char>(text[i]) - unsigned('0');
+            if (digit > 9)
+                return std::nullopt;
+            value = value * 10 + digit;
+        }
+        return negative ? -value : value;
+    }
     // Accumulate negatively so that INT64_MIN parses.
     std::int64_t value = 0;
     constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();

@@ -353,6 +353,54 @@ private slots:
         QVERIFY(!parseLanguage("java").has_value());
     }
 
+    void parseJavaLongMatchesJava()
+    {
+        // Reference: Long.parseLong's rules spelled out on the unsigned magnitude.
+        const auto reference = [](QByteArrayView t) -> std::optional<std::int64_t> {
+            qsizetype i = 0;
+            bool negative = false;
+            if (!t.isEmpty() && (t[0] == '-' || t[0] == '+')) {
+                negative = t[0] == '-';
+                ++i;
+            }
+            if (i >= t.size())
+                return std::nullopt;
+            constexpr std::uint64_t kLimit = std::uint64_t(1) << 63;
+            std::uint64_t m = 0;
+            for (; i < t.size(); ++i) {
+                if (t[i] < '0' || t[i] > '9')
+                    return std::nullopt;
+                if (__builtin_mul_overflow(m, 10u, &m)
+                    || __builtin_add_overflow(m, static_cast<unsigned>(t[i] - '0'), &m)
+                    || m > kLimit)
+                    return std::nullopt;
+            }
+            if (!negative)
+                return m == kLimit ? std::nullopt : std::optional<std::int64_t>(std::int64_t(m));
+            return m == kLimit ? std::numeric_limits<std::int64_t>::min() : -std::int64_t(m);
+        };
+        const char *fixed[] = {"", "-", "+", "0", "-0", "+0", "+5", "-5", "1700000000000",
+            "123456789012345678", "999999999999999999", "-999999999999999999",
+            "1000000000000000000", "9223372036854775807", "9223372036854775808",
+            "-9223372036854775808", "-9223372036854775809", "+9223372036854775807",
+            "00000000000000000000001", "1a", " 1", "1 ", "--1", "+-1", "-+1", "1.0", "1e3",
+            "18446744073709551616", "99999999999999999999999"};
+        for (const char *t : fixed)
+            QVERIFY2(parseJavaLong(t) == reference(t), t);
+        QRandomGenerator rng(5005);
+        const char alphabet[] = "0123456789-+a/:";
+        for (int round = 0; round < 20000; ++round) {
+            QByteArray t;
+            const int n = static_cast<int>(rng.bounded(24));
+            for (int k = 0; k < n; ++k) {
+                // Mostly digits, so that long valid numbers near the range limits come up.
+                const bool digit = rng.bounded(8) != 0;
+                t.append(alphabet[digit ? rng.bounded(10) : rng.bounded(15)]);
+            }
+            QVERIFY2(parseJavaLong(t) == reference(t), t.constData());
+        }
+    }
+
     void binaryHeaderHandWritten()
     {
         // protocol.md §1.4: code 310, GO, version 317, opaque 42, flag 0, remark "hi", 2 ext
