@@ -106,12 +106,6 @@ char shortEscape(unsigned char c)
 
 namespace {
 
-/// Any byte that quoting must escape: a control character, '"' or '\'.
-constexpr std::uint64_t anyEscape(std::uint64_t v)
-{
-    return ((v - kOnes * 0x20) & ~v & kHigh) | anyByte(v, '"') | anyByte(v, '\\');
-}
-
 /// Index of the first byte in [i, n) that quoting must escape, else n.
 qsizetype findEscape(const unsigned char *p, qsizetype i, qsizetype n)
 {
@@ -137,7 +131,7 @@ qsizetype quotedSize(QByteArrayView s)
     return n + extra + 2;
 }
 
-char *writeQuoted(char *out, QByteArrayView s)
+char *writeQuotedGeneral(char *out, QByteArrayView s)
 {
     *out++ = '"';
     const auto *p = reinterpret_cast<const unsigned char *>(s.data());

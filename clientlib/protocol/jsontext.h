@@ -19,7 +19,9 @@ void appendQuoted(QByteArray &out, QByteArrayView s);
 /// The bytes appendQuoted() would write for `s`, quotes included.
 qsizetype quotedSize(QByteArrayView s);
 /// Writes what appendQuoted() would append at `out` (quotedSize(s) bytes); returns the end.
-char *writeQuoted(char *out, QByteArrayView s);
+inline char *writeQuoted(char *out, QByteArrayView s);
+/// writeQuoted() without its inline fast path for short strings that need no escape.
+char *writeQuotedGeneral(char *out, QByteArrayView s);
 
 /// Scans a quoted string starting at text[pos] == quote (`"` or `'`). On success stores the
 /// unescaped UTF-8 in `out`, advances `pos` past the closing quote and returns true. Handles
@@ -77,6 +79,74 @@ constexpr std::uint64_t anyByte(std::uint64_t v, unsigned char c)
 inline qsizetype firstFlagged(std::uint64_t mask)
 {
     return static_cast<qsizetype>(std::countr_zero(mask) / 8);
+}
+
+/// Any byte that quoting must escape: a control character, '"' or '\'.
+constexpr std::uint64_t anyEscape(std::uint64_t v)
+{
+    return ((v - kOnes * 0x20) & ~v & kHigh) | anyByte(v, '"') | anyByte(v, '\\');
+}
+
+inline std::uint32_t load32(const unsigned char *p)
+{
+    std::uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+}
+
+inline bool mustEscape(unsigned char c)
+{
+    return c < 0x20 || c == '"' || c == '\\';
+}
+
+/// writeQuoted() of a string of at most 64 bytes that needs no escape (header keys, numbers,
+/// names, message ids: most strings a reply carries) with word loads and stores, the last one
+/// overlapping, instead of a search loop and a memcpy call; nullptr when `s` is longer or has a
+/// byte to escape (then what was written is garbage for the general path to overwrite).
+inline char *writeShortPlain(char *out, const unsigned char *p, qsizetype n)
+{
+    if (n >= 8) {
+        if (n > 64)
+            return nullptr;
+        for (qsizetype i = 0; i + 8 < n; i += 8) {
+            const std::uint64_t w = load64(p + i);
+            if (anyEscape(w))
+                return nullptr;
+            std::memcpy(out + i, &w, 8);
+        }
+        const std::uint64_t tail = load64(p + n - 8);
+        if (anyEscape(tail))
+            return nullptr;
+        std::memcpy(out + n - 8, &tail, 8);
+    } else if (n >= 4) {
+        const std::uint32_t head = load32(p);
+        const std::uint32_t tail = load32(p + n - 4);
+        if (anyEscape(head | (std::uint64_t(tail) << 32)))
+            return nullptr;
+        std::memcpy(out, &head, 4);
+        std::memcpy(out + n - 4, &tail, 4);
+    } else if (n > 0) {
+        // Bytes 0, n/2 and n-1 cover every byte of a 1..3-byte string.
+        const unsigned char a = p[0];
+        const unsigned char b = p[n / 2];
+        const unsigned char c = p[n - 1];
+        if (mustEscape(a) || mustEscape(b) || mustEscape(c))
+            return nullptr;
+        out[0] = static_cast<char>(a);
+        out[n / 2] = static_cast<char>(b);
+        out[n - 1] = static_cast<char>(c);
+    }
+    out[n] = '"';
+    return out + n + 1;
+}
+
+inline char *writeQuoted(char *out, QByteArrayView s)
+{
+    out[0] = '"';
+    if (char *end
+        = writeShortPlain(out + 1, reinterpret_cast<const unsigned char *>(s.data()), s.size()))
+        return end;
+    return writeQuotedGeneral(out, s);
 }
 
 /// Index of the first byte in [i, n) equal to `quote` or '\', else n.
