@@ -107,8 +107,9 @@ QByteArray staticBytes(const char *text, qsizetype n)
     return QByteArray::fromRawData(text, n);
 }
 
-/// `text` as a QByteArray, over static storage when it is an interned value.
-QByteArray internValue(QByteArrayView text)
+/// `text` over static storage when it is an interned value (empty, -1..99, true, false), else a
+/// null QByteArray.
+QByteArray staticValue(QByteArrayView text)
 {
     const qsizetype n = text.size();
     const char *p = text.data();
@@ -129,7 +130,14 @@ QByteArray internValue(QByteArrayView text)
     } else if (n == 5 && std::memcmp(p, "false", 5) == 0) {
         return staticBytes("false", 5);
     }
-    return QByteArray(p, n);
+    return QByteArray();
+}
+
+/// `text` as a QByteArray, over static storage when it is an interned value.
+QByteArray internValue(QByteArrayView text)
+{
+    QByteArray known = staticValue(text);
+    return known.isNull() ? text.toByteArray() : known;
 }
 
 QByteArray internKey(QByteArrayView key)
@@ -158,6 +166,8 @@ void finishExtFields(
 }
 
 constexpr int kMaxSkipDepth = 32;
+/// Largest header whose strings CompactHeaderParser copies into one shared block (see Arena).
+constexpr qsizetype kArenaMaxHeader = 4096;
 constexpr qsizetype kBinaryRemarkOffset = 17; // code, language, version, opaque, flag, remarkLen
 constexpr qsizetype kBinaryMinHeader = 21; // ... plus the extFields length (§1.4)
 
@@ -274,6 +284,77 @@ private:
         }
     }
 
+    /// The ext strings that are not interned are copied into one block the size of the header,
+    /// each NUL-terminated as QByteArray's own data is, and each QByteArray shares that block
+    /// (Qt 6 arrays may start anywhere inside their allocation): one allocation per header
+    /// instead of one per string. They all fit: a string's JSON text is at least its decoded
+    /// size plus two quotes. Only headers of up to kArenaMaxHeader bytes use it, so that a
+    /// string kept long after its request (a topic name in a table) holds little memory.
+    class Arena
+    {
+    public:
+        explicit Arena(qsizetype headerBytes) : m_size(headerBytes) { }
+
+        /// Where to write a string of up to `n` bytes, or nullptr when it does not fit.
+        char *room(qsizetype n)
+        {
+            if (m_size > kArenaMaxHeader)
+                return nullptr;
+            if (!m_base) {
+                m_block = QByteArray(m_size, Qt::Uninitialized);
+                m_base = m_block.data(); // before any sharing: no detach
+            }
+            return m_used + n < m_size ? m_base + m_used : nullptr;
+        }
+        qsizetype roomLeft() const { return m_size - m_used - 1; }
+        /// The `n` bytes just written at room() as a QByteArray sharing the block.
+        QByteArray commit(qsizetype n)
+        {
+            char *at = m_base + m_used;
+            at[n] = '\0';
+            m_used += n + 1;
+            QByteArray::DataPointer shared = m_block.data_ptr(); // one more reference
+            shared.ptr = at;
+            shared.size = n;
+            return QByteArray(std::move(shared));
+        }
+        /// `text` as a QByteArray: interned, in the block, or (when it does not fit) its own copy.
+        QByteArray copy(QByteArrayView text)
+        {
+            QByteArray known = staticValue(text);
+            if (!known.isNull())
+                return known;
+            char *at = room(text.size());
+            if (!at)
+                return text.toByteArray();
+            std::memcpy(at, text.data(), static_cast<std::size_t>(text.size()));
+            return commit(text.size());
+        }
+
+    private:
+        qsizetype m_size;
+        QByteArray m_block;
+        char *m_base = nullptr;
+        qsizetype m_used = 0;
+    };
+
+    /// An escaped string at m_pos, decoded into the arena when it fits.
+    bool escapedString(QByteArray &value)
+    {
+        if (char *at = m_arena.room(0)) {
+            const qsizetype n = jsontext::scanStringInto(m_text, m_pos, at, m_arena.roomLeft());
+            if (n < 0)
+                return false;
+            value = m_arena.commit(n);
+            return true;
+        }
+        if (!jsontext::scanString(m_text, m_pos, value))
+            return false;
+        if (value.isNull())
+            value = QByteArray("", 0);
+        return true;
+    }
+
     bool extFields()
     {
         if (!take('{'))
@@ -290,15 +371,13 @@ private:
                 return false;
             QByteArray value;
             QByteArrayView raw;
-            if (jsontext::scanRawString(m_text, m_pos, raw)) {
-                value = internValue(raw);
-            } else {
-                if (!jsontext::scanString(m_text, m_pos, value))
-                    return false;
-                if (value.isNull())
-                    value = QByteArray("", 0);
-            }
-            QByteArray key = internKey(keyText);
+            if (jsontext::scanRawString(m_text, m_pos, raw))
+                value = m_arena.copy(raw);
+            else if (!escapedString(value))
+                return false;
+            QByteArray key = keyTable().find(keyText);
+            if (key.isNull())
+                key = m_arena.copy(keyText);
             const std::uint64_t bit = keyBit(key);
             maybeDuplicates = maybeDuplicates || (seen & bit) != 0;
             seen |= bit;
@@ -317,6 +396,7 @@ private:
     qsizetype m_n;
     qsizetype m_pos = 0;
     RemotingCommand &m_cmd;
+    Arena m_arena {m_n};
 };
 
 /// Hand-written scanner for the one flat JSON object of a type-0 header (§1.2, §1.7).

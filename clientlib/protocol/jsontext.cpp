@@ -27,7 +27,7 @@ constexpr std::array<std::int8_t, 256> makeHexValues()
 }
 constexpr std::array<std::int8_t, 256> kHexValues = makeHexValues();
 
-bool readHex4(QByteArrayView text, qsizetype pos, std::uint32_t &out)
+inline bool readHex4(QByteArrayView text, qsizetype pos, std::uint32_t &out)
 {
     if (pos + 4 > text.size())
         return false;
@@ -171,32 +171,34 @@ void appendQuoted(QByteArray &out, QByteArrayView s)
     writeQuoted(out.data() + start, s);
 }
 
-bool scanString(QByteArrayView text, qsizetype &pos, QByteArray &out)
+namespace {
+
+/// The index of the closing quote of the string whose text starts at `start` (a backslash and
+/// the byte after it are skipped as a pair), or -1 when the string is unterminated. `escaped`
+/// tells whether the string has a backslash.
+qsizetype findStringEnd(
+    const unsigned char *p, qsizetype start, qsizetype n, unsigned char quote, bool &escaped)
 {
-    const auto *p = reinterpret_cast<const unsigned char *>(text.data());
-    const qsizetype n = text.size();
-    const auto quote = static_cast<unsigned char>(text[pos]);
-    const qsizetype start = pos + 1;
-    // Find the closing quote first: the unescaped text is never longer than the escaped one, so
-    // one allocation of that size holds it.
     qsizetype end = start;
-    bool escaped = false;
+    escaped = false;
     for (;;) {
         end = findQuoteOrBackslash(p, end, n, quote);
         if (end >= n)
-            return false;
+            return -1;
         if (p[end] == quote)
-            break;
+            return end;
         end += 2; // a backslash and the byte it escapes
         escaped = true;
     }
-    if (!escaped) {
-        out = QByteArray(text.data() + start, end - start);
-        pos = end + 1;
-        return true;
-    }
-    QByteArray result(end - start, Qt::Uninitialized);
-    char *o = result.data();
+}
+
+/// Decodes the escaped text [start, end) (`end` from findStringEnd) to `o`, which has room for
+/// end - start bytes (decoding never lengthens the text). Returns the end of the output, or
+/// nullptr on a bad escape.
+char *unescape(QByteArrayView text, qsizetype start, qsizetype end, unsigned char quote, char *o)
+{
+    const auto *p = reinterpret_cast<const unsigned char *>(text.data());
+    const QByteArrayView inside = text.first(end);
     qsizetype i = start;
     while (i < end) {
         const qsizetype run = findQuoteOrBackslash(p, i, end, quote);
@@ -233,13 +235,13 @@ bool scanString(QByteArrayView text, qsizetype &pos, QByteArray &out)
             break;
         case 'u': {
             std::uint32_t cp = 0;
-            if (!readHex4(text.first(end), i, cp))
-                return false;
+            if (!readHex4(inside, i, cp))
+                return nullptr;
             i += 4;
             if (cp >= 0xD800 && cp <= 0xDBFF) {
                 std::uint32_t low = 0;
-                if (i + 1 < end && p[i] == '\\' && p[i + 1] == 'u'
-                    && readHex4(text.first(end), i + 2, low) && low >= 0xDC00 && low <= 0xDFFF) {
+                if (i + 1 < end && p[i] == '\\' && p[i + 1] == 'u' && readHex4(inside, i + 2, low)
+                    && low >= 0xDC00 && low <= 0xDFFF) {
                     cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
                     i += 6;
                 } else {
@@ -252,13 +254,60 @@ bool scanString(QByteArrayView text, qsizetype &pos, QByteArray &out)
             break;
         }
         default:
-            return false;
+            return nullptr;
         }
     }
+    return o;
+}
+
+} // namespace
+
+bool scanString(QByteArrayView text, qsizetype &pos, QByteArray &out)
+{
+    const auto *p = reinterpret_cast<const unsigned char *>(text.data());
+    const auto quote = static_cast<unsigned char>(text[pos]);
+    const qsizetype start = pos + 1;
+    // Find the closing quote first: the unescaped text is never longer than the escaped one, so
+    // one allocation of that size holds it.
+    bool escaped = false;
+    const qsizetype end = findStringEnd(p, start, text.size(), quote, escaped);
+    if (end < 0)
+        return false;
+    if (!escaped) {
+        out = QByteArray(text.data() + start, end - start);
+        pos = end + 1;
+        return true;
+    }
+    QByteArray result(end - start, Qt::Uninitialized);
+    const char *o = unescape(text, start, end, quote, result.data());
+    if (!o)
+        return false;
     result.resize(o - result.constData());
     out = std::move(result);
     pos = end + 1;
     return true;
+}
+
+qsizetype scanStringInto(QByteArrayView text, qsizetype &pos, char *out, qsizetype room)
+{
+    const auto *p = reinterpret_cast<const unsigned char *>(text.data());
+    const auto quote = static_cast<unsigned char>(text[pos]);
+    const qsizetype start = pos + 1;
+    bool escaped = false;
+    const qsizetype end = findStringEnd(p, start, text.size(), quote, escaped);
+    if (end < 0 || end - start > room)
+        return -1;
+    qsizetype n = end - start;
+    if (escaped) {
+        const char *o = unescape(text, start, end, quote, out);
+        if (!o)
+            return -1;
+        n = o - out;
+    } else if (n > 0) {
+        std::memcpy(out, p + start, static_cast<std::size_t>(n));
+    }
+    pos = end + 1;
+    return n;
 }
 
 bool scanNumber(QByteArrayView text, qsizetype &pos, QByteArrayView &literal, bool &isInteger)

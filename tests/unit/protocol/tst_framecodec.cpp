@@ -284,6 +284,123 @@ private slots:
         }
     }
 
+    void compactAndGeneralPathsAgree()
+    {
+        // decodeFrame tries a fast parser for compact headers and falls back to the general
+        // scanner; a leading space sends a header straight to the general one. Both must give
+        // the same command (or both refuse) for real frames, random commands and random
+        // corruptions of them.
+        const auto check = [](const QByteArray &header, const QByteArray &body) {
+            RemotingCommand fast;
+            RemotingCommand general;
+            const DecodeResult a = decodeFrame(frameOf(0, header, body), fast);
+            const DecodeResult b = decodeFrame(frameOf(0, " " + header, body), general);
+            if (a.status != b.status)
+                return false;
+            return a.status != DecodeStatus::Ok || sameCommand(fast, general);
+        };
+        int json = 0;
+        for (const GoldenFrame &f : m_frames) {
+            if (f.frame.at(4) != 0)
+                continue;
+            ++json;
+            QVERIFY2(check(f.header, f.body), qPrintable(QString::number(f.id)));
+        }
+        QVERIFY(json > 100);
+        QRandomGenerator rng(5050);
+        const char significant[] = "{}[]\":,\\u0123456789abcdefABCDEF-+.eEtrunlfas \n\x01";
+        int accepted = 0;
+        for (int round = 0; round < 4000; ++round) {
+            RemotingCommand cmd = RemotingCommand::createRequest(310);
+            cmd.opaque = static_cast<int>(rng.generate());
+            const int fields = static_cast<int>(rng.bounded(5));
+            for (int f = 0; f < fields; ++f)
+                cmd.extFields.emplace_back(QByteArray(1, char('a' + f)), randomText(rng, 30));
+            if (round % 3 == 0)
+                cmd.remark = randomText(rng, 10);
+            QByteArray header = encodeJsonHeader(cmd);
+            const int edits = static_cast<int>(rng.bounded(4));
+            for (int e = 0; e < edits && !header.isEmpty(); ++e) {
+                const auto at
+                    = static_cast<qsizetype>(rng.bounded(static_cast<quint32>(header.size())));
+                const char c
+                    = significant[rng.bounded(static_cast<quint32>(sizeof significant - 1))];
+                switch (rng.bounded(3)) {
+                case 0:
+                    header.remove(at, 1);
+                    break;
+                case 1:
+                    header.insert(at, c);
+                    break;
+                default:
+                    header[at] = c;
+                }
+            }
+            const bool ok = check(header, QByteArray("body"));
+            QVERIFY2(ok, header.constData());
+            RemotingCommand probe;
+            accepted += decodeFrame(frameOf(0, header), probe).status == DecodeStatus::Ok;
+        }
+        QVERIFY(accepted > 1000); // the corruptions also produce valid headers of other shapes
+    }
+
+    void decodedStringsAreIndependent()
+    {
+        // The fast parser's ext strings share one block: each must still behave as its own
+        // NUL-terminated QByteArray, outlive the command, and change without touching others.
+        const QByteArray header
+            = "{\"code\":310,\"extFields\":{\"a\":\"PG_bench\",\"b\":\"TopicA\","
+              "\"zz\":\"KEYS\\u0001k\\u0002WAIT\\u0001true\",\"g\":\"1700000000000\"},"
+              "\"flag\":0,\"language\":\"JAVA\",\"opaque\":1,\"version\":407}";
+        QByteArray a;
+        QByteArray topic;
+        QByteArray props;
+        QByteArray key;
+        {
+            RemotingCommand cmd;
+            QCOMPARE(decodeFrame(frameOf(0, header, "x"), cmd).status, DecodeStatus::Ok);
+            QCOMPARE(cmd.extFields.size(), std::size_t(4));
+            a = *cmd.ext("a");
+            topic = *cmd.ext("b");
+            props = *cmd.ext("zz");
+            key = cmd.extFields[2].first;
+            for (const auto &[k, v] : cmd.extFields) {
+                QCOMPARE(qstrlen(k.constData()), std::size_t(k.size()));
+                QCOMPARE(k.constData()[k.size()], '\0');
+                QCOMPARE(v.constData()[v.size()], '\0');
+            }
+        }
+        QCOMPARE(a, QByteArray("PG_bench"));
+        QCOMPARE(topic, QByteArray("TopicA"));
+        QCOMPARE(props, QByteArray("KEYS\x01k\x02WAIT\x01true"));
+        QCOMPARE(key, QByteArray("zz"));
+        a.append(QByteArray(100, 'y')); // grows in place or detaches: never over `topic`
+        topic[0] = 't';
+        props.prepend("P");
+        QCOMPARE(a, QByteArray("PG_bench") + QByteArray(100, 'y'));
+        QCOMPARE(topic, QByteArray("topicA"));
+        QCOMPARE(props, QByteArray("PKEYS\x01k\x02WAIT\x01true"));
+        QCOMPARE(key, QByteArray("zz"));
+        topic = QByteArray();
+        props = QByteArray();
+        key = QByteArray();
+        a.append("z"); // the last holder of the block
+        QCOMPARE(a, QByteArray("PG_bench") + QByteArray(100, 'y') + "z");
+        QCOMPARE(a.constData()[a.size()], '\0');
+
+        // A header larger than the shared block's limit decodes to the same strings.
+        RemotingCommand big;
+        RemotingCommand small;
+        const QByteArray pad(5000, 'p');
+        const QByteArray bigHeader
+            = "{\"code\":1,\"extFields\":{\"pad\":\"" + pad + "\",\"b\":\"T\\u0001\"},\"flag\":0}";
+        QCOMPARE(decodeFrame(frameOf(0, bigHeader), big).status, DecodeStatus::Ok);
+        QCOMPARE(big.extString("pad"), QByteArrayView(pad));
+        QCOMPARE(big.extString("b"), QByteArrayView("T\x01"));
+        QCOMPARE(decodeFrame(frameOf(0, " " + bigHeader), small).status, DecodeStatus::Ok);
+        QVERIFY(sameCommand(big, small));
+    }
+
     void jsonHeaderQuirks_data()
     {
         QTest::addColumn<QByteArray>("header");
