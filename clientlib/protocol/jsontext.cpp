@@ -193,20 +193,33 @@ qsizetype findStringEnd(
 }
 
 /// Decodes the escaped text [start, end) (`end` from findStringEnd) to `o`, which has room for
-/// end - start bytes (decoding never lengthens the text). Returns the end of the output, or
-/// nullptr on a bad escape.
-char *unescape(QByteArrayView text, qsizetype start, qsizetype end, unsigned char quote, char *o)
+/// end - start bytes. Returns the end of the output, or nullptr on a bad escape.
+char *unescape(QByteArrayView text, qsizetype start, qsizetype end, char *o)
 {
     const auto *p = reinterpret_cast<const unsigned char *>(text.data());
     const QByteArrayView inside = text.first(end);
     qsizetype i = start;
     while (i < end) {
-        const qsizetype run = findQuoteOrBackslash(p, i, end, quote);
-        if (run > i) {
-            std::memcpy(o, p + i, static_cast<std::size_t>(run - i));
-            o += run - i;
-            i = run;
-            continue;
+        // Copy up to the next backslash (the closing quote is at `end`), a word at a
+        // time while a whole word of input is left. Each escape shortens the text, so the output
+        // never gets ahead of the input and a word stored at `o` stays inside the room.
+        if (i + 8 <= end) {
+            const std::uint64_t w = load64(p + i);
+            std::memcpy(o, &w, 8);
+            const std::uint64_t m = anyByte(w, '\\');
+            if (!m) {
+                i += 8;
+                o += 8;
+                continue;
+            }
+            const qsizetype k = firstFlagged(m);
+            i += k;
+            o += k;
+        } else {
+            while (i < end && p[i] != '\\')
+                *o++ = static_cast<char>(p[i++]);
+            if (i >= end)
+                break;
         }
         // p[i] is a backslash with at least one byte after it (inside the string).
         const char e = static_cast<char>(p[i + 1]);
@@ -279,7 +292,7 @@ bool scanString(QByteArrayView text, qsizetype &pos, QByteArray &out)
         return true;
     }
     QByteArray result(end - start, Qt::Uninitialized);
-    const char *o = unescape(text, start, end, quote, result.data());
+    const char *o = unescape(text, start, end, result.data());
     if (!o)
         return false;
     result.resize(o - result.constData());
@@ -299,7 +312,7 @@ qsizetype scanStringInto(QByteArrayView text, qsizetype &pos, char *out, qsizety
         return -1;
     qsizetype n = end - start;
     if (escaped) {
-        const char *o = unescape(text, start, end, quote, out);
+        const char *o = unescape(text, start, end, out);
         if (!o)
             return -1;
         n = o - out;
