@@ -84,23 +84,34 @@ const KeyTable &keyTable()
     return table;
 }
 
-/// Static text of -1..99.
+/// Static text of -1..99, each NUL-terminated.
 struct SmallNumbers
 {
     char text[101][4] = {};
-    SmallNumbers()
-    {
-        std::memcpy(text[0], "-1", 3);
-        for (int i = 0; i < 100; ++i)
-            std::to_chars(text[i + 1], text[i + 1] + 3, i);
-    }
 };
 
-const SmallNumbers &smallNumbers()
+constexpr SmallNumbers makeSmallNumbers()
 {
-    static const SmallNumbers numbers;
+    SmallNumbers numbers;
+    numbers.text[0][0] = '-';
+    numbers.text[0][1] = '1';
+    for (int i = 0; i < 100; ++i) {
+        char *t = numbers.text[i + 1];
+        if (i < 10) {
+            t[0] = static_cast<char>('0' + i);
+        } else {
+            t[0] = static_cast<char>('0' + i / 10);
+            t[1] = static_cast<char>('0' + i % 10);
+        }
+    }
     return numbers;
 }
+
+constexpr SmallNumbers kSmallNumbers = makeSmallNumbers();
+
+/// "a".."z", each NUL-terminated: the one-letter keys of the V2 send headers.
+constexpr char kLetterKeys[]
+    = "a\0b\0c\0d\0e\0f\0g\0h\0i\0j\0k\0l\0m\0n\0o\0p\0q\0r\0s\0t\0u\0v\0w\0x\0y\0z";
 
 QByteArray staticBytes(const char *text, qsizetype n)
 {
@@ -120,11 +131,11 @@ QByteArray staticValue(QByteArrayView text)
             && !(n == 2 && p[0] == '0');
         if (digits) {
             const int v = n == 1 ? p[0] - '0' : (p[0] - '0') * 10 + (p[1] - '0');
-            const char *t = smallNumbers().text[v + 1];
+            const char *t = kSmallNumbers.text[v + 1];
             return staticBytes(t, n);
         }
         if (n == 2 && p[0] == '-' && p[1] == '1')
-            return staticBytes(smallNumbers().text[0], 2);
+            return staticBytes(kSmallNumbers.text[0], 2);
     } else if (n == 4 && std::memcmp(p, "true", 4) == 0) {
         return staticBytes("true", 4);
     } else if (n == 5 && std::memcmp(p, "false", 5) == 0) {
@@ -147,11 +158,57 @@ QByteArray internKey(QByteArrayView key)
 }
 
 /// A 64-bit signature of a key, to detect duplicates without comparing every pair.
-std::uint64_t keyBit(const QByteArray &key)
+std::uint64_t keyBit(QByteArrayView key)
 {
     if (key.isEmpty())
         return 1;
-    return std::uint64_t(1) << (internHash(key.constData(), key.size()) & 63u);
+    return std::uint64_t(1) << (internHash(key.data(), key.size()) & 63u);
+}
+
+/// `key` equals the literal `name`, compared with word loads (no memcmp call).
+template<std::size_t N>
+bool sameName(QByteArrayView key, const char (&name)[N])
+{
+    constexpr std::size_t n = N - 1;
+    if (static_cast<std::size_t>(key.size()) != n)
+        return false;
+    const auto *k = reinterpret_cast<const unsigned char *>(key.data());
+    const auto *s = reinterpret_cast<const unsigned char *>(name);
+    if constexpr (n >= 8) {
+        for (std::size_t i = 0; i + 8 < n; i += 8) {
+            if (jsontext::load64(k + i) != jsontext::load64(s + i))
+                return false;
+        }
+        return jsontext::load64(k + n - 8) == jsontext::load64(s + n - 8);
+    } else if constexpr (n >= 4) {
+        return jsontext::load32(k) == jsontext::load32(s)
+            && jsontext::load32(k + n - 4) == jsontext::load32(s + n - 4);
+    } else {
+        return std::memcmp(k, s, n) == 0;
+    }
+}
+
+/// Copies `n` bytes with at most two overlapping word moves when n <= 16.
+inline void copyBytes(char *to, const char *from, qsizetype n)
+{
+    if (n > 16) {
+        std::memcpy(to, from, static_cast<std::size_t>(n));
+    } else if (n >= 8) {
+        std::uint64_t head, tail;
+        std::memcpy(&head, from, 8);
+        std::memcpy(&tail, from + n - 8, 8);
+        std::memcpy(to, &head, 8);
+        std::memcpy(to + n - 8, &tail, 8);
+    } else if (n >= 4) {
+        std::uint32_t head, tail;
+        std::memcpy(&head, from, 4);
+        std::memcpy(&tail, from + n - 4, 4);
+        std::memcpy(to, &head, 4);
+        std::memcpy(to + n - 4, &tail, 4);
+    } else {
+        for (qsizetype i = 0; i < n; ++i)
+            to[i] = from[i];
+    }
 }
 
 /// Drops duplicate keys (keeping the last value) and null values, as a Java map put would;
@@ -243,25 +300,20 @@ private:
         return true;
     }
 
-    static bool is(QByteArrayView key, const char *name, std::size_t n)
-    {
-        return static_cast<std::size_t>(key.size()) == n && std::memcmp(key.data(), name, n) == 0;
-    }
-
     bool member(QByteArrayView key)
     {
         QByteArrayView text;
         switch (key.size()) {
         case 4:
-            if (is(key, "code", 4))
+            if (sameName(key, "code"))
                 return integer(m_cmd.code);
-            if (is(key, "flag", 4))
+            if (sameName(key, "flag"))
                 return integer(m_cmd.flag);
             return false;
         case 6:
-            if (is(key, "opaque", 6))
+            if (sameName(key, "opaque"))
                 return integer(m_cmd.opaque);
-            if (is(key, "remark", 6)) {
+            if (sameName(key, "remark")) {
                 if (!rawString(text))
                     return false;
                 m_cmd.remark = text.isEmpty() ? staticBytes("", 0) : text.toByteArray();
@@ -269,16 +321,16 @@ private:
             }
             return false;
         case 7:
-            return is(key, "version", 7) && integer(m_cmd.version);
+            return sameName(key, "version") && integer(m_cmd.version);
         case 8:
-            if (!is(key, "language", 8) || !rawString(text))
+            if (!sameName(key, "language") || !rawString(text))
                 return false;
             m_cmd.language = parseLanguage(text).value_or(LanguageCode::Other);
             return true;
         case 9:
-            return is(key, "extFields", 9) && extFields();
+            return sameName(key, "extFields") && extFields();
         case 23:
-            return is(key, "serializeTypeCurrentRPC", 23) && rawString(text);
+            return sameName(key, "serializeTypeCurrentRPC") && rawString(text);
         default:
             return false;
         }
@@ -327,7 +379,7 @@ private:
             char *at = room(text.size());
             if (!at)
                 return text.toByteArray();
-            std::memcpy(at, text.data(), static_cast<std::size_t>(text.size()));
+            copyBytes(at, text.data(), text.size());
             return commit(text.size());
         }
 
@@ -375,10 +427,18 @@ private:
                 value = m_arena.copy(raw);
             else if (!escapedString(value))
                 return false;
-            QByteArray key = keyTable().find(keyText);
-            if (key.isNull())
-                key = m_arena.copy(keyText);
-            const std::uint64_t bit = keyBit(key);
+            QByteArray key;
+            std::uint64_t bit = 0;
+            if (keyText.size() == 1 && keyText[0] >= 'a' && keyText[0] <= 'z') {
+                const int letter = keyText[0] - 'a';
+                key = staticBytes(kLetterKeys + 2 * letter, 1);
+                bit = std::uint64_t(1) << (keyText[0] & 63);
+            } else {
+                key = keyTable().find(keyText);
+                if (key.isNull())
+                    key = m_arena.copy(keyText);
+                bit = keyBit(keyText);
+            }
             maybeDuplicates = maybeDuplicates || (seen & bit) != 0;
             seen |= bit;
             m_cmd.extFields.emplace_back(std::move(key), std::move(value));

@@ -344,6 +344,26 @@ private slots:
         QVERIFY(accepted > 1000); // the corruptions also produce valid headers of other shapes
     }
 
+    void oneLetterKeysAndDuplicates()
+    {
+        // One-letter keys take a shortcut on the fast path; duplicates among them and with
+        // other keys still collapse as a Java map would (first position, last value).
+        const QByteArray header
+            = "{\"code\":310,\"extFields\":{\"z\":\"1\",\"a\":\"x\",\"q\":\"2\","
+              "\"a\":\"y\",\"Z\":\"3\",\"ab\":\"4\",\"q\":\"5\",\"a\":\"last\"},"
+              "\"flag\":0}";
+        RemotingCommand fast;
+        RemotingCommand general;
+        QCOMPARE(decodeFrame(frameOf(0, header), fast).status, DecodeStatus::Ok);
+        QCOMPARE(decodeFrame(frameOf(0, " " + header), general).status, DecodeStatus::Ok);
+        QVERIFY(sameCommand(fast, general));
+        const std::vector<RemotingCommand::ExtField> expected {
+            {"z", "1"}, {"a", "last"}, {"q", "5"}, {"Z", "3"}, {"ab", "4"}};
+        QCOMPARE(fast.extFields, expected);
+        for (const auto &[k, v] : fast.extFields)
+            QCOMPARE(k.constData()[k.size()], '\0');
+    }
+
     void decodedStringsAreIndependent()
     {
         // The fast parser's ext strings share one block: each must still behave as its own
