@@ -12,6 +12,7 @@
 #include "clientlib/protocol/messagebatch.h"
 #include "clientlib/protocol/messageid.h"
 #include "clientlib/protocol/messageproperties.h"
+#include "clientlib/protocol/sharedbytes.h"
 #include "storage/messagestore.h"
 
 #include <QDateTime>
@@ -76,12 +77,14 @@ void countPut(BrokerContext &ctx, const QByteArray &topic, const PutMessageResul
         ctx.statsManager->onPut(topic, r.msgNum, r.wroteBytes);
 }
 
-/// Decimal text of `v` (std::to_chars: a fraction of QByteArray::number's cost, on every reply).
-QByteArray decimal(std::int64_t v)
+constexpr qsizetype kDecimalMax = 20; // "-9223372036854775808"
+
+/// Decimal text of `v` in `texts` (std::to_chars: a fraction of QByteArray::number's cost, on
+/// every reply).
+QByteArray decimal(protocol::SharedBytes &texts, std::int64_t v)
 {
-    char digits[20];
-    const auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;
-    return QByteArray(digits, end - digits);
+    char *at = texts.room(kDecimalMax);
+    return texts.commit(std::to_chars(at, at + kDecimalMax, v).ptr - at);
 }
 
 QByteArray property(QByteArrayView name, QByteArrayView value)
@@ -147,6 +150,9 @@ RemotingCommand sendReply(const PutMessageResult &r, const protocol::HostAddress
         response.remark = r.remark.toUtf8();
     if (!statusHasResult(r.status))
         return response;
+    // msgId, queueId and queueOffset share one allocation (protocol::SharedBytes); literal keys
+    // and the cached region share static or cached bytes.
+    protocol::SharedBytes texts(protocol::kOffsetMessageIdMaxSize + 1 + 2 * (kDecimalMax + 1));
     QByteArray msgId;
     if (r.batchOffsets.size() > 1) {
         for (std::size_t i = 0; i < r.batchOffsets.size(); ++i) {
@@ -155,13 +161,14 @@ RemotingCommand sendReply(const PutMessageResult &r, const protocol::HostAddress
             msgId += protocol::encodeOffsetMessageId(storeHost, r.batchOffsets[i]);
         }
     } else {
-        msgId = protocol::encodeOffsetMessageId(storeHost, r.wroteOffset);
+        char *at = texts.room(protocol::kOffsetMessageIdMaxSize);
+        msgId = texts.commit(protocol::writeOffsetMessageId(at, storeHost, r.wroteOffset) - at);
     }
-    // Literal keys and the cached region share static or cached bytes: no allocation for them.
     response.extFields.reserve(5);
     response.extFields.emplace_back(QByteArrayLiteral("msgId"), std::move(msgId));
-    response.extFields.emplace_back(QByteArrayLiteral("queueId"), decimal(queueId));
-    response.extFields.emplace_back(QByteArrayLiteral("queueOffset"), decimal(r.queueOffset));
+    response.extFields.emplace_back(QByteArrayLiteral("queueId"), decimal(texts, queueId));
+    response.extFields.emplace_back(
+        QByteArrayLiteral("queueOffset"), decimal(texts, r.queueOffset));
     response.extFields.emplace_back(QByteArrayLiteral("MSG_REGION"), regionId(config));
     response.extFields.emplace_back(QByteArrayLiteral("TRACE_ON"),
         config.traceOn ? QByteArrayLiteral("true") : QByteArrayLiteral("false"));

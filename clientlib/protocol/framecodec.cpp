@@ -3,6 +3,7 @@
 #include "clientlib/common/byteorder.h"
 #include "clientlib/protocol/dedupe.h"
 #include "clientlib/protocol/jsontext.h"
+#include "clientlib/protocol/sharedbytes.h"
 
 #include <array>
 #include <charconv>
@@ -336,40 +337,23 @@ private:
         }
     }
 
-    /// The ext strings that are not interned are copied into one block the size of the header,
-    /// each NUL-terminated as QByteArray's own data is, and each QByteArray shares that block
-    /// (Qt 6 arrays may start anywhere inside their allocation): one allocation per header
-    /// instead of one per string. They all fit: a string's JSON text is at least its decoded
-    /// size plus two quotes. Only headers of up to kArenaMaxHeader bytes use it, so that a
-    /// string kept long after its request (a topic name in a table) holds little memory.
+    /// The ext strings that are not interned are copied into one SharedBytes block the size of
+    /// the header: one allocation per header instead of one per string. They all fit: a
+    /// string's JSON text is at least its decoded size plus two quotes. Only headers of up to
+    /// kArenaMaxHeader bytes use it, so that a string kept long after its request (a topic name
+    /// in a table) holds little memory alive.
     class Arena
     {
     public:
-        explicit Arena(qsizetype headerBytes) : m_size(headerBytes) { }
+        explicit Arena(qsizetype headerBytes)
+            : m_enabled(headerBytes <= kArenaMaxHeader), m_bytes(headerBytes)
+        { }
 
         /// Where to write a string of up to `n` bytes, or nullptr when it does not fit.
-        char *room(qsizetype n)
-        {
-            if (m_size > kArenaMaxHeader)
-                return nullptr;
-            if (!m_base) {
-                m_block = QByteArray(m_size, Qt::Uninitialized);
-                m_base = m_block.data(); // before any sharing: no detach
-            }
-            return m_used + n < m_size ? m_base + m_used : nullptr;
-        }
-        qsizetype roomLeft() const { return m_size - m_used - 1; }
+        char *room(qsizetype n) { return m_enabled ? m_bytes.room(n) : nullptr; }
+        qsizetype roomLeft() const { return m_bytes.roomLeft(); }
         /// The `n` bytes just written at room() as a QByteArray sharing the block.
-        QByteArray commit(qsizetype n)
-        {
-            char *at = m_base + m_used;
-            at[n] = '\0';
-            m_used += n + 1;
-            QByteArray::DataPointer shared = m_block.data_ptr(); // one more reference
-            shared.ptr = at;
-            shared.size = n;
-            return QByteArray(std::move(shared));
-        }
+        QByteArray commit(qsizetype n) { return m_bytes.commit(n); }
         /// `text` as a QByteArray: interned, in the block, or (when it does not fit) its own copy.
         QByteArray copy(QByteArrayView text)
         {
@@ -384,10 +368,8 @@ private:
         }
 
     private:
-        qsizetype m_size;
-        QByteArray m_block;
-        char *m_base = nullptr;
-        qsizetype m_used = 0;
+        bool m_enabled;
+        SharedBytes m_bytes;
     };
 
     /// An escaped string at m_pos, decoded into the arena when it fits.

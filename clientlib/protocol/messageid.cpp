@@ -45,27 +45,60 @@ std::int64_t nowMs()
 
 } // namespace
 
-QByteArray toUpperHex(QByteArrayView bytes)
+namespace {
+
+/// The two uppercase hex digits of every byte value, as they are stored in memory.
+struct HexPairs
 {
-    static constexpr char kDigits[] = "0123456789ABCDEF";
-    QByteArray out(bytes.size() * 2, Qt::Uninitialized);
-    char *p = out.data();
-    for (char c : bytes) {
-        const auto b = static_cast<unsigned char>(c);
-        *p++ = kDigits[b >> 4];
-        *p++ = kDigits[b & 0xF];
+    char pair[256][2] = {};
+};
+
+constexpr HexPairs makeHexPairs()
+{
+    constexpr char kDigits[] = "0123456789ABCDEF";
+    HexPairs t;
+    for (int b = 0; b < 256; ++b) {
+        t.pair[b][0] = kDigits[b >> 4];
+        t.pair[b][1] = kDigits[b & 0xF];
+    }
+    return t;
+}
+
+constexpr HexPairs kHexPairs = makeHexPairs();
+
+char *writeUpperHex(char *out, QByteArrayView bytes)
+{
+    for (const char c : bytes) {
+        std::memcpy(out, kHexPairs.pair[static_cast<unsigned char>(c)], 2);
+        out += 2;
     }
     return out;
 }
 
-QByteArray encodeOffsetMessageId(const HostAddress &storeHost, std::int64_t commitLogOffset)
+} // namespace
+
+QByteArray toUpperHex(QByteArrayView bytes)
+{
+    QByteArray out(bytes.size() * 2, Qt::Uninitialized);
+    writeUpperHex(out.data(), bytes);
+    return out;
+}
+
+char *writeOffsetMessageId(char *out, const HostAddress &storeHost, std::int64_t commitLogOffset)
 {
     char raw[28];
     const int n = storeHost.addressLength();
     std::memcpy(raw, storeHost.ip.data(), static_cast<std::size_t>(n));
     writeI32(raw + n, storeHost.port);
     writeI64(raw + n + 4, commitLogOffset);
-    return toUpperHex(QByteArrayView(raw, n + 12));
+    return writeUpperHex(out, QByteArrayView(raw, n + 12));
+}
+
+QByteArray encodeOffsetMessageId(const HostAddress &storeHost, std::int64_t commitLogOffset)
+{
+    char text[kOffsetMessageIdMaxSize];
+    const char *end = writeOffsetMessageId(text, storeHost, commitLogOffset);
+    return QByteArray(text, end - text);
 }
 
 Result<OffsetMessageId> decodeOffsetMessageId(QByteArrayView id)

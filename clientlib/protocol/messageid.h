@@ -28,6 +28,11 @@ struct OffsetMessageId
 };
 
 QByteArray encodeOffsetMessageId(const HostAddress &storeHost, std::int64_t commitLogOffset);
+/// Bytes encodeOffsetMessageId() writes at most (an IPv6 store host).
+inline constexpr qsizetype kOffsetMessageIdMaxSize = 56;
+/// Writes what encodeOffsetMessageId() returns at `out` (room for kOffsetMessageIdMaxSize
+/// bytes); returns its end.
+char *writeOffsetMessageId(char *out, const HostAddress &storeHost, std::int64_t commitLogOffset);
 /// Accepts 32 or 56 hex digits (either case); InvalidArgument otherwise.
 Result<OffsetMessageId> decodeOffsetMessageId(QByteArrayView id);
 

@@ -3,6 +3,7 @@
 
 #include "clientlib/common/byteorder.h"
 #include "clientlib/protocol/framecodec.h"
+#include "clientlib/protocol/sharedbytes.h"
 #include "goldenvectors.h"
 
 #include <QJsonArray>
@@ -362,6 +363,39 @@ private slots:
         QCOMPARE(fast.extFields, expected);
         for (const auto &[k, v] : fast.extFields)
             QCOMPARE(k.constData()[k.size()], '\0');
+    }
+
+    void sharedBytesBlock()
+    {
+        QByteArray a;
+        QByteArray b;
+        QByteArray big;
+        QByteArray empty;
+        {
+            SharedBytes block(16);
+            a = block.copy("hello");
+            b = block.copy("world!");
+            big = block.copy("does not fit in the rest"); // its own allocation
+            empty = block.copy("");
+            QCOMPARE(block.roomLeft(), qsizetype(16 - 6 - 7 - 1 - 1));
+            QVERIFY(!block.room(2));
+        }
+        QCOMPARE(a, QByteArray("hello"));
+        QCOMPARE(b, QByteArray("world!"));
+        QCOMPARE(big, QByteArray("does not fit in the rest"));
+        QVERIFY(!empty.isNull());
+        QVERIFY(empty.isEmpty());
+        QCOMPARE(a.constData()[5], '\0');
+        QCOMPARE(b.constData()[6], '\0');
+        QCOMPARE(qstrlen(empty.constData()), std::size_t(0));
+        a.append(", and more than the block holds");
+        b[0] = 'W';
+        QCOMPARE(a, QByteArray("hello, and more than the block holds"));
+        QCOMPARE(b, QByteArray("World!"));
+        b = QByteArray();
+        empty = QByteArray();
+        a.append('.'); // the only holder left
+        QCOMPARE(a, QByteArray("hello, and more than the block holds."));
     }
 
     void decodedStringsAreIndependent()
