@@ -103,7 +103,8 @@ public:
     /// `prefix` + UTF-8 of `source`.
     const QByteArray &get(const QString &source, QByteArrayView prefix = {})
     {
-        if (m_utf8.isNull() || source != m_source) {
+        // The setting's text is usually the very one cached (shared, not just equal).
+        if (m_utf8.isNull() || (!source.isSharedWith(m_source) && source != m_source)) {
             m_source = source;
             m_utf8 = prefix.toByteArray() + source.toUtf8();
         }

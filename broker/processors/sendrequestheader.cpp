@@ -4,6 +4,7 @@
 #include "clientlib/protocol/messageproperties.h"
 
 #include <array>
+#include <bit>
 #include <cstring>
 #include <limits>
 #include <string_view>
@@ -70,6 +71,34 @@ QByteArray missing(std::string_view name)
     return out;
 }
 
+/// The first byte equal to `c` in [from, to), else `to`; 8 bytes per step (most property texts
+/// are short, so this beats a memchr call per segment).
+const char *findByte(const char *from, const char *to, char c)
+{
+    constexpr std::uint64_t kOnes = 0x0101010101010101ull;
+    constexpr std::uint64_t kHigh = 0x8080808080808080ull;
+    const std::uint64_t pattern = kOnes * static_cast<unsigned char>(c);
+    while (to - from >= 8) {
+        std::uint64_t w;
+        std::memcpy(&w, from, 8);
+        w ^= pattern;
+        // Exact for the lowest matching byte (little endian), which is the one wanted.
+        if (const std::uint64_t m = (w - kOnes) & ~w & kHigh)
+            return from + std::countr_zero(m) / 8;
+        from += 8;
+    }
+    while (from < to && *from != c)
+        ++from;
+    return from;
+}
+
+/// `name` is the property name `known`: sizes checked first, then the bytes.
+bool isName(QByteArrayView name, QByteArrayView known)
+{
+    return name.size() == known.size()
+        && std::memcmp(name.data(), known.data(), static_cast<std::size_t>(name.size())) == 0;
+}
+
 } // namespace
 
 std::optional<SendRequestHeader> SendRequestHeader::decode(
@@ -134,18 +163,17 @@ SendProperties prepareSendProperties(QByteArray &props, QByteArrayView cluster)
     std::size_t dropCount = 0;
     bool rewrite = false;
     bool simple = true;
+    const char *const stop = p + n;
     for (qsizetype start = 0; start < n;) {
-        const auto *sepAt = static_cast<const char *>(
-            std::memchr(p + start, kPropertySeparator, static_cast<std::size_t>(n - start)));
-        const qsizetype end = sepAt ? sepAt - p : n;
+        const qsizetype end = findByte(p + start, stop, kPropertySeparator) - p;
         simple = simple && end > start;
-        const auto *eq = static_cast<const char *>(
-            std::memchr(p + start, kNameValueSeparator, static_cast<std::size_t>(end - start)));
-        if (eq && eq > p + start && eq < p + end - 1) { // a valid "name\x01value" segment
+        const char *eq = findByte(p + start, p + end, kNameValueSeparator);
+        if (eq > p + start && eq < p + end - 1) { // a valid "name\x01value" segment
             const QByteArrayView name(p + start, eq - (p + start));
             const QByteArrayView value(eq + 1, p + end - (eq + 1));
-            const bool isWait = name == mc::WaitStoreMsgOk;
-            if (isWait || name == mc::Cluster) {
+            // Sizes first: WAIT 4, DELAY 5, CLUSTER 7, TRAN_MSG 8; most names are none of them.
+            const bool isWait = isName(name, mc::WaitStoreMsgOk);
+            if (isWait || isName(name, mc::Cluster)) {
                 if (isWait)
                     wait = value;
                 rewrite = true;
@@ -153,9 +181,9 @@ SendProperties prepareSendProperties(QByteArray &props, QByteArrayView cluster)
                     drops[dropCount] = {start, end};
                 simple = simple && dropCount < drops.size();
                 ++dropCount;
-            } else if (name == mc::TransactionPrepared) {
+            } else if (isName(name, mc::TransactionPrepared)) {
                 tran = value;
-            } else if (name == mc::DelayTimeLevel) {
+            } else if (isName(name, mc::DelayTimeLevel)) {
                 delay = value;
             }
         }
@@ -173,17 +201,21 @@ SendProperties prepareSendProperties(QByteArray &props, QByteArrayView cluster)
     if (rewrite && !simple) {
         props = protocol::replaceProperties(props, {mc::WaitStoreMsgOk, mc::Cluster}, cluster);
     } else if (rewrite) {
-        // Copy the runs of segments between the dropped ones, one separator between runs.
-        QByteArray rewritten;
-        rewritten.reserve(n + 1 + cluster.size());
+        // Copy the runs of segments between the dropped ones, one separator between runs, into
+        // one allocation: each run adds at most its bytes and a separator.
+        QByteArray rewritten(
+            n + static_cast<qsizetype>(dropCount) + 1 + cluster.size(), Qt::Uninitialized);
+        char *const begin = rewritten.data();
+        char *o = begin;
         const auto addRun = [&](qsizetype from, qsizetype to) {
             if (to > from && p[to - 1] == kPropertySeparator)
                 --to;
             if (to <= from)
                 return;
-            if (!rewritten.isEmpty())
-                rewritten.append(kPropertySeparator);
-            rewritten.append(p + from, to - from);
+            if (o != begin)
+                *o++ = kPropertySeparator;
+            std::memcpy(o, p + from, static_cast<std::size_t>(to - from));
+            o += to - from;
         };
         qsizetype from = 0;
         for (std::size_t i = 0; i < dropCount; ++i) {
@@ -191,9 +223,12 @@ SendProperties prepareSendProperties(QByteArray &props, QByteArrayView cluster)
             from = drops[i].second + 1;
         }
         addRun(from, n);
-        if (!rewritten.isEmpty())
-            rewritten.append(kPropertySeparator);
-        rewritten.append(cluster);
+        if (o != begin)
+            *o++ = kPropertySeparator;
+        if (!cluster.isEmpty())
+            std::memcpy(o, cluster.data(), static_cast<std::size_t>(cluster.size()));
+        o += cluster.size();
+        rewritten.resize(o - begin);
         props = std::move(rewritten);
     } else {
         if (!props.isEmpty() && !props.endsWith(kPropertySeparator))
