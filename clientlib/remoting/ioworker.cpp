@@ -1,12 +1,14 @@
 #include "clientlib/remoting/ioworker.h"
 
 #include "clientlib/remoting/connection.h"
+#include "clientlib/remoting/epolldispatcher.h"
 #include "clientlib/remoting/logging.h"
 
 #include <QThread>
 #include <QTimer>
 
 #include <algorithm>
+#include <memory>
 
 namespace qrocket::remoting {
 
@@ -61,6 +63,18 @@ void IoWorker::sweep()
         connection->housekeep(now);
 }
 
+namespace {
+
+/// QROCKET_IO_DISPATCHER=qt keeps Qt's own event dispatcher on the I/O threads (to compare the
+/// two in one build); anything else, or nothing, uses the epoll one.
+bool useEpollDispatcher()
+{
+    static const bool epoll = qgetenv("QROCKET_IO_DISPATCHER") != "qt";
+    return epoll;
+}
+
+} // namespace
+
 IoThreadPool::IoThreadPool(
     const QString &name, int threads, std::chrono::milliseconds sweepInterval)
 {
@@ -68,6 +82,11 @@ IoThreadPool::IoThreadPool(
     for (int i = 0; i < threads; ++i) {
         auto thread = std::make_unique<QThread>();
         thread->setObjectName(QStringLiteral("%1-%2").arg(name).arg(i));
+        if (useEpollDispatcher()) {
+            auto dispatcher = std::make_unique<EpollEventDispatcher>();
+            if (dispatcher->isValid())
+                thread->setEventDispatcher(dispatcher.release()); // the thread owns it
+        }
         auto *worker = new IoWorker(sweepInterval);
         worker->moveToThread(thread.get());
         QObject::connect(thread.get(), &QThread::started, worker, &IoWorker::startTimer);
