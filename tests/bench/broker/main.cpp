@@ -370,13 +370,18 @@ private:
         for (;;) {
             if (c.inLen == c.in.size())
                 c.in.resize(c.in.size() * 2);
-            const ssize_t n
-                = ::recv(c.fd, c.in.data() + c.inLen, c.in.size() - c.inLen, MSG_DONTWAIT);
+            const std::size_t room = c.in.size() - c.inLen;
+            const ssize_t n = ::recv(c.fd, c.in.data() + c.inLen, room, MSG_DONTWAIT);
             if (n == 0)
                 return false;
             if (n < 0)
                 break;
             c.inLen += static_cast<std::size_t>(n);
+            // A read that did not fill the buffer took all there was: stop, as Netty's read loop
+            // does (epoll is level triggered, so what arrives later reports again), instead of
+            // paying a second recv() per answer only to hear EAGAIN.
+            if (static_cast<std::size_t>(n) < room)
+                break;
         }
         std::size_t pos = 0;
         while (c.inLen - pos >= 8) {
