@@ -1,5 +1,6 @@
 #include "storage/mappedfilequeue.h"
 
+#include "clientlib/common/threadsched.h"
 #include "storage/logging.h"
 
 #include <QDir>
@@ -103,6 +104,7 @@ void MappedFileQueue::startPreallocation(std::int64_t offset)
         [path, offset, size, prefault = m_prefault, head = m_headBytes,
             headWritable = m_headWritable]() -> Result<MappedFilePtr> {
             ::pthread_setname_np(::pthread_self(), "qr-allocfile");
+            markCurrentThreadBackground();
             auto f = MappedFile::open(path, offset, size, true);
             if (f && prefault)
                 (*f)->prefault();

@@ -118,7 +118,7 @@ Status MessageStore::open()
                 flushConsumeQueues(least);
             }
         },
-        "qr-cqflush");
+        "qr-cqflush", ServiceThread::Priority::Background);
     if (m_options.runCleanService) {
         m_cleanThread = std::make_unique<ServiceThread>();
         m_cleanThread->start(
@@ -130,7 +130,7 @@ Status MessageStore::open()
                         m_clean->run();
                 }
             },
-            "qr-clean");
+            "qr-clean", ServiceThread::Priority::Background);
     }
     m_open = true;
     qCInfo(lcStore).noquote() << "store open at" << m_config.storePathRootDir << "commit log"

@@ -1,5 +1,6 @@
 #include "clientlib/remoting/ioworker.h"
 
+#include "clientlib/common/threadsched.h"
 #include "clientlib/remoting/connection.h"
 #include "clientlib/remoting/epolldispatcher.h"
 #include "clientlib/remoting/logging.h"
@@ -27,8 +28,11 @@ IoWorker::~IoWorker()
         delete connection;
 }
 
-void IoWorker::startTimer()
+void IoWorker::onThreadStarted()
 {
+    // A send waits for its I/O thread far more often than the thread computes: ask the
+    // scheduler to run it soon after it wakes (threadsched.h).
+    markCurrentThreadLatencySensitive();
     m_timer->start();
 }
 
@@ -89,7 +93,7 @@ IoThreadPool::IoThreadPool(
         }
         auto *worker = new IoWorker(sweepInterval);
         worker->moveToThread(thread.get());
-        QObject::connect(thread.get(), &QThread::started, worker, &IoWorker::startTimer);
+        QObject::connect(thread.get(), &QThread::started, worker, &IoWorker::onThreadStarted);
         QObject::connect(thread.get(), &QThread::finished, worker, &QObject::deleteLater);
         thread->start();
         m_workers.push_back(worker);

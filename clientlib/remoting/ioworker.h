@@ -36,7 +36,8 @@ public:
     void removeConnection(Connection *connection);
     void closeAll(const QString &reason);
     std::size_t connectionCount() const { return m_connections.size(); }
-    void startTimer();
+    /// On the worker's thread when it starts: scheduling hint, housekeeping timer.
+    void onThreadStarted();
 
 private:
     void sweep();

@@ -63,7 +63,7 @@ void FlushCommitLogService::start()
                     qCWarning(lcStoreFlush).noquote() << "commit-log flush failed:" << s.message();
             }
         },
-        "qr-flush");
+        "qr-flush", ServiceThread::Priority::Background);
 }
 
 void FlushCommitLogService::stop()

@@ -51,7 +51,7 @@ void PrefaultService::start()
                 lastMax = max;
             }
         },
-        "qr-prefault");
+        "qr-prefault", ServiceThread::Priority::Background);
 }
 
 } // namespace qrocket::storage

@@ -87,7 +87,7 @@ void ReputService::start()
                 busy = false;
             }
         },
-        "qr-reput");
+        "qr-reput", ServiceThread::Priority::Background);
 }
 
 void ReputService::stop()

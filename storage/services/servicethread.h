@@ -3,6 +3,8 @@
 // ServiceThread: a std::thread running `loop` until stop(); waitFor() sleeps up to an interval
 // but returns early on wakeup() or stop() (RocketMQ's ServiceThread.waitForRunning).
 
+#include "clientlib/common/threadsched.h"
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -21,11 +23,20 @@ public:
     ServiceThread(const ServiceThread &) = delete;
     ServiceThread &operator=(const ServiceThread &) = delete;
 
-    /// `name` (at most 15 characters) shows in top, perf and gdb.
-    void start(std::function<void()> loop, const char *name = nullptr)
+    enum class Priority { Normal, Background };
+
+    /// `name` (at most 15 characters) shows in top, perf and gdb. Background services (their
+    /// work can wait a few milliseconds) run as SCHED_BATCH: their wake-ups do not preempt the
+    /// I/O threads (clientlib/common/threadsched.h).
+    void start(std::function<void()> loop, const char *name = nullptr,
+        Priority priority = Priority::Normal)
     {
         m_stopping = false;
-        m_thread = std::thread(std::move(loop));
+        m_thread = std::thread([loop = std::move(loop), priority] {
+            if (priority == Priority::Background)
+                markCurrentThreadBackground();
+            loop();
+        });
         if (name)
             ::pthread_setname_np(m_thread.native_handle(), name);
     }
