@@ -14,7 +14,7 @@
 //   qrocket-bench-broker [--seconds S] [--window W] [--sizes 128,1024] [--connections 1,16,64]
 //                        [--flush ASYNC_FLUSH,SYNC_FLUSH] [--messages N] [--no-echo]
 //                        [--rate half,20000] [--send-executor default|io|pool] [--no-pull]
-//                        [--io-threads N]
+//                        [--io-threads N] [--open-only]
 //
 // --rate adds open-loop rows ("rate"): sends issued on a fixed schedule, latency measured from
 // each send's scheduled time (no coordinated omission); "half" = half the rate the same number of
@@ -666,8 +666,10 @@ int main(int argc, char *argv[])
         QStringLiteral("N"), QString::number(broker::BrokerConfig().serverSelectorThreads));
     const QCommandLineOption noPullOpt(
         QStringLiteral("no-pull"), QStringLiteral("Skip pulling the messages back."));
+    const QCommandLineOption openOnlyOpt(QStringLiteral("open-only"),
+        QStringLiteral("Run only the open-loop rows of --rate (numeric rates only)."));
     parser.addOptions({secondsOpt, windowOpt, sizesOpt, connOpt, flushOpt, messagesOpt, noEchoOpt,
-        noPullOpt, executorOpt, rateOpt, ioThreadsOpt});
+        noPullOpt, executorOpt, rateOpt, ioThreadsOpt, openOnlyOpt});
     parser.process(app);
     const double seconds = parser.value(secondsOpt).toDouble();
     const int window = std::max(1, parser.value(windowOpt).toInt());
@@ -714,6 +716,8 @@ int main(int argc, char *argv[])
             for (int connections : intList(parser.value(connOpt))) {
                 double syncRate = 0; // of the synchronous senders (window 1)
                 for (int w : {1, window}) {
+                    if (parser.isSet(openOnlyOpt))
+                        break;
                     if (!parser.isSet(noEchoOpt)) {
                         RawEchoServer raw;
                         LoadGenerator rawLoad(
