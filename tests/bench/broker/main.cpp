@@ -123,14 +123,19 @@ double percentileUs(const std::vector<std::int64_t> &sorted, double p)
 }
 
 /// The decimal integer after `key` in a JSON header; -1 when absent.
-long long jsonInt(std::string_view header, std::string_view key)
+long long jsonInt(std::string_view header, std::string_view key, std::size_t &hint)
 {
-    // memmem (SIMD in glibc), not string_view::find: the load generator shares the machine's two
-    // cores with the broker, so its own cost per answer counts.
-    const void *found = ::memmem(header.data(), header.size(), key.data(), key.size());
-    if (!found)
-        return -1;
-    const auto at = static_cast<std::size_t>(static_cast<const char *>(found) - header.data());
+    // The load generator shares the machine's two cores with the broker, so its own cost per
+    // answer counts: first the position where the previous answer had the key (`hint`), then
+    // memmem (SIMD in glibc), not string_view::find.
+    std::size_t at = hint;
+    if (at + key.size() > header.size() || header.compare(at, key.size(), key) != 0) {
+        const void *found = ::memmem(header.data(), header.size(), key.data(), key.size());
+        if (!found)
+            return -1;
+        at = static_cast<std::size_t>(static_cast<const char *>(found) - header.data());
+        hint = at;
+    }
     long long v = 0;
     for (std::size_t i = at + key.size(); i < header.size() && header[i] >= '0' && header[i] <= '9';
          ++i)
@@ -156,9 +161,10 @@ struct Connection
 
     void queue(int slot, Clock::time_point now)
     {
-        char digits[12]; // 10 digits for any slot below 1e9, one spare for the compiler
-        std::snprintf(digits, sizeof digits, "%010d", kOpaqueBase + slot);
-        std::memcpy(frame.data() + opaqueAt, digits, 10);
+        // The opaque's 10 digits, written in place (snprintf cost ~870 instructions a send).
+        unsigned v = static_cast<unsigned>(kOpaqueBase + slot);
+        for (int i = 9; i >= 0; --i, v /= 10)
+            frame[opaqueAt + static_cast<std::size_t>(i)] = static_cast<char>('0' + v % 10);
         out.append(frame);
         sentAt[static_cast<std::size_t>(slot)] = now;
         ++inFlight;
@@ -394,8 +400,8 @@ private:
             if (c.inLen - pos < 4 + std::size_t(len))
                 break;
             const std::string_view header(c.in.data() + pos + 8, headerLen);
-            const long long code = jsonInt(header, "\"code\":");
-            const long long slot = jsonInt(header, "\"opaque\":") - kOpaqueBase;
+            const long long code = jsonInt(header, "\"code\":", m_codeAt);
+            const long long slot = jsonInt(header, "\"opaque\":", m_opaqueAt) - kOpaqueBase;
             pos += 4 + len;
             if (slot < 0 || slot >= m_window)
                 return false;
@@ -420,6 +426,8 @@ private:
     }
 
     int m_window;
+    std::size_t m_codeAt = 0; // where the last answer had "code": and "opaque":
+    std::size_t m_opaqueAt = 0;
     bool m_openLoop = false;
     bool m_noPwait2 = false;
     bool m_ok = true;
