@@ -278,8 +278,11 @@ bool MessageStore::dispatch(const protocol::MessageRecordView &rec, std::int64_t
     const std::int32_t tx = rec.sysFlag & protocol::SysFlag::TransactionMask;
     const bool toQueue
         = tx == protocol::SysFlag::TransactionNot || tx == protocol::SysFlag::TransactionCommit;
-    const std::int64_t tagsCode
-        = m_tagsCodeResolver ? m_tagsCodeResolver(rec) : defaultTagsCode(rec);
+    // One pass over the properties for everything below (TAGS, KEYS, UNIQ_KEY).
+    const DispatchProperties props = scanDispatchProperties(rec.properties);
+    std::int64_t tagsCode = props.tags.isEmpty() ? 0 : javaStringHash(props.tags);
+    if (rec.topic == kScheduleTopic) // the delivery time instead
+        tagsCode = m_tagsCodeResolver ? m_tagsCodeResolver(rec) : defaultTagsCode(rec);
     if (toQueue) {
         ConsumeQueue *cq = m_dispatchQueue;
         if (!cq || rec.queueId != m_dispatchQueueId
@@ -313,8 +316,8 @@ bool MessageStore::dispatch(const protocol::MessageRecordView &rec, std::int64_t
         req.msgSize = rec.totalSize;
         req.storeTimestamp = rec.storeTimestamp;
         req.sysFlag = rec.sysFlag;
-        req.keys = findProperty(rec.properties, kPropertyKeys);
-        req.uniqKey = findProperty(rec.properties, kPropertyUniqKey);
+        req.keys = props.keys;
+        req.uniqKey = props.uniqKey;
         if (Status s = m_index->buildIndex(req); !s)
             qCWarning(lcStore).noquote()
                 << "index build failed at offset" << offset << ":" << s.message();

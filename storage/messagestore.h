@@ -49,8 +49,9 @@ public:
     /// (topic, queueId, queue offset of the new message, tagsCode, store timestamp)
     using ArrivalListener = std::function<void(QByteArrayView topic, int queueId,
         std::int64_t queueOffset, std::int64_t tagsCode, std::int64_t storeTimestamp)>;
-    /// Derives the CQ tagsCode of a record (default: TAGS hash; SCHEDULE_TOPIC_XXXX: delivery
-    /// time).
+    /// Derives the CQ tagsCode of a SCHEDULE_TOPIC_XXXX record (default: its delivery time from
+    /// the store's delay levels, or the TAGS hash without a level). Records of other topics
+    /// always get the TAGS hash (0 without tags), as RocketMQ's dispatch computes it.
     using TagsCodeResolver = std::function<std::int64_t(const protocol::MessageRecordView &record)>;
 
     explicit MessageStore(MessageStoreConfig config, StoreOptions options = {});

@@ -31,4 +31,14 @@ inline constexpr QByteArrayView kPropertyUniqKey("UNIQ_KEY");
 inline constexpr QByteArrayView kPropertyTags("TAGS");
 inline constexpr QByteArrayView kPropertyDelay("DELAY");
 
+/// The properties the dispatcher reads from every record, found in one pass (same acceptance
+/// rule as findProperty: non-empty name and value, last one wins); empty views when absent.
+struct DispatchProperties
+{
+    QByteArrayView tags;
+    QByteArrayView keys;
+    QByteArrayView uniqKey;
+};
+DispatchProperties scanDispatchProperties(QByteArrayView properties);
+
 } // namespace qrocket::storage

@@ -35,7 +35,7 @@ struct MessageExtBrokerInner
     QByteArray properties; // encoded §5.3 string, stored verbatim
     /// Informational; consume-queue tagsCode is derived from the stored record at dispatch (so
     /// that recovery rebuilds the same value): the TAGS hash, or for SCHEDULE_TOPIC_XXXX the
-    /// delivery time. Override the derivation with MessageStore::setTagsCodeResolver.
+    /// delivery time (MessageStore::setTagsCodeResolver overrides how that one is derived).
     std::int64_t tagsCode = 0;
     /// WAIT property (the broker strips it from `properties`): false completes a SYNC_FLUSH put
     /// without waiting for the disk.

@@ -31,6 +31,7 @@ private slots:
     void refusesWhenNotWritable();
     void osPageCacheBusyWhenPutLockHeldTooLong();
     void findsPropertiesLikeJava();
+    void dispatchScanMatchesFindProperty();
     void deferredWritesArePublishedInOrder();
 };
 
@@ -243,6 +244,44 @@ void tst_CommitLog::findsPropertiesLikeJava()
                  "A")
                  .toByteArray(),
         QByteArray("1"));
+}
+
+// The dispatcher's one-pass scan finds exactly what findProperty finds for each of its names, on
+// the Java client's real property strings and on random texts built from the separators, the
+// names it looks for, near-misses (prefixes, longer names) and other bytes.
+void tst_CommitLog::dispatchScanMatchesFindProperty()
+{
+    const auto check = [](QByteArrayView text) {
+        const DispatchProperties p = scanDispatchProperties(text);
+        QCOMPARE(p.tags.toByteArray(), findProperty(text, kPropertyTags).toByteArray());
+        QCOMPARE(p.keys.toByteArray(), findProperty(text, kPropertyKeys).toByteArray());
+        QCOMPARE(p.uniqKey.toByteArray(), findProperty(text, kPropertyUniqKey).toByteArray());
+        // Views into the text itself, as the index and consume queue expect.
+        if (!p.tags.isEmpty())
+            QVERIFY(p.tags.data() >= text.data() && p.tags.data() < text.data() + text.size());
+    };
+    check(QByteArrayView("KEYS\x01order-1 order-2\x02UNIQ_KEY\x01"
+                         "7F0000010B5C18B4AAC2730B42E80000\x02WAIT\x01true\x02TAGS\x01TagA"));
+    check(QByteArrayView("TAGS\x01\x02KEYS\x01k\x02TAGS\x01x\x02UNIQ_KEY\x01u\x02TAGS\x01\x02"));
+    check(QByteArrayView());
+    const char *pieces[] = {"TAGS", "KEYS", "UNIQ_KEY", "TAG", "TAGSS", "UNIQ_KE", "KEYSX", "a",
+        "bc", "\x01", "\x02", "\x01\x01", "\x02\x02", "v1", "WAIT"};
+    quint32 seed = 20261130;
+    const auto next = [&seed] {
+        seed = seed * 1664525u + 1013904223u; // deterministic LCG: failures reproduce
+        return seed >> 8;
+    };
+    for (int round = 0; round < 20'000; ++round) {
+        QByteArray text;
+        const int n = static_cast<int>(next() % 12);
+        for (int i = 0; i < n; ++i)
+            text.append(pieces[next() % (sizeof pieces / sizeof pieces[0])]);
+        check(text);
+        if (QTest::currentTestFailed()) {
+            qWarning() << "failing text:" << text.toHex(' ');
+            return;
+        }
+    }
 }
 
 // SYNC_FLUSH with pwrite: appends are buffered (offsets assigned, maxOffset() counts them, readers
