@@ -119,6 +119,9 @@ QByteArray staticBytes(const char *text, qsizetype n)
     return QByteArray::fromRawData(text, n);
 }
 
+/// The longest interned value ("false").
+constexpr qsizetype kMaxStaticValue = 5;
+
 /// `text` over static storage when it is an interned value (empty, -1..99, true, false), else a
 /// null QByteArray.
 QByteArray staticValue(QByteArrayView text)
@@ -357,9 +360,11 @@ private:
         /// `text` as a QByteArray: interned, in the block, or (when it does not fit) its own copy.
         QByteArray copy(QByteArrayView text)
         {
-            QByteArray known = staticValue(text);
-            if (!known.isNull())
-                return known;
+            if (text.size() <= kMaxStaticValue) {
+                QByteArray known = staticValue(text);
+                if (!known.isNull())
+                    return known;
+            }
             char *at = room(text.size());
             if (!at)
                 return text.toByteArray();

@@ -192,12 +192,80 @@ qsizetype findStringEnd(
     }
 }
 
+/// Decodes the escape at p[i] == '\\' of a string whose text may extend up to `limit` (the
+/// closing quote, or the end of the input on a single pass: the four digits of a \\u escape are
+/// never a quote, so both bounds accept the same escapes). Writes at most 4 bytes at `o`.
+/// Advances `i` and `o`; false on a bad escape.
+bool decodeEscape(QByteArrayView text, qsizetype limit, qsizetype &i, char *&o)
+{
+    const auto *p = reinterpret_cast<const unsigned char *>(text.data());
+    if (i + 1 >= limit)
+        return false;
+    const QByteArrayView inside = text.first(limit);
+    const char e = static_cast<char>(p[i + 1]);
+    i += 2;
+    switch (e) {
+    case '"':
+    case '\\':
+    case '/':
+    case '\'':
+        *o++ = e;
+        return true;
+    case 'b':
+        *o++ = '\b';
+        return true;
+    case 'f':
+        *o++ = '\f';
+        return true;
+    case 'n':
+        *o++ = '\n';
+        return true;
+    case 'r':
+        *o++ = '\r';
+        return true;
+    case 't':
+        *o++ = '\t';
+        return true;
+    case 'u': {
+        if (i + 4 <= limit && p[i] == '0' && p[i + 1] == '0') {
+            // \u00XX below 0x80 (fastjson's control characters): one byte.
+            const int hi = kHexValues[p[i + 2]];
+            const int lo = kHexValues[p[i + 3]];
+            if (hi >= 0 && hi < 8 && lo >= 0) {
+                *o++ = static_cast<char>((hi << 4) | lo);
+                i += 4;
+                return true;
+            }
+        }
+        std::uint32_t cp = 0;
+        if (!readHex4(inside, i, cp))
+            return false;
+        i += 4;
+        if (cp >= 0xD800 && cp <= 0xDBFF) {
+            std::uint32_t low = 0;
+            if (i + 1 < limit && p[i] == '\\' && p[i + 1] == 'u' && readHex4(inside, i + 2, low)
+                && low >= 0xDC00 && low <= 0xDFFF) {
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+                i += 6;
+            } else {
+                cp = 0xFFFD;
+            }
+        } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+            cp = 0xFFFD;
+        }
+        o = putUtf8(o, cp);
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
 /// Decodes the escaped text [start, end) (`end` from findStringEnd) to `o`, which has room for
 /// end - start bytes. Returns the end of the output, or nullptr on a bad escape.
 char *unescape(QByteArrayView text, qsizetype start, qsizetype end, char *o)
 {
     const auto *p = reinterpret_cast<const unsigned char *>(text.data());
-    const QByteArrayView inside = text.first(end);
     qsizetype i = start;
     while (i < end) {
         // Copy up to the next backslash (the closing quote is at `end`), a word at a
@@ -221,54 +289,8 @@ char *unescape(QByteArrayView text, qsizetype start, qsizetype end, char *o)
             if (i >= end)
                 break;
         }
-        // p[i] is a backslash with at least one byte after it (inside the string).
-        const char e = static_cast<char>(p[i + 1]);
-        i += 2;
-        switch (e) {
-        case '"':
-        case '\\':
-        case '/':
-        case '\'':
-            *o++ = e;
-            break;
-        case 'b':
-            *o++ = '\b';
-            break;
-        case 'f':
-            *o++ = '\f';
-            break;
-        case 'n':
-            *o++ = '\n';
-            break;
-        case 'r':
-            *o++ = '\r';
-            break;
-        case 't':
-            *o++ = '\t';
-            break;
-        case 'u': {
-            std::uint32_t cp = 0;
-            if (!readHex4(inside, i, cp))
-                return nullptr;
-            i += 4;
-            if (cp >= 0xD800 && cp <= 0xDBFF) {
-                std::uint32_t low = 0;
-                if (i + 1 < end && p[i] == '\\' && p[i + 1] == 'u' && readHex4(inside, i + 2, low)
-                    && low >= 0xDC00 && low <= 0xDFFF) {
-                    cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-                    i += 6;
-                } else {
-                    cp = 0xFFFD;
-                }
-            } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-                cp = 0xFFFD;
-            }
-            o = putUtf8(o, cp);
-            break;
-        }
-        default:
+        if (!decodeEscape(text, end, i, o))
             return nullptr;
-        }
     }
     return o;
 }
@@ -303,24 +325,44 @@ bool scanString(QByteArrayView text, qsizetype &pos, QByteArray &out)
 
 qsizetype scanStringInto(QByteArrayView text, qsizetype &pos, char *out, qsizetype room)
 {
+    // One pass: copy and decode until the closing quote (scanString finds it first, then
+    // decodes). Both accept the same strings with the same result: a backslash always takes the
+    // byte after it, and decodeEscape reads the same bytes with either bound.
     const auto *p = reinterpret_cast<const unsigned char *>(text.data());
+    const qsizetype n = text.size();
     const auto quote = static_cast<unsigned char>(text[pos]);
-    const qsizetype start = pos + 1;
-    bool escaped = false;
-    const qsizetype end = findStringEnd(p, start, text.size(), quote, escaped);
-    if (end < 0 || end - start > room)
-        return -1;
-    qsizetype n = end - start;
-    if (escaped) {
-        const char *o = unescape(text, start, end, out);
-        if (!o)
+    char *o = out;
+    char *const outEnd = out + room;
+    qsizetype i = pos + 1;
+    for (;;) {
+        if (i + 8 <= n && outEnd - o >= 8) {
+            const std::uint64_t w = load64(p + i);
+            std::memcpy(o, &w, 8);
+            const std::uint64_t m = anyByte(w, quote) | anyByte(w, '\\');
+            if (!m) {
+                i += 8;
+                o += 8;
+                continue;
+            }
+            const qsizetype k = firstFlagged(m);
+            i += k;
+            o += k;
+        } else {
+            while (i < n && p[i] != quote && p[i] != '\\') {
+                if (o == outEnd)
+                    return -1;
+                *o++ = static_cast<char>(p[i++]);
+            }
+            if (i >= n)
+                return -1;
+        }
+        if (p[i] == quote) {
+            pos = i + 1;
+            return o - out;
+        }
+        if (outEnd - o < 4 || !decodeEscape(text, n, i, o))
             return -1;
-        n = o - out;
-    } else if (n > 0) {
-        std::memcpy(out, p + start, static_cast<std::size_t>(n));
     }
-    pos = end + 1;
-    return n;
 }
 
 bool scanNumber(QByteArrayView text, qsizetype &pos, QByteArrayView &literal, bool &isInteger)

@@ -28,9 +28,10 @@ char *writeQuotedGeneral(char *out, QByteArrayView s);
 /// \uXXXX with surrogate pairs (lone surrogates become U+FFFD). Returns false on a bad escape or
 /// an unterminated string.
 bool scanString(QByteArrayView text, qsizetype &pos, QByteArray &out);
-/// scanString() into `out`, which has room for `room` bytes, instead of a new QByteArray: the
-/// decoded size, or -1 (pos unchanged) on a bad escape, an unterminated string, or when the
-/// escaped text is longer than `room` (its decoded form is never longer than that).
+/// scanString() into `out`, which has room for `room` bytes, instead of a new QByteArray, in one
+/// pass: the decoded size, or -1 (pos unchanged) on a bad escape, an unterminated string, or
+/// when the string does not fit in `room` (a room of the escaped size is always enough). May
+/// write anywhere in the room.
 qsizetype scanStringInto(QByteArrayView text, qsizetype &pos, char *out, qsizetype room);
 /// Fast path of scanString() without allocating: when the string at text[pos] has no escapes,
 /// sets `raw` to its bytes, advances `pos` past the closing quote and returns true. Returns false

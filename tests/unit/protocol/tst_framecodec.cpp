@@ -3,6 +3,7 @@
 
 #include "clientlib/common/byteorder.h"
 #include "clientlib/protocol/framecodec.h"
+#include "clientlib/protocol/jsontext.h"
 #include "clientlib/protocol/sharedbytes.h"
 #include "goldenvectors.h"
 
@@ -363,6 +364,44 @@ private slots:
         QCOMPARE(fast.extFields, expected);
         for (const auto &[k, v] : fast.extFields)
             QCOMPARE(k.constData()[k.size()], '\0');
+    }
+
+    void scanStringIntoMatchesScanString()
+    {
+        // The one-pass decoder against the two-pass one on random JSON string literals (valid
+        // and broken escapes, surrogates, missing quotes) and random output rooms: the same
+        // text and end position, or a refusal; a refusal for lack of room only when the
+        // decoded text is longer than the room allows.
+        QRandomGenerator rng(777);
+        const char *pieces[] = {"a", "xyz", "\\u0001", "\\u00e9", "\\u4e16", "\\ud83d\\ude00",
+            "\\ud83d", "\\ude00", "\\u12", "\\uZZZZ", "\\n", "\\\"", "\\\\", "\\/", "\\x", "\\",
+            "'", "\xc3\xa9", "0123456789abcdef", "\\u007f", "\\u0080", "\\u00", "\\u0"};
+        for (int round = 0; round < 20000; ++round) {
+            QByteArray text = round % 2 ? "\"" : "'";
+            const int n = static_cast<int>(rng.bounded(8));
+            for (int k = 0; k < n; ++k)
+                text += pieces[rng.bounded(static_cast<quint32>(std::size(pieces)))];
+            if (rng.bounded(6) != 0)
+                text += text[0];
+            if (rng.bounded(2))
+                text += "}}";
+            qsizetype pos2 = 0;
+            QByteArray reference;
+            const bool ok2 = jsontext::scanString(text, pos2, reference);
+            const qsizetype room = rng.bounded(3) ? text.size() : rng.bounded(24);
+            QByteArray out(room + 8, '#');
+            qsizetype pos1 = 0;
+            const qsizetype got = jsontext::scanStringInto(text, pos1, out.data(), room);
+            if (got >= 0) {
+                QVERIFY2(ok2, text.constData());
+                QCOMPARE(out.first(got), reference);
+                QCOMPARE(pos1, pos2);
+                QVERIFY(out.sliced(room).count('#') == 8); // nothing written past the room
+            } else {
+                QCOMPARE(pos1, qsizetype(0));
+                QVERIFY2(!ok2 || room < text.size(), text.constData());
+            }
+        }
     }
 
     void sharedBytesBlock()
