@@ -692,14 +692,17 @@ private slots:
         for (const char *t : fixed)
             QVERIFY2(parseJavaLong(t) == reference(t), t);
         QRandomGenerator rng(5005);
-        const char alphabet[] = "0123456789-+a/:";
-        for (int round = 0; round < 20000; ++round) {
+        // Digits, then bytes just outside '0'..'9', signs, and bytes with the high bit set.
+        const char alphabet[] = {'0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '-', '+', 'a',
+            '/', ':', '\x80', '\xb9', '\xba', '\xff', '\0', ' '};
+        for (int round = 0; round < 100000; ++round) {
             QByteArray t;
             const int n = static_cast<int>(rng.bounded(24));
             for (int k = 0; k < n; ++k) {
                 // Mostly digits, so that long valid numbers near the range limits come up.
                 const bool digit = rng.bounded(8) != 0;
-                t.append(alphabet[digit ? rng.bounded(10) : rng.bounded(15)]);
+                t.append(alphabet[digit ? rng.bounded(10)
+                                        : rng.bounded(static_cast<quint32>(sizeof alphabet))]);
             }
             QVERIFY2(parseJavaLong(t) == reference(t), t.constData());
         }
