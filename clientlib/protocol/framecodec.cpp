@@ -358,7 +358,7 @@ private:
         /// The `n` bytes just written at room() as a QByteArray sharing the block.
         QByteArray commit(qsizetype n) { return m_bytes.commit(n); }
         /// `text` as a QByteArray: interned, in the block, or (when it does not fit) its own copy.
-        QByteArray copy(QByteArrayView text)
+        Q_ALWAYS_INLINE QByteArray copy(QByteArrayView text)
         {
             if (text.size() <= kMaxStaticValue) {
                 QByteArray known = staticValue(text);
