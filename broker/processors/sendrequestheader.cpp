@@ -56,6 +56,14 @@ std::optional<std::int32_t> toInt(const QByteArray *raw)
 {
     if (!raw)
         return std::nullopt;
+    // One or two plain digits (queue ids, flags, counts: most of a send's numbers) need no
+    // general parse; Long.parseLong reads them the same way.
+    const char *p = raw->constData();
+    const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    if (raw->size() == 1 && digit(p[0]))
+        return p[0] - '0';
+    if (raw->size() == 2 && digit(p[0]) && digit(p[1]))
+        return (p[0] - '0') * 10 + (p[1] - '0');
     const auto v = protocol::parseJavaLong(*raw);
     if (!v || *v < std::numeric_limits<std::int32_t>::min()
         || *v > std::numeric_limits<std::int32_t>::max())
