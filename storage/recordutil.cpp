@@ -4,13 +4,15 @@
 
 namespace qrocket::storage {
 
-QByteArrayView findProperty(QByteArrayView props, QByteArrayView name)
+namespace {
+
+/// Calls f(name, value) for each segment of `name\x01value\x02...` that the Java parser accepts
+/// (non-empty name and value), in order; one pass with memchr.
+template<typename F>
+void forEachValidProperty(QByteArrayView props, F &&f)
 {
-    // One pass with memchr over `name\x01value\x02...`; runs three times per dispatched message.
-    QByteArrayView found;
     const char *p = props.data();
     const char *const end = p + props.size();
-    const auto nameLen = static_cast<size_t>(name.size());
     while (p < end) {
         const auto left = static_cast<size_t>(end - p);
         const char *segEnd = static_cast<const char *>(std::memchr(p, '\x02', left));
@@ -18,52 +20,40 @@ QByteArrayView findProperty(QByteArrayView props, QByteArrayView name)
             segEnd = end;
         const char *sep
             = static_cast<const char *>(std::memchr(p, '\x01', static_cast<size_t>(segEnd - p)));
-        // Same acceptance rule as the Java parser: non-empty name and value.
-        if (sep && sep > p && sep + 1 < segEnd && static_cast<size_t>(sep - p) == nameLen
-            && std::memcmp(p, name.data(), nameLen) == 0)
-            found = QByteArrayView(sep + 1, segEnd - sep - 1);
+        if (sep && sep > p && sep + 1 < segEnd)
+            f(QByteArrayView(p, sep - p), QByteArrayView(sep + 1, segEnd - sep - 1));
         if (segEnd == end)
             break;
         p = segEnd + 1;
     }
+}
+
+} // namespace
+
+QByteArrayView findProperty(QByteArrayView props, QByteArrayView name)
+{
+    QByteArrayView found;
+    forEachValidProperty(props, [&](QByteArrayView n, QByteArrayView value) {
+        if (n == name)
+            found = value; // last one wins, as in the Java parser's map
+    });
     return found;
 }
 
 DispatchProperties scanDispatchProperties(QByteArrayView props)
 {
     DispatchProperties found;
-    const char *p = props.data();
-    const char *const end = p + props.size();
-    while (p < end) {
-        const auto left = static_cast<size_t>(end - p);
-        const char *segEnd = static_cast<const char *>(std::memchr(p, '\x02', left));
-        if (!segEnd)
-            segEnd = end;
-        const char *sep
-            = static_cast<const char *>(std::memchr(p, '\x01', static_cast<size_t>(segEnd - p)));
-        if (sep && sep > p && sep + 1 < segEnd) {
-            const QByteArrayView name(p, sep - p);
-            const QByteArrayView value(sep + 1, segEnd - sep - 1);
-            // Dispatched names by length first: most segments are rejected on one compare.
-            switch (name.size()) {
-            case 4:
-                if (name == kPropertyTags)
-                    found.tags = value;
-                else if (name == kPropertyKeys)
-                    found.keys = value;
-                break;
-            case 8:
-                if (name == kPropertyUniqKey)
-                    found.uniqKey = value;
-                break;
-            default:
-                break;
-            }
+    forEachValidProperty(props, [&](QByteArrayView name, QByteArrayView value) {
+        // By length first: most segments are rejected on one compare.
+        if (name.size() == 4) {
+            if (name == kPropertyTags)
+                found.tags = value;
+            else if (name == kPropertyKeys)
+                found.keys = value;
+        } else if (name.size() == 8 && name == kPropertyUniqKey) {
+            found.uniqKey = value;
         }
-        if (segEnd == end)
-            break;
-        p = segEnd + 1;
-    }
+    });
     return found;
 }
 
