@@ -139,16 +139,18 @@ QByteArrayView MappedFile::view(std::int64_t pos, std::int64_t size) const
     return QByteArrayView(m_base + pos, size);
 }
 
-Result<std::int64_t> MappedFile::flush(int leastPages)
+Result<std::int64_t> MappedFile::flush(int leastPages, FlushScope scope)
 {
-    const std::int64_t wrote = wrotePosition();
+    const std::int64_t written = wrotePosition();
     const std::int64_t flushed = flushedPosition();
+    const bool range = scope == FlushScope::WrittenRange;
+    const std::int64_t wrote = range && leastPages > 0 ? written / kPageSize * kPageSize : written;
     if (wrote <= flushed)
         return flushed;
     if (leastPages > 0 && (wrote / kPageSize - flushed / kPageSize) < leastPages)
         return flushed;
     int rc = 0;
-    if (flushMethod() == FlushMethod::Msync) {
+    if (range || flushMethod() == FlushMethod::Msync) {
         const std::int64_t start = flushed / kPageSize * kPageSize;
         rc = ::msync(m_base + start, static_cast<size_t>(wrote - start), MS_SYNC);
     } else {

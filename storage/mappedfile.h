@@ -75,9 +75,23 @@ public:
     /// Bytes [pos, pos+size) if they lie below wrotePosition, else an empty view.
     QByteArrayView view(std::int64_t pos, std::int64_t size) const;
 
+    /// Which bytes a flush makes durable and how.
+    enum class FlushScope : std::uint8_t {
+        /// [flushedPosition, wrotePosition) with the method of setFlushMethod (fdatasync: every
+        /// dirty page of the file).
+        File,
+        /// msync of the written range alone, and in a periodic round (leastPages > 0) only its
+        /// whole pages. The pages beyond it, pre-faulted writable ahead of the writer, and the
+        /// page the writer is filling stay dirty and writable: after fdatasync they were clean
+        /// and write-protected, so the appends that followed took a write fault per page on
+        /// the I/O threads (under the put lock), each able to wait for the journal commit the
+        /// flush had started; and the zero pages ahead were written to disk for nothing.
+        WrittenRange,
+    };
     /// Makes [flushedPosition, wrotePosition) durable when at least `leastPages` 4 KiB pages are
-    /// dirty (0: always). Returns the new flushed position, or an IoError.
-    Result<std::int64_t> flush(int leastPages);
+    /// dirty (0: always; with WrittenRange and leastPages > 0, up to the last whole page).
+    /// Returns the new flushed position, or an IoError.
+    Result<std::int64_t> flush(int leastPages, FlushScope scope = FlushScope::File);
     /// fdatasync regardless of positions (index files write in place, not by position).
     Status sync();
     static void setFlushMethod(FlushMethod m);

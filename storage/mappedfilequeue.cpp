@@ -195,7 +195,7 @@ std::int64_t MappedFileQueue::maxOffset() const
     return m_files.empty() ? 0 : m_files.back()->fileFromOffset() + m_files.back()->wrotePosition();
 }
 
-Result<std::int64_t> MappedFileQueue::flush(int leastPages)
+Result<std::int64_t> MappedFileQueue::flush(int leastPages, MappedFile::FlushScope scope)
 {
     for (;;) {
         const std::int64_t where = flushedWhere();
@@ -205,7 +205,7 @@ Result<std::int64_t> MappedFileQueue::flush(int leastPages)
             if (!f || where >= f->fileFromOffset())
                 return where;
         }
-        auto r = f->flush(leastPages);
+        auto r = f->flush(leastPages, scope);
         if (!r)
             return r.error();
         const std::int64_t now = f->fileFromOffset() + *r;

@@ -71,7 +71,8 @@ public:
 
     /// Flushes from flushedWhere; `leastPages` as in MappedFile::flush (0 flushes everything,
     /// across file boundaries). Returns the new flushedWhere.
-    Result<std::int64_t> flush(int leastPages);
+    Result<std::int64_t> flush(
+        int leastPages, MappedFile::FlushScope scope = MappedFile::FlushScope::File);
     /// Store timestamp of the newest file flushed completely up to flushedWhere (checkpoint).
     std::int64_t storeTimestampAtFlushedWhere() const;
 

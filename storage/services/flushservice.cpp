@@ -22,7 +22,8 @@ std::int64_t steadyMs()
 }
 } // namespace
 
-Status flushCommitLog(MappedFileQueue &files, StoreCheckpoint &checkpoint, int leastPages)
+Status flushCommitLog(MappedFileQueue &files, StoreCheckpoint &checkpoint, int leastPages,
+    MappedFile::FlushScope scope)
 {
     MappedFilePtr last = files.lastFile();
     if (!last)
@@ -30,7 +31,7 @@ Status flushCommitLog(MappedFileQueue &files, StoreCheckpoint &checkpoint, int l
     // Timestamp first, then the offset: the record carrying `ts` ends at or before `target`.
     const std::int64_t ts = last->storeTimestamp();
     const std::int64_t target = files.maxOffset();
-    auto r = files.flush(leastPages);
+    auto r = files.flush(leastPages, scope);
     if (!r)
         return r.error();
     if (*r >= target && ts > 0)
@@ -59,7 +60,10 @@ void FlushCommitLogService::start()
                     least = 0;
                     lastThorough = steadyMs();
                 }
-                if (Status s = flushCommitLog(m_files, m_checkpoint, least); !s)
+                // ASYNC_FLUSH writes through the mapping: keep the pages ahead writable.
+                if (Status s = flushCommitLog(
+                        m_files, m_checkpoint, least, MappedFile::FlushScope::WrittenRange);
+                    !s)
                     qCWarning(lcStoreFlush).noquote() << "commit-log flush failed:" << s.message();
             }
         },
@@ -69,7 +73,8 @@ void FlushCommitLogService::start()
 void FlushCommitLogService::stop()
 {
     m_thread.stop();
-    if (Status s = flushCommitLog(m_files, m_checkpoint, 0); !s)
+    if (Status s = flushCommitLog(m_files, m_checkpoint, 0, MappedFile::FlushScope::WrittenRange);
+        !s)
         qCWarning(lcStoreFlush).noquote() << "final commit-log flush failed:" << s.message();
 }
 

@@ -32,7 +32,8 @@ namespace qrocket::storage {
 class CommitLog;
 
 /// Flushes `files` completely or by least pages and updates the checkpoint when it is durable.
-Status flushCommitLog(MappedFileQueue &files, StoreCheckpoint &checkpoint, int leastPages);
+Status flushCommitLog(MappedFileQueue &files, StoreCheckpoint &checkpoint, int leastPages,
+    MappedFile::FlushScope scope = MappedFile::FlushScope::File);
 
 class FlushCommitLogService
 {
