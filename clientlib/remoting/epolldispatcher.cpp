@@ -231,10 +231,15 @@ void EpollEventDispatcher::registerTimer(
         {timerId, interval, timerType, object, Clock::now() + std::chrono::milliseconds(interval)});
 }
 
+std::vector<EpollEventDispatcher::Timer>::iterator EpollEventDispatcher::findTimer(int timerId)
+{
+    return std::find_if(
+        m_timers.begin(), m_timers.end(), [timerId](const Timer &t) { return t.id == timerId; });
+}
+
 bool EpollEventDispatcher::unregisterTimer(int timerId)
 {
-    const auto it = std::find_if(
-        m_timers.begin(), m_timers.end(), [timerId](const Timer &t) { return t.id == timerId; });
+    const auto it = findTimer(timerId);
     if (it == m_timers.end())
         return false;
     m_timers.erase(it);
@@ -260,8 +265,7 @@ QList<QAbstractEventDispatcher::TimerInfo> EpollEventDispatcher::registeredTimer
 
 int EpollEventDispatcher::remainingTime(int timerId)
 {
-    const auto it = std::find_if(
-        m_timers.begin(), m_timers.end(), [timerId](const Timer &t) { return t.id == timerId; });
+    const auto it = findTimer(timerId);
     if (it == m_timers.end())
         return -1;
     const auto left = std::chrono::ceil<std::chrono::milliseconds>(it->due - Clock::now()).count();
@@ -287,23 +291,13 @@ int EpollEventDispatcher::activateTimers()
         return 0;
     const Clock::time_point now = Clock::now();
     // Collect first: handlers register and unregister timers (single shots kill themselves).
-    int due[16];
-    std::vector<int> more;
-    int count = 0;
-    for (const Timer &t : m_timers) {
-        if (t.due > now)
-            continue;
-        if (count < 16)
-            due[count] = t.id;
-        else
-            more.push_back(t.id);
-        ++count;
-    }
+    std::vector<int> due;
+    for (const Timer &t : m_timers)
+        if (t.due <= now)
+            due.push_back(t.id);
     int activated = 0;
-    for (int i = 0; i < count; ++i) {
-        const int id = i < 16 ? due[i] : more[static_cast<std::size_t>(i - 16)];
-        const auto it = std::find_if(
-            m_timers.begin(), m_timers.end(), [id](const Timer &t) { return t.id == id; });
+    for (const int id : due) {
+        const auto it = findTimer(id);
         if (it == m_timers.end() || it->due > now)
             continue; // unregistered, or re-registered, by an earlier handler
         // Rescheduled before the event: a nested event loop in the handler must not fire it

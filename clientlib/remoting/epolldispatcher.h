@@ -71,6 +71,7 @@ private:
         quint32 events = 0;
     };
 
+    std::vector<Timer>::iterator findTimer(int timerId);
     void updateEpoll(int fd, FdNotifiers &entry);
     void drainWakeFd();
     /// epoll_wait's timeout: 0 when it must not block, -1 without timers, else ms to the next.
