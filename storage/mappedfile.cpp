@@ -141,26 +141,27 @@ QByteArrayView MappedFile::view(std::int64_t pos, std::int64_t size) const
 
 Result<std::int64_t> MappedFile::flush(int leastPages, FlushScope scope)
 {
-    const std::int64_t written = wrotePosition();
+    const std::int64_t wrote = wrotePosition();
     const std::int64_t flushed = flushedPosition();
     const bool range = scope == FlushScope::WrittenRange;
-    const std::int64_t wrote = range && leastPages > 0 ? written / kPageSize * kPageSize : written;
-    if (wrote <= flushed)
+    // Where this flush ends: a periodic round of the range scope stops at the last whole page.
+    const std::int64_t target = range && leastPages > 0 ? wrote / kPageSize * kPageSize : wrote;
+    if (target <= flushed)
         return flushed;
-    if (leastPages > 0 && (wrote / kPageSize - flushed / kPageSize) < leastPages)
+    if (leastPages > 0 && (target / kPageSize - flushed / kPageSize) < leastPages)
         return flushed;
     int rc = 0;
     if (range || flushMethod() == FlushMethod::Msync) {
         const std::int64_t start = flushed / kPageSize * kPageSize;
-        rc = ::msync(m_base + start, static_cast<size_t>(wrote - start), MS_SYNC);
+        rc = ::msync(m_base + start, static_cast<size_t>(target - start), MS_SYNC);
     } else {
         rc = ::fdatasync(m_fd);
     }
     if (rc != 0)
         return Status::ioError(
             QStringLiteral("flush of %1 failed: %2").arg(m_path, errnoText(errno)));
-    setFlushedPosition(wrote);
-    return wrote;
+    setFlushedPosition(target);
+    return target;
 }
 
 void MappedFile::prefault()
