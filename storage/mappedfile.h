@@ -86,6 +86,8 @@ public:
         /// and write-protected, so the appends that followed took a write fault per page on
         /// the I/O threads (under the put lock), each able to wait for the journal commit the
         /// flush had started; and the zero pages ahead were written to disk for nothing.
+        /// The range's whole pages are unmapped first (MADV_DONTNEED: they stay dirty in the
+        /// page cache), so their write-back sends no TLB shoot-down to the I/O threads' CPUs.
         WrittenRange,
     };
     /// Makes [flushedPosition, wrotePosition) durable when at least `leastPages` 4 KiB pages are

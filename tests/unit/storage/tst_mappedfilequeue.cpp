@@ -7,6 +7,8 @@
 #include <QTest>
 
 #include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
 
 using namespace qrocket::storage;
 
@@ -18,6 +20,7 @@ private slots:
     void createsPreallocatedFileNamedByOffset();
     void refusesToCreateTwice();
     void flushHonoursLeastPages();
+    void writtenRangeFlushUnmapsFlushedPages();
     void rollsAndFindsByOffset();
     void truncateDirtyDropsLaterFilesAndZeroesTail();
     void loadReportsShortFileAndExtendsIt();
@@ -61,6 +64,61 @@ void tst_MappedFileQueue::flushHonoursLeastPages()
     QCOMPARE(*(*f)->flush(2), 4096 * 2 + 10);
     (*f)->setWrotePosition(4096 * 3);
     QCOMPARE(*(*f)->flush(0), 4096 * 3);
+}
+
+namespace {
+/// Whether the page at `addr` has a page-table entry in this process (/proc/self/pagemap bit 63;
+/// readable without privileges). -1 when pagemap cannot be read.
+int pagePresent(const char *addr)
+{
+    const int fd = ::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    std::uint64_t entry = 0;
+    const off_t at = static_cast<off_t>(reinterpret_cast<std::uintptr_t>(addr) / 4096 * 8);
+    const bool ok = ::pread(fd, &entry, sizeof entry, at) == static_cast<ssize_t>(sizeof entry);
+    ::close(fd);
+    return ok ? static_cast<int>(entry >> 63) : -1;
+}
+} // namespace
+
+void tst_MappedFileQueue::writtenRangeFlushUnmapsFlushedPages()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(offsetToFileName(0));
+    auto opened = MappedFile::open(path, 0, 64 * 1024, true);
+    QVERIFY(opened.has_value());
+    MappedFile &f = **opened;
+    // Five pages and a bit written through the mapping, as an append does.
+    constexpr int kWritten = 4096 * 5 + 100;
+    for (int i = 0; i < kWritten; ++i)
+        f.data()[i] = static_cast<char>('a' + i % 26);
+    f.setWrotePosition(kWritten);
+    for (int page = 0; page < 6; ++page)
+        QCOMPARE(pagePresent(f.data() + page * 4096), 1);
+
+    // A periodic round: the whole pages, and only those, are written and unmapped.
+    QCOMPARE(*f.flush(1, MappedFile::FlushScope::WrittenRange), 4096 * 5);
+    for (int page = 0; page < 5; ++page)
+        QCOMPARE(pagePresent(f.data() + page * 4096), 0);
+    QCOMPARE(pagePresent(f.data() + 5 * 4096), 1); // the page the writer is filling
+
+    // The bytes are in the file, and the mapping still shows them.
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray onDisk = file.read(kWritten);
+    QCOMPARE(onDisk.size(), kWritten);
+    QCOMPARE(QByteArrayView(f.data(), kWritten), QByteArrayView(onDisk));
+    QCOMPARE(pagePresent(f.data()), 1); // faulted back in by the read above
+
+    // The writer goes on in its page; a thorough round (0) takes the partial page as well and
+    // leaves it mapped.
+    f.data()[kWritten] = 'z';
+    f.setWrotePosition(kWritten + 1);
+    QCOMPARE(*f.flush(0, MappedFile::FlushScope::WrittenRange), kWritten + 1);
+    QCOMPARE(pagePresent(f.data() + 5 * 4096), 1);
+    file.seek(kWritten);
+    QCOMPARE(file.read(1), QByteArray("z"));
 }
 
 void tst_MappedFileQueue::rollsAndFindsByOffset()
