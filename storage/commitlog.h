@@ -18,6 +18,7 @@
 // from any thread (serialised by its own lock); select*/min/max from any thread; recovery
 // (recover*.cpp) before any of those run.
 
+#include "clientlib/common/adaptivemutex.h"
 #include "storage/mappedfilequeue.h"
 #include "storage/recordutil.h"
 #include "storage/storeconfig.h"
@@ -87,7 +88,7 @@ public:
     /// release() or destruction: tests of OS_PAGECACHE_BUSY.
     struct TEST_PutLockHold
     {
-        std::unique_lock<std::mutex> lock;
+        std::unique_lock<AdaptiveMutex> lock;
         std::atomic<std::int64_t> *begin = nullptr;
         void release()
         {
@@ -154,7 +155,7 @@ private:
 
     // Store time taken by the current holder of the put lock, 0 when free.
     std::atomic<std::int64_t> m_beginTimeInLock {0};
-    mutable std::mutex m_putMutex; // guards everything below
+    mutable AdaptiveMutex m_putMutex; // guards everything below
     MappedFilePtr m_current;
     std::unordered_map<std::string, std::int64_t, TransparentStringHash, std::equal_to<>>
         m_queueOffsets;

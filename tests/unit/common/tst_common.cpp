@@ -1,3 +1,4 @@
+#include "clientlib/common/adaptivemutex.h"
 #include "clientlib/common/hash.h"
 #include "clientlib/common/properties.h"
 #include "clientlib/common/result.h"
@@ -5,7 +6,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <mutex>
 #include <random>
+#include <thread>
+#include <vector>
 #include <zlib.h>
 
 using namespace qrocket;
@@ -28,6 +32,7 @@ private slots:
     void schemaRejectsBadValuesNamingKeyAndLine();
     void schemaPrintsEverySetting();
     void loadPropertiesFileReportsMissingFile();
+    void adaptiveMutexExcludes();
 };
 
 void tst_Common::statusCarriesCodeAndMessage()
@@ -253,6 +258,34 @@ void tst_Common::loadPropertiesFileReportsMissingFile()
     QVERIFY(!r.has_value());
     QCOMPARE(r.error().code(), Status::Code::IoError);
     QVERIFY(r.error().message().contains(QStringLiteral("absent.conf")));
+}
+
+void tst_Common::adaptiveMutexExcludes()
+{
+    AdaptiveMutex m;
+    QVERIFY(m.try_lock());
+    QVERIFY(!m.try_lock()); // not recursive
+    m.unlock();
+    // Four threads, a non-atomic read-modify-write under the lock: no update is lost, and no
+    // two holders overlap.
+    std::int64_t counter = 0;
+    int holders = 0;
+    bool overlapped = false;
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&] {
+            for (int i = 0; i < 100'000; ++i) {
+                std::lock_guard lock(m);
+                if (++holders != 1)
+                    overlapped = true;
+                counter = counter + 1;
+                --holders;
+            }
+        });
+    for (auto &t : threads)
+        t.join();
+    QVERIFY(!overlapped);
+    QCOMPARE(counter, 400'000);
 }
 
 QTEST_APPLESS_MAIN(tst_Common)
