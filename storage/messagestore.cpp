@@ -118,7 +118,7 @@ Status MessageStore::open()
                 flushConsumeQueues(least);
             }
         },
-        "qr-cqflush", ServiceThread::Priority::Background);
+        "qr-cqflush", ServiceThread::Priority::Idle);
     if (m_options.runCleanService) {
         m_cleanThread = std::make_unique<ServiceThread>();
         m_cleanThread->start(

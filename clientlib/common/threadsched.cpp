@@ -43,6 +43,15 @@ bool markCurrentThreadBackground()
     return ::pthread_setschedparam(::pthread_self(), SCHED_BATCH, &param) == 0;
 }
 
+bool markCurrentThreadIdle()
+{
+    if (!hintsEnabled())
+        return false;
+    sched_param param {};
+    param.sched_priority = 0;
+    return ::pthread_setschedparam(::pthread_self(), SCHED_IDLE, &param) == 0;
+}
+
 bool markCurrentThreadLatencySensitive(int sliceMicros)
 {
 #ifdef SYS_sched_setattr

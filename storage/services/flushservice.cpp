@@ -67,7 +67,7 @@ void FlushCommitLogService::start()
                     qCWarning(lcStoreFlush).noquote() << "commit-log flush failed:" << s.message();
             }
         },
-        "qr-flush", ServiceThread::Priority::Background);
+        "qr-flush", ServiceThread::Priority::Idle);
 }
 
 void FlushCommitLogService::stop()

@@ -51,7 +51,7 @@ void PrefaultService::start()
                 lastMax = max;
             }
         },
-        "qr-prefault", ServiceThread::Priority::Background);
+        "qr-prefault", ServiceThread::Priority::Idle);
 }
 
 } // namespace qrocket::storage

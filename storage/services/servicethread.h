@@ -23,11 +23,13 @@ public:
     ServiceThread(const ServiceThread &) = delete;
     ServiceThread &operator=(const ServiceThread &) = delete;
 
-    enum class Priority { Normal, Background };
+    enum class Priority { Normal, Background, Idle };
 
     /// `name` (at most 15 characters) shows in top, perf and gdb. Background services (their
     /// work can wait a few milliseconds) run as SCHED_BATCH: their wake-ups do not preempt the
-    /// I/O threads (clientlib/common/threadsched.h).
+    /// I/O threads. Idle services (work that nobody waits for: pre-faulting, the async flush
+    /// and the consume-queue flush) run as SCHED_IDLE: any other thread that wakes preempts
+    /// them (clientlib/common/threadsched.h).
     void start(std::function<void()> loop, const char *name = nullptr,
         Priority priority = Priority::Normal)
     {
@@ -35,6 +37,8 @@ public:
         m_thread = std::thread([loop = std::move(loop), priority] {
             if (priority == Priority::Background)
                 markCurrentThreadBackground();
+            else if (priority == Priority::Idle)
+                markCurrentThreadIdle();
             loop();
         });
         if (name)

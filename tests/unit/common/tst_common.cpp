@@ -2,12 +2,14 @@
 #include "clientlib/common/hash.h"
 #include "clientlib/common/properties.h"
 #include "clientlib/common/result.h"
+#include "clientlib/common/threadsched.h"
 
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <mutex>
 #include <random>
+#include <sched.h>
 #include <thread>
 #include <vector>
 #include <zlib.h>
@@ -33,6 +35,7 @@ private slots:
     void schemaPrintsEverySetting();
     void loadPropertiesFileReportsMissingFile();
     void adaptiveMutexExcludes();
+    void threadHintsSetThePolicy();
 };
 
 void tst_Common::statusCarriesCodeAndMessage()
@@ -286,6 +289,27 @@ void tst_Common::adaptiveMutexExcludes()
         t.join();
     QVERIFY(!overlapped);
     QCOMPARE(counter, 400'000);
+}
+
+void tst_Common::threadHintsSetThePolicy()
+{
+    // Each hint on a thread of its own (a thread cannot leave SCHED_IDLE without privilege).
+    const auto policyAfter = [](bool (*hint)()) {
+        int policy = -1;
+        bool applied = false;
+        std::thread([&] {
+            applied = hint();
+            policy = ::sched_getscheduler(0);
+        }).join();
+        return std::pair(applied, policy);
+    };
+    const auto [batchApplied, batch] = policyAfter(&markCurrentThreadBackground);
+    QVERIFY(batchApplied); // plain user rights: works unprivileged on any Linux
+    QCOMPARE(batch, SCHED_BATCH);
+    const auto [idleApplied, idle] = policyAfter(&markCurrentThreadIdle);
+    QVERIFY(idleApplied);
+    QCOMPARE(idle, SCHED_IDLE);
+    QCOMPARE(::sched_getscheduler(0), SCHED_OTHER); // this thread kept its policy
 }
 
 QTEST_APPLESS_MAIN(tst_Common)
