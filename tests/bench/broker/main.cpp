@@ -19,7 +19,9 @@
 // --rate adds open-loop rows ("rate"): sends issued on a fixed schedule, latency measured from
 // each send's scheduled time (no coordinated omission); "half" = half the rate the same number of
 // synchronous senders (window 1) reached in the row before: one request per connection at a time
-// batches as little as open-loop traffic does, so that is the peak it is half of.
+// batches as little as open-loop traffic does, so that is the peak it is half of. Open-loop rows
+// also print "issued late p99": how late the generator itself sent (its own wait for a CPU on a
+// machine it shares with the broker), a part of every latency in the row.
 //
 // --messages N stops each row after N answers (for callgrind: instructions per send are the
 // difference of two runs with different N divided by the difference of N).
@@ -110,6 +112,9 @@ struct Figures
     double msgsPerSecond = 0;
     double mbPerSecond = 0;
     std::vector<std::int64_t> latencyNs; // sorted
+    // Open loop: how late the generator itself issued the p99 request (its own scheduling delay,
+    // part of each latency above), -1 for closed-loop rows.
+    double issueLagP99Us = -1;
     int errors = 0;
     bool failed = false;
 };
@@ -235,6 +240,7 @@ public:
             ::epoll_ctl(m_epoll, EPOLL_CTL_ADD, m_conns[i]->fd, &ev);
         }
         m_latencies.reserve(1 << 20);
+        m_issueLagNs.reserve(rate > 0 ? 1 << 20 : 0);
         const auto start = Clock::now();
         const auto deadline = start
             + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
@@ -280,6 +286,7 @@ public:
                     const int slot = free->freeSlots.back();
                     free->freeSlots.pop_back();
                     free->queue(slot, due);
+                    m_issueLagNs.push_back((now - due).count());
                     ++issued;
                     ++inFlight;
                     flush(*free);
@@ -306,6 +313,10 @@ public:
         const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
         if (inFlight > 0)
             result.failed = true;
+        if (!m_issueLagNs.empty()) {
+            std::sort(m_issueLagNs.begin(), m_issueLagNs.end());
+            result.issueLagP99Us = percentileUs(m_issueLagNs, 0.99);
+        }
         result.latencyNs = std::move(m_latencies);
         std::sort(result.latencyNs.begin(), result.latencyNs.end());
         result.msgsPerSecond = double(result.latencyNs.size()) / elapsed;
@@ -434,6 +445,7 @@ private:
     int m_epoll = -1;
     std::vector<std::unique_ptr<Connection>> m_conns;
     std::vector<std::int64_t> m_latencies;
+    std::vector<std::int64_t> m_issueLagNs; // open loop: actual minus scheduled send time
 };
 
 /// The machine's floor for a request/response exchange: a plain epoll server on one thread that
@@ -581,11 +593,14 @@ private:
 void printRow(const char *what, int size, int connections, int window, const Figures &r)
 {
     std::printf("%-6s %5d B %3d conn x %3d  %10.0f msg/s %8.1f MB/s  p50 %7.1f p99 %7.1f "
-                "p999 %8.1f max %8.1f us%s%s\n",
+                "p999 %8.1f max %8.1f us%s%s%s\n",
         what, size, connections, window, r.msgsPerSecond, r.mbPerSecond,
         percentileUs(r.latencyNs, 0.5), percentileUs(r.latencyNs, 0.99),
         percentileUs(r.latencyNs, 0.999),
         r.latencyNs.empty() ? 0.0 : double(r.latencyNs.back()) / 1000.0,
+        r.issueLagP99Us >= 0 ? qPrintable(
+            QStringLiteral("  (issued late p99 %1 us)").arg(r.issueLagP99Us, 0, 'f', 1))
+                             : "",
         r.errors ? qPrintable(QStringLiteral("  (%1 errors)").arg(r.errors)) : "",
         r.failed ? "  (FAILED: connection lost or answers missing)" : "");
     std::fflush(stdout);
