@@ -153,12 +153,18 @@ IndexService::QueryResult IndexService::query(QByteArrayView topic, QByteArrayVi
 
 std::int64_t IndexService::flush()
 {
-    std::lock_guard lock(m_mutex);
-    if (m_files.empty())
-        return m_fullFlushedTimestamp > 0 ? m_fullFlushedTimestamp : -1;
-    IndexFile &f = *m_files.back();
-    const std::int64_t ts = f.endTimestamp();
-    if (Status s = f.flush(); !s) {
+    std::int64_t ts = -1;
+    MappedFilePtr file;
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_files.empty())
+            return m_fullFlushedTimestamp > 0 ? m_fullFlushedTimestamp : -1;
+        ts = m_files.back()->endTimestamp(); // every entry up to it is in the pages synced below
+        file = m_files.back()->file();
+    }
+    // Outside the lock: the reput thread goes on indexing while the disk writes (an fdatasync of
+    // a few thousand random slot pages takes tens of ms).
+    if (Status s = file->sync(); !s) {
         qCWarning(lcStoreFlush).noquote() << s.message();
         return -1;
     }

@@ -45,7 +45,8 @@ public:
     QueryResult query(QByteArrayView topic, QByteArrayView key, int maxNum, std::int64_t begin,
         std::int64_t end) const;
 
-    /// Flushes the newest file; returns the timestamp now safe for the checkpoint, or -1.
+    /// Flushes the newest file (without holding the index lock, so indexing goes on); returns the
+    /// timestamp now safe for the checkpoint, or -1.
     std::int64_t flush();
     /// Deletes files (never the newest) whose last entry lies below the commit-log min offset.
     int deleteExpiredFiles(std::int64_t commitLogMinOffset);

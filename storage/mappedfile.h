@@ -94,7 +94,8 @@ public:
     /// dirty (0: always; with WrittenRange and leastPages > 0, up to the last whole page).
     /// Returns the new flushed position, or an IoError.
     Result<std::int64_t> flush(int leastPages, FlushScope scope = FlushScope::File);
-    /// fdatasync regardless of positions (index files write in place, not by position).
+    /// fdatasync regardless of positions (index files write in place, not by position); the
+    /// file's pages are unmapped first (they stay in the page cache), as WrittenRange does.
     Status sync();
     static void setFlushMethod(FlushMethod m);
     static FlushMethod flushMethod();

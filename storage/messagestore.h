@@ -112,7 +112,9 @@ public:
     bool waitForDispatch(int timeoutMs) const;
     /// Runs one cleanup pass now (also runs every cleanResourceInterval ms).
     CleanService &cleanService() { return *m_clean; }
-    /// Forces the flushing of consume queues, index and checkpoint (also every second).
+    /// Flushes the consume queues (those with at least `leastPages` dirty pages; 0: all), the
+    /// index (only when leastPages is 0) and the checkpoint. Runs every
+    /// flushIntervalConsumeQueue ms, with 0 every flushConsumeQueueThoroughInterval ms.
     void flushConsumeQueues(int leastPages);
 
     /// DELETE_TOPIC_IN_BROKER (RocketMQ's DefaultMessageStore.deleteTopics): removes the consume

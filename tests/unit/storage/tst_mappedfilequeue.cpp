@@ -21,6 +21,7 @@ private slots:
     void refusesToCreateTwice();
     void flushHonoursLeastPages();
     void writtenRangeFlushUnmapsFlushedPages();
+    void syncUnmapsTheFile();
     void rollsAndFindsByOffset();
     void truncateDirtyDropsLaterFilesAndZeroesTail();
     void loadReportsShortFileAndExtendsIt();
@@ -119,6 +120,32 @@ void tst_MappedFileQueue::writtenRangeFlushUnmapsFlushedPages()
     QCOMPARE(pagePresent(f.data() + 5 * 4096), 1);
     file.seek(kWritten);
     QCOMPARE(file.read(1), QByteArray("z"));
+}
+
+void tst_MappedFileQueue::syncUnmapsTheFile()
+{
+    // Index files write in place at random positions; sync() writes every dirty page and drops
+    // the mapping's page-table entries, contents kept.
+    QTemporaryDir dir;
+    const QString path = dir.filePath(offsetToFileName(0));
+    auto opened = MappedFile::open(path, 0, 64 * 1024, true);
+    QVERIFY(opened.has_value());
+    MappedFile &f = **opened;
+    for (int page : {9, 2, 14})
+        std::memcpy(f.data() + page * 4096 + 7, "slot", 4);
+    QCOMPARE(pagePresent(f.data() + 2 * 4096), 1);
+    QVERIFY(f.sync().isOk());
+    for (int page : {9, 2, 14})
+        QCOMPARE(pagePresent(f.data() + page * 4096), 0);
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    file.seek(14 * 4096 + 7);
+    QCOMPARE(file.read(4), QByteArray("slot"));
+    QCOMPARE(QByteArrayView(f.data() + 9 * 4096 + 7, 4), QByteArrayView("slot"));
+    std::memcpy(f.data() + 2 * 4096 + 7, "next", 4); // written again after the sync
+    QVERIFY(f.sync().isOk());
+    file.seek(2 * 4096 + 7);
+    QCOMPARE(file.read(4), QByteArray("next"));
 }
 
 void tst_MappedFileQueue::rollsAndFindsByOffset()

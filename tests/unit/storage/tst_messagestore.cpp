@@ -1,9 +1,11 @@
 #include "clientlib/common/hash.h"
 #include "storage/mappedfile.h"
 #include "storage/messagestore.h"
+#include "storage/storecheckpoint.h"
 #include "storetestutil.h"
 
 #include <QDir>
+#include <QFile>
 #include <QMap>
 #include <QTemporaryDir>
 #include <QTest>
@@ -27,6 +29,7 @@ private slots:
     void tagFilter();
     void transferLimits();
     void queryByKeyAndOffset();
+    void indexCheckpointAdvancesInThoroughRoundsOnly();
     void offsetByTimeAndStoreTimes();
     void batchPut();
     void syncFlushCompletesAfterDisk();
@@ -151,6 +154,31 @@ void tst_MessageStore::transferLimits()
     r = f.store->getMessage("g", "T", 0, 0, 5);
     QCOMPARE(r.messageCount(), 5);
     QCOMPARE(r.nextBeginOffset, 5);
+}
+
+void tst_MessageStore::indexCheckpointAdvancesInThoroughRoundsOnly()
+{
+    Fixture f;
+    const auto indexTimestampOnDisk = [&] {
+        QFile cp(f.dir.filePath(QStringLiteral("checkpoint")));
+        std::int64_t physic = 0, logics = 0, index = 0;
+        if (!cp.open(QIODevice::ReadOnly)
+            || !StoreCheckpoint::parse(cp.readAll(), physic, logics, index))
+            return std::int64_t(-2);
+        return index;
+    };
+    for (int i = 0; i < 5; ++i)
+        QVERIFY(f.put(message("T", 0, "x", "TagA", "key" + QByteArray::number(i))).isOk());
+    QVERIFY(f.store->waitForDispatch(5000));
+    const std::int64_t lastStoreTs = f.now.load();
+    // A periodic round (the service's own, every 50 ms here, are periodic too: the fixture's
+    // clock never reaches the thorough interval) leaves the index and its timestamp alone...
+    f.store->flushConsumeQueues(2);
+    QCOMPARE(indexTimestampOnDisk(), 0);
+    // ... a thorough round flushes the index file and records what it covers.
+    f.store->flushConsumeQueues(0);
+    QCOMPARE(indexTimestampOnDisk(), lastStoreTs);
+    QCOMPARE(f.store->queryMessage("T", "key4", 32, 0, f.now + 1000).messages.size(), 1u);
 }
 
 void tst_MessageStore::queryByKeyAndOffset()
