@@ -32,24 +32,25 @@ struct SchedAttr
     std::uint64_t period;
 };
 
+bool setCurrentThreadPolicy(int policy)
+{
+    if (!hintsEnabled())
+        return false;
+    sched_param param {};
+    param.sched_priority = 0;
+    return ::pthread_setschedparam(::pthread_self(), policy, &param) == 0;
+}
+
 } // namespace
 
 bool markCurrentThreadBackground()
 {
-    if (!hintsEnabled())
-        return false;
-    sched_param param {};
-    param.sched_priority = 0;
-    return ::pthread_setschedparam(::pthread_self(), SCHED_BATCH, &param) == 0;
+    return setCurrentThreadPolicy(SCHED_BATCH);
 }
 
 bool markCurrentThreadIdle()
 {
-    if (!hintsEnabled())
-        return false;
-    sched_param param {};
-    param.sched_priority = 0;
-    return ::pthread_setschedparam(::pthread_self(), SCHED_IDLE, &param) == 0;
+    return setCurrentThreadPolicy(SCHED_IDLE);
 }
 
 bool markCurrentThreadLatencySensitive(int sliceMicros)

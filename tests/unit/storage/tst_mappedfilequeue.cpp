@@ -81,15 +81,22 @@ int pagePresent(const char *addr)
     ::close(fd);
     return ok ? static_cast<int>(entry >> 63) : -1;
 }
+
+/// A new 64 KiB file at offset 0 in `dir`, mapped.
+MappedFilePtr newFile(const QTemporaryDir &dir)
+{
+    auto opened = MappedFile::open(dir.filePath(offsetToFileName(0)), 0, 64 * 1024, true);
+    return opened ? std::move(*opened) : nullptr;
+}
 } // namespace
 
 void tst_MappedFileQueue::writtenRangeFlushUnmapsFlushedPages()
 {
     QTemporaryDir dir;
     const QString path = dir.filePath(offsetToFileName(0));
-    auto opened = MappedFile::open(path, 0, 64 * 1024, true);
-    QVERIFY(opened.has_value());
-    MappedFile &f = **opened;
+    const MappedFilePtr opened = newFile(dir);
+    QVERIFY(opened);
+    MappedFile &f = *opened;
     // Five pages and a bit written through the mapping, as an append does.
     constexpr int kWritten = 4096 * 5 + 100;
     for (int i = 0; i < kWritten; ++i)
@@ -128,9 +135,9 @@ void tst_MappedFileQueue::syncUnmapsTheFile()
     // the mapping's page-table entries, contents kept.
     QTemporaryDir dir;
     const QString path = dir.filePath(offsetToFileName(0));
-    auto opened = MappedFile::open(path, 0, 64 * 1024, true);
-    QVERIFY(opened.has_value());
-    MappedFile &f = **opened;
+    const MappedFilePtr opened = newFile(dir);
+    QVERIFY(opened);
+    MappedFile &f = *opened;
     for (int page : {9, 2, 14})
         std::memcpy(f.data() + page * 4096 + 7, "slot", 4);
     QCOMPARE(pagePresent(f.data() + 2 * 4096), 1);
