@@ -293,6 +293,8 @@ void tst_Common::adaptiveMutexExcludes()
 
 void tst_Common::threadHintsSetThePolicy()
 {
+    if (qgetenv("QROCKET_THREAD_HINTS") == "off")
+        QSKIP("QROCKET_THREAD_HINTS=off");
     // Each hint on a thread of its own (a thread cannot leave SCHED_IDLE without privilege).
     const auto policyAfter = [](bool (*hint)()) {
         int policy = -1;

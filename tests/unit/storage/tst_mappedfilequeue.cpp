@@ -106,6 +106,8 @@ void tst_MappedFileQueue::writtenRangeFlushUnmapsFlushedPages()
     for (int i = 0; i < kWritten; ++i)
         f.data()[i] = static_cast<char>('a' + i % 26);
     f.setWrotePosition(kWritten);
+    if (pagePresent(f.data()) < 0)
+        QSKIP("/proc/self/pagemap cannot be read here");
     for (int page = 0; page < 6; ++page)
         QCOMPARE(pagePresent(f.data() + page * 4096), 1);
 
@@ -144,6 +146,8 @@ void tst_MappedFileQueue::syncUnmapsTheFile()
     MappedFile &f = *opened;
     for (int page : {9, 2, 14})
         std::memcpy(f.data() + page * 4096 + 7, "slot", 4);
+    if (pagePresent(f.data()) < 0)
+        QSKIP("/proc/self/pagemap cannot be read here");
     QCOMPARE(pagePresent(f.data() + 2 * 4096), 1);
     QVERIFY(f.sync().isOk());
     for (int page : {9, 2, 14})
