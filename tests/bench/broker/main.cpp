@@ -302,7 +302,6 @@ int main(int argc, char *argv[])
                     }
                     const RemotingCommand send = sendRequest(topic, 0, size);
                     LoadGenerator load(port, send, connections, window);
-                    settle(*controller.context().store);
                     const Figures f = load.run(seconds, maxMessages, send.body.size(), rate);
                     printRow("send@", size, connections, window, f);
                     std::printf("       (open loop at %.0f msg/s%s)\n", rate,
