@@ -16,6 +16,18 @@ if [ ${#sources[@]} -gt 0 ]; then
 fi
 echo "clang-format: ${#sources[@]} files clean"
 
+# Both build folders and the tests' stores take ~2.5 GB; say so up front rather than failing
+# half-way through a link with "No space left on device".
+need_mb=${QROCKET_NEED_DISK_MB:-3000}
+for dir in "$top" "${TMPDIR:-/tmp}"; do
+    free_mb=$(df -Pm "$dir" | awk 'NR == 2 { print $4 }')
+    if [ -n "$free_mb" ] && [ "$free_mb" -lt "$need_mb" ]; then
+        echo "run-tests: only ${free_mb} MB free under $dir; the build and tests need about" \
+            "${need_mb} MB (set QROCKET_NEED_DISK_MB to change the check)" >&2
+        exit 1
+    fi
+done
+
 jobs=${JOBS:-$(nproc)}
 echo "== build (warnings are errors)"
 BUILD_DIR=${BUILD_DIR:-$top/build} "$top/resources/scripts/build.sh" -DQROCKET_WERROR=ON
