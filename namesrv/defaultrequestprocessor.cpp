@@ -2,6 +2,7 @@
 
 #include "clientlib/common/hash.h"
 #include "clientlib/protocol/extensioncode.h"
+#include "clientlib/protocol/jsontext.h"
 #include "namesrv/kvconfigmanager.h"
 #include "namesrv/logging.h"
 #include "namesrv/namesrvconfig.h"
@@ -70,13 +71,13 @@ QByteArray livenessJson(const QList<BrokerLiveness> &brokers, std::int64_t expir
         if (i)
             out += ',';
         out += "{\"ageMillis\":" + QByteArray::number(b.ageMs) + ",\"brokerAddr\":";
-        appendJsonString(out, b.brokerAddr);
+        protocol::jsontext::appendQuoted(out, b.brokerAddr);
         out += ",\"brokerId\":" + QByteArray::number(b.brokerId) + ",\"brokerName\":";
-        appendJsonString(out, b.brokerName);
+        protocol::jsontext::appendQuoted(out, b.brokerName);
         out += ",\"clusterName\":";
-        appendJsonString(out, b.clusterName);
+        protocol::jsontext::appendQuoted(out, b.clusterName);
         out += ",\"dataVersion\":" + b.dataVersion.toJson() + ",\"haServerAddr\":";
-        appendJsonString(out, b.haServerAddr);
+        protocol::jsontext::appendQuoted(out, b.haServerAddr);
         out += ",\"lastUpdateTimestamp\":" + QByteArray::number(b.lastUpdateEpochMs) + '}';
     }
     out += "],\"now\":" + QByteArray::number(QDateTime::currentMSecsSinceEpoch()) + '}';

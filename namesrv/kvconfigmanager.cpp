@@ -1,6 +1,7 @@
 #include "namesrv/kvconfigmanager.h"
 
 #include "clientlib/protocol/json.h"
+#include "clientlib/protocol/jsontext.h"
 #include "namesrv/filestore.h"
 #include "namesrv/logging.h"
 #include "namesrv/routedata.h"
@@ -94,16 +95,16 @@ QByteArray KvConfigManager::encode(const std::map<QByteArray, Table> &configTabl
         if (!first)
             out += ',';
         first = false;
-        appendJsonString(out, ns);
+        protocol::jsontext::appendQuoted(out, ns);
         out += ":{";
         bool firstKey = true;
         for (const auto &[k, v] : table) {
             if (!firstKey)
                 out += ',';
             firstKey = false;
-            appendJsonString(out, k);
+            protocol::jsontext::appendQuoted(out, k);
             out += ':';
-            appendJsonString(out, v);
+            protocol::jsontext::appendQuoted(out, v);
         }
         out += '}';
     }

@@ -1,13 +1,17 @@
 #include "namesrv/routedata.h"
 
+#include "clientlib/protocol/jsontext.h"
+
 namespace qrocket::namesrv {
+
+namespace jsontext = protocol::jsontext;
 
 namespace {
 
 void appendQueueDataImpl(QByteArray &out, const QueueData &q)
 {
     out += "{\"brokerName\":";
-    appendJsonString(out, q.brokerName);
+    jsontext::appendQuoted(out, q.brokerName);
     out += ",\"perm\":";
     out += QByteArray::number(q.perm);
     out += ",\"readQueueNums\":";
@@ -30,12 +34,12 @@ void appendBrokerDataImpl(QByteArray &out, const BrokerData &b)
         out += '"';
         out += QByteArray::number(id);
         out += "\":";
-        appendJsonString(out, addr);
+        jsontext::appendQuoted(out, addr);
     }
     out += "},\"brokerName\":";
-    appendJsonString(out, b.brokerName);
+    jsontext::appendQuoted(out, b.brokerName);
     out += ",\"cluster\":";
-    appendJsonString(out, b.cluster);
+    jsontext::appendQuoted(out, b.cluster);
     out += '}';
 }
 
@@ -45,7 +49,7 @@ void appendStringArray(QByteArray &out, const QList<QByteArray> &items)
     for (qsizetype i = 0; i < items.size(); ++i) {
         if (i)
             out += ',';
-        appendJsonString(out, items[i]);
+        jsontext::appendQuoted(out, items[i]);
     }
     out += ']';
 }
@@ -62,41 +66,6 @@ void appendBrokerData(QByteArray &out, const BrokerData &b)
     appendBrokerDataImpl(out, b);
 }
 
-void appendJsonString(QByteArray &out, QByteArrayView s)
-{
-    static const char kHex[] = "0123456789abcdef";
-    out += '"';
-    for (const char c : s) {
-        const auto u = static_cast<unsigned char>(c);
-        switch (c) {
-        case '"':
-            out += "\\\"";
-            break;
-        case '\\':
-            out += "\\\\";
-            break;
-        case '\n':
-            out += "\\n";
-            break;
-        case '\r':
-            out += "\\r";
-            break;
-        case '\t':
-            out += "\\t";
-            break;
-        default:
-            if (u < 0x20) {
-                out += "\\u00";
-                out += kHex[u >> 4];
-                out += kHex[u & 0xF];
-            } else {
-                out += c;
-            }
-        }
-    }
-    out += '"';
-}
-
 QByteArray clusterInfoJson(const std::map<QByteArray, BrokerData> &brokerAddrTable,
     const std::map<QByteArray, std::set<QByteArray>> &clusterAddrTable)
 {
@@ -106,7 +75,7 @@ QByteArray clusterInfoJson(const std::map<QByteArray, BrokerData> &brokerAddrTab
         if (!first)
             out += ',';
         first = false;
-        appendJsonString(out, name);
+        jsontext::appendQuoted(out, name);
         out += ':';
         appendBrokerData(out, bd);
     }
@@ -116,14 +85,14 @@ QByteArray clusterInfoJson(const std::map<QByteArray, BrokerData> &brokerAddrTab
         if (!first)
             out += ',';
         first = false;
-        appendJsonString(out, cluster);
+        jsontext::appendQuoted(out, cluster);
         out += ":[";
         bool firstName = true;
         for (const QByteArray &n : names) {
             if (!firstName)
                 out += ',';
             firstName = false;
-            appendJsonString(out, n);
+            jsontext::appendQuoted(out, n);
         }
         out += ']';
     }
@@ -136,7 +105,7 @@ QByteArray topicListJson(const QList<QByteArray> &topics, QByteArrayView brokerA
     QByteArray out = "{";
     if (!brokerAddr.isEmpty()) {
         out += "\"brokerAddr\":";
-        appendJsonString(out, brokerAddr);
+        jsontext::appendQuoted(out, brokerAddr);
         out += ',';
     }
     out += "\"topicList\":";
@@ -153,9 +122,9 @@ QByteArray kvTableJson(const std::map<QByteArray, QByteArray> &table)
         if (!first)
             out += ',';
         first = false;
-        appendJsonString(out, k);
+        jsontext::appendQuoted(out, k);
         out += ':';
-        appendJsonString(out, v);
+        jsontext::appendQuoted(out, v);
     }
     out += "}}";
     return out;

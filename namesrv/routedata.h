@@ -46,7 +46,4 @@ QByteArray kvTableJson(const std::map<QByteArray, QByteArray> &table);
 void appendQueueData(QByteArray &out, const QueueData &q);
 void appendBrokerData(QByteArray &out, const BrokerData &b);
 
-/// Appends `s` as a quoted JSON string (escaping `"`, `\` and control characters).
-void appendJsonString(QByteArray &out, QByteArrayView s);
-
 } // namespace qrocket::namesrv

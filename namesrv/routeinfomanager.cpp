@@ -1,5 +1,6 @@
 #include "namesrv/routeinfomanager.h"
 
+#include "clientlib/protocol/jsontext.h"
 #include "namesrv/logging.h"
 
 #include <QDateTime>
@@ -273,12 +274,12 @@ std::optional<QByteArray> RouteInfoManager::topicRouteJson(
                 if (!first)
                     out += ',';
                 first = false;
-                appendJsonString(out, addr);
+                protocol::jsontext::appendQuoted(out, addr);
                 out += ":[";
                 for (std::size_t i = 0; i < fs->second.size(); ++i) {
                     if (i)
                         out += ',';
-                    appendJsonString(out, fs->second[i]);
+                    protocol::jsontext::appendQuoted(out, fs->second[i]);
                 }
                 out += ']';
             }
@@ -287,7 +288,7 @@ std::optional<QByteArray> RouteInfoManager::topicRouteJson(
     out += '}';
     if (!orderTopicConf.isEmpty()) {
         out += ",\"orderTopicConf\":";
-        appendJsonString(out, orderTopicConf);
+        protocol::jsontext::appendQuoted(out, orderTopicConf);
     }
     out += ",\"queueDatas\":[";
     bool first = true;

@@ -1,6 +1,7 @@
 // HostAddress text forms (protocol.md §5.1 hosts, §6.1 msgIds). Hand-written so the protocol
 // module needs no socket headers.
 
+#include "clientlib/common/hex.h"
 #include "clientlib/protocol/messagecodec.h"
 
 #include <algorithm>
@@ -39,17 +40,6 @@ bool parseIpv4(QByteArrayView text, std::uint8_t *dst)
         }
     }
     return part == 4;
-}
-
-int hexDigit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
 }
 
 // RFC 4291 text form: hex groups, at most one "::", optionally a trailing dotted IPv4.
@@ -92,7 +82,7 @@ bool parseIpv6(QByteArrayView text, std::array<std::uint8_t, 16> &dst)
             return false;
         int v = 0;
         for (char c : token) {
-            const int h = hexDigit(c);
+            const int h = hexDigitValue(c);
             if (h < 0)
                 return false;
             v = (v << 4) | h;

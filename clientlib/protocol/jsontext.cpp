@@ -1,5 +1,7 @@
 #include "clientlib/protocol/jsontext.h"
 
+#include "clientlib/common/hex.h"
+
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -10,19 +12,11 @@ namespace qrocket::protocol::jsontext {
 
 namespace {
 
-constexpr char kHex[] = "0123456789abcdef";
-
 constexpr std::array<std::int8_t, 256> makeHexValues()
 {
     std::array<std::int8_t, 256> t {};
-    for (auto &v : t)
-        v = -1;
-    for (int c = 0; c < 10; ++c)
-        t[static_cast<std::size_t>('0' + c)] = static_cast<std::int8_t>(c);
-    for (int c = 0; c < 6; ++c) {
-        t[static_cast<std::size_t>('a' + c)] = static_cast<std::int8_t>(10 + c);
-        t[static_cast<std::size_t>('A' + c)] = static_cast<std::int8_t>(10 + c);
-    }
+    for (std::size_t c = 0; c < t.size(); ++c)
+        t[c] = static_cast<std::int8_t>(hexDigitValue(static_cast<char>(c)));
     return t;
 }
 constexpr std::array<std::int8_t, 256> kHexValues = makeHexValues();
@@ -154,8 +148,8 @@ char *writeQuotedGeneral(char *out, QByteArrayView s)
             out[0] = 'u';
             out[1] = '0';
             out[2] = '0';
-            out[3] = kHex[c >> 4];
-            out[4] = kHex[c & 0xF];
+            out[3] = kLowerHexDigits[c >> 4];
+            out[4] = kLowerHexDigits[c & 0xF];
             out += 5;
         }
     }

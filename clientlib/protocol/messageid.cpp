@@ -1,6 +1,7 @@
 #include "clientlib/protocol/messageid.h"
 
 #include "clientlib/common/byteorder.h"
+#include "clientlib/common/hex.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -13,22 +14,11 @@ namespace qrocket::protocol {
 
 namespace {
 
-int hexValue(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 bool fromHex(QByteArrayView hex, char *out)
 {
     for (qsizetype i = 0; i + 1 < hex.size(); i += 2) {
-        const int hi = hexValue(hex[i]);
-        const int lo = hexValue(hex[i + 1]);
+        const int hi = hexDigitValue(hex[i]);
+        const int lo = hexDigitValue(hex[i + 1]);
         if (hi < 0 || lo < 0)
             return false;
         out[i / 2] = static_cast<char>((hi << 4) | lo);
@@ -55,11 +45,10 @@ struct HexPairs
 
 constexpr HexPairs makeHexPairs()
 {
-    constexpr char kDigits[] = "0123456789ABCDEF";
     HexPairs t;
     for (int b = 0; b < 256; ++b) {
-        t.pair[b][0] = kDigits[b >> 4];
-        t.pair[b][1] = kDigits[b & 0xF];
+        t.pair[b][0] = kUpperHexDigits[b >> 4];
+        t.pair[b][1] = kUpperHexDigits[b & 0xF];
     }
     return t;
 }
