@@ -45,9 +45,46 @@ struct Figures
     // Open loop: how late the generator itself issued the p99 request (its own scheduling delay,
     // part of each latency above), -1 for closed-loop rows.
     double issueLagP99Us = -1;
+    // Share of the machine's CPU time the hypervisor gave to other guests during the row
+    // ("steal" in /proc/stat), -1 where unreadable. This VM shares its host: when steal is high,
+    // every figure of the row (floors included) is the host's, not QRocket's.
+    double stealPercent = -1;
     int errors = 0;
     bool failed = false;
 };
+
+/// Aggregate CPU ticks from /proc/stat: steal and the total of all states.
+struct CpuTicks
+{
+    std::uint64_t steal = 0;
+    std::uint64_t total = 0;
+};
+
+inline CpuTicks readCpuTicks()
+{
+    CpuTicks t;
+    std::FILE *f = std::fopen("/proc/stat", "re");
+    if (!f)
+        return t;
+    unsigned long long v[8] = {};
+    if (std::fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+            &v[4], &v[5], &v[6], &v[7])
+        == 8) {
+        for (const unsigned long long x : v)
+            t.total += x;
+        t.steal = v[7];
+    }
+    std::fclose(f);
+    return t;
+}
+
+inline double stealPercentSince(const CpuTicks &before)
+{
+    const CpuTicks after = readCpuTicks();
+    if (after.total <= before.total)
+        return -1;
+    return 100.0 * double(after.steal - before.steal) / double(after.total - before.total);
+}
 
 inline double percentileUs(const std::vector<std::int64_t> &sorted, double p)
 {
@@ -171,6 +208,7 @@ public:
         }
         m_latencies.reserve(1 << 20);
         m_issueLagNs.reserve(rate > 0 ? 1 << 20 : 0);
+        const CpuTicks ticksAtStart = readCpuTicks();
         const auto start = Clock::now();
         const auto deadline = start
             + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
@@ -241,6 +279,7 @@ public:
             }
         }
         const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+        result.stealPercent = stealPercentSince(ticksAtStart);
         if (inFlight > 0)
             result.failed = true;
         if (!m_issueLagNs.empty()) {

@@ -14,7 +14,7 @@
 //   qrocket-bench-broker [--seconds S] [--window W] [--sizes 128,1024] [--connections 1,16,64]
 //                        [--flush ASYNC_FLUSH,SYNC_FLUSH] [--messages N] [--no-echo]
 //                        [--rate half,20000] [--send-executor default|io|pool] [--no-pull]
-//                        [--io-threads N] [--open-only]
+//                        [--io-threads N] [--open-only] [--config broker.conf]
 //
 // --rate adds open-loop rows ("rate"): sends issued on a fixed schedule, latency measured from
 // each send's scheduled time (no coordinated omission); "half" = half the rate the same number of
@@ -30,6 +30,7 @@
 // difference of two runs with different N divided by the difference of N).
 
 #include "broker/brokercontroller.h"
+#include "broker/brokerstartup.h"
 #include "broker/processors/sendmessageprocessor.h"
 #include "clientlib/common/heap.h"
 #include "clientlib/protocol/framecodec.h"
@@ -100,7 +101,7 @@ RemotingCommand sendRequest(const QByteArray &topic, int queueId, int bodyBytes)
 void printRow(const char *what, int size, int connections, int window, const Figures &r)
 {
     std::printf("%-6s %5d B %3d conn x %3d  %10.0f msg/s %8.1f MB/s  p50 %7.1f p99 %7.1f "
-                "p999 %8.1f max %8.1f us%s%s%s\n",
+                "p999 %8.1f max %8.1f us%s%s%s%s\n",
         what, size, connections, window, r.msgsPerSecond, r.mbPerSecond,
         percentileUs(r.latencyNs, 0.5), percentileUs(r.latencyNs, 0.99),
         percentileUs(r.latencyNs, 0.999),
@@ -108,6 +109,9 @@ void printRow(const char *what, int size, int connections, int window, const Fig
         r.issueLagP99Us >= 0 ? qPrintable(
             QStringLiteral("  (issued late p99 %1 us)").arg(r.issueLagP99Us, 0, 'f', 1))
                              : "",
+        r.stealPercent >= 0
+            ? qPrintable(QStringLiteral("  (host steal %1%)").arg(r.stealPercent, 0, 'f', 0))
+            : "",
         r.errors ? qPrintable(QStringLiteral("  (%1 errors)").arg(r.errors)) : "",
         r.failed ? "  (FAILED: connection lost or answers missing)" : "");
     std::fflush(stdout);
@@ -205,12 +209,17 @@ int main(int argc, char *argv[])
     const QCommandLineOption ioThreadsOpt(QStringLiteral("io-threads"),
         QStringLiteral("The broker's serverSelectorThreads (I/O threads of its listen port)."),
         QStringLiteral("N"), QString::number(broker::BrokerConfig().serverSelectorThreads));
+    const QCommandLineOption configOpt(QStringLiteral("config"),
+        QStringLiteral("Broker and store keys from this broker.conf (the daemon's -c); the bench "
+                       "still sets the store folder, the flush type, the port and the I/O "
+                       "threads. For A/B runs of one setting."),
+        QStringLiteral("FILE"));
     const QCommandLineOption noPullOpt(
         QStringLiteral("no-pull"), QStringLiteral("Skip pulling the messages back."));
     const QCommandLineOption openOnlyOpt(QStringLiteral("open-only"),
         QStringLiteral("Run only the open-loop rows of --rate (numeric rates only)."));
     parser.addOptions({secondsOpt, windowOpt, sizesOpt, connOpt, flushOpt, messagesOpt, noEchoOpt,
-        noPullOpt, executorOpt, rateOpt, ioThreadsOpt, openOnlyOpt});
+        noPullOpt, executorOpt, rateOpt, ioThreadsOpt, openOnlyOpt, configOpt});
     parser.process(app);
     const double seconds = parser.value(secondsOpt).toDouble();
     const int window = std::max(1, parser.value(windowOpt).toInt());
@@ -218,14 +227,27 @@ int main(int argc, char *argv[])
 
     for (const QString &flush : parser.value(flushOpt).split(u',', Qt::SkipEmptyParts)) {
         QTemporaryDir dir;
-        broker::BrokerConfig config;
+        broker::BrokerStartupConfig startup;
+        if (parser.isSet(configOpt)) {
+            QStringList unknown;
+            if (Status st = startup.load(parser.value(configOpt), {}, &unknown); !st) {
+                std::fprintf(stderr, "--config: %s\n", qPrintable(st.message()));
+                return 2;
+            }
+            if (!unknown.isEmpty()) {
+                std::fprintf(stderr, "--config: unknown keys: %s\n",
+                    qPrintable(unknown.join(QStringLiteral(", "))));
+                return 2;
+            }
+        }
+        broker::BrokerConfig config = startup.broker;
         config.brokerIP1 = QStringLiteral("127.0.0.1");
         config.storePathRootDir = dir.path();
         config.namesrvAddr.clear();
         static_cast<void>(config.validate());
         config.listenPort = 0;
         config.serverSelectorThreads = std::max(1, parser.value(ioThreadsOpt).toInt());
-        storage::MessageStoreConfig storeConfig;
+        storage::MessageStoreConfig storeConfig = startup.store;
         storeConfig.storePathRootDir = dir.path();
         storeConfig.flushDiskType = flush;
         storeConfig.mappedFileSizeCommitLog = 256LL * 1024 * 1024;
