@@ -14,7 +14,7 @@
 //   qrocket-bench-broker [--seconds S] [--window W] [--sizes 128,1024] [--connections 1,16,64]
 //                        [--flush ASYNC_FLUSH,SYNC_FLUSH] [--messages N] [--no-echo]
 //                        [--rate half,20000] [--send-executor default|io|pool] [--no-pull]
-//                        [--io-threads N] [--open-only] [--config broker.conf]
+//                        [--io-threads N] [--open-only] [--config broker.conf] [--repeat N]
 //
 // --rate adds open-loop rows ("rate"): sends issued on a fixed schedule, latency measured from
 // each send's scheduled time (no coordinated omission); "half" = half the rate the same number of
@@ -97,6 +97,47 @@ RemotingCommand sendRequest(const QByteArray &topic, int queueId, int bodyBytes)
     r.body = QByteArray(bodyBytes, 'x');
     return r;
 }
+
+/// --repeat: the p99 of every run of raw@, echo@ and send@, then their median and range, and how
+/// many runs kept p99 under 1 ms.
+class RepeatSummary
+{
+public:
+    void add(int kind, const Figures &f)
+    {
+        m_p99Us[kind].push_back(percentileUs(f.latencyNs, 0.99));
+        if (f.stealPercent >= 0)
+            m_steal[kind].push_back(f.stealPercent);
+    }
+    void print()
+    {
+        static const char *const kNames[] = {"raw@", "echo@", "send@"};
+        for (int kind = 0; kind < 3; ++kind) {
+            std::vector<double> &v = m_p99Us[kind];
+            if (v.empty())
+                continue;
+            std::sort(v.begin(), v.end());
+            const auto under1ms
+                = std::count_if(v.begin(), v.end(), [](double us) { return us < 1000.0; });
+            std::vector<double> &st = m_steal[kind];
+            std::sort(st.begin(), st.end());
+            std::printf("%-6s p99 over %zu runs: median %.2f ms (%.2f .. %.2f), under 1 ms in "
+                        "%lld; host steal median %.0f%%\n",
+                kNames[kind], v.size(), median(v) / 1000.0, v.front() / 1000.0, v.back() / 1000.0,
+                static_cast<long long>(under1ms), st.empty() ? 0.0 : median(st));
+        }
+        std::fflush(stdout);
+    }
+
+private:
+    static double median(const std::vector<double> &sorted)
+    {
+        const std::size_t n = sorted.size();
+        return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    }
+    std::vector<double> m_p99Us[3];
+    std::vector<double> m_steal[3];
+};
 
 void printRow(const char *what, int size, int connections, int window, const Figures &r)
 {
@@ -214,16 +255,22 @@ int main(int argc, char *argv[])
                        "still sets the store folder, the flush type, the port and the I/O "
                        "threads. For A/B runs of one setting."),
         QStringLiteral("FILE"));
+    const QCommandLineOption repeatOpt(QStringLiteral("repeat"),
+        QStringLiteral("Run each open-loop rate N times (each after the store settles) and print "
+                       "the median and range of the rows' p99: on a shared host one run's p99 "
+                       "moves with the host."),
+        QStringLiteral("N"), QStringLiteral("1"));
     const QCommandLineOption noPullOpt(
         QStringLiteral("no-pull"), QStringLiteral("Skip pulling the messages back."));
     const QCommandLineOption openOnlyOpt(QStringLiteral("open-only"),
         QStringLiteral("Run only the open-loop rows of --rate (numeric rates only)."));
     parser.addOptions({secondsOpt, windowOpt, sizesOpt, connOpt, flushOpt, messagesOpt, noEchoOpt,
-        noPullOpt, executorOpt, rateOpt, ioThreadsOpt, openOnlyOpt, configOpt});
+        noPullOpt, executorOpt, rateOpt, ioThreadsOpt, openOnlyOpt, configOpt, repeatOpt});
     parser.process(app);
     const double seconds = parser.value(secondsOpt).toDouble();
     const int window = std::max(1, parser.value(windowOpt).toInt());
     const std::int64_t maxMessages = parser.value(messagesOpt).toLongLong();
+    const int repeat = std::max(1, parser.value(repeatOpt).toInt());
 
     for (const QString &flush : parser.value(flushOpt).split(u',', Qt::SkipEmptyParts)) {
         QTemporaryDir dir;
@@ -307,27 +354,37 @@ int main(int argc, char *argv[])
                     const double rate = r == QLatin1String("half") ? syncRate / 2 : r.toDouble();
                     if (rate <= 0)
                         continue;
-                    settle(*controller.context().store);
-                    // The same schedule against both floors first: a tail they show too is the
-                    // machine's (scheduler, loopback), not the broker's.
-                    if (!parser.isSet(noEchoOpt)) {
-                        RawEchoServer raw;
-                        LoadGenerator rawLoad(
-                            raw.port(), sendRequest(topic, 0, size), connections, window);
-                        printRow("raw@", size, connections, window,
-                            rawLoad.run(seconds, maxMessages, size, rate));
-                        RemotingCommand echo = sendRequest(topic, 0, size);
-                        echo.code = kEchoCode;
-                        LoadGenerator echoLoad(port, echo, connections, window);
-                        printRow("echo@", size, connections, window,
-                            echoLoad.run(seconds, maxMessages, echo.body.size(), rate));
+                    RepeatSummary summary;
+                    for (int run = 0; run < repeat; ++run) {
+                        settle(*controller.context().store);
+                        // The same schedule against both floors first: a tail they show too is
+                        // the machine's (scheduler, loopback), not the broker's.
+                        if (!parser.isSet(noEchoOpt)) {
+                            RawEchoServer raw;
+                            LoadGenerator rawLoad(
+                                raw.port(), sendRequest(topic, 0, size), connections, window);
+                            const Figures rf = rawLoad.run(seconds, maxMessages, size, rate);
+                            printRow("raw@", size, connections, window, rf);
+                            summary.add(0, rf);
+                            RemotingCommand echo = sendRequest(topic, 0, size);
+                            echo.code = kEchoCode;
+                            LoadGenerator echoLoad(port, echo, connections, window);
+                            const Figures ef
+                                = echoLoad.run(seconds, maxMessages, echo.body.size(), rate);
+                            printRow("echo@", size, connections, window, ef);
+                            summary.add(1, ef);
+                        }
+                        const RemotingCommand send = sendRequest(topic, 0, size);
+                        LoadGenerator load(port, send, connections, window);
+                        const Figures f = load.run(seconds, maxMessages, send.body.size(), rate);
+                        printRow("send@", size, connections, window, f);
+                        summary.add(2, f);
+                        std::printf("       (open loop at %.0f msg/s%s)\n", rate,
+                            r == QLatin1String("half") ? ", half the synchronous senders' rate"
+                                                       : "");
                     }
-                    const RemotingCommand send = sendRequest(topic, 0, size);
-                    LoadGenerator load(port, send, connections, window);
-                    const Figures f = load.run(seconds, maxMessages, send.body.size(), rate);
-                    printRow("send@", size, connections, window, f);
-                    std::printf("       (open loop at %.0f msg/s%s)\n", rate,
-                        r == QLatin1String("half") ? ", half the synchronous senders' rate" : "");
+                    if (repeat > 1)
+                        summary.print();
                 }
             }
             if (parser.isSet(noPullOpt))
