@@ -16,9 +16,9 @@ if [ ${#sources[@]} -gt 0 ]; then
 fi
 echo "clang-format: ${#sources[@]} files clean"
 
-# Both build folders and the tests' stores take ~2.5 GB; say so up front rather than failing
+# Both build folders and the tests' stores take ~4 GB; say so up front rather than failing
 # half-way through a link with "No space left on device".
-need_mb=${QROCKET_NEED_DISK_MB:-3000}
+need_mb=${QROCKET_NEED_DISK_MB:-5000}
 for dir in "$top" "${TMPDIR:-/tmp}"; do
     free_mb=$(df -Pm "$dir" | awk 'NR == 2 { print $4 }')
     if [ -n "$free_mb" ] && [ "$free_mb" -lt "$need_mb" ]; then
