@@ -76,6 +76,13 @@ public:
     void putMessages(const std::vector<MessageExtBrokerInner> &msgs, PutCallback done);
     /// Blocking convenience for tests and tools: waits for the completion.
     PutMessageResult putMessageAndWait(const MessageExtBrokerInner &msg);
+    /// Whether a put of `msg` completes later (SYNC_FLUSH and the sender waits for the disk). When
+    /// it does not, putMessageAndWait() returns at once: the hot path's way to skip building a
+    /// completion callback (one allocation per send).
+    bool putCompletesLater(const MessageExtBrokerInner &msg) const
+    {
+        return m_groupCommit && msg.waitStoreMsgOk;
+    }
 
     // --- reads --------------------------------------------------------------------------
     GetMessageResult getMessage(QByteArrayView group, QByteArrayView topic, int queueId,
