@@ -34,6 +34,7 @@ private slots:
     void batchPut();
     void syncFlushCompletesAfterDisk();
     void syncFlushConcurrentWaitersAndCallbacks();
+    void onlySyncFlushWaitsCompleteLater();
     void syncFlushWriteMethodsStoreSameRecords_data();
     void syncFlushWriteMethodsStoreSameRecords();
     void survivesCleanRestart();
@@ -260,6 +261,28 @@ void tst_MessageStore::syncFlushCompletesAfterDisk()
     MessageExtBrokerInner noWait = message("S", 0, "x");
     noWait.waitStoreMsgOk = false;
     QVERIFY(f.store->putMessageAndWait(noWait).isOk());
+}
+
+void tst_MessageStore::onlySyncFlushWaitsCompleteLater()
+{
+    // The broker answers a send in line, without a completion callback, exactly when this says
+    // the put does not complete later; a SYNC_FLUSH put whose sender waits must not take that
+    // path (its answer would come before the disk has it).
+    MessageExtBrokerInner waits = message("W", 0, "x");
+    waits.waitStoreMsgOk = true;
+    MessageExtBrokerInner noWait = message("W", 0, "x");
+    noWait.waitStoreMsgOk = false;
+    {
+        Fixture async;
+        QVERIFY(!async.store->putCompletesLater(waits));
+        QVERIFY(!async.store->putCompletesLater(noWait));
+    }
+    Fixture sync(true);
+    QVERIFY(sync.store->putCompletesLater(waits));
+    QVERIFY(!sync.store->putCompletesLater(noWait));
+    // What the later path waits for: once the waiting put returns, nothing is left unflushed.
+    QVERIFY(sync.put(waits).isOk());
+    QCOMPARE(sync.store->stats().flushBacklogBytes, 0);
 }
 
 void tst_MessageStore::syncFlushConcurrentWaitersAndCallbacks()
