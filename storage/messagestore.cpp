@@ -171,77 +171,60 @@ void MessageStore::shutdown()
                               << m_commitLog.maxOffset();
 }
 
-void MessageStore::completePut(PutMessageResult r, bool wait, PutCallback &&done)
+bool MessageStore::refusesPut(PutMessageResult &r) const
 {
-    if (r.isOk()) {
-        m_putCount.fetch_add(r.msgNum, std::memory_order_relaxed);
-        m_putBytes.fetch_add(r.wroteBytes, std::memory_order_relaxed);
-    }
-    if (r.isOk() && m_groupCommit) {
-        if (wait) {
-            const std::int64_t next = r.wroteOffset + r.wroteBytes;
-            // A batch may straddle files: its last record ends at the last offset + its size.
-            const std::int64_t end
-                = r.batchOffsets.size() > 1 ? std::max(next, r.batchOffsets.back() + 1) : next;
-            m_groupCommit->submit(end, std::move(r), std::move(done));
-            return;
-        }
-        m_groupCommit->wakeup();
-    }
-    if (done)
-        done(r);
+    if (m_open.load() && !m_config.isSlave() && !m_clean->isDiskFull())
+        return false;
+    r.status = PutMessageStatus::ServiceNotAvailable;
+    r.remark = !m_open.load() ? QStringLiteral("message store is not open")
+        : m_config.isSlave()  ? QStringLiteral("message store is a slave (brokerRole=SLAVE)")
+                              : m_clean->refuseReason();
+    return true;
 }
 
 PutMessageResult MessageStore::appendChecked(const MessageExtBrokerInner &msg)
 {
     PutMessageResult r;
-    if (!m_open.load()) {
-        r.status = PutMessageStatus::ServiceNotAvailable;
-        r.remark = QStringLiteral("message store is not open");
-    } else if (m_config.isSlave()) {
-        r.status = PutMessageStatus::ServiceNotAvailable;
-        r.remark = QStringLiteral("message store is a slave (brokerRole=SLAVE)");
-    } else if (m_clean->isDiskFull()) {
-        r.status = PutMessageStatus::ServiceNotAvailable;
-        r.remark = m_clean->refuseReason();
-    } else {
+    if (!refusesPut(r))
         r = m_commitLog.append(msg);
-    }
     return r;
 }
 
-void MessageStore::putMessage(const MessageExtBrokerInner &msg, PutCallback done)
-{
-    completePut(appendChecked(msg), msg.waitStoreMsgOk, std::move(done));
-}
-
-void MessageStore::putMessages(const std::vector<MessageExtBrokerInner> &msgs, PutCallback done)
+PutMessageResult MessageStore::appendBatchChecked(const std::vector<MessageExtBrokerInner> &msgs)
 {
     PutMessageResult r;
-    if (!m_open.load() || m_config.isSlave() || m_clean->isDiskFull()) {
-        r.status = PutMessageStatus::ServiceNotAvailable;
-        r.remark = !m_open.load() ? QStringLiteral("message store is not open")
-            : m_config.isSlave()  ? QStringLiteral("message store is a slave (brokerRole=SLAVE)")
-                                  : m_clean->refuseReason();
-    } else {
+    if (!refusesPut(r))
         r = m_commitLog.appendBatch(msgs);
-    }
-    completePut(std::move(r), msgs.empty() || msgs.front().waitStoreMsgOk, std::move(done));
+    return r;
+}
+
+bool MessageStore::notePut(const PutMessageResult &r, bool wait)
+{
+    if (!r.isOk())
+        return false;
+    m_putCount.fetch_add(r.msgNum, std::memory_order_relaxed);
+    m_putBytes.fetch_add(r.wroteBytes, std::memory_order_relaxed);
+    if (!m_groupCommit)
+        return false;
+    if (!wait)
+        m_groupCommit->wakeup();
+    return wait;
+}
+
+void MessageStore::deferPut(PutMessageResult r, PutCallback done)
+{
+    const std::int64_t next = r.wroteOffset + r.wroteBytes;
+    // A batch may straddle files: its last record ends at the last offset + its size.
+    const std::int64_t end
+        = r.batchOffsets.size() > 1 ? std::max(next, r.batchOffsets.back() + 1) : next;
+    m_groupCommit->submit(end, std::move(r), std::move(done));
 }
 
 PutMessageResult MessageStore::putMessageAndWait(const MessageExtBrokerInner &msg)
 {
     PutMessageResult r = appendChecked(msg);
-    if (!r.isOk())
+    if (!notePut(r, msg.waitStoreMsgOk))
         return r;
-    m_putCount.fetch_add(r.msgNum, std::memory_order_relaxed);
-    m_putBytes.fetch_add(r.wroteBytes, std::memory_order_relaxed);
-    if (!m_groupCommit)
-        return r;
-    if (!msg.waitStoreMsgOk) {
-        m_groupCommit->wakeup();
-        return r;
-    }
     // No completion object: the caller sleeps on the group commit's flush generation.
     if (QString why; !m_groupCommit->waitDurable(r.wroteOffset + r.wroteBytes, &why)) {
         r.status = PutMessageStatus::FlushDiskTimeout;

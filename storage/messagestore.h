@@ -25,6 +25,7 @@
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <type_traits>
 
 namespace qrocket::storage {
 
@@ -70,15 +71,24 @@ public:
     const RecoveryReport &recoveryReport() const { return m_recovery; }
 
     // --- writes -------------------------------------------------------------------------
-    /// Appends and completes `done` (inline, or from the group-commit thread for SYNC_FLUSH).
-    void putMessage(const MessageExtBrokerInner &msg, PutCallback done);
+    /// Appends and completes `done(const PutMessageResult &)`: in line, or from the group-commit
+    /// thread when the put completes later (putCompletesLater()). Only then does `done` become a
+    /// PutCallback, so a put completed in line allocates nothing for its completion.
+    template<class Done>
+    void putMessage(const MessageExtBrokerInner &msg, Done &&done)
+    {
+        completePut(appendChecked(msg), msg.waitStoreMsgOk, std::forward<Done>(done));
+    }
     /// A batch to one topic-queue, consecutive queue offsets; one completion.
-    void putMessages(const std::vector<MessageExtBrokerInner> &msgs, PutCallback done);
+    template<class Done>
+    void putMessages(const std::vector<MessageExtBrokerInner> &msgs, Done &&done)
+    {
+        completePut(appendBatchChecked(msgs), msgs.empty() || msgs.front().waitStoreMsgOk,
+            std::forward<Done>(done));
+    }
     /// Blocking convenience for tests and tools: waits for the completion.
     PutMessageResult putMessageAndWait(const MessageExtBrokerInner &msg);
-    /// Whether a put of `msg` completes later (SYNC_FLUSH and the sender waits for the disk). When
-    /// it does not, putMessageAndWait() returns at once: the hot path's way to skip building a
-    /// completion callback (one allocation per send).
+    /// Whether a put of `msg` completes later: SYNC_FLUSH, and the sender waits for the disk.
     bool putCompletesLater(const MessageExtBrokerInner &msg) const
     {
         return m_groupCommit && msg.waitStoreMsgOk;
@@ -145,7 +155,27 @@ private:
     std::int64_t defaultTagsCode(const protocol::MessageRecordView &rec) const;
     /// The put's checks and the commit-log append, without completion.
     PutMessageResult appendChecked(const MessageExtBrokerInner &msg);
-    void completePut(PutMessageResult r, bool wait, PutCallback &&done);
+    PutMessageResult appendBatchChecked(const std::vector<MessageExtBrokerInner> &msgs);
+    /// Why the store takes no put now (not open, a slave, disk full): fills `r` and answers true.
+    bool refusesPut(PutMessageResult &r) const;
+    /// Counts an appended put and, under SYNC_FLUSH, wakes the group commit; true when the put
+    /// completes later (it succeeded, SYNC_FLUSH, and `wait`).
+    bool notePut(const PutMessageResult &r, bool wait);
+    /// Hands a put that completes later to the group commit.
+    void deferPut(PutMessageResult r, PutCallback done);
+    template<class Done>
+    void completePut(PutMessageResult r, bool wait, Done &&done)
+    {
+        if (notePut(r, wait)) {
+            deferPut(std::move(r), PutCallback(std::forward<Done>(done)));
+            return;
+        }
+        if constexpr (std::is_same_v<std::decay_t<Done>, PutCallback>) {
+            if (!done)
+                return;
+        }
+        done(r);
+    }
     void cleanLogicFiles(std::int64_t commitLogMinOffset);
     Status loadConsumeQueues();
     /// A loaded queue of a deleted topic holding records from before the deletion.

@@ -348,12 +348,6 @@ void SendMessageProcessor::sendOne(const remoting::ChannelPtr &channel,
     }
 
     const int replyQueueId = header.queueId; // the requested queue, even for delayed messages
-    if (!m_ctx.store->putCompletesLater(msg)) {
-        const PutMessageResult r = m_ctx.store->putMessageAndWait(msg); // does not wait here
-        countPut(m_ctx, msg.topic, r);
-        respond(sendReply(r, m_ctx.storeHostAddress, replyQueueId, *m_ctx.config));
-        return;
-    }
     m_ctx.store->putMessage(msg,
         [respond = std::move(respond), ctx = &m_ctx, replyQueueId, topic = msg.topic](
             const PutMessageResult &r) {
