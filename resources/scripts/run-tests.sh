@@ -7,17 +7,9 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
-"$top/resources/scripts/install-deps.sh"
 
-echo "== clang-format check"
-mapfile -t sources < <(git ls-files '*.h' '*.cpp')
-if [ ${#sources[@]} -gt 0 ]; then
-    clang-format --dry-run --Werror "${sources[@]}"
-fi
-echo "clang-format: ${#sources[@]} files clean"
-
-# Both build folders and the tests' stores take ~4 GB; say so up front rather than failing
-# half-way through a link with "No space left on device".
+# Both build folders and the tests' stores take ~4 GB; say so before installing or building
+# anything, rather than failing half-way through a link with "No space left on device".
 need_mb=${QROCKET_NEED_DISK_MB:-5000}
 for dir in "$top" "${TMPDIR:-/tmp}"; do
     free_mb=$(df -Pm "$dir" | awk 'NR == 2 { print $4 }')
@@ -27,6 +19,15 @@ for dir in "$top" "${TMPDIR:-/tmp}"; do
         exit 1
     fi
 done
+
+"$top/resources/scripts/install-deps.sh"
+
+echo "== clang-format check"
+mapfile -t sources < <(git ls-files '*.h' '*.cpp')
+if [ ${#sources[@]} -gt 0 ]; then
+    clang-format --dry-run --Werror "${sources[@]}"
+fi
+echo "clang-format: ${#sources[@]} files clean"
 
 jobs=${JOBS:-$(nproc)}
 echo "== build (warnings are errors)"
