@@ -42,6 +42,11 @@ struct Figures
     double msgsPerSecond = 0;
     double mbPerSecond = 0;
     std::vector<std::int64_t> latencyNs; // sorted
+    // Open loop: each request's round trip, from the moment the generator wrote it to its answer
+    // (sorted; empty for closed-loop rows, where it equals latencyNs). latencyNs adds how late
+    // the generator wrote it; this is what a synchronous send() call takes, the "send RT" of
+    // RocketMQ's own benchmark.
+    std::vector<std::int64_t> roundTripNs;
     // Open loop: how late the generator itself issued the p99 request (its own scheduling delay,
     // part of each latency above), -1 for closed-loop rows.
     double issueLagP99Us = -1;
@@ -122,7 +127,8 @@ struct Connection
     std::uint64_t index = 0; // in LoadGenerator::m_conns
     std::string frame; // pre-encoded request; the opaque digits are patched per slot
     std::size_t opaqueAt = 0;
-    std::vector<Clock::time_point> sentAt; // per slot
+    std::vector<Clock::time_point> sentAt; // per slot: when it was due (open loop) or written
+    std::vector<Clock::time_point> wroteAt; // per slot, open loop only: when it was written
     std::string out;
     std::size_t outPos = 0;
     std::vector<char> in = std::vector<char>(256 * 1024);
@@ -165,6 +171,7 @@ public:
             }
             conn->opaqueAt += 9;
             conn->sentAt.resize(static_cast<std::size_t>(window));
+            conn->wroteAt.resize(static_cast<std::size_t>(window));
             conn->fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
             sockaddr_in addr {};
             addr.sin_family = AF_INET;
@@ -208,6 +215,7 @@ public:
         }
         m_latencies.reserve(1 << 20);
         m_issueLagNs.reserve(rate > 0 ? 1 << 20 : 0);
+        m_roundTrips.reserve(rate > 0 ? 1 << 20 : 0);
         const CpuTicks ticksAtStart = readCpuTicks();
         const auto start = Clock::now();
         const auto deadline = start
@@ -254,7 +262,9 @@ public:
                     const int slot = free->freeSlots.back();
                     free->freeSlots.pop_back();
                     free->queue(slot, due);
-                    m_issueLagNs.push_back((now - due).count());
+                    const auto wrote = Clock::now();
+                    free->wroteAt[static_cast<std::size_t>(slot)] = wrote;
+                    m_issueLagNs.push_back((wrote - due).count());
                     ++issued;
                     ++inFlight;
                     flush(*free);
@@ -288,6 +298,8 @@ public:
         }
         result.latencyNs = std::move(m_latencies);
         std::sort(result.latencyNs.begin(), result.latencyNs.end());
+        result.roundTripNs = std::move(m_roundTrips);
+        std::sort(result.roundTripNs.begin(), result.roundTripNs.end());
         result.msgsPerSecond = double(result.latencyNs.size()) / elapsed;
         result.mbPerSecond = result.msgsPerSecond * double(bodyBytes) / 1e6;
         return result;
@@ -392,6 +404,9 @@ private:
                                       .count());
             --c.inFlight;
             if (m_openLoop) {
+                m_roundTrips.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                    now - c.wroteAt[static_cast<std::size_t>(slot)])
+                                           .count());
                 c.freeSlots.push_back(static_cast<int>(slot));
                 continue;
             }
@@ -415,6 +430,7 @@ private:
     std::vector<std::unique_ptr<Connection>> m_conns;
     std::vector<std::int64_t> m_latencies;
     std::vector<std::int64_t> m_issueLagNs; // open loop: actual minus scheduled send time
+    std::vector<std::int64_t> m_roundTrips; // open loop: answer time minus actual send time
 };
 
 /// The machine's floor for a request/response exchange: a plain epoll server on one thread that
