@@ -204,11 +204,11 @@ bool MessageStore::notePut(const PutMessageResult &r, bool wait)
         return false;
     m_putCount.fetch_add(r.msgNum, std::memory_order_relaxed);
     m_putBytes.fetch_add(r.wroteBytes, std::memory_order_relaxed);
-    if (!m_groupCommit)
-        return false;
-    if (!wait)
+    if (completesLater(wait))
+        return true;
+    if (m_groupCommit)
         m_groupCommit->wakeup();
-    return wait;
+    return false;
 }
 
 void MessageStore::deferPut(PutMessageResult r, PutCallback done)

@@ -91,7 +91,7 @@ public:
     /// Whether a put of `msg` completes later: SYNC_FLUSH, and the sender waits for the disk.
     bool putCompletesLater(const MessageExtBrokerInner &msg) const
     {
-        return m_groupCommit && msg.waitStoreMsgOk;
+        return completesLater(msg.waitStoreMsgOk);
     }
 
     // --- reads --------------------------------------------------------------------------
@@ -158,8 +158,10 @@ private:
     PutMessageResult appendBatchChecked(const std::vector<MessageExtBrokerInner> &msgs);
     /// Why the store takes no put now (not open, a slave, disk full): fills `r` and answers true.
     bool refusesPut(PutMessageResult &r) const;
+    /// The rule behind putCompletesLater(), for a put (or batch) whose sender waits iff `wait`.
+    bool completesLater(bool wait) const { return m_groupCommit && wait; }
     /// Counts an appended put and, under SYNC_FLUSH, wakes the group commit; true when the put
-    /// completes later (it succeeded, SYNC_FLUSH, and `wait`).
+    /// succeeded and completes later (completesLater()).
     bool notePut(const PutMessageResult &r, bool wait);
     /// Hands a put that completes later to the group commit.
     void deferPut(PutMessageResult r, PutCallback done);

@@ -265,9 +265,9 @@ void tst_MessageStore::syncFlushCompletesAfterDisk()
 
 void tst_MessageStore::onlySyncFlushWaitsCompleteLater()
 {
-    // The broker answers a send in line, without a completion callback, exactly when this says
-    // the put does not complete later; a SYNC_FLUSH put whose sender waits must not take that
-    // path (its answer would come before the disk has it).
+    // putMessage completes a put in line, without making a PutCallback, exactly when this says
+    // the put does not complete later (both use the same rule); a SYNC_FLUSH put whose sender
+    // waits must not take that path (its answer would come before the disk has it).
     MessageExtBrokerInner waits = message("W", 0, "x");
     waits.waitStoreMsgOk = true;
     MessageExtBrokerInner noWait = message("W", 0, "x");
