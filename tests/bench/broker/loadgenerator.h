@@ -54,13 +54,20 @@ struct Figures
     // ("steal" in /proc/stat), -1 where unreadable. This VM shares its host: when steal is high,
     // every figure of the row (floors included) is the host's, not QRocket's.
     double stealPercent = -1;
+    // Share of the machine's CPU time that was busy during the row (user, system, interrupts;
+    // not idle, I/O wait or steal), -1 where unreadable: the client, the broker and everything
+    // else on this machine together. An open-loop row's tail bends upward as this nears 100 %,
+    // so it tells how much room a rate left (the floors' rows show what the kernel and the
+    // generator take by themselves).
+    double busyPercent = -1;
     int errors = 0;
     bool failed = false;
 };
 
-/// Aggregate CPU ticks from /proc/stat: steal and the total of all states.
+/// Aggregate CPU ticks from /proc/stat: idle (with I/O wait), steal and the total of all states.
 struct CpuTicks
 {
+    std::uint64_t idle = 0;
     std::uint64_t steal = 0;
     std::uint64_t total = 0;
 };
@@ -77,18 +84,26 @@ inline CpuTicks readCpuTicks()
         == 8) {
         for (const unsigned long long x : v)
             t.total += x;
+        t.idle = v[3] + v[4];
         t.steal = v[7];
     }
     std::fclose(f);
     return t;
 }
 
-inline double stealPercentSince(const CpuTicks &before)
+/// Steal and busy shares (percent) of the CPU time since `before`; -1 each where unreadable.
+inline void cpuSharesSince(const CpuTicks &before, double &stealPercent, double &busyPercent)
 {
     const CpuTicks after = readCpuTicks();
-    if (after.total <= before.total)
-        return -1;
-    return 100.0 * double(after.steal - before.steal) / double(after.total - before.total);
+    if (after.total <= before.total) {
+        stealPercent = busyPercent = -1;
+        return;
+    }
+    const double total = double(after.total - before.total);
+    const double steal = double(after.steal - before.steal);
+    const double idle = double(after.idle - before.idle);
+    stealPercent = 100.0 * steal / total;
+    busyPercent = 100.0 * (total - steal - idle) / total;
 }
 
 inline double percentileUs(const std::vector<std::int64_t> &sorted, double p)
@@ -289,7 +304,7 @@ public:
             }
         }
         const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-        result.stealPercent = stealPercentSince(ticksAtStart);
+        cpuSharesSince(ticksAtStart, result.stealPercent, result.busyPercent);
         if (inFlight > 0)
             result.failed = true;
         if (!m_issueLagNs.empty()) {

@@ -113,6 +113,8 @@ public:
         m_p99Us[kind][1].push_back(percentileUs(f.roundTripNs, 0.99));
         if (f.stealPercent >= 0)
             m_steal[kind].push_back(f.stealPercent);
+        if (f.busyPercent >= 0)
+            m_busy[kind].push_back(f.busyPercent);
     }
     void print()
     {
@@ -121,6 +123,8 @@ public:
         for (int kind = 0; kind < 3; ++kind) {
             std::vector<double> &st = m_steal[kind];
             std::sort(st.begin(), st.end());
+            std::vector<double> &busy = m_busy[kind];
+            std::sort(busy.begin(), busy.end());
             for (int from = 0; from < 2; ++from) {
                 std::vector<double> &v = m_p99Us[kind][from];
                 if (v.empty())
@@ -129,10 +133,10 @@ public:
                 const auto under1ms
                     = std::count_if(v.begin(), v.end(), [](double us) { return us < 1000.0; });
                 std::printf("%-6s p99 %s over %zu runs: median %.2f ms (%.2f .. %.2f), under "
-                            "1 ms in %lld; host steal median %.0f%%\n",
+                            "1 ms in %lld; CPU busy median %.0f%%, host steal median %.0f%%\n",
                     kNames[kind], kFrom[from], v.size(), median(v) / 1000.0, v.front() / 1000.0,
                     v.back() / 1000.0, static_cast<long long>(under1ms),
-                    st.empty() ? 0.0 : median(st));
+                    busy.empty() ? 0.0 : median(busy), st.empty() ? 0.0 : median(st));
             }
         }
         std::fflush(stdout);
@@ -146,6 +150,7 @@ private:
     }
     std::vector<double> m_p99Us[3][2]; // [raw@, echo@, send@][from the schedule, round trip]
     std::vector<double> m_steal[3];
+    std::vector<double> m_busy[3];
 };
 
 void printRow(const char *what, int size, int connections, int window, const Figures &r)
@@ -161,9 +166,10 @@ void printRow(const char *what, int size, int connections, int window, const Fig
                              .arg(r.issueLagP99Us, 0, 'f', 1)
                              .arg(percentileUs(r.roundTripNs, 0.99), 0, 'f', 1))
             : "",
-        r.stealPercent >= 0
-            ? qPrintable(QStringLiteral("  (host steal %1%)").arg(r.stealPercent, 0, 'f', 0))
-            : "",
+        r.stealPercent >= 0 ? qPrintable(QStringLiteral("  (CPU busy %1%, host steal %2%)")
+                                             .arg(r.busyPercent, 0, 'f', 0)
+                                             .arg(r.stealPercent, 0, 'f', 0))
+                            : "",
         r.errors ? qPrintable(QStringLiteral("  (%1 errors)").arg(r.errors)) : "",
         r.failed ? "  (FAILED: connection lost or answers missing)" : "");
     std::fflush(stdout);
