@@ -135,7 +135,12 @@ public:
             return std::nullopt;
         return it->second;
     }
-    bool contains(QByteArrayView name) const { return find(name).has_value(); }
+    /// Whether `name` exists, without copying its entry (the send path asks on every request).
+    bool contains(QByteArrayView name) const
+    {
+        std::shared_lock lock(m_mutex);
+        return m_table.find(name) != m_table.end();
+    }
     /// Every entry, in name order.
     std::vector<Config> configs() const
     {
