@@ -15,7 +15,7 @@
 // called under the lock except close() in scanExpired() (Channel methods only post work).
 
 #include "broker/managers/clientchannelinfo.h"
-#include "broker/managers/heartbeatdata.h"
+#include "clientlib/protocol/bodies/clientbodies.h"
 
 #include <QByteArray>
 #include <QList>
@@ -29,13 +29,22 @@
 
 namespace qrocket::broker {
 
+// The heartbeat's model is the protocol's, shared with the clients that write it.
+using protocol::ConsumeFromWhere;
+using protocol::ConsumerData;
+using protocol::ConsumeType;
+using protocol::HeartbeatData;
+using protocol::MessageModel;
+using protocol::ProducerData;
+using protocol::SubscriptionData;
+
 /// A snapshot of one group (GET_CONSUMER_CONNECTION_LIST, ConsumerConnection body).
 struct ConsumerGroupInfo
 {
     QByteArray groupName;
     ConsumeType consumeType = ConsumeType::ConsumePassively;
     MessageModel messageModel = MessageModel::Clustering;
-    ConsumeFromWhere consumeFromWhere = ConsumeFromWhere::LastOffset;
+    ConsumeFromWhere consumeFromWhere = ConsumeFromWhere::ConsumeFromLastOffset;
     std::vector<ClientChannelInfo> channels; // sorted by clientId
     std::map<QByteArray, SubscriptionData> subscriptions; // by topic
     std::int64_t lastUpdateTimestamp = 0;

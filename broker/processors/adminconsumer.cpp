@@ -81,7 +81,7 @@ RemotingCommand AdminProcessor::consumerConnectionList(const RemotingCommand &re
     w.key("subscriptionTable").beginObject();
     for (const auto &[topic, sub] : info->subscriptions) {
         w.key(topic);
-        sub.writeJson(w);
+        sub.write(w);
     }
     w.endObject().endObject();
     RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));

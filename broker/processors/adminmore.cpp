@@ -261,7 +261,7 @@ RemotingCommand AdminProcessor::queryConsumeQueue(const RemotingCommand &request
     }
     if (sub) {
         w.key("subscriptionData");
-        sub->writeJson(w);
+        sub->write(w);
     }
     w.endObject();
     response.body = w.take();

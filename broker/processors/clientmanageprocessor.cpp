@@ -5,7 +5,6 @@
 #include "broker/config/brokerconfig.h"
 #include "broker/logging.h"
 #include "broker/managers/consumermanager.h"
-#include "broker/managers/heartbeatdata.h"
 #include "broker/managers/producermanager.h"
 #include "broker/managers/subscriptiongroupmanager.h"
 #include "broker/managers/topicconfigmanager.h"

@@ -55,7 +55,7 @@ int responseCodeFor(GetMessageStatus status, std::int64_t requestedOffset)
 
 storage::TagFilter filterOf(const SubscriptionData &sub)
 {
-    if (sub.isSubAll() || sub.codeSet.isEmpty()) // a heartbeat without codes: parse subString
+    if (sub.isSubAll() || sub.codeSet.empty()) // a heartbeat without codes: parse subString
         return storage::TagFilter::fromExpression(sub.subString);
     storage::TagFilter f;
     f.matchAll = false;

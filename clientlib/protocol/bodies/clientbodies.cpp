@@ -1,5 +1,8 @@
 #include "clientlib/protocol/bodies/clientbodies.h"
 
+#include "clientlib/common/hash.h"
+
+#include <algorithm>
 #include <array>
 
 namespace qrocket::protocol {
@@ -19,27 +22,39 @@ constexpr std::array<const char *, 6> kConsumeFromWhere = {
     "CONSUME_FROM_TIMESTAMP",
 };
 
-/// An enum given as its name or its ordinal (number or numeric string); absent keeps `fallback`.
+/// An enum given as its Java name, its ordinal, or the ordinal as text (cpp); absent keeps
+/// `out`; false when present but unknown.
 template<typename E, std::size_t N>
 bool readEnum(const JsonValue &v, const std::array<const char *, N> &names, E &out)
 {
     if (v.isNull())
         return true;
-    if (v.isString()) {
-        const QByteArray s = v.toString();
-        for (std::size_t i = 0; i < N; ++i) {
-            if (s == names[i]) {
-                out = static_cast<E>(i);
-                return true;
-            }
-        }
-    }
-    const std::int64_t ordinal = v.toInteger(-1);
-    if (ordinal >= 0 && ordinal < static_cast<std::int64_t>(N)) {
-        out = static_cast<E>(ordinal);
+    if (v.type() == JsonValue::Type::Integer) {
+        const std::int64_t i = v.toInteger(-1);
+        if (i < 0 || i >= static_cast<std::int64_t>(N))
+            return false;
+        out = static_cast<E>(i);
         return true;
     }
-    return false;
+    const QByteArray text = v.toString().trimmed();
+    for (std::size_t i = 0; i < N; ++i) {
+        if (text == names[i]) {
+            out = static_cast<E>(i);
+            return true;
+        }
+    }
+    bool ok = false;
+    const int i = text.toInt(&ok);
+    if (!ok || i < 0 || i >= static_cast<int>(N))
+        return false;
+    out = static_cast<E>(i);
+    return true;
+}
+
+Status badEnum(const char *field, const JsonValue &v)
+{
+    return Status::invalidArgument(QStringLiteral("heartbeat: unknown %1 '%2'")
+                                       .arg(QLatin1String(field), QString::fromUtf8(v.toString())));
 }
 
 template<std::size_t N>
@@ -107,28 +122,68 @@ void SubscriptionData::write(JsonWriter &w) const
     w.endArray().key("topic").value(QByteArrayView(topic)).endObject();
 }
 
+QByteArray SubscriptionData::toJson() const
+{
+    JsonWriter w;
+    write(w);
+    return w.take();
+}
+
+void SubscriptionData::buildTags()
+{
+    tagsSet.clear();
+    codeSet.clear();
+    if (isSubAll()) {
+        subString = kSubAll;
+        return;
+    }
+    qsizetype start = 0;
+    while (start <= subString.size()) {
+        qsizetype end = subString.indexOf("||", start);
+        if (end < 0)
+            end = subString.size();
+        const QByteArray tag = subString.mid(start, end - start).trimmed();
+        start = end + 2;
+        if (tag.isEmpty() || std::find(tagsSet.begin(), tagsSet.end(), tag) != tagsSet.end())
+            continue;
+        tagsSet.push_back(tag);
+        codeSet.push_back(javaStringHash(tag));
+    }
+}
+
 Result<SubscriptionData> SubscriptionData::fromJsonValue(const JsonValue &v)
 {
-    constexpr const char *kWhat = "SubscriptionData";
     if (!v.isObject())
-        return Status::invalidArgument(QStringLiteral("SubscriptionData: not a JSON object"));
+        return Status::invalidArgument(QStringLiteral("heartbeat: subscription is not an object"));
     SubscriptionData s;
     s.topic = v["topic"].toString();
-    if (const JsonValue *sub = v.find("subString"); sub && !sub->isNull())
-        s.subString = sub->toString();
-    if (const JsonValue *type = v.find("expressionType"); type && !type->isNull())
-        s.expressionType = type->toString();
-    s.subVersion = v["subVersion"].toInteger(0);
+    if (s.topic.isEmpty())
+        return Status::invalidArgument(QStringLiteral("heartbeat: subscription without topic"));
+    s.subString = v["subString"].toString();
+    if (const JsonValue *e = v.find("expressionType");
+        e && !e->isNull() && !e->toString().isEmpty())
+        s.expressionType = e->toString();
     s.classFilterMode = v["classFilterMode"].toBool(false);
-    auto tags = bodyjson::stringList(v["tagsSet"], kWhat, "tagsSet");
-    if (!tags.has_value())
-        return tags.error();
-    s.tagsSet = std::move(tags).value();
+    s.subVersion = v["subVersion"].toInteger(0);
+    const JsonValue &tags = v["tagsSet"];
     const JsonValue &codes = v["codeSet"];
-    if (!codes.isNull() && !codes.isArray())
-        return wrongType(kWhat, "codeSet", "an array");
-    for (const JsonValue &c : codes.items())
-        s.codeSet.push_back(static_cast<std::int32_t>(c.toInteger(0)));
+    if (s.expressionType == "TAG" && !tags.isArray()) {
+        s.buildTags(); // cpp sends subString only
+        return s;
+    }
+    if (s.expressionType == "TAG" && s.isSubAll())
+        s.subString = kSubAll;
+    if (tags.isArray()) {
+        for (const JsonValue &t : tags.items())
+            s.tagsSet.push_back(t.toString());
+    }
+    if (codes.isArray()) {
+        for (const JsonValue &c : codes.items())
+            s.codeSet.push_back(static_cast<std::int32_t>(c.toInteger()));
+    } else {
+        for (const QByteArray &t : s.tagsSet)
+            s.codeSet.push_back(javaStringHash(t));
+    }
     return s;
 }
 
@@ -152,26 +207,27 @@ void ConsumerData::write(JsonWriter &w) const
 
 Result<ConsumerData> ConsumerData::fromJsonValue(const JsonValue &v)
 {
-    constexpr const char *kWhat = "ConsumerData";
     if (!v.isObject())
-        return Status::invalidArgument(QStringLiteral("ConsumerData: not a JSON object"));
+        return Status::invalidArgument(QStringLiteral("heartbeat: consumer data is not an object"));
     ConsumerData c;
     c.groupName = v["groupName"].toString();
+    if (c.groupName.isEmpty())
+        return Status::invalidArgument(QStringLiteral("heartbeat: consumer without groupName"));
     if (!readEnum(v["consumeType"], kConsumeTypes, c.consumeType))
-        return wrongType(kWhat, "consumeType", "a ConsumeType name or ordinal");
+        return badEnum("consumeType", v["consumeType"]);
     if (!readEnum(v["messageModel"], kMessageModels, c.messageModel))
-        return wrongType(kWhat, "messageModel", "a MessageModel name or ordinal");
+        return badEnum("messageModel", v["messageModel"]);
     if (!readEnum(v["consumeFromWhere"], kConsumeFromWhere, c.consumeFromWhere))
-        return wrongType(kWhat, "consumeFromWhere", "a ConsumeFromWhere name or ordinal");
+        return badEnum("consumeFromWhere", v["consumeFromWhere"]);
     c.unitMode = v["unitMode"].toBool(false);
     const JsonValue &subs = v["subscriptionDataSet"];
-    if (!subs.isNull() && !subs.isArray())
-        return wrongType(kWhat, "subscriptionDataSet", "an array");
-    for (const JsonValue &s : subs.items()) {
-        auto sd = SubscriptionData::fromJsonValue(s);
-        if (!sd.has_value())
-            return sd.error();
-        c.subscriptionDataSet.push_back(std::move(sd).value());
+    if (subs.isArray()) {
+        for (const JsonValue &s : subs.items()) {
+            auto sd = SubscriptionData::fromJsonValue(s);
+            if (!sd.has_value())
+                return sd.error();
+            c.subscriptionDataSet.push_back(std::move(sd).value());
+        }
     }
     return c;
 }
@@ -195,30 +251,35 @@ QByteArray HeartbeatData::toJson() const
 
 Result<HeartbeatData> HeartbeatData::fromJson(QByteArrayView json)
 {
-    constexpr const char *kWhat = "HeartbeatData";
-    auto v = bodyjson::parseObject(json, kWhat);
-    if (!v.has_value())
-        return v.error();
-    HeartbeatData h;
-    h.clientID = (*v)["clientID"].toString();
-    const JsonValue &consumers = (*v)["consumerDataSet"];
-    if (!consumers.isNull() && !consumers.isArray())
-        return wrongType(kWhat, "consumerDataSet", "an array");
-    for (const JsonValue &c : consumers.items()) {
-        auto cd = ConsumerData::fromJsonValue(c);
-        if (!cd.has_value())
-            return cd.error();
-        h.consumerDataSet.push_back(std::move(cd).value());
+    auto parsed = parseJson(json.trimmed()); // cpp ends its body with a newline
+    if (!parsed)
+        return Status::invalidArgument(
+            QStringLiteral("heartbeat: %1").arg(parsed.error().message()));
+    const JsonValue &root = *parsed;
+    if (!root.isObject())
+        return Status::invalidArgument(QStringLiteral("heartbeat: body is not an object"));
+    HeartbeatData hb;
+    hb.clientID = root["clientID"].toString();
+    if (hb.clientID.isEmpty())
+        return Status::invalidArgument(QStringLiteral("heartbeat: no clientID"));
+    if (const JsonValue &consumers = root["consumerDataSet"]; consumers.isArray()) {
+        for (const JsonValue &c : consumers.items()) {
+            auto cd = ConsumerData::fromJsonValue(c);
+            if (!cd)
+                return cd.error();
+            hb.consumerDataSet.push_back(std::move(cd).value());
+        }
     }
-    const JsonValue &producers = (*v)["producerDataSet"];
-    if (!producers.isNull() && !producers.isArray())
-        return wrongType(kWhat, "producerDataSet", "an array");
-    for (const JsonValue &p : producers.items()) {
-        if (!p.isObject())
-            return wrongType(kWhat, "producerDataSet", "an array of objects");
-        h.producerDataSet.push_back(ProducerData {p["groupName"].toString()});
+    if (const JsonValue &producers = root["producerDataSet"]; producers.isArray()) {
+        for (const JsonValue &p : producers.items()) {
+            ProducerData pd {p["groupName"].toString()};
+            if (pd.groupName.isEmpty())
+                return Status::invalidArgument(
+                    QStringLiteral("heartbeat: producer without groupName"));
+            hb.producerDataSet.push_back(std::move(pd));
+        }
     }
-    return h;
+    return hb;
 }
 
 QByteArray ConsumerIdList::toJson() const

@@ -1,7 +1,6 @@
 #pragma once
 
-// JSON bodies exchanged with clients (protocol.md §4.3, §4.4, §4.7): HeartbeatData (Java, Go and
-// ali-ons send enum names, cpp sends ordinals and subVersion as a string), ConsumerIdList,
+// JSON bodies exchanged with clients (protocol.md §4.3, §4.4, §4.7): HeartbeatData, ConsumerIdList,
 // MessageQueue and the LOCK/UNLOCK_BATCH_MQ bodies. Same reading/writing rules as
 // routebodies.h.
 //
@@ -14,6 +13,14 @@
 //                   "subString":"TagA","subVersion":1700000000000,"tagsSet":["TagA"],"topic":"T"}
 //   ConsumerIdList {"consumerIdList":["id1","id2"]}
 //   MessageQueue   {"brokerName":"b","queueId":0,"topic":"T"}
+//
+// HeartbeatData is read in every client form seen on the wire (shared/vectors/frames.jsonl):
+//   Java/Go:  enums as names ("CONSUME_PASSIVELY"), subVersion as a number, tagsSet/codeSet given.
+//   cpp:      enums as ordinals (consumeType 1), subVersion as a string, no tagsSet/codeSet/
+//             classFilterMode/unitMode, no producerDataSet, a trailing newline.
+//   ali-ons:  Java's names in JSON.stringify order.
+// Missing tagsSet/codeSet are rebuilt from subString ("TagA || TagB"), as FilterAPI would. The
+// broker reads heartbeats with it; clients and tests write them.
 
 #include "clientlib/protocol/bodies/routebodies.h"
 
@@ -37,6 +44,8 @@ const char *consumeFromWhereName(ConsumeFromWhere v);
 
 struct SubscriptionData
 {
+    static constexpr const char *kSubAll = "*";
+
     QByteArray topic;
     QByteArray subString = QByteArrayLiteral("*");
     std::vector<QByteArray> tagsSet;
@@ -45,8 +54,14 @@ struct SubscriptionData
     QByteArray expressionType = QByteArrayLiteral("TAG");
     bool classFilterMode = false;
 
+    bool isSubAll() const { return subString.isEmpty() || subString == kSubAll; }
+    /// Rebuilds tagsSet and codeSet (Java String.hashCode) from a TAG subString.
+    void buildTags();
+
     friend bool operator==(const SubscriptionData &, const SubscriptionData &) = default;
     void write(JsonWriter &w) const;
+    QByteArray toJson() const;
+    /// InvalidArgument when it is not an object or has no topic.
     static Result<SubscriptionData> fromJsonValue(const JsonValue &v);
 };
 
@@ -61,6 +76,7 @@ struct ConsumerData
 
     friend bool operator==(const ConsumerData &, const ConsumerData &) = default;
     void write(JsonWriter &w) const;
+    /// InvalidArgument when it is not an object, has no groupName or an unknown enum value.
     static Result<ConsumerData> fromJsonValue(const JsonValue &v);
 };
 
@@ -79,6 +95,8 @@ struct HeartbeatData
 
     friend bool operator==(const HeartbeatData &, const HeartbeatData &) = default;
     QByteArray toJson() const;
+    /// InvalidArgument for bad JSON, a missing clientID, consumer or producer group name or
+    /// subscription topic, or an unknown enum value.
     static Result<HeartbeatData> fromJson(QByteArrayView json);
 };
 

@@ -264,7 +264,8 @@ private slots:
         QCOMPARE(hb->consumerDataSet[0].messageModel, MessageModel::Broadcasting);
         QVERIFY(hb->toJson().contains("\"consumeFromWhere\":\"CONSUME_FROM_TIMESTAMP\""));
         const auto bad
-            = HeartbeatData::fromJson("{\"consumerDataSet\":[{\"messageModel\":\"SOMETIMES\"}]}");
+            = HeartbeatData::fromJson("{\"clientID\":\"c\",\"consumerDataSet\":[{\"groupName\":"
+                                      "\"G\",\"messageModel\":\"SOMETIMES\"}]}");
         QVERIFY(!bad.has_value());
         QVERIFY(bad.error().message().contains(QLatin1String("messageModel")));
     }

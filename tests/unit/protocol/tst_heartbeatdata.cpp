@@ -1,14 +1,14 @@
 // HeartbeatData parsing of the real HEART_BEAT bodies of the Java, cpp and ali-ons clients
 // (shared/vectors/frames.jsonl, code 34), plus malformed bodies.
 
-#include "broker/managers/heartbeatdata.h"
 #include "clientlib/common/hash.h"
+#include "clientlib/protocol/bodies/clientbodies.h"
 #include "tests/unit/protocol/goldenvectors.h"
 
 #include <QTest>
 
 using namespace qrocket;
-using namespace qrocket::broker;
+using namespace qrocket::protocol;
 using namespace qrocket::testing;
 
 namespace {
@@ -44,7 +44,7 @@ private slots:
         QCOMPARE(c.groupName, QByteArray("please_rename_unique_group_name_4"));
         QCOMPARE(c.consumeType, ConsumeType::ConsumePassively);
         QCOMPARE(c.messageModel, MessageModel::Clustering);
-        QCOMPARE(c.consumeFromWhere, ConsumeFromWhere::FirstOffset);
+        QCOMPARE(c.consumeFromWhere, ConsumeFromWhere::ConsumeFromFirstOffset);
         QVERIFY(!c.unitMode);
         QCOMPARE(c.subscriptionDataSet.size(), std::size_t(2));
         const SubscriptionData &s = c.subscriptionDataSet[0];
@@ -52,7 +52,7 @@ private slots:
         QCOMPARE(s.subString, QByteArray("*"));
         QCOMPARE(s.expressionType, QByteArray("TAG"));
         QCOMPARE(s.subVersion, std::int64_t(1796013490952));
-        QVERIFY(s.tagsSet.isEmpty());
+        QVERIFY(s.tagsSet.empty());
         QCOMPARE(
             c.subscriptionDataSet[1].topic, QByteArray("%RETRY%please_rename_unique_group_name_4"));
         QCOMPARE(hb->producerDataSet.size(), std::size_t(1));
@@ -82,7 +82,7 @@ private slots:
         QCOMPARE(c.groupName, QByteArray("cpp_g_vec"));
         QCOMPARE(c.consumeType, ConsumeType::ConsumePassively); // ordinal 1
         QCOMPARE(c.messageModel, MessageModel::Clustering); // ordinal 1
-        QCOMPARE(c.consumeFromWhere, ConsumeFromWhere::FirstOffset); // ordinal 4
+        QCOMPARE(c.consumeFromWhere, ConsumeFromWhere::ConsumeFromFirstOffset); // ordinal 4
         QCOMPARE(c.subscriptionDataSet.size(), std::size_t(2));
         for (const SubscriptionData &s : c.subscriptionDataSet) {
             QCOMPARE(s.subVersion, std::int64_t(1796013400081)); // sent as a string
@@ -100,12 +100,12 @@ private slots:
         QCOMPARE(hb->clientID, QByteArray("192.0.2.2@23203"));
         const ConsumerData &c = hb->consumerDataSet.at(0);
         QCOMPARE(c.groupName, QByteArray("GID_aliOnsRT_mx2s0a6ec7753a"));
-        QCOMPARE(c.consumeFromWhere, ConsumeFromWhere::FirstOffset);
+        QCOMPARE(c.consumeFromWhere, ConsumeFromWhere::ConsumeFromFirstOffset);
         const SubscriptionData &s = c.subscriptionDataSet.at(0);
         QCOMPARE(s.topic, QByteArray("AliOnsTopic"));
         QCOMPARE(s.subString, QByteArray("TagA || TagB"));
-        QCOMPARE(s.tagsSet, (QList<QByteArray> {"TagA", "TagB"}));
-        QCOMPARE(s.codeSet, (QList<std::int32_t> {2598919, 2598920}));
+        QCOMPARE(s.tagsSet, (std::vector<QByteArray> {"TagA", "TagB"}));
+        QCOMPARE(s.codeSet, (std::vector<std::int32_t> {2598919, 2598920}));
         QCOMPARE(hb->producerDataSet.at(0).groupName, QByteArray("PID_aliOnsRT_mx2s0a6ec7753a"));
     }
 
@@ -121,10 +121,11 @@ private slots:
         const ConsumerData &c = hb->consumerDataSet.at(0);
         QCOMPARE(c.consumeType, ConsumeType::ConsumePassively);
         QCOMPARE(c.messageModel, MessageModel::Broadcasting);
-        QCOMPARE(c.consumeFromWhere, ConsumeFromWhere::Timestamp);
+        QCOMPARE(c.consumeFromWhere, ConsumeFromWhere::ConsumeFromTimestamp);
         const SubscriptionData &s = c.subscriptionDataSet.at(0);
-        QCOMPARE(s.tagsSet, (QList<QByteArray> {"TagA", "TagB"}));
-        QCOMPARE(s.codeSet, (QList<std::int32_t> {javaStringHash("TagA"), javaStringHash("TagB")}));
+        QCOMPARE(s.tagsSet, (std::vector<QByteArray> {"TagA", "TagB"}));
+        QCOMPARE(s.codeSet,
+            (std::vector<std::int32_t> {javaStringHash("TagA"), javaStringHash("TagB")}));
         QCOMPARE(s.subVersion, std::int64_t(7));
     }
 
@@ -168,7 +169,7 @@ private slots:
         QCOMPARE(QByteArray(consumeTypeName(ConsumeType::ConsumeActively)),
             QByteArray("CONSUME_ACTIVELY"));
         QCOMPARE(QByteArray(messageModelName(MessageModel::Clustering)), QByteArray("CLUSTERING"));
-        QCOMPARE(QByteArray(consumeFromWhereName(ConsumeFromWhere::LastOffset)),
+        QCOMPARE(QByteArray(consumeFromWhereName(ConsumeFromWhere::ConsumeFromLastOffset)),
             QByteArray("CONSUME_FROM_LAST_OFFSET"));
     }
 };
