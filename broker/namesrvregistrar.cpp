@@ -7,7 +7,6 @@
 #include "broker/managers/topicconfigmanager.h"
 #include "clientlib/common/hash.h"
 #include "clientlib/protocol/bodies/routebodies.h"
-#include "clientlib/protocol/json.h"
 #include "clientlib/remoting/remotingclient.h"
 
 #include <condition_variable>
@@ -74,18 +73,12 @@ QByteArray NamesrvRegistrar::masterHaServerAddr() const
 
 QByteArray NamesrvRegistrar::registerBody() const
 {
-    const BrokerConfig &config = *m_ctx.config;
-    const DataVersion version = m_ctx.topics->dataVersion();
-    std::vector<TopicConfig> topics = m_ctx.topics->topics();
-    const int brokerPerm = config.brokerPermission;
-    const bool restricted = !perm::isWriteable(brokerPerm) || !perm::isReadable(brokerPerm);
-    protocol::JsonWriter w;
-    w.beginObject().key("filterServerList").beginArray().endArray();
-    w.key("topicConfigSerializeWrapper").beginObject();
-    w.key("dataVersion");
-    version.writeJson(w);
-    w.key("topicConfigTable").beginObject();
-    for (TopicConfig &t : topics) {
+    const int brokerPerm = m_ctx.config->brokerPermission;
+    const bool restricted = !Perm::isWriteable(brokerPerm) || !Perm::isReadable(brokerPerm);
+    protocol::RegisterBrokerBody body;
+    body.topicConfigSerializeWrapper.dataVersion = m_ctx.topics->dataVersion();
+    auto &table = body.topicConfigSerializeWrapper.topicConfigTable;
+    for (TopicConfig &t : m_ctx.topics->topics()) {
         if (restricted) {
             // RocketMQ registers new TopicConfig(name, read, write, brokerPermission): filter
             // type, sysFlag and order back at their defaults.
@@ -93,11 +86,10 @@ QByteArray NamesrvRegistrar::registerBody() const
             plain.writeQueueNums = t.writeQueueNums;
             t = std::move(plain);
         }
-        w.key(t.topicName);
-        t.writeJson(w);
+        QByteArray name = t.topicName;
+        table.insert_or_assign(std::move(name), std::move(t));
     }
-    w.endObject().endObject().endObject();
-    return w.take();
+    return body.toJson();
 }
 
 void NamesrvRegistrar::registerBrokerAll(bool forceRegister)

@@ -9,8 +9,8 @@
 // DataVersion, stored as {"dataVersion":{...},"<tableKey>":{"<name>":{...}}} (topics.json,
 // subscriptionGroup.json). It owns the table, its version and the shared mutex guarding both, the
 // JSON both ways, the lookups, and the insert/erase that bump the version. Config needs
-// `static Result<Config> fromJson(const JsonValue &, const QByteArray &name)` and
-// `void writeJson(JsonWriter &) const`.
+// `static Result<Config> fromJsonValue(const JsonValue &, QByteArrayView name)` and
+// `void write(JsonWriter &) const` (the protocol bodies' names).
 //
 // And the offset files' shape, {"offsetTable":{...}} with int-keyed offset maps {"0":15}
 // (consumerOffset.json per topic@group, delayOffset.json per level): decodeOffsetTable(),
@@ -113,11 +113,11 @@ public:
         protocol::JsonWriter w;
         w.beginObject();
         w.key("dataVersion");
-        m_dataVersion.writeJson(w);
+        m_dataVersion.write(w);
         w.key(m_tableKey).beginObject();
         for (const auto &[name, c] : m_table) {
             w.key(name);
-            c.writeJson(w);
+            c.write(w);
         }
         w.endObject();
         w.endObject();
@@ -173,7 +173,7 @@ protected:
         std::map<QByteArray, Config> loaded;
         for (const auto &[key, value] : table.members()) {
             const QByteArray name = key.toString();
-            auto c = Config::fromJson(value, name);
+            auto c = Config::fromJsonValue(value, name);
             if (!c)
                 return c.error();
             loaded.insert_or_assign(name, std::move(c).value());
@@ -183,8 +183,8 @@ protected:
             m_table.clear();
         for (auto &[name, c] : loaded)
             m_table.insert_or_assign(name, std::move(c));
-        if (root.find("dataVersion")) // absent in old files
-            m_dataVersion = DataVersion::fromJson(root["dataVersion"]);
+        if (auto version = DataVersion::fromJsonValue(root["dataVersion"])) // absent in old files
+            m_dataVersion = *version;
         return {};
     }
     /// Stores `c` as `name` and bumps the DataVersion. When `name` exists and `replace` is false

@@ -5,7 +5,7 @@ namespace qrocket::broker {
 using protocol::JsonValue;
 using protocol::JsonWriter;
 
-void SubscriptionGroupConfig::writeJson(JsonWriter &w) const
+void SubscriptionGroupConfig::write(JsonWriter &w) const
 {
     w.beginObject();
     w.key("brokerId").value(brokerId);
@@ -23,11 +23,11 @@ void SubscriptionGroupConfig::writeJson(JsonWriter &w) const
 QByteArray SubscriptionGroupConfig::toJson() const
 {
     JsonWriter w;
-    writeJson(w);
+    write(w);
     return w.take();
 }
 
-Result<SubscriptionGroupConfig> SubscriptionGroupConfig::fromJson(
+Result<SubscriptionGroupConfig> SubscriptionGroupConfig::fromJsonValue(
     const JsonValue &v, QByteArrayView fallbackName)
 {
     if (!v.isObject())
@@ -53,7 +53,7 @@ Result<SubscriptionGroupConfig> SubscriptionGroupConfig::fromJson(QByteArrayView
     auto parsed = protocol::parseJson(json);
     if (!parsed)
         return parsed.error();
-    return fromJson(*parsed);
+    return fromJsonValue(*parsed);
 }
 
 } // namespace qrocket::broker

@@ -30,10 +30,10 @@ struct SubscriptionGroupConfig
     SubscriptionGroupConfig() = default;
     explicit SubscriptionGroupConfig(QByteArray name) : groupName(std::move(name)) { }
 
-    void writeJson(protocol::JsonWriter &w) const;
+    void write(protocol::JsonWriter &w) const;
     QByteArray toJson() const;
     /// Missing fields keep their defaults; a missing groupName is filled from `fallbackName`.
-    static Result<SubscriptionGroupConfig> fromJson(
+    static Result<SubscriptionGroupConfig> fromJsonValue(
         const protocol::JsonValue &v, QByteArrayView fallbackName = {});
     /// Parses a JSON body (UPDATE_AND_CREATE_SUBSCRIPTIONGROUP).
     static Result<SubscriptionGroupConfig> fromJson(QByteArrayView json);

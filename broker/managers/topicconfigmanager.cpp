@@ -31,16 +31,16 @@ void TopicConfigManager::putSystemTopic(TopicConfig c)
 void TopicConfigManager::createSystemTopics(const BrokerConfig &config)
 {
     using namespace topics;
-    const int rw = perm::kRead | perm::kWrite;
+    const int rw = Perm::Read | Perm::Write;
     putSystemTopic(TopicConfig(kSelfTest, 1));
     if (config.autoCreateTopicEnable)
         putSystemTopic(
-            TopicConfig(kAutoCreateTopicKey, config.defaultTopicQueueNums, perm::kInherit | rw));
+            TopicConfig(kAutoCreateTopicKey, config.defaultTopicQueueNums, Perm::Inherit | rw));
     putSystemTopic(TopicConfig(kBenchmark, 1024));
     putSystemTopic(
-        TopicConfig(m_clusterName, 16, perm::kInherit | (config.clusterTopicEnable ? rw : 0)));
+        TopicConfig(m_clusterName, 16, Perm::Inherit | (config.clusterTopicEnable ? rw : 0)));
     putSystemTopic(
-        TopicConfig(m_brokerName, 1, perm::kInherit | (config.brokerTopicEnable ? rw : 0)));
+        TopicConfig(m_brokerName, 1, Perm::Inherit | (config.brokerTopicEnable ? rw : 0)));
     putSystemTopic(TopicConfig(kOffsetMovedEvent, 1));
     putSystemTopic(TopicConfig(kSchedule, kScheduleQueueNums));
     if (config.traceTopicEnable)
@@ -110,13 +110,13 @@ Result<TopicConfig> TopicConfigManager::createTopicInSendMessageMethod(QByteArra
             QStringLiteral("reject create topic %1: default topic %2 does not exist")
                 .arg(QString::fromUtf8(topic), QString::fromUtf8(defaultTopic)));
     const bool isAutoCreateKey = defaultTopic == QByteArrayView(topics::kAutoCreateTopicKey);
-    if (!perm::isInherited(tmpl->perm) || (isAutoCreateKey && !m_autoCreateTopicEnable))
+    if (!Perm::isInherited(tmpl->perm) || (isAutoCreateKey && !m_autoCreateTopicEnable))
         return Status::notFound(
             QStringLiteral("reject create topic %1: default topic %2 has no inherit permission")
                 .arg(QString::fromUtf8(topic), QString::fromUtf8(defaultTopic)));
     TopicConfig c(topic.toByteArray(),
         std::max(0, std::min(clientDefaultTopicQueueNums, tmpl->writeQueueNums)),
-        tmpl->perm & ~perm::kInherit);
+        tmpl->perm & ~Perm::Inherit);
     c.topicSysFlag = topicSysFlag;
     c.topicFilterType = tmpl->topicFilterType;
     TopicConfig existing;
@@ -149,13 +149,12 @@ TopicConfig TopicConfigManager::createTopicInSendMessageBackMethod(
 TopicConfig TopicConfigManager::createRetryTopic(QByteArrayView group, int retryQueueNums)
 {
     return createTopicInSendMessageBackMethod(
-        topics::retryTopic(group), retryQueueNums, perm::kRead | perm::kWrite);
+        topics::retryTopic(group), retryQueueNums, Perm::Read | Perm::Write);
 }
 
 TopicConfig TopicConfigManager::createDlqTopic(QByteArrayView group)
 {
-    return createTopicInSendMessageBackMethod(
-        topics::dlqTopic(group), 1, perm::kRead | perm::kWrite);
+    return createTopicInSendMessageBackMethod(topics::dlqTopic(group), 1, Perm::Read | Perm::Write);
 }
 
 Status TopicConfigManager::updateTopicConfig(TopicConfig config)

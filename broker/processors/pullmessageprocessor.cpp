@@ -100,7 +100,7 @@ std::optional<RemotingCommand> PullMessageProcessor::process(const remoting::Cha
     const std::int64_t suspendMillis = request.extLong("suspendTimeoutMillis").value_or(15000);
     const std::int64_t subVersion = request.extLong("subVersion").value_or(0);
 
-    if (!perm::isReadable(config.brokerPermission))
+    if (!Perm::isReadable(config.brokerPermission))
         return makeReply(request, toInt(ResponseCode::NoPermission),
             "the broker[" + config.brokerIP1.toUtf8() + "] pulling message is forbidden");
     const auto groupConfig = m_ctx.subscriptionGroups->findOrCreate(group);
@@ -114,7 +114,7 @@ std::optional<RemotingCommand> PullMessageProcessor::process(const remoting::Cha
     if (!topicConfig)
         return makeReply(request, toInt(ResponseCode::TopicNotExist),
             "topic[" + topic.toByteArray() + "] not exist, apply first please!");
-    if (!perm::isReadable(topicConfig->perm))
+    if (!Perm::isReadable(topicConfig->perm))
         return makeReply(request, toInt(ResponseCode::NoPermission),
             "the topic[" + topic.toByteArray() + "] pulling message is forbidden");
     if (queueId < 0 || queueId >= topicConfig->readQueueNums)

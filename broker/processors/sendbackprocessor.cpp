@@ -64,7 +64,7 @@ void SendBackProcessor::processRequest(
             QByteArrayLiteral("subscription group not exist, ") + group));
         return;
     }
-    if (m_ctx.config && !perm::isWriteable(m_ctx.config->brokerPermission)) {
+    if (m_ctx.config && !Perm::isWriteable(m_ctx.config->brokerPermission)) {
         respond(makeResponse(request, toInt(ResponseCode::NoPermission),
             QByteArrayLiteral("the broker[") + m_ctx.config->brokerIP1.toUtf8()
                 + QByteArrayLiteral("] sending message is forbidden")));
@@ -79,7 +79,7 @@ void SendBackProcessor::processRequest(
     int queueId = randomQueue(groupConfig->retryQueueNums);
     TopicConfig retryConfig = ensureTopic(m_ctx, newTopic,
         [&] { return m_ctx.topics->createRetryTopic(group, groupConfig->retryQueueNums); });
-    if (!perm::isWriteable(retryConfig.perm)) {
+    if (!Perm::isWriteable(retryConfig.perm)) {
         respond(makeResponse(request, toInt(ResponseCode::NoPermission),
             QByteArrayLiteral("the topic[") + newTopic
                 + QByteArrayLiteral("] sending message is forbidden")));
@@ -111,7 +111,7 @@ void SendBackProcessor::processRequest(
         queueId = 0;
         const TopicConfig dlq
             = ensureTopic(m_ctx, newTopic, [&] { return m_ctx.topics->createDlqTopic(group); });
-        if (!perm::isWriteable(dlq.perm)) {
+        if (!Perm::isWriteable(dlq.perm)) {
             respond(makeResponse(request, toInt(ResponseCode::NoPermission),
                 QByteArrayLiteral("the topic[") + newTopic
                     + QByteArrayLiteral("] sending message is forbidden")));

@@ -245,7 +245,7 @@ std::optional<SendMessageProcessor::Refusal> SendMessageProcessor::msgCheck(Brok
     // a producer cannot move to another broker); other producers stop choosing it from the
     // routes, which carry the permission, and sends already under way are still stored.
     std::optional<TopicConfig> found = ctx.topics->find(header.topic);
-    if (!perm::isWriteable(config.brokerPermission) && found && found->order)
+    if (!Perm::isWriteable(config.brokerPermission) && found && found->order)
         return Refusal {toInt(ResponseCode::NoPermission),
             "the broker[" + config.brokerIP1.toUtf8() + "] sending message is forbidden"};
     if (Status st = topics::validateTopic(header.topic); !st)
@@ -265,7 +265,7 @@ std::optional<SendMessageProcessor::Refusal> SendMessageProcessor::msgCheck(Brok
             // (TopicConfigManager logs the creation)
         } else if (retry) {
             found = ctx.topics->createTopicInSendMessageBackMethod(
-                header.topic, 1, perm::kRead | perm::kWrite, topicSysFlag);
+                header.topic, 1, Perm::Read | Perm::Write, topicSysFlag);
         }
     }
     if (!found)

@@ -12,6 +12,7 @@
 // send executor. Completions run on the putting thread (async flush) or on the store's
 // group-commit thread (SYNC_FLUSH).
 
+#include "broker/managers/topicconfig.h"
 #include "clientlib/remoting/requestprocessor.h"
 
 namespace qrocket::storage {
@@ -22,7 +23,6 @@ namespace qrocket::broker {
 
 struct BrokerContext;
 struct SendRequestHeader;
-struct TopicConfig;
 
 class SendMessageProcessor final : public remoting::RequestProcessor
 {

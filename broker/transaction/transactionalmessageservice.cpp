@@ -228,7 +228,7 @@ void TransactionalMessageService::discard(const HalfMessage &half, bool tooOld)
                                              : "has been checked too many times")
                                   << "- moving it to TRANS_CHECK_MAX_TIME_TOPIC";
     const TopicConfig tc = m_ctx.topics->createTopicInSendMessageBackMethod(
-        transaction::kCheckMaxTimeTopic, 1, perm::kRead | perm::kWrite);
+        transaction::kCheckMaxTimeTopic, 1, Perm::Read | Perm::Write);
     storage::MessageExtBrokerInner m = half.inner;
     m.topic = tc.topicName;
     m.queueId = 0;
@@ -249,7 +249,7 @@ void TransactionalMessageService::check()
         return;
     std::lock_guard lock(m_checkMutex);
     const TopicConfig half = m_ctx.topics->createTopicInSendMessageBackMethod(
-        transaction::kHalfTopic, 1, perm::kRead | perm::kWrite);
+        transaction::kHalfTopic, 1, Perm::Read | Perm::Write);
     for (int queueId = 0; queueId < std::max(1, half.readQueueNums); ++queueId) {
         try {
             checkQueue(

@@ -3,6 +3,7 @@
 #include "clientlib/common/byteorder.h"
 #include "clientlib/protocol/compression.h"
 
+#include <QDateTime>
 #include <QList>
 
 namespace qrocket::protocol {
@@ -92,6 +93,19 @@ void appendI32(QByteArray &out, std::int32_t v)
 
 // --- DataVersion ------------------------------------------------------------------------------
 
+DataVersion DataVersion::now()
+{
+    DataVersion d;
+    d.timestamp = QDateTime::currentMSecsSinceEpoch();
+    return d;
+}
+
+void DataVersion::next()
+{
+    timestamp = QDateTime::currentMSecsSinceEpoch();
+    ++counter;
+}
+
 void DataVersion::write(JsonWriter &w) const
 {
     w.beginObject().key("counter").value(counter).key("timestamp").value(timestamp).endObject();
@@ -124,6 +138,18 @@ Result<DataVersion> DataVersion::fromJson(QByteArrayView json)
 
 // --- TopicConfig ------------------------------------------------------------------------------
 
+const char *topicFilterTypeName(TopicFilterType t)
+{
+    return t == TopicFilterType::MultiTag ? "MULTI_TAG" : "SINGLE_TAG";
+}
+
+TopicFilterType parseTopicFilterType(const JsonValue &v)
+{
+    if (v.isNumber())
+        return v.toInteger() == 1 ? TopicFilterType::MultiTag : TopicFilterType::SingleTag;
+    return v.toString() == "MULTI_TAG" ? TopicFilterType::MultiTag : TopicFilterType::SingleTag;
+}
+
 void TopicConfig::write(JsonWriter &w) const
 {
     w.beginObject()
@@ -134,7 +160,7 @@ void TopicConfig::write(JsonWriter &w) const
         .key("readQueueNums")
         .value(readQueueNums)
         .key("topicFilterType")
-        .value(QByteArrayView(topicFilterType))
+        .value(topicFilterTypeName(topicFilterType))
         .key("topicName")
         .value(QByteArrayView(topicName))
         .key("topicSysFlag")
@@ -151,23 +177,23 @@ QByteArray TopicConfig::toJson() const
     return w.take();
 }
 
-Result<TopicConfig> TopicConfig::fromJsonValue(const JsonValue &v)
+Result<TopicConfig> TopicConfig::fromJsonValue(const JsonValue &v, QByteArrayView fallbackName)
 {
     if (!v.isObject())
         return Status::invalidArgument(QStringLiteral("TopicConfig: not a JSON object"));
     TopicConfig t;
     t.topicName = v["topicName"].toString();
+    if (t.topicName.isEmpty())
+        t.topicName = fallbackName.toByteArray();
     t.readQueueNums = intOf(v, "readQueueNums", t.readQueueNums);
     t.writeQueueNums = intOf(v, "writeQueueNums", t.writeQueueNums);
     t.perm = intOf(v, "perm", t.perm);
     t.topicSysFlag = intOf(v, "topicSysFlag", 0);
     t.order = v["order"].toBool(false);
-    const JsonValue &filter = v["topicFilterType"];
-    if (filter.type() == JsonValue::Type::Integer)
-        t.topicFilterType = filter.toInteger() == 1 ? QByteArrayLiteral("MULTI_TAG")
-                                                    : QByteArrayLiteral("SINGLE_TAG");
-    else if (filter.isString())
-        t.topicFilterType = filter.toString();
+    t.topicFilterType = parseTopicFilterType(v["topicFilterType"]);
+    if (t.readQueueNums < 0 || t.writeQueueNums < 0)
+        return Status::invalidArgument(QStringLiteral("TopicConfig %1: negative queue count")
+                                           .arg(QString::fromUtf8(t.topicName)));
     return t;
 }
 
@@ -175,7 +201,7 @@ QByteArray TopicConfig::encodeText() const
 {
     return topicName + ' ' + QByteArray::number(readQueueNums) + ' '
         + QByteArray::number(writeQueueNums) + ' ' + QByteArray::number(perm) + ' '
-        + topicFilterType;
+        + topicFilterTypeName(topicFilterType);
 }
 
 Result<TopicConfig> TopicConfig::decodeText(QByteArrayView text)
@@ -193,7 +219,8 @@ Result<TopicConfig> TopicConfig::decodeText(QByteArrayView text)
     t.readQueueNums = parts[1].toInt(&ok1);
     t.writeQueueNums = parts[2].toInt(&ok2);
     t.perm = parts[3].toInt(&ok3);
-    t.topicFilterType = parts[4];
+    t.topicFilterType
+        = parts[4] == "MULTI_TAG" ? TopicFilterType::MultiTag : TopicFilterType::SingleTag;
     if (!ok1 || !ok2 || !ok3)
         return Status::invalidArgument(QStringLiteral("TopicConfig text has a non-numeric field"));
     return t;
@@ -237,12 +264,11 @@ Result<TopicConfigSerializeWrapper> TopicConfigSerializeWrapper::fromJsonValue(c
     if (!table.isNull() && !table.isObject())
         return wrongType(kWhat, "topicConfigTable", "an object");
     for (const auto &[name, config] : table.members()) {
-        auto t = TopicConfig::fromJsonValue(config);
+        const QByteArray key = name.toString();
+        auto t = TopicConfig::fromJsonValue(config, key);
         if (!t.has_value())
             return wrongType(kWhat, "topicConfigTable", "a map of TopicConfig objects");
-        if (t->topicName.isEmpty())
-            t->topicName = name.toString();
-        out.topicConfigTable[name.toString()] = std::move(t).value();
+        out.topicConfigTable[key] = std::move(t).value();
     }
     return out;
 }

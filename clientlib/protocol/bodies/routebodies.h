@@ -32,21 +32,40 @@
 
 namespace qrocket::protocol {
 
-/// RocketMQ PermName bits.
+/// RocketMQ PermName bits (protocol.md §8.2).
 namespace Perm {
 inline constexpr int Priority = 0x8;
 inline constexpr int Read = 0x4;
 inline constexpr int Write = 0x2;
 inline constexpr int Inherit = 0x1;
+inline bool isReadable(int p)
+{
+    return p & Read;
+}
+inline bool isWriteable(int p)
+{
+    return p & Write;
+}
+inline bool isInherited(int p)
+{
+    return p & Inherit;
+}
 } // namespace Perm
 
 /// MixAll.MASTER_ID
 inline constexpr std::int64_t kMasterBrokerId = 0;
 
+/// RocketMQ's DataVersion: bumped on every change so the name server can skip unchanged
+/// registrations (QUERY_DATA_VERSION).
 struct DataVersion
 {
     std::int64_t counter = 0;
     std::int64_t timestamp = 0;
+
+    /// counter 0, timestamp now.
+    static DataVersion now();
+    /// timestamp = now, counter + 1.
+    void next();
 
     friend bool operator==(const DataVersion &, const DataVersion &) = default;
     void write(JsonWriter &w) const;
@@ -55,20 +74,33 @@ struct DataVersion
     static Result<DataVersion> fromJsonValue(const JsonValue &v);
 };
 
+enum class TopicFilterType : std::uint8_t { SingleTag, MultiTag };
+const char *topicFilterTypeName(TopicFilterType t); // "SINGLE_TAG" / "MULTI_TAG"
+/// "MULTI_TAG" or ordinal 1 is MULTI_TAG; anything else SINGLE_TAG.
+TopicFilterType parseTopicFilterType(const JsonValue &v);
+
 struct TopicConfig
 {
     QByteArray topicName;
     int readQueueNums = 16;
     int writeQueueNums = 16;
     int perm = Perm::Read | Perm::Write;
-    QByteArray topicFilterType = QByteArrayLiteral("SINGLE_TAG"); // or "MULTI_TAG"
+    TopicFilterType topicFilterType = TopicFilterType::SingleTag;
     int topicSysFlag = 0;
     bool order = false;
+
+    TopicConfig() = default;
+    explicit TopicConfig(QByteArray name, int queueNums = 16, int p = Perm::Read | Perm::Write)
+        : topicName(std::move(name)), readQueueNums(queueNums), writeQueueNums(queueNums), perm(p)
+    { }
 
     friend bool operator==(const TopicConfig &, const TopicConfig &) = default;
     void write(JsonWriter &w) const;
     QByteArray toJson() const;
-    static Result<TopicConfig> fromJsonValue(const JsonValue &v);
+    /// Missing fields keep their defaults; a missing or empty topicName is filled from
+    /// `fallbackName` (the table key of topics.json). Not an object, or a negative queue count
+    /// ⇒ InvalidArgument.
+    static Result<TopicConfig> fromJsonValue(const JsonValue &v, QByteArrayView fallbackName = {});
     /// Java TopicConfig.encode(): "name readQ writeQ perm filterType" (sysFlag and order lost).
     QByteArray encodeText() const;
     static Result<TopicConfig> decodeText(QByteArrayView text);

@@ -338,7 +338,7 @@ private slots:
             QByteArray("{\"order\":false,\"perm\":6,\"readQueueNums\":4,\"topicFilterType\":"
                        "\"SINGLE_TAG\",\"topicName\":\"T\",\"topicSysFlag\":0,"
                        "\"writeQueueNums\":4}"));
-        QCOMPARE((DataVersion {5, 7}).toJson(), QByteArray("{\"counter\":7,\"timestamp\":5}"));
+        QCOMPARE((DataVersion {7, 5}).toJson(), QByteArray("{\"counter\":7,\"timestamp\":5}"));
         QTemporaryDir dir;
         TopicConfigManager m(testConfig(), TopicConfigManager::filePath(dir.path()));
         const QByteArray all = m.encode();

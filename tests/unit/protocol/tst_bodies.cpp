@@ -70,7 +70,7 @@ private slots:
             QVERIFY(table.size() >= 8);
             QCOMPARE(table.at("SCHEDULE_TOPIC_XXXX").readQueueNums, 18);
             QCOMPARE(table.at("DefaultCluster").perm, 7);
-            QCOMPARE(table.at("TBW102").topicFilterType, QByteArray("SINGLE_TAG"));
+            QCOMPARE(table.at("TBW102").topicFilterType, TopicFilterType::SingleTag);
             QVERIFY(body->topicConfigSerializeWrapper.dataVersion.timestamp > 1700000000000LL);
             QVERIFY(body->filterServerList.empty());
             // Our JSON reads back to the same value.
@@ -123,7 +123,7 @@ private slots:
         QCOMPARE(a.writeQueueNums, 4);
         QCOMPARE(a.perm, 6);
         QCOMPARE(body->topicConfigSerializeWrapper.topicConfigTable.at("TopicB").topicFilterType,
-            QByteArray("MULTI_TAG"));
+            TopicFilterType::MultiTag);
         QCOMPARE(body->filterServerList, std::vector<QByteArray> {"10.0.0.1:1"});
         // Our encoder produces the same plaintext (topics in name order).
         QCOMPARE(zlibDecompress(body->encodeCompressed().value()).value(), plain);
