@@ -708,28 +708,33 @@ QString decodeBinaryHeader(QByteArrayView h, RemotingCommand &cmd)
     const qsizetype end = pos + extLen;
     std::uint64_t seen = 0;
     bool maybeDuplicates = false;
+    // A key (i16 length) or value (i32 length) at p[pos], within the map; advances pos past it.
+    const auto field = [&](int width, const char *what, QByteArrayView &out) -> QString {
+        if (end - pos < width)
+            return QStringLiteral("binary header extFields: truncated %1 length")
+                .arg(QLatin1String(what));
+        const std::int32_t len = width == 2 ? readI16(p + pos) : readI32(p + pos);
+        pos += width;
+        if (len < 0 || len > end - pos)
+            return QStringLiteral("binary header extFields: %1 length %2 beyond the map")
+                .arg(QLatin1String(what))
+                .arg(len);
+        out = QByteArrayView(p + pos, len);
+        pos += len;
+        return {};
+    };
     while (pos < end) {
-        if (end - pos < 2)
-            return QStringLiteral("binary header extFields: truncated key length");
-        const std::int16_t keyLen = readI16(p + pos);
-        pos += 2;
-        if (keyLen < 0 || keyLen > end - pos)
-            return QStringLiteral("binary header extFields: key length %1 beyond the map")
-                .arg(keyLen);
-        QByteArray key = internKey(QByteArrayView(p + pos, keyLen));
-        pos += keyLen;
-        if (end - pos < 4)
-            return QStringLiteral("binary header extFields: truncated value length");
-        const std::int32_t valLen = readI32(p + pos);
-        pos += 4;
-        if (valLen < 0 || valLen > end - pos)
-            return QStringLiteral("binary header extFields: value length %1 beyond the map")
-                .arg(valLen);
+        QByteArrayView keyText;
+        QByteArrayView valueText;
+        if (QString why = field(2, "key", keyText); !why.isEmpty())
+            return why;
+        if (QString why = field(4, "value", valueText); !why.isEmpty())
+            return why;
+        QByteArray key = internKey(keyText);
         const std::uint64_t bit = keyBit(key);
         maybeDuplicates = maybeDuplicates || (seen & bit) != 0;
         seen |= bit;
-        cmd.extFields.emplace_back(std::move(key), internValue(QByteArrayView(p + pos, valLen)));
-        pos += valLen;
+        cmd.extFields.emplace_back(std::move(key), internValue(valueText));
     }
     finishExtFields(cmd.extFields, maybeDuplicates, false);
     return {};
