@@ -39,23 +39,26 @@ bool sameName(QByteArrayView key, const char (&name)[N])
     }
 }
 
+/// Copies `n` bytes (sizeof(Word) <= n <= 2 * sizeof(Word)) as two overlapping word moves.
+template<typename Word>
+inline void copyHeadAndTail(char *to, const char *from, qsizetype n)
+{
+    Word head, tail;
+    std::memcpy(&head, from, sizeof(Word));
+    std::memcpy(&tail, from + n - sizeof(Word), sizeof(Word));
+    std::memcpy(to, &head, sizeof(Word));
+    std::memcpy(to + n - sizeof(Word), &tail, sizeof(Word));
+}
+
 /// Copies `n` bytes with at most two overlapping word moves when n <= 16.
 inline void copyBytes(char *to, const char *from, qsizetype n)
 {
     if (n > 16) {
         std::memcpy(to, from, static_cast<std::size_t>(n));
     } else if (n >= 8) {
-        std::uint64_t head, tail;
-        std::memcpy(&head, from, 8);
-        std::memcpy(&tail, from + n - 8, 8);
-        std::memcpy(to, &head, 8);
-        std::memcpy(to + n - 8, &tail, 8);
+        copyHeadAndTail<std::uint64_t>(to, from, n);
     } else if (n >= 4) {
-        std::uint32_t head, tail;
-        std::memcpy(&head, from, 4);
-        std::memcpy(&tail, from + n - 4, 4);
-        std::memcpy(to, &head, 4);
-        std::memcpy(to + n - 4, &tail, 4);
+        copyHeadAndTail<std::uint32_t>(to, from, n);
     } else {
         for (qsizetype i = 0; i < n; ++i)
             to[i] = from[i];
