@@ -16,6 +16,34 @@ namespace {
 using jsontext::skipSpace;
 using namespace interning;
 
+/// A plain decimal int32 at text[pos] (optional '-', at most 10 digits) into `value`; returns
+/// where it ends, or -1 when there are no digits or it is out of range. What may follow is the
+/// caller's rule.
+inline qsizetype scanInt32(QByteArrayView text, qsizetype pos, int &value)
+{
+    const char *p = text.data();
+    const qsizetype n = text.size();
+    qsizetype i = pos;
+    const bool negative = i < n && p[i] == '-';
+    if (negative)
+        ++i;
+    const qsizetype digits = i;
+    std::int64_t v = 0;
+    while (i < n && p[i] >= '0' && p[i] <= '9' && i - digits < 10) {
+        v = v * 10 + (p[i] - '0');
+        ++i;
+    }
+    if (i == digits)
+        return -1;
+    if (negative)
+        v = -v;
+    if (v < std::numeric_limits<std::int32_t>::min()
+        || v > std::numeric_limits<std::int32_t>::max())
+        return -1;
+    value = static_cast<int>(v);
+    return i;
+}
+
 /// `key` equals the literal `name`, compared with word loads (no memcmp call).
 template<std::size_t N>
 bool sameName(QByteArrayView key, const char (&name)[N])
@@ -130,25 +158,12 @@ private:
 
     bool integer(int &out)
     {
-        qsizetype i = m_pos;
-        const bool negative = i < m_n && m_p[i] == '-';
-        if (negative)
-            ++i;
-        const qsizetype digits = i;
-        std::int64_t v = 0;
-        while (i < m_n && m_p[i] >= '0' && m_p[i] <= '9' && i - digits < 10) {
-            v = v * 10 + (m_p[i] - '0');
-            ++i;
-        }
-        if (i == digits || (i < m_n && m_p[i] != ',' && m_p[i] != '}'))
+        int v = 0;
+        const qsizetype end = scanInt32(m_text, m_pos, v);
+        if (end < 0 || (end < m_n && m_p[end] != ',' && m_p[end] != '}'))
             return false;
-        if (negative)
-            v = -v;
-        if (v < std::numeric_limits<std::int32_t>::min()
-            || v > std::numeric_limits<std::int32_t>::max())
-            return false;
-        out = static_cast<int>(v);
-        m_pos = i;
+        out = v;
+        m_pos = end;
         return true;
     }
 
@@ -378,26 +393,17 @@ private:
     /// A plain decimal int (the common case) without the general number scanner.
     bool fastInt(int &out)
     {
-        const char *p = m_text.data() + m_pos;
-        const char *end = m_text.data() + m_text.size();
-        const bool negative = p < end && *p == '-';
-        const char *digits = p + (negative ? 1 : 0);
-        const char *q = digits;
-        std::int64_t v = 0;
-        while (q < end && *q >= '0' && *q <= '9' && q - digits < 10) {
-            v = v * 10 + (*q - '0');
-            ++q;
+        int v = 0;
+        const qsizetype end = scanInt32(m_text, m_pos, v);
+        if (end < 0)
+            return false; // empty or out of range: the general path decides
+        if (end < m_text.size()) {
+            const char c = m_text[end];
+            if ((c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E')
+                return false; // long, or not an integer: the general path decides
         }
-        if (q == digits
-            || (q < end && ((*q >= '0' && *q <= '9') || *q == '.' || *q == 'e' || *q == 'E')))
-            return false; // empty, long, or not an integer: the general path decides
-        if (negative)
-            v = -v;
-        if (v < std::numeric_limits<std::int32_t>::min()
-            || v > std::numeric_limits<std::int32_t>::max())
-            return false;
-        out = static_cast<int>(v);
-        m_pos += q - p;
+        out = v;
+        m_pos = end;
         return true;
     }
 
