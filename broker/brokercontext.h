@@ -36,6 +36,9 @@ class ProducerManager;
 class PullRequestHoldService;
 class ScheduleMessageService;
 class RebalanceLockManager;
+namespace filter {
+class SqlFilterCache;
+}
 
 struct BrokerContext
 {
@@ -52,6 +55,7 @@ struct BrokerContext
     ProducerManager *producers = nullptr;
     PullRequestHoldService *pullHold = nullptr; // long polling
     ScheduleMessageService *schedule = nullptr; // delay levels (SCHEDULE_TOPIC_XXXX)
+    filter::SqlFilterCache *sqlFilters = nullptr; // SQL92 subscriptions' compiled selectors
     /// Orderly consumers' queue locks (LOCK/UNLOCK_BATCH_MQ): created by registerExtraProcessors
     /// on its first call when unset, then shared by the LockProcessors of both servers.
     std::shared_ptr<RebalanceLockManager> rebalanceLocks;

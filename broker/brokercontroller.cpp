@@ -2,6 +2,7 @@
 
 #include "broker/brokercodes.h"
 #include "broker/config/brokerconfiguration.h"
+#include "broker/filter/sqlfiltercache.h"
 #include "broker/logging.h"
 #include "broker/longpolling/pullrequestholdservice.h"
 #include "broker/managers/brokerstats.h"
@@ -117,6 +118,8 @@ Status BrokerController::initialize()
             return m_store ? m_store->maxOffsetInQueue(topic, queueId) : 0;
         });
     m_ctx.pullHold = m_pullHold.get();
+    m_sqlFilters = std::make_unique<filter::SqlFilterCache>();
+    m_ctx.sqlFilters = m_sqlFilters.get();
 
     if (m_config.listenPort > 0) { // known before start(): the schedule service reads it
         m_ctx.storeHost = m_config.brokerAddr();
@@ -144,10 +147,11 @@ Status BrokerController::initialize()
         = [svc = schedule.get()](storage::MessageExtBrokerInner &msg, int) { svc->transform(msg); };
     m_schedule = schedule;
 #endif
-    m_store->setArrivalListener([hold = m_pullHold.get()](QByteArrayView topic, int queueId,
-                                    std::int64_t queueOffset, std::int64_t tagsCode, std::int64_t) {
-        hold->notifyMessageArriving(topic, queueId, queueOffset, tagsCode);
-    });
+    m_store->setArrivalListener(
+        [hold = m_pullHold.get()](QByteArrayView topic, int queueId, std::int64_t queueOffset,
+            std::int64_t tagsCode, std::int64_t, QByteArrayView properties) {
+            hold->notifyMessageArriving(topic, queueId, queueOffset, tagsCode, properties);
+        });
     if (Status st = m_store->open(); !st)
         return st;
     m_ctx.registerBrokerAllNow = [this] { registerBrokerAllNow(); };
@@ -183,7 +187,7 @@ void BrokerController::createProcessors()
         std::make_shared<EndTransactionProcessor>(m_ctx, *m_transactions), m_sendPool);
     auto client = std::make_shared<ClientManageProcessor>(m_ctx);
     for (int code : {toInt(RequestCode::HeartBeat), toInt(RequestCode::UnregisterClient),
-             toInt(RequestCode::GetConsumerListByGroup)})
+             toInt(RequestCode::GetConsumerListByGroup), toInt(RequestCode::CheckClientConfig)})
         registerProcessor(code, client, m_clientPool);
     auto consumer = std::make_shared<ConsumerManageProcessor>(m_ctx);
     for (int code : {toInt(RequestCode::QueryConsumerOffset),

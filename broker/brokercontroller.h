@@ -56,6 +56,9 @@ class ProducerManager;
 class TransactionalMessageService;
 class PullMessageProcessor;
 class PullRequestHoldService;
+namespace filter {
+class SqlFilterCache;
+}
 class SubscriptionGroupManager;
 class TopicConfigManager;
 
@@ -119,6 +122,7 @@ private:
     std::unique_ptr<ConsumerManager> m_consumers;
     std::unique_ptr<ProducerManager> m_producers;
     std::unique_ptr<PullRequestHoldService> m_pullHold;
+    std::unique_ptr<filter::SqlFilterCache> m_sqlFilters;
     std::unique_ptr<storage::MessageStore> m_store;
     std::unique_ptr<NamesrvRegistrar> m_registrar;
     std::unique_ptr<BrokerConfiguration> m_configuration;

@@ -6,6 +6,7 @@ set(QROCKET_BROKER_SERVER_SOURCES
     config/brokerconfiguration.cpp
     namesrvregistrar.cpp
     longpolling/pullrequestholdservice.cpp
+    filter/sqlfiltercache.cpp
     processors/sendrequestheader.cpp
     processors/sendmessageprocessor.cpp
     processors/pullmessageprocessor.cpp

@@ -307,7 +307,8 @@ bool MessageStore::dispatch(const protocol::MessageRecordView &rec, std::int64_t
     }
     m_lastDispatchedStoreTs.store(rec.storeTimestamp, std::memory_order_release);
     if (toQueue && m_arrivalListener && m_open.load(std::memory_order_relaxed))
-        m_arrivalListener(rec.topic, rec.queueId, rec.queueOffset, tagsCode, rec.storeTimestamp);
+        m_arrivalListener(
+            rec.topic, rec.queueId, rec.queueOffset, tagsCode, rec.storeTimestamp, rec.properties);
     return true;
 }
 

@@ -47,9 +47,11 @@ struct StoreOptions
 class MessageStore
 {
 public:
-    /// (topic, queueId, queue offset of the new message, tagsCode, store timestamp)
-    using ArrivalListener = std::function<void(QByteArrayView topic, int queueId,
-        std::int64_t queueOffset, std::int64_t tagsCode, std::int64_t storeTimestamp)>;
+    /// (topic, queueId, queue offset of the new message, tagsCode, store timestamp, the
+    /// record's properties: valid only during the call)
+    using ArrivalListener
+        = std::function<void(QByteArrayView topic, int queueId, std::int64_t queueOffset,
+            std::int64_t tagsCode, std::int64_t storeTimestamp, QByteArrayView properties)>;
     /// Derives the CQ tagsCode of a SCHEDULE_TOPIC_XXXX record (default: its delivery time from
     /// the store's delay levels, or the TAGS hash without a level). Records of other topics
     /// always get the TAGS hash (0 without tags), as RocketMQ's dispatch computes it.
@@ -96,7 +98,7 @@ public:
 
     // --- reads --------------------------------------------------------------------------
     GetMessageResult getMessage(QByteArrayView group, QByteArrayView topic, int queueId,
-        std::int64_t offset, int maxMsgNums, const TagFilter *filter = nullptr) const;
+        std::int64_t offset, int maxMsgNums, const MessageFilter *filter = nullptr) const;
     std::int64_t minOffsetInQueue(QByteArrayView topic, int queueId) const;
     std::int64_t maxOffsetInQueue(QByteArrayView topic, int queueId) const;
     /// First queue offset whose store time >= timestamp (binary search); maxOffset if none.

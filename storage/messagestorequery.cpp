@@ -14,6 +14,20 @@
 
 namespace qrocket::storage {
 
+namespace {
+
+/// The commit-log half of a property (SQL92) filter. A record that does not decode is handed
+/// on unfiltered: the client meets the same bytes and reports them, as it does unfiltered.
+bool matchesRecord(const MessageFilter &filter, QByteArrayView record)
+{
+    protocol::MessageRecordView view;
+    if (protocol::decodeRecord(record, view, false).status != protocol::RecordStatus::Ok)
+        return true;
+    return filter.matchesProperties(view.properties);
+}
+
+} // namespace
+
 Status MessageStore::loadConsumeQueues()
 {
     QDir root(m_config.consumeQueueDir());
@@ -62,7 +76,7 @@ bool MessageStore::isStaleDeletedQueue(ConsumeQueue &cq)
 }
 
 GetMessageResult MessageStore::getMessage(QByteArrayView /*group*/, QByteArrayView topic,
-    int queueId, std::int64_t offset, int maxMsgNums, const TagFilter *filter) const
+    int queueId, std::int64_t offset, int maxMsgNums, const MessageFilter *filter) const
 {
     GetMessageResult r;
     const bool correct = !m_config.isSlave() || m_config.offsetCheckInSlave;
@@ -129,7 +143,7 @@ GetMessageResult MessageStore::getMessage(QByteArrayView /*group*/, QByteArrayVi
             if (r.bufferTotalSize + u.size > maxBytes || count > maxCount - 1)
                 break;
         }
-        if (filter && !filter->matches(u.tagsCode)) {
+        if (filter && !filter->matchesTagsCode(u.tagsCode)) {
             if (r.bufferTotalSize == 0)
                 r.status = GetMessageStatus::NoMatchedMessage;
             continue;
@@ -139,6 +153,11 @@ GetMessageResult MessageStore::getMessage(QByteArrayView /*group*/, QByteArrayVi
             if (r.bufferTotalSize == 0)
                 r.status = GetMessageStatus::MessageWasRemoving;
             nextPhyFileStart = m_commitLog.rollNextFile(u.commitLogOffset);
+            continue;
+        }
+        if (filter && filter->properties && !matchesRecord(*filter, sel.bytes)) {
+            if (r.bufferTotalSize == 0)
+                r.status = GetMessageStatus::NoMatchedMessage;
             continue;
         }
         if (r.holds.empty() || r.holds.back() != sel.hold)

@@ -80,9 +80,9 @@ QByteArray QueryMessageResult::concatenated() const
     return concat(messages, bufferTotalSize);
 }
 
-TagFilter TagFilter::fromExpression(QByteArrayView expression)
+MessageFilter MessageFilter::fromTagExpression(QByteArrayView expression)
 {
-    TagFilter f;
+    MessageFilter f;
     const QByteArrayView e = expression.trimmed();
     if (e.isEmpty() || e == "*")
         return f;
@@ -95,7 +95,14 @@ TagFilter TagFilter::fromExpression(QByteArrayView expression)
     return f;
 }
 
-bool TagFilter::matches(std::int64_t tagsCode) const
+MessageFilter MessageFilter::fromProperties(std::shared_ptr<const PropertyFilter> properties)
+{
+    MessageFilter f;
+    f.properties = std::move(properties);
+    return f;
+}
+
+bool MessageFilter::matchesTagsCode(std::int64_t tagsCode) const
 {
     if (matchAll)
         return true;

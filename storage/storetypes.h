@@ -137,15 +137,38 @@ struct DispatchRequest
     std::int64_t preparedTransactionOffset = 0;
 };
 
-/// TAG subscription filter (protocol.md §4.2): match all, or tagsCode in a set of Java hashes.
-struct TagFilter
+/// A predicate over a stored message's properties ("name\x01value\x02..."): the SQL92 selector
+/// of a subscription (broker/filter/). Immutable once built; evaluated from several threads.
+class PropertyFilter
+{
+public:
+    virtual ~PropertyFilter() = default;
+    virtual bool matches(QByteArrayView properties) const = 0;
+};
+
+/// A subscription's filter (protocol.md §4.2): the TAG filter on the consume queue's tagsCode
+/// (match all, or tagsCode in a set of Java hashes), and for SQL92 subscriptions a property
+/// filter on the commit-log record, as RocketMQ's ExpressionMessageFilter checks both.
+struct MessageFilter
 {
     bool matchAll = true;
     std::vector<std::int32_t> codes;
+    std::shared_ptr<const PropertyFilter> properties; // null: no property filter
 
     /// "*" / "" -> all; "a || b" -> hashes of a and b.
-    static TagFilter fromExpression(QByteArrayView expression);
-    bool matches(std::int64_t tagsCode) const;
+    static MessageFilter fromTagExpression(QByteArrayView expression);
+    static MessageFilter fromProperties(std::shared_ptr<const PropertyFilter> properties);
+    bool matchesTagsCode(std::int64_t tagsCode) const;
+    bool matchesProperties(QByteArrayView props) const
+    {
+        return !properties || properties->matches(props);
+    }
+    /// Both checks at once (a message arriving for a held pull).
+    bool matches(std::int64_t tagsCode, QByteArrayView props) const
+    {
+        return matchesTagsCode(tagsCode) && matchesProperties(props);
+    }
+    bool acceptsAll() const { return matchAll && !properties; }
 };
 
 } // namespace qrocket::storage

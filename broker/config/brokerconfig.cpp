@@ -131,6 +131,7 @@ void BrokerConfig::bind(ConfigSchema &s, bool withSharedStoreKeys)
     s.add("shortPollingTimeMills", &shortPollingTimeMills);
     s.add("notifyConsumerIdsChangedEnable", &notifyConsumerIdsChangedEnable);
     s.add("slaveReadEnable", &slaveReadEnable);
+    s.add("enablePropertyFilter", &enablePropertyFilter);
     s.add("flushConsumerOffsetInterval", &flushConsumerOffsetInterval);
     s.add("flushDelayOffsetInterval", &flushDelayOffsetInterval);
     if (shared)

@@ -63,6 +63,7 @@ struct BrokerConfig
     std::int64_t shortPollingTimeMills = 1000;
     bool notifyConsumerIdsChangedEnable = true;
     bool slaveReadEnable = false;
+    bool enablePropertyFilter = false; // SQL92 subscriptions (MessageSelector.bySql)
     int flushConsumerOffsetInterval = 5000;
     int flushDelayOffsetInterval = 10000;
     QString messageDelayLevel

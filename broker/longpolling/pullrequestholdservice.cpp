@@ -107,8 +107,8 @@ std::vector<HeldPull> PullRequestHoldService::takeLocked(
     return out;
 }
 
-void PullRequestHoldService::notifyMessageArriving(
-    QByteArrayView topic, int queueId, std::int64_t queueOffset, std::int64_t tagsCode)
+void PullRequestHoldService::notifyMessageArriving(QByteArrayView topic, int queueId,
+    std::int64_t queueOffset, std::int64_t tagsCode, QByteArrayView properties)
 {
     if (m_held.load(std::memory_order_relaxed) == 0)
         return;
@@ -116,8 +116,8 @@ void PullRequestHoldService::notifyMessageArriving(
     std::vector<HeldPull> ready;
     {
         std::lock_guard lock(m_mutex);
-        ready = takeLocked(k, [queueOffset, tagsCode](const HeldPull &p) {
-            return queueOffset >= p.pullFromOffset && p.filter.matches(tagsCode);
+        ready = takeLocked(k, [queueOffset, tagsCode, properties](const HeldPull &p) {
+            return queueOffset >= p.pullFromOffset && p.filter.matches(tagsCode, properties);
         });
     }
     for (HeldPull &p : ready)

@@ -3,8 +3,9 @@
 // PullRequestHoldService: long polling for PULL_MESSAGE (protocol.md §4.2, RocketMQ's
 // PullRequestHoldService + PullRequest). A pull that found nothing (PULL_NOT_FOUND) with the
 // SUSPEND flag is parked here, keyed "topic@queueId", until either
-//   - a message arrives for that queue at or after the requested offset whose tagsCode passes
-//     the pull's tag filter (notifyMessageArriving(), called by the store's reput thread), or
+//   - a message arrives for that queue at or after the requested offset that passes the pull's
+//     filter: its tags, and its properties for a SQL92 subscription (notifyMessageArriving(),
+//     called by the store's reput thread), or
 //   - its deadline passes (suspendTimeoutMillis, or shortPollingTimeMills without long polling),
 // and is then handed to the wake-up function, which re-executes it with suspension forbidden.
 //
@@ -43,7 +44,7 @@ struct HeldPull
     QByteArray topic;
     int queueId = 0;
     std::int64_t pullFromOffset = 0;
-    storage::TagFilter filter;
+    storage::MessageFilter filter;
     std::chrono::steady_clock::time_point suspendedAt;
     std::chrono::steady_clock::time_point deadline;
 };
@@ -68,9 +69,10 @@ public:
 
     /// Parks a pull (or wakes it at once if its queue already has a message at its offset).
     void suspend(HeldPull pull);
-    /// A message was dispatched to (topic, queueId) at `queueOffset` with `tagsCode`.
-    void notifyMessageArriving(
-        QByteArrayView topic, int queueId, std::int64_t queueOffset, std::int64_t tagsCode);
+    /// A message was dispatched to (topic, queueId) at `queueOffset` with `tagsCode` and
+    /// `properties` (for the pulls' property filters).
+    void notifyMessageArriving(QByteArrayView topic, int queueId, std::int64_t queueOffset,
+        std::int64_t tagsCode, QByteArrayView properties = {});
 
     int heldCount() const { return m_held.load(std::memory_order_relaxed); }
 

@@ -3,6 +3,7 @@
 #include "broker/brokercodes.h"
 #include "broker/brokercontext.h"
 #include "broker/config/brokerconfig.h"
+#include "broker/filter/sqlfiltercache.h"
 #include "broker/logging.h"
 #include "broker/managers/consumermanager.h"
 #include "broker/managers/producermanager.h"
@@ -47,6 +48,9 @@ void ClientManageProcessor::processRequest(
         break;
     case toInt(RequestCode::GetConsumerListByGroup):
         respond(consumerList(request));
+        break;
+    case toInt(RequestCode::CheckClientConfig):
+        respond(checkClientConfig(request));
         break;
     default:
         respond(makeReply(
@@ -110,6 +114,32 @@ RemotingCommand ClientManageProcessor::unregisterClient(
                 notifyConsumerIdsChanged(m_ctx, group);
         }
     }
+    return makeReply(request, toInt(ResponseCode::Success));
+}
+
+RemotingCommand ClientManageProcessor::checkClientConfig(const RemotingCommand &request)
+{
+    if (request.body.trimmed().isEmpty()) // nothing to check
+        return makeReply(request, toInt(ResponseCode::Success));
+    auto body = protocol::CheckClientRequestBody::fromJson(request.body);
+    if (!body)
+        return makeReply(
+            request, toInt(ResponseCode::SystemError), body.error().message().toUtf8());
+    if (!body->subscriptionData)
+        return makeReply(request, toInt(ResponseCode::Success));
+    const SubscriptionData &sub = *body->subscriptionData;
+    if (filter::isTagType(sub.expressionType))
+        return makeReply(request, toInt(ResponseCode::Success));
+    if (!m_ctx.config->enablePropertyFilter)
+        return makeReply(request, toInt(ResponseCode::SystemError),
+            "The broker does not support consumer to filter message by " + sub.expressionType);
+    if (!m_ctx.sqlFilters)
+        return makeReply(
+            request, toInt(ResponseCode::SystemError), "property filters are not set up");
+    if (auto compiled = m_ctx.sqlFilters->forSubscription(sub.expressionType, sub.subString);
+        !compiled)
+        return makeReply(request, toInt(ResponseCode::SubscriptionParseFailed),
+            compiled.error().message().toUtf8());
     return makeReply(request, toInt(ResponseCode::Success));
 }
 

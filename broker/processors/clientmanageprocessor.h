@@ -1,7 +1,8 @@
 #pragma once
 
-// ClientManageProcessor: HEART_BEAT (34), UNREGISTER_CLIENT (35) and GET_CONSUMER_LIST_BY_GROUP
-// (38), protocol.md §4.3/§4.4. Heartbeats auto-create the subscription group and its
+// ClientManageProcessor: HEART_BEAT (34), UNREGISTER_CLIENT (35), GET_CONSUMER_LIST_BY_GROUP
+// (38) and CHECK_CLIENT_CONFIG (46: does the broker take a SQL92 subscription?), protocol.md
+// §4.3/§4.4. Heartbeats auto-create the subscription group and its
 // %RETRY%<group> topic (which re-registers the broker so the retry route appears), record the
 // channel and subscriptions, and tell the group's members when it changed with
 // NOTIFY_CONSUMER_IDS_CHANGED (oneway: clients such as ali-ons never answer).
@@ -34,6 +35,7 @@ private:
     remoting::RemotingCommand unregisterClient(
         const remoting::ChannelPtr &channel, const remoting::RemotingCommand &request);
     remoting::RemotingCommand consumerList(const remoting::RemotingCommand &request);
+    remoting::RemotingCommand checkClientConfig(const remoting::RemotingCommand &request);
 
     BrokerContext &m_ctx;
 };

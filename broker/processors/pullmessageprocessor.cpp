@@ -3,6 +3,7 @@
 #include "broker/brokercodes.h"
 #include "broker/brokercontext.h"
 #include "broker/config/brokerconfig.h"
+#include "broker/filter/sqlfiltercache.h"
 #include "broker/logging.h"
 #include "broker/longpolling/pullrequestholdservice.h"
 #include "broker/managers/brokerstats.h"
@@ -53,17 +54,25 @@ int responseCodeFor(GetMessageStatus status, std::int64_t requestedOffset)
     return toInt(ResponseCode::SystemError);
 }
 
-storage::TagFilter filterOf(const SubscriptionData &sub)
+storage::MessageFilter filterOf(const SubscriptionData &sub)
 {
     if (sub.isSubAll() || sub.codeSet.empty()) // a heartbeat without codes: parse subString
-        return storage::TagFilter::fromExpression(sub.subString);
-    storage::TagFilter f;
+        return storage::MessageFilter::fromTagExpression(sub.subString);
+    storage::MessageFilter f;
     f.matchAll = false;
     f.codes.assign(sub.codeSet.begin(), sub.codeSet.end());
     return f;
 }
 
 } // namespace
+
+Result<std::shared_ptr<const storage::PropertyFilter>> PullMessageProcessor::compileFilter(
+    QByteArrayView expressionType, QByteArrayView expression) const
+{
+    if (!m_ctx.sqlFilters)
+        return Status::notSupported(QStringLiteral("property filters are not set up"));
+    return m_ctx.sqlFilters->forSubscription(expressionType, expression);
+}
 
 void PullMessageProcessor::processRequest(
     const remoting::ChannelPtr &channel, RemotingCommand request, remoting::Responder respond)
@@ -123,15 +132,22 @@ std::optional<RemotingCommand> PullMessageProcessor::process(const remoting::Cha
                 + "] topicConfig.readQueueNums:[" + QByteArray::number(topicConfig->readQueueNums)
                 + "] consumer:[" + channel->remoteAddress() + "]");
 
-    storage::TagFilter filter;
+    storage::MessageFilter filter;
     const bool hasSubscription = sysFlag & pullsysflag::kSubscription;
-    const QByteArrayView expressionType = request.extString("expressionType");
+    QByteArray expressionType; // of the subscription in force
     if (hasSubscription) {
-        if (!expressionType.isEmpty() && expressionType != "TAG")
-            return makeReply(request, toInt(ResponseCode::SystemError),
-                "The broker does not support consumer to filter message by "
-                    + expressionType.toByteArray());
-        filter = storage::TagFilter::fromExpression(request.extString("subscription"));
+        expressionType = request.extString("expressionType").toByteArray();
+        const QByteArrayView expression = request.extString("subscription");
+        if (filter::isTagType(expressionType)) {
+            filter = storage::MessageFilter::fromTagExpression(expression);
+        } else {
+            auto compiled = compileFilter(expressionType, expression);
+            if (!compiled)
+                return makeReply(request, toInt(ResponseCode::SubscriptionParseFailed),
+                    "parse the consumer's subscription failed: "
+                        + compiled.error().message().toUtf8());
+            filter = storage::MessageFilter::fromProperties(std::move(compiled).value());
+        }
     } else {
         if (!groupConfig->consumeBroadcastEnable) {
             const auto info = m_ctx.consumers->groupInfo(group);
@@ -147,15 +163,28 @@ std::optional<RemotingCommand> PullMessageProcessor::process(const remoting::Cha
         if (sub->subVersion < subVersion)
             return makeReply(request, toInt(ResponseCode::SubscriptionNotLatest),
                 "the consumer's subscription not latest");
-        if (sub->expressionType != "TAG" && !sub->expressionType.isEmpty())
-            return makeReply(request, toInt(ResponseCode::SystemError),
-                "The broker does not support consumer to filter message by " + sub->expressionType);
-        filter = filterOf(*sub);
+        expressionType = sub->expressionType;
+        if (filter::isTagType(expressionType)) {
+            filter = filterOf(*sub);
+        } else {
+            // RocketMQ compiles a heartbeat's selector when it registers it and answers this
+            // when there is none (it did not compile).
+            auto compiled = compileFilter(expressionType, sub->subString);
+            if (!compiled)
+                return makeReply(request, toInt(ResponseCode::FilterDataNotExist),
+                    "The broker's consumer filter data is not exist!Your expression may be "
+                    "wrong! "
+                        + compiled.error().message().toUtf8());
+            filter = storage::MessageFilter::fromProperties(std::move(compiled).value());
+        }
     }
+    if (!filter::isTagType(expressionType) && !config.enablePropertyFilter)
+        return makeReply(request, toInt(ResponseCode::SystemError),
+            "The broker does not support consumer to filter message by " + expressionType);
 
     const auto readStart = std::chrono::steady_clock::now();
     const storage::GetMessageResult result = m_ctx.store->getMessage(
-        group, topic, queueId, queueOffset, maxMsgNums, filter.matchAll ? nullptr : &filter);
+        group, topic, queueId, queueOffset, maxMsgNums, filter.acceptsAll() ? nullptr : &filter);
     if (m_ctx.stats) // RocketMQ's StoreStatsService counts each read, found or missed
         m_ctx.stats->onGetMessage(result.status == GetMessageStatus::Found,
             std::chrono::duration_cast<std::chrono::milliseconds>(

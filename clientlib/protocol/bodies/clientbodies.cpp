@@ -333,6 +333,39 @@ Result<MessageQueue> MessageQueue::fromJsonValue(const JsonValue &v)
     return mq;
 }
 
+QByteArray CheckClientRequestBody::toJson() const
+{
+    JsonWriter w;
+    w.beginObject()
+        .key("clientId")
+        .value(QByteArrayView(clientId))
+        .key("group")
+        .value(QByteArrayView(group));
+    if (subscriptionData) {
+        w.key("subscriptionData");
+        subscriptionData->write(w);
+    }
+    w.endObject();
+    return w.take();
+}
+
+Result<CheckClientRequestBody> CheckClientRequestBody::fromJson(QByteArrayView json)
+{
+    auto v = bodyjson::parseObject(json, "CheckClientRequestBody");
+    if (!v.has_value())
+        return v.error();
+    CheckClientRequestBody out;
+    out.clientId = (*v)["clientId"].toString();
+    out.group = (*v)["group"].toString();
+    if (const JsonValue &sub = (*v)["subscriptionData"]; sub.isObject()) {
+        auto parsed = SubscriptionData::fromJsonValue(sub);
+        if (!parsed)
+            return parsed.error();
+        out.subscriptionData = std::move(parsed).value();
+    }
+    return out;
+}
+
 QByteArray LockBatchRequestBody::toJson() const
 {
     JsonWriter w;

@@ -24,6 +24,7 @@
 
 #include "clientlib/protocol/bodies/routebodies.h"
 
+#include <optional>
 #include <tuple>
 
 namespace qrocket::protocol {
@@ -126,6 +127,21 @@ struct MessageQueue
     /// Compact JSON, also usable as a fastjson map key via JsonWriter::rawKey (§3.9).
     QByteArray toJson() const;
     static Result<MessageQueue> fromJsonValue(const JsonValue &v);
+};
+
+/// CHECK_CLIENT_CONFIG (46) request body: before it starts, a consumer with a SQL92 subscription
+/// asks each broker whether it takes it.
+struct CheckClientRequestBody
+{
+    QByteArray clientId;
+    QByteArray group;
+    std::optional<SubscriptionData> subscriptionData;
+
+    friend bool operator==(const CheckClientRequestBody &, const CheckClientRequestBody &)
+        = default;
+    QByteArray toJson() const;
+    /// InvalidArgument for bad JSON or a subscriptionData that SubscriptionData refuses.
+    static Result<CheckClientRequestBody> fromJson(QByteArrayView json);
 };
 
 /// LOCK_BATCH_MQ / UNLOCK_BATCH_MQ request body.

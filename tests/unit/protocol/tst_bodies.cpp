@@ -291,6 +291,32 @@ private slots:
         QCOMPARE(LockBatchResponseBody::fromJson(resp.toJson()).value(), resp);
     }
 
+    void checkClientRequest()
+    {
+        // The CHECK_CLIENT_CONFIG body of a Java 4.9.7 consumer subscribed with
+        // MessageSelector.bySql (fastjson: keys sorted).
+        const QByteArray java
+            = "{\"clientId\":\"10.0.0.5@4242\",\"group\":\"G_sql\",\"subscriptionData\":{"
+              "\"classFilterMode\":false,\"codeSet\":[],\"expressionType\":\"SQL92\","
+              "\"subString\":\"a > 5 AND TAGS IN ('x')\",\"subVersion\":1700000000000,"
+              "\"tagsSet\":[],\"topic\":\"T\"}}";
+        auto body = CheckClientRequestBody::fromJson(java);
+        QVERIFY(body.has_value());
+        QCOMPARE(body->clientId, QByteArray("10.0.0.5@4242"));
+        QCOMPARE(body->group, QByteArray("G_sql"));
+        QVERIFY(body->subscriptionData.has_value());
+        QCOMPARE(body->subscriptionData->expressionType, QByteArray("SQL92"));
+        QCOMPARE(body->subscriptionData->subString, QByteArray("a > 5 AND TAGS IN ('x')"));
+        QCOMPARE(body->subscriptionData->subVersion, 1700000000000);
+        QCOMPARE(body->toJson(), java); // what a QRocket client sends
+        auto none = CheckClientRequestBody::fromJson("{\"clientId\":\"c\",\"group\":\"g\"}");
+        QVERIFY(none.has_value());
+        QVERIFY(!none->subscriptionData.has_value());
+        QVERIFY(!CheckClientRequestBody::fromJson("[1]").has_value());
+        QVERIFY(!CheckClientRequestBody::fromJson("{\"subscriptionData\":{\"subString\":\"a\"}}")
+                     .has_value()); // no topic
+    }
+
     void wrongShapes_data()
     {
         QTest::addColumn<QByteArray>("json");

@@ -27,6 +27,7 @@ private slots:
     void putThenGet();
     void getMessageStatusTable();
     void tagFilter();
+    void propertyFilter();
     void transferLimits();
     void queryByKeyAndOffset();
     void indexCheckpointAdvancesInThoroughRoundsOnly();
@@ -128,19 +129,76 @@ void tst_MessageStore::tagFilter()
     for (int i = 0; i < 6; ++i)
         QVERIFY(f.put(message("T", 0, "x", i % 3 == 0 ? "TagA" : "TagB")).isOk());
     QVERIFY(f.store->waitForDispatch(5000));
-    const TagFilter a = TagFilter::fromExpression("TagA");
+    const MessageFilter a = MessageFilter::fromTagExpression("TagA");
     GetMessageResult r = f.store->getMessage("g", "T", 0, 0, 32, &a);
     QCOMPARE(r.status, GetMessageStatus::Found);
     QCOMPARE(r.messageCount(), 2);
     QCOMPARE(r.messageQueueOffsets, (std::vector<std::int64_t> {0, 3}));
     QCOMPARE(r.nextBeginOffset, 6);
-    const TagFilter none = TagFilter::fromExpression("TagC || TagD");
+    const MessageFilter none = MessageFilter::fromTagExpression("TagC || TagD");
     r = f.store->getMessage("g", "T", 0, 0, 32, &none);
     QCOMPARE(r.status, GetMessageStatus::NoMatchedMessage);
     QCOMPARE(r.nextBeginOffset, 6);
-    const TagFilter all = TagFilter::fromExpression("*");
+    const MessageFilter all = MessageFilter::fromTagExpression("*");
     QCOMPARE(f.store->getMessage("g", "T", 0, 0, 32, &all).messageCount(), 6);
-    QCOMPARE(TagFilter::fromExpression("TagA || TagB").codes.size(), 2u);
+    QCOMPARE(MessageFilter::fromTagExpression("TagA || TagB").codes.size(), 2u);
+}
+
+namespace {
+
+/// Matches records whose properties hold the exact pair "name\x01value".
+class PairFilter final : public PropertyFilter
+{
+public:
+    explicit PairFilter(QByteArray pair) : m_pair(std::move(pair)) { }
+    bool matches(QByteArrayView properties) const override
+    {
+        ++calls;
+        return properties.contains(m_pair);
+    }
+    mutable std::atomic<int> calls {0};
+
+private:
+    QByteArray m_pair;
+};
+
+} // namespace
+
+void tst_MessageStore::propertyFilter()
+{
+    Fixture f;
+    // Keys k0..k5; TagA on 0 and 3 (as tagFilter()).
+    for (int i = 0; i < 6; ++i)
+        QVERIFY(
+            f.put(message("T", 0, "x", i % 3 == 0 ? "TagA" : "TagB", "k" + QByteArray::number(i)))
+                .isOk());
+    QVERIFY(f.store->waitForDispatch(5000));
+    auto k4 = std::make_shared<PairFilter>(QByteArrayLiteral("KEYS\x01k4"));
+    const MessageFilter byKey = MessageFilter::fromProperties(k4);
+    QVERIFY(!byKey.acceptsAll());
+    GetMessageResult r = f.store->getMessage("g", "T", 0, 0, 32, &byKey);
+    QCOMPARE(r.status, GetMessageStatus::Found);
+    QCOMPARE(r.messageQueueOffsets, (std::vector<std::int64_t> {4}));
+    QCOMPARE(r.nextBeginOffset, 6);
+    QCOMPARE(k4->calls.load(), 6); // every record was read for its properties
+
+    // The tag check runs first, on the consume queue: records it refuses are not read.
+    auto k3 = std::make_shared<PairFilter>(QByteArrayLiteral("KEYS\x01k3"));
+    MessageFilter both = MessageFilter::fromTagExpression("TagA");
+    both.properties = k3;
+    r = f.store->getMessage("g", "T", 0, 0, 32, &both);
+    QCOMPARE(r.messageQueueOffsets, (std::vector<std::int64_t> {3}));
+    QCOMPARE(k3->calls.load(), 2);
+
+    // Nothing matches: the whole scan is skipped over, as with tags.
+    const MessageFilter none = MessageFilter::fromProperties(
+        std::make_shared<PairFilter>(QByteArrayLiteral("KEYS\x01zz")));
+    r = f.store->getMessage("g", "T", 0, 0, 32, &none);
+    QCOMPARE(r.status, GetMessageStatus::NoMatchedMessage);
+    QCOMPARE(r.messageCount(), 0);
+    QCOMPARE(r.nextBeginOffset, 6);
+    QVERIFY(none.matches(0, "KEYS\x01zz\x02"));
+    QVERIFY(!none.matches(0, "KEYS\x01k1\x02"));
 }
 
 void tst_MessageStore::transferLimits()
@@ -408,13 +466,13 @@ void tst_MessageStore::arrivalListenerSeesEveryMessage()
     MessageStore store(smallConfig(dir.path()));
     std::atomic<int> arrivals {0};
     std::atomic<std::int64_t> lastOffset {-1};
-    store.setArrivalListener(
-        [&](QByteArrayView topic, int queueId, std::int64_t off, std::int64_t, std::int64_t) {
-            if (topic == "T" && queueId == 3) {
-                lastOffset = off;
-                ++arrivals;
-            }
-        });
+    store.setArrivalListener([&](QByteArrayView topic, int queueId, std::int64_t off, std::int64_t,
+                                 std::int64_t, QByteArrayView) {
+        if (topic == "T" && queueId == 3) {
+            lastOffset = off;
+            ++arrivals;
+        }
+    });
     QVERIFY(store.open().isOk());
     for (int i = 0; i < 10; ++i)
         QVERIFY(store.putMessageAndWait(message("T", 3, "x")).isOk());
