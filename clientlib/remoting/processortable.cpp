@@ -78,19 +78,26 @@ ProcessorTable::Entry ProcessorTable::lookup(int requestCode) const
     return it != m_entries.end() ? it->second : m_default;
 }
 
+void Responder::operator()(RemotingCommand response) const
+{
+    if (m_sink) {
+        m_sink(std::move(response));
+        return;
+    }
+    if (!m_channel)
+        return; // a oneway request's: nobody waits for an answer
+    response.opaque = m_opaque;
+    response.serializeType = m_serializeType;
+    response.flag &= ~RemotingCommand::kFlagOneway;
+    response.markResponse();
+    m_channel->send(std::move(response));
+}
+
 Responder ProcessorTable::makeResponder(const ChannelPtr &channel, const RemotingCommand &request)
 {
     if (request.isOneway())
-        return [](RemotingCommand) {};
-    const int opaque = request.opaque;
-    const protocol::SerializeType type = request.serializeType;
-    return [channel, opaque, type](RemotingCommand response) {
-        response.opaque = opaque;
-        response.serializeType = type;
-        response.flag &= ~RemotingCommand::kFlagOneway;
-        response.markResponse();
-        channel->send(std::move(response));
-    };
+        return Responder();
+    return Responder(channel, request.opaque, request.serializeType);
 }
 
 void ProcessorTable::dispatch(const ChannelPtr &channel, RemotingCommand request) const

@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <type_traits>
+#include <utility>
 
 namespace qrocket::remoting {
 
@@ -57,7 +59,34 @@ using ChannelPtr = std::shared_ptr<Channel>;
 
 /// Replies to one request. Call it exactly once, from any thread, at any later time (long polling
 /// holds it); for oneway requests it must not be called. Destroying it unanswered answers nothing.
-using Responder = std::function<void(RemotingCommand response)>;
+///
+/// A value, not a std::function: the server's responder (a channel, the request's opaque and
+/// serialize type) is 24 bytes, more than std::function keeps without a heap allocation, and
+/// every request makes one. Any other callable (tests, adapters) is held as a std::function.
+class Responder
+{
+public:
+    /// Answers nothing (the responder of a oneway request).
+    Responder() = default;
+    /// Answers on `channel` as a response to the request `opaque`, in `serializeType`.
+    Responder(ChannelPtr channel, int opaque, protocol::SerializeType serializeType)
+        : m_channel(std::move(channel)), m_opaque(opaque), m_serializeType(serializeType)
+    { }
+    /// Hands the response to `sink` as is.
+    template<class F>
+    requires(!std::is_same_v<std::remove_cvref_t<F>,
+                 Responder> && std::is_invocable_v<F &, RemotingCommand>) Responder(F &&sink)
+        : m_sink(std::forward<F>(sink))
+    { }
+
+    void operator()(RemotingCommand response) const;
+
+private:
+    ChannelPtr m_channel;
+    int m_opaque = 0;
+    protocol::SerializeType m_serializeType = protocol::SerializeType::Json;
+    std::function<void(RemotingCommand)> m_sink;
+};
 
 class RequestProcessor
 {
