@@ -43,7 +43,7 @@
 namespace qrocket::broker::filter {
 
 namespace sql {
-struct Program; // the compiled tree, private to sqlexpression.cpp
+struct Program; // the compiled tree (sqlprogram.h, private to broker/filter)
 } // namespace sql
 
 class SqlExpression
