@@ -6,6 +6,7 @@
 
 #include <QByteArray>
 #include <QRandomGenerator>
+#include <QtGlobal>
 
 #include <algorithm>
 #include <iterator>
@@ -13,6 +14,24 @@
 #include <vector>
 
 namespace qrocket::fuzz {
+
+/// How much a bounded fuzz test runs: its defaults, unless QROCKET_FUZZ_ITERATIONS (the main
+/// loop's mutants; sanitizer builds lower it) or QROCKET_FUZZ_SEED say otherwise.
+struct FuzzBudget
+{
+    int iterations;
+    quint32 seed;
+
+    static FuzzBudget fromEnvironment(int defaultIterations, quint32 defaultSeed)
+    {
+        FuzzBudget b {defaultIterations, defaultSeed};
+        if (const int n = qEnvironmentVariableIntValue("QROCKET_FUZZ_ITERATIONS"); n > 0)
+            b.iterations = n;
+        if (const int s = qEnvironmentVariableIntValue("QROCKET_FUZZ_SEED"); s > 0)
+            b.seed = quint32(s);
+        return b;
+    }
+};
 
 inline constexpr const char *kJsonTokens[] = {"{", "}", "[", "]", ",", ":", "\"", "\\u", "\\ud800",
     "null", "1e999", "-", "{0:1}", "{{}:1}", "'"};

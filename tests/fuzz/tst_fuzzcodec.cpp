@@ -42,16 +42,15 @@ private:
     std::vector<QByteArray> m_frames;
     std::vector<QByteArray> m_bodies;
     std::vector<QByteArray> m_records;
-    int m_iterations = 200000;
-    quint32 m_seed = 20261130;
+    int m_iterations = 0;
+    quint32 m_seed = 0;
 
 private slots:
     void initTestCase()
     {
-        if (const int n = qEnvironmentVariableIntValue("QROCKET_FUZZ_ITERATIONS"); n > 0)
-            m_iterations = n;
-        if (const int s = qEnvironmentVariableIntValue("QROCKET_FUZZ_SEED"); s > 0)
-            m_seed = quint32(s);
+        const auto budget = qrocket::fuzz::FuzzBudget::fromEnvironment(200000, 20261130);
+        m_iterations = budget.iterations;
+        m_seed = budget.seed;
         const QByteArray all = readVector(QStringLiteral("frames.jsonl"));
         for (const QByteArray &line : all.split('\n')) {
             if (line.trimmed().isEmpty())

@@ -79,8 +79,8 @@ class tst_FuzzSelector : public QObject
     Q_OBJECT
 
 private:
-    int m_iterations = 200000;
-    quint32 m_seed = 20261201;
+    int m_iterations = 0;
+    quint32 m_seed = 0;
 
     /// Compiles `text` twice and matches `properties` with both: the outcomes must agree.
     static void check(const QByteArray &text, const std::vector<QByteArray> &properties)
@@ -99,10 +99,9 @@ private:
 private slots:
     void initTestCase()
     {
-        if (const int n = qEnvironmentVariableIntValue("QROCKET_FUZZ_ITERATIONS"); n > 0)
-            m_iterations = n;
-        if (const int s = qEnvironmentVariableIntValue("QROCKET_FUZZ_SEED"); s > 0)
-            m_seed = quint32(s);
+        const auto budget = qrocket::fuzz::FuzzBudget::fromEnvironment(200000, 20261201);
+        m_iterations = budget.iterations;
+        m_seed = budget.seed;
         qInfo("seed %u, %d selector mutants", m_seed, m_iterations);
     }
 
