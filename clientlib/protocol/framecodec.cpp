@@ -137,7 +137,11 @@ void appendBinaryHeader(const RemotingCommand &cmd, QByteArray &out)
 
 } // namespace
 
-DecodeResult decodeFrame(QByteArrayView input, RemotingCommand &out, const FrameLimits &limits)
+namespace {
+
+/// decodeFrame(), with the body copied from `input`, or a slice of `*share` (which holds `input`).
+DecodeResult decodeFrameImpl(
+    QByteArrayView input, const QByteArray *share, RemotingCommand &out, const FrameLimits &limits)
 {
     if (input.size() < 4)
         return {};
@@ -170,13 +174,36 @@ DecodeResult decodeFrame(QByteArrayView input, RemotingCommand &out, const Frame
     if (!error.isEmpty())
         return invalid(std::move(error));
     const qsizetype bodyLen = length - 4 - headerLen;
-    if (bodyLen > 0)
-        cmd.body = QByteArray(input.data() + 8 + headerLen, bodyLen);
+    if (bodyLen > 0) {
+        const char *body = input.data() + 8 + headerLen;
+        if (share) {
+            // data_ptr() has no const overload; copying it only takes one more reference.
+            QByteArray::DataPointer slice = const_cast<QByteArray *>(share)->data_ptr();
+            slice.ptr = const_cast<char *>(body); // written only after a detach
+            slice.size = bodyLen;
+            cmd.body = QByteArray(std::move(slice));
+        } else {
+            cmd.body = QByteArray(body, bodyLen);
+        }
+    }
     out = std::move(cmd);
     DecodeResult r;
     r.status = DecodeStatus::Ok;
     r.consumed = length + 4;
     return r;
+}
+
+} // namespace
+
+DecodeResult decodeFrame(QByteArrayView input, RemotingCommand &out, const FrameLimits &limits)
+{
+    return decodeFrameImpl(input, nullptr, out, limits);
+}
+
+DecodeResult decodeFrameSharingBody(
+    const QByteArray &buffer, qsizetype offset, RemotingCommand &out, const FrameLimits &limits)
+{
+    return decodeFrameImpl(QByteArrayView(buffer).sliced(offset), &buffer, out, limits);
 }
 
 qsizetype encodedFrameBound(const RemotingCommand &cmd)

@@ -35,6 +35,12 @@ struct DecodeResult
 
 DecodeResult decodeFrame(
     QByteArrayView input, RemotingCommand &out, const FrameLimits &limits = FrameLimits());
+/// The frame at `offset` in `buffer`, its body a slice sharing `buffer` instead of a copy: it
+/// keeps the buffer's memory alive, and the buffer's owner, writing to it again, detaches (copies)
+/// it while a body is still held. For a server's receive buffer, whose requests are mostly
+/// consumed before the next read. The slice is not NUL-terminated at its own end.
+DecodeResult decodeFrameSharingBody(const QByteArray &buffer, qsizetype offset,
+    RemotingCommand &out, const FrameLimits &limits = FrameLimits());
 
 /// Appends the encoded frame to `out`, header in `cmd.serializeType`.
 void encodeFrame(const RemotingCommand &cmd, QByteArray &out);

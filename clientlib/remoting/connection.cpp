@@ -398,8 +398,13 @@ void Connection::processInput()
     m_inProcessInput = true;
     while (!m_closed && m_inPos < m_in.size()) {
         RemotingCommand cmd;
-        const auto result
-            = protocol::decodeFrame(QByteArrayView(m_in).sliced(m_inPos), cmd, m_options.limits);
+        // A server's request bodies share the receive buffer: a send's body goes from here to
+        // the commit log without a copy of its own (ProcessorTable copies the bodies it queues).
+        // A client's responses (pulled messages an application may keep) are copied.
+        const bool server = !m_socket;
+        const auto result = server
+            ? protocol::decodeFrameSharingBody(m_in, m_inPos, cmd, m_options.limits)
+            : protocol::decodeFrame(QByteArrayView(m_in).sliced(m_inPos), cmd, m_options.limits);
         if (result.status == DecodeStatus::NeedMore)
             break;
         if (result.status == DecodeStatus::Invalid) {
@@ -416,8 +421,8 @@ void Connection::processInput()
     }
     if (m_inPos >= m_in.size()) {
         m_inPos = 0;
-        if (m_in.capacity() > kReadChunk)
-            m_in = QByteArray();
+        if (m_in.capacity() > kReadChunk || !m_in.isDetached())
+            m_in = QByteArray(); // too large to keep idle, or a body still holds it
         else
             m_in.resize(0);
     }

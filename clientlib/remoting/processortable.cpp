@@ -137,6 +137,11 @@ void ProcessorTable::dispatch(const ChannelPtr &channel, RemotingCommand request
         runProcessor(entry.processor, channel, std::move(request));
         return;
     }
+    // A request decoded by a server shares its connection's receive buffer
+    // (decodeFrameSharingBody); one that waits in a queue gets a body of its own, so that the
+    // buffer is not kept for it.
+    if (!request.body.isEmpty() && !request.body.isDetached())
+        request.body = QByteArray(request.body.constData(), request.body.size());
     const bool queued = entry.executor->tryExecute(
         [processor = entry.processor, channel, request = std::move(request)]() mutable {
             runProcessor(processor, channel, std::move(request));

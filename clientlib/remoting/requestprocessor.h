@@ -104,7 +104,9 @@ public:
     /// true = this request is cheap and cannot block (no disk, no lock held long), so it runs at
     /// once on the connection's I/O thread even though the processor was registered with an
     /// executor: no hand-off to a pool and back, which on a send costs more than the work itself.
-    /// Called on the I/O thread before processRequest; must be fast and thread-safe.
+    /// Called on the I/O thread before processRequest; must be fast and thread-safe. A request
+    /// run inline has a body sharing the connection's receive buffer: keeping it (or a copy of
+    /// the QByteArray) past processRequest keeps that buffer's memory, so copy what must stay.
     virtual bool runsInline(const RemotingCommand &) const { return false; }
 };
 using RequestProcessorPtr = std::shared_ptr<RequestProcessor>;

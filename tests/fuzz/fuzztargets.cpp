@@ -47,11 +47,24 @@ void fuzzFrame(QByteArrayView data)
 {
     FrameLimits small;
     small.maxFrameBytes = 4096;
+    const QByteArray buffer = data.toByteArray(); // as a server's receive buffer
     for (const FrameLimits &limits : {FrameLimits(), small}) {
         qsizetype pos = 0;
         for (int frames = 0; frames < 64 && pos < data.size(); ++frames) {
             RemotingCommand cmd;
             const DecodeResult r = decodeFrame(data.sliced(pos), cmd, limits);
+            // The server's decode, its body a slice of the buffer, reads the same frame.
+            RemotingCommand shared;
+            const DecodeResult s = decodeFrameSharingBody(buffer, pos, shared, limits);
+            QROCKET_CHECK(s.status == r.status && s.consumed == r.consumed,
+                "the body-sharing decode disagrees");
+            QROCKET_CHECK(shared.body == cmd.body && shared.extFields == cmd.extFields,
+                "the body-sharing decode reads another frame");
+            QROCKET_CHECK(shared.body.isEmpty()
+                    || (shared.body.constData() >= buffer.constData()
+                        && shared.body.constData() + shared.body.size()
+                            <= buffer.constData() + buffer.size()),
+                "a shared body outside the buffer");
             if (r.status != DecodeStatus::Ok) {
                 QROCKET_CHECK(r.consumed == 0, "consumed bytes without a frame");
                 QROCKET_CHECK(r.status == DecodeStatus::NeedMore || !r.error.isEmpty(),

@@ -170,6 +170,8 @@ private Q_SLOTS:
                 char name[16] = {};
                 pthread_getname_np(pthread_self(), name, sizeof name);
                 response.setExt(QByteArrayLiteral("thread"), QByteArray(name));
+                // Inline, the body is a slice of the connection's receive buffer; queued, a copy.
+                response.setExtBool(QByteArrayLiteral("shared"), !request.body.isDetached());
                 response.body = request.body;
                 respond(std::move(response));
             }
@@ -194,6 +196,61 @@ private Q_SLOTS:
                 QVERIFY2(thread->startsWith("qrocket-srv-io"), thread->constData());
             else
                 QVERIFY2(thread->startsWith("tst-pool"), thread->constData());
+            QCOMPARE(result->extBool("shared"), std::optional<bool>(body == "inline"));
+        }
+        server->stop();
+        pool->shutdown();
+    }
+
+    void pipelinedBodiesArriveIntact()
+    {
+        // 300 requests in one write, bodies of 0 to ~5 KiB, every third one queued to a pool: the
+        // inline ones read slices of the receive buffer while it is reused and grown, the queued
+        // ones must have copies by the time the pool runs them.
+        class EchoSplit final : public RequestProcessor
+        {
+        public:
+            void processRequest(
+                const ChannelPtr &, RemotingCommand request, Responder respond) override
+            {
+                RemotingCommand response;
+                response.setExt(QByteArrayLiteral("seq"), request.extString("seq").toByteArray());
+                response.body = request.body;
+                respond(std::move(response));
+            }
+            bool runsInline(const RemotingCommand &request) const override
+            {
+                return request.extInt("seq").value_or(0) % 3 != 0;
+            }
+        };
+        auto server = startServer();
+        auto pool = std::make_shared<ThreadPoolExecutor>(QByteArrayLiteral("tst-pool"), 1, 1000);
+        server->registerProcessor(kCountCode, std::make_shared<EchoSplit>(), pool);
+        constexpr int kCount = 300;
+        std::vector<QByteArray> bodies;
+        QByteArray wire;
+        for (int i = 0; i < kCount; ++i) {
+            QByteArray body((i * 37) % 5200, Qt::Uninitialized);
+            for (qsizetype k = 0; k < body.size(); ++k)
+                body[k] = char('a' + (i + k) % 26);
+            RemotingCommand request = makeRequest(kCountCode, body);
+            request.opaque = i + 1;
+            request.setExt(QByteArrayLiteral("seq"), QByteArray::number(i));
+            wire += protocol::encodeFrame(request);
+            bodies.push_back(body);
+        }
+        RawPeer peer;
+        QVERIFY(peer.connectTo(server->serverPort()));
+        peer.write(wire);
+        std::vector<bool> seen(kCount, false);
+        for (int n = 0; n < kCount; ++n) {
+            RemotingCommand response;
+            QVERIFY2(peer.readFrame(response, 5000), qPrintable(QString::number(n)));
+            const int seq = response.extInt("seq").value_or(-1);
+            QVERIFY(seq >= 0 && seq < kCount);
+            QVERIFY(!seen[std::size_t(seq)]);
+            seen[std::size_t(seq)] = true;
+            QCOMPARE(response.body, bodies[std::size_t(seq)]);
         }
         server->stop();
         pool->shutdown();
