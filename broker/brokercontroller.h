@@ -121,8 +121,9 @@ private:
     std::unique_ptr<DelayOffsetManager> m_delayOffsets;
     std::unique_ptr<ConsumerManager> m_consumers;
     std::unique_ptr<ProducerManager> m_producers;
-    std::unique_ptr<PullRequestHoldService> m_pullHold;
+    // Before the hold service: its parked pulls' filters refer to the cache (and the managers).
     std::unique_ptr<filter::SqlFilterCache> m_sqlFilters;
+    std::unique_ptr<PullRequestHoldService> m_pullHold;
     std::unique_ptr<storage::MessageStore> m_store;
     std::unique_ptr<NamesrvRegistrar> m_registrar;
     std::unique_ptr<BrokerConfiguration> m_configuration;

@@ -132,6 +132,7 @@ void BrokerConfig::bind(ConfigSchema &s, bool withSharedStoreKeys)
     s.add("notifyConsumerIdsChangedEnable", &notifyConsumerIdsChangedEnable);
     s.add("slaveReadEnable", &slaveReadEnable);
     s.add("enablePropertyFilter", &enablePropertyFilter);
+    s.add("filterSupportRetry", &filterSupportRetry);
     s.add("flushConsumerOffsetInterval", &flushConsumerOffsetInterval);
     s.add("flushDelayOffsetInterval", &flushDelayOffsetInterval);
     if (shared)

@@ -64,6 +64,7 @@ struct BrokerConfig
     bool notifyConsumerIdsChangedEnable = true;
     bool slaveReadEnable = false;
     bool enablePropertyFilter = false; // SQL92 subscriptions (MessageSelector.bySql)
+    bool filterSupportRetry = false; // a group's %RETRY% pulls filtered by its SQL92 selectors
     int flushConsumerOffsetInterval = 5000;
     int flushDelayOffsetInterval = 10000;
     QString messageDelayLevel

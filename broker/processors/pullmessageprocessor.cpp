@@ -64,6 +64,36 @@ storage::MessageFilter filterOf(const SubscriptionData &sub)
     return f;
 }
 
+/// filterSupportRetry: a pull from %RETRY%<group> evaluates each message against the group's
+/// SQL92 selector of the message's original topic (RETRY_TOPIC), as RocketMQ's
+/// ExpressionForRetryMessageFilter does. Messages with no such property, or whose topic the
+/// group subscribes by tag, pass. Looks the subscription up per message: retry pulls are few.
+class RetryTopicFilter final : public storage::PropertyFilter
+{
+public:
+    RetryTopicFilter(
+        QByteArray group, const ConsumerManager &consumers, filter::SqlFilterCache &cache)
+        : m_group(std::move(group)), m_consumers(consumers), m_cache(cache)
+    { }
+    bool matches(QByteArrayView properties) const override
+    {
+        const QByteArrayView realTopic
+            = protocol::findProperty(properties, protocol::MessageConst::RetryTopic);
+        if (realTopic.isEmpty())
+            return true;
+        const auto sub = m_consumers.findSubscription(m_group, realTopic);
+        if (!sub || filter::isTagType(sub->expressionType))
+            return true;
+        const auto compiled = m_cache.forSubscription(sub->expressionType, sub->subString);
+        return !compiled || (*compiled)->matches(properties); // RocketMQ: no filter data, no filter
+    }
+
+private:
+    const QByteArray m_group;
+    const ConsumerManager &m_consumers;
+    filter::SqlFilterCache &m_cache;
+};
+
 } // namespace
 
 Result<std::shared_ptr<const storage::PropertyFilter>> PullMessageProcessor::compileFilter(
@@ -181,6 +211,10 @@ std::optional<RemotingCommand> PullMessageProcessor::process(const remoting::Cha
     if (!filter::isTagType(expressionType) && !config.enablePropertyFilter)
         return makeReply(request, toInt(ResponseCode::SystemError),
             "The broker does not support consumer to filter message by " + expressionType);
+    if (config.filterSupportRetry && topics::isRetryTopic(topic) && m_ctx.sqlFilters
+        && !filter.properties)
+        filter.properties = std::make_shared<RetryTopicFilter>(
+            group.toByteArray(), *m_ctx.consumers, *m_ctx.sqlFilters);
 
     const auto readStart = std::chrono::steady_clock::now();
     const storage::GetMessageResult result = m_ctx.store->getMessage(

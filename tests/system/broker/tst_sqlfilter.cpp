@@ -6,6 +6,7 @@
 #include "broker/brokercontroller.h"
 #include "broker/config/brokerconfig.h"
 #include "broker/longpolling/pullrequestholdservice.h"
+#include "broker/managers/topicconfigmanager.h"
 #include "clientlib/protocol/bodies/clientbodies.h"
 #include "clientlib/remoting/remotingclient.h"
 #include "storage/messagestore.h"
@@ -85,12 +86,14 @@ private Q_SLOTS:
     void checkClientConfig_data();
     void checkClientConfig();
     void longPollWakesOnlyForAMatch();
+    void retryTopicFilteredWithFilterSupportRetry();
 
 private:
     RemotingCommand call(RemotingCommand req) { return invoke(*m_client, m_addr, std::move(req)); }
     RemotingCommand pullRequest(const QByteArray &group, std::int64_t offset, int sysFlag,
         const QByteArray &expression, const QByteArray &type, std::int64_t suspendMs = 0);
     void setPropertyFilter(bool on);
+    void setConfig(const char *key, bool on);
 
     QTemporaryDir m_dir;
     std::unique_ptr<broker::BrokerController> m_broker;
@@ -110,10 +113,15 @@ RemotingCommand tst_SqlFilter::pullRequest(const QByteArray &group, std::int64_t
 
 void tst_SqlFilter::setPropertyFilter(bool on)
 {
-    // UPDATE_BROKER_CONFIG (25): a boolean key takes effect at once.
-    const QByteArray body = QByteArrayLiteral("enablePropertyFilter=") + (on ? "true" : "false");
-    QCOMPARE(call(request(25, {}, body)).code, 0);
+    setConfig("enablePropertyFilter", on);
     QCOMPARE(m_broker->context().config->enablePropertyFilter, on);
+}
+
+void tst_SqlFilter::setConfig(const char *key, bool on)
+{
+    // UPDATE_BROKER_CONFIG (25): a boolean key takes effect at once.
+    const QByteArray body = QByteArray(key) + '=' + (on ? "true" : "false");
+    QCOMPARE(call(request(25, {}, body)).code, 0);
 }
 
 void tst_SqlFilter::initTestCase()
@@ -268,6 +276,37 @@ void tst_SqlFilter::longPollWakesOnlyForAMatch()
     QTRY_VERIFY_WITH_TIMEOUT(code.load() != -1, 5000);
     QCOMPARE(code.load(), 0);
     QCOMPARE(firstA, QByteArray("100"));
+    setPropertyFilter(false);
+}
+
+void tst_SqlFilter::retryTopicFilteredWithFilterSupportRetry()
+{
+    // Group G_rt subscribes kTopic with "a >= 5"; its retry topic holds two messages sent back
+    // from kTopic (RETRY_TOPIC) with a = 1 and a = 7, and one from elsewhere.
+    setPropertyFilter(true);
+    QCOMPARE(call(request(34, {}, heartbeat("G_rt", "SQL92", "a >= 5", 10))).code, 0);
+    const QByteArray retry = "%RETRY%G_rt";
+    QVERIFY(m_broker->context().topics->contains(retry));
+    QCOMPARE(call(sendV2(retry, 0, "r1", props({{"RETRY_TOPIC", kTopic}, {"a", "1"}}))).code, 0);
+    QCOMPARE(call(sendV2(retry, 0, "r7", props({{"RETRY_TOPIC", kTopic}, {"a", "7"}}))).code, 0);
+    QCOMPARE(
+        call(sendV2(retry, 0, "rx", props({{"RETRY_TOPIC", "Elsewhere"}, {"a", "2"}}))).code, 0);
+    QTRY_COMPARE_WITH_TIMEOUT(m_broker->context().store->maxOffsetInQueue(retry, 0), 3, 5000);
+    // The retry topic's own subscription is "*" by tag, from the request (flag 0x4).
+    const auto pullRetry = [&] {
+        return call(request(11,
+            {{"consumerGroup", "G_rt"}, {"topic", retry}, {"queueId", "0"}, {"queueOffset", "0"},
+                {"maxMsgNums", "32"}, {"sysFlag", "4"}, {"commitOffset", "-1"},
+                {"suspendTimeoutMillis", "0"}, {"subscription", "*"}, {"subVersion", "0"}}));
+    };
+    RemotingCommand p = pullRetry(); // off (RocketMQ's default): everything comes back
+    QCOMPARE(p.code, 0);
+    QCOMPARE(valuesOfA(p), (QList<QByteArray> {"1", "7", "2"}));
+    setConfig("filterSupportRetry", true);
+    p = pullRetry();
+    QCOMPARE(p.code, 0);
+    QCOMPARE(valuesOfA(p), (QList<QByteArray> {"7", "2"}));
+    setConfig("filterSupportRetry", false);
     setPropertyFilter(false);
 }
 
