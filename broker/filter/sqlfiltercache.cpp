@@ -33,10 +33,9 @@ SqlFilterCache::SqlFilterCache(std::size_t maxEntries)
 Result<std::shared_ptr<const storage::PropertyFilter>> SqlFilterCache::get(
     QByteArrayView expression)
 {
-    const QByteArray key = expression.toByteArray();
     {
         std::lock_guard lock(m_mutex);
-        if (const auto it = m_entries.find(key); it != m_entries.end()) {
+        if (const auto it = m_entries.find(expression); it != m_entries.end()) {
             it->second.lastUse = ++m_clock;
             if (it->second.filter)
                 return it->second.filter;
@@ -52,7 +51,7 @@ Result<std::shared_ptr<const storage::PropertyFilter>> SqlFilterCache::get(
     else
         entry.error = compiled.error();
     std::lock_guard lock(m_mutex);
-    auto [it, inserted] = m_entries.try_emplace(key, std::move(entry));
+    auto [it, inserted] = m_entries.try_emplace(expression.toByteArray(), std::move(entry));
     it->second.lastUse = ++m_clock;
     if (inserted && m_entries.size() > m_maxEntries)
         evictOneLocked();

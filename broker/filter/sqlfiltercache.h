@@ -64,9 +64,21 @@ private:
     };
     void evictOneLocked();
 
+    /// Looked up by view: a pull's lookup copies nothing.
+    struct TextHash
+    {
+        using is_transparent = void;
+        std::size_t operator()(QByteArrayView text) const { return qHash(text); }
+    };
+    struct TextEqual
+    {
+        using is_transparent = void;
+        bool operator()(QByteArrayView a, QByteArrayView b) const { return a == b; }
+    };
+
     const std::size_t m_maxEntries;
     mutable std::mutex m_mutex;
-    std::unordered_map<QByteArray, Entry> m_entries; // guarded by m_mutex
+    std::unordered_map<QByteArray, Entry, TextHash, TextEqual> m_entries; // guarded by m_mutex
     std::uint64_t m_clock = 0; // guarded by m_mutex
 };
 

@@ -164,9 +164,10 @@ std::optional<RemotingCommand> PullMessageProcessor::process(const remoting::Cha
 
     storage::MessageFilter filter;
     const bool hasSubscription = sysFlag & pullsysflag::kSubscription;
-    QByteArray expressionType; // of the subscription in force
+    std::optional<SubscriptionData> sub; // the heartbeat's, without the flag
+    QByteArrayView expressionType; // of the subscription in force (in `request` or `sub`)
     if (hasSubscription) {
-        expressionType = request.extString("expressionType").toByteArray();
+        expressionType = request.extString("expressionType");
         const QByteArrayView expression = request.extString("subscription");
         if (filter::isTagType(expressionType)) {
             filter = storage::MessageFilter::fromTagExpression(expression);
@@ -186,7 +187,7 @@ std::optional<RemotingCommand> PullMessageProcessor::process(const remoting::Cha
                     "the consumer group[" + group.toByteArray()
                         + "] can not consume by broadcast way");
         }
-        const auto sub = m_ctx.consumers->findSubscription(group, topic);
+        sub = m_ctx.consumers->findSubscription(group, topic);
         if (!sub)
             return makeReply(request, toInt(ResponseCode::SubscriptionNotExist),
                 "the consumer's subscription not exist");
@@ -210,7 +211,8 @@ std::optional<RemotingCommand> PullMessageProcessor::process(const remoting::Cha
     }
     if (!filter::isTagType(expressionType) && !config.enablePropertyFilter)
         return makeReply(request, toInt(ResponseCode::SystemError),
-            "The broker does not support consumer to filter message by " + expressionType);
+            "The broker does not support consumer to filter message by "
+                + expressionType.toByteArray());
     if (config.filterSupportRetry && topics::isRetryTopic(topic) && m_ctx.sqlFilters
         && !filter.properties)
         filter.properties = std::make_shared<RetryTopicFilter>(

@@ -5,6 +5,7 @@
 
 #include "broker/brokercontroller.h"
 #include "broker/config/brokerconfig.h"
+#include "broker/filter/sqlfiltercache.h"
 #include "broker/longpolling/pullrequestholdservice.h"
 #include "broker/managers/topicconfigmanager.h"
 #include "clientlib/protocol/bodies/clientbodies.h"
@@ -87,6 +88,7 @@ private Q_SLOTS:
     void checkClientConfig();
     void longPollWakesOnlyForAMatch();
     void retryTopicFilteredWithFilterSupportRetry();
+    void cacheCompilesOnceAndDropsTheLeastRecent();
 
 private:
     RemotingCommand call(RemotingCommand req) { return invoke(*m_client, m_addr, std::move(req)); }
@@ -308,6 +310,26 @@ void tst_SqlFilter::retryTopicFilteredWithFilterSupportRetry()
     QCOMPARE(valuesOfA(p), (QList<QByteArray> {"7", "2"}));
     setConfig("filterSupportRetry", false);
     setPropertyFilter(false);
+}
+
+void tst_SqlFilter::cacheCompilesOnceAndDropsTheLeastRecent()
+{
+    broker::filter::SqlFilterCache cache(2);
+    const auto a = cache.get("a > 1");
+    QVERIFY(a.has_value());
+    QCOMPARE(cache.get("a > 1").value().get(), a.value().get()); // compiled once
+    const auto bad = cache.get("a >");
+    QVERIFY(!bad.has_value());
+    QCOMPARE(cache.get("a >").error().message(), bad.error().message()); // errors are kept too
+    QCOMPARE(cache.size(), std::size_t(2));
+    QVERIFY(cache.get("a > 1").has_value()); // "a >" is now the least recent
+    QVERIFY(cache.get("b = 'x'").has_value()); // full: "a >" goes
+    QCOMPARE(cache.size(), std::size_t(2));
+    QCOMPARE(cache.get("a > 1").value().get(), a.value().get()); // still the same
+    QVERIFY(cache.get("a > 1").value()->matches("a\x01"
+                                                "2"));
+    QVERIFY(!cache.forSubscription("XPATH", "a > 1").has_value());
+    QVERIFY(cache.forSubscription("SQL92", "a > 1").has_value());
 }
 
 QTEST_GUILESS_MAIN(tst_SqlFilter)
