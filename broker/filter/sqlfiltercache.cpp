@@ -69,6 +69,14 @@ Result<std::shared_ptr<const storage::PropertyFilter>> SqlFilterCache::forSubscr
     return get(expression);
 }
 
+Result<std::shared_ptr<const storage::PropertyFilter>> subscriptionFilter(
+    SqlFilterCache *cache, QByteArrayView expressionType, QByteArrayView expression)
+{
+    if (!cache)
+        return Status::notSupported(QStringLiteral("property filters are not set up"));
+    return cache->forSubscription(expressionType, expression);
+}
+
 void SqlFilterCache::evictOneLocked()
 {
     // Linear, but only when a new text arrives at a full cache.

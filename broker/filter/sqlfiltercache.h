@@ -38,6 +38,20 @@ inline bool isTagType(QByteArrayView expressionType)
 
 inline constexpr char kSql92[] = "SQL92";
 
+/// RocketMQ's remark for a non-TAG subscription while enablePropertyFilter is off.
+inline QByteArray unsupportedFilterRemark(QByteArrayView expressionType)
+{
+    return "The broker does not support consumer to filter message by "
+        + expressionType.toByteArray();
+}
+
+class SqlFilterCache;
+
+/// The property filter of a non-TAG subscription through `cache` (null: none set up, an error),
+/// as SqlFilterCache::forSubscription.
+Result<std::shared_ptr<const storage::PropertyFilter>> subscriptionFilter(
+    SqlFilterCache *cache, QByteArrayView expressionType, QByteArrayView expression);
+
 class SqlFilterCache
 {
 public:

@@ -132,11 +132,9 @@ RemotingCommand ClientManageProcessor::checkClientConfig(const RemotingCommand &
         return makeReply(request, toInt(ResponseCode::Success));
     if (!m_ctx.config->enablePropertyFilter)
         return makeReply(request, toInt(ResponseCode::SystemError),
-            "The broker does not support consumer to filter message by " + sub.expressionType);
-    if (!m_ctx.sqlFilters)
-        return makeReply(
-            request, toInt(ResponseCode::SystemError), "property filters are not set up");
-    if (auto compiled = m_ctx.sqlFilters->forSubscription(sub.expressionType, sub.subString);
+            filter::unsupportedFilterRemark(sub.expressionType));
+    if (auto compiled
+        = filter::subscriptionFilter(m_ctx.sqlFilters, sub.expressionType, sub.subString);
         !compiled)
         return makeReply(request, toInt(ResponseCode::SubscriptionParseFailed),
             compiled.error().message().toUtf8());

@@ -96,14 +96,6 @@ private:
 
 } // namespace
 
-Result<std::shared_ptr<const storage::PropertyFilter>> PullMessageProcessor::compileFilter(
-    QByteArrayView expressionType, QByteArrayView expression) const
-{
-    if (!m_ctx.sqlFilters)
-        return Status::notSupported(QStringLiteral("property filters are not set up"));
-    return m_ctx.sqlFilters->forSubscription(expressionType, expression);
-}
-
 void PullMessageProcessor::processRequest(
     const remoting::ChannelPtr &channel, RemotingCommand request, remoting::Responder respond)
 {
@@ -172,7 +164,8 @@ std::optional<RemotingCommand> PullMessageProcessor::process(const remoting::Cha
         if (filter::isTagType(expressionType)) {
             filter = storage::MessageFilter::fromTagExpression(expression);
         } else {
-            auto compiled = compileFilter(expressionType, expression);
+            auto compiled
+                = filter::subscriptionFilter(m_ctx.sqlFilters, expressionType, expression);
             if (!compiled)
                 return makeReply(request, toInt(ResponseCode::SubscriptionParseFailed),
                     "parse the consumer's subscription failed: "
@@ -200,7 +193,8 @@ std::optional<RemotingCommand> PullMessageProcessor::process(const remoting::Cha
         } else {
             // RocketMQ compiles a heartbeat's selector when it registers it and answers this
             // when there is none (it did not compile).
-            auto compiled = compileFilter(expressionType, sub->subString);
+            auto compiled
+                = filter::subscriptionFilter(m_ctx.sqlFilters, expressionType, sub->subString);
             if (!compiled)
                 return makeReply(request, toInt(ResponseCode::FilterDataNotExist),
                     "The broker's consumer filter data is not exist!Your expression may be "
@@ -211,8 +205,7 @@ std::optional<RemotingCommand> PullMessageProcessor::process(const remoting::Cha
     }
     if (!filter::isTagType(expressionType) && !config.enablePropertyFilter)
         return makeReply(request, toInt(ResponseCode::SystemError),
-            "The broker does not support consumer to filter message by "
-                + expressionType.toByteArray());
+            filter::unsupportedFilterRemark(expressionType));
     if (config.filterSupportRetry && topics::isRetryTopic(topic) && m_ctx.sqlFilters
         && !filter.properties)
         filter.properties = std::make_shared<RetryTopicFilter>(

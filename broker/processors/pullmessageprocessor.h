@@ -7,14 +7,11 @@
 //
 // Threads: runs on the pull executor; executeWakeup() is called (posted) by the hold service.
 
-#include "clientlib/common/result.h"
 #include "clientlib/remoting/requestprocessor.h"
-#include "storage/storetypes.h"
 
 #include <QByteArrayView>
 
 #include <cstdint>
-#include <memory>
 #include <optional>
 
 namespace qrocket::broker {
@@ -44,9 +41,6 @@ private:
     std::optional<remoting::RemotingCommand> process(const remoting::ChannelPtr &channel,
         const remoting::RemotingCommand &request, const remoting::Responder &respond,
         bool allowSuspend);
-    /// The property filter of a subscription that is not of TAG type (SQL92), or why none.
-    Result<std::shared_ptr<const storage::PropertyFilter>> compileFilter(
-        QByteArrayView expressionType, QByteArrayView expression) const;
     /// Stores RocketMQ's OffsetMovedEvent for a pull whose offset was corrected.
     void postOffsetMovedEvent(QByteArrayView group, QByteArrayView topic, int queueId,
         std::int64_t offsetRequest, std::int64_t offsetNew);
