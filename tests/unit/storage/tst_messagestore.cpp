@@ -4,6 +4,7 @@
 #include "storage/storecheckpoint.h"
 #include "storetestutil.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QMap>
@@ -661,7 +662,9 @@ void tst_MessageStore::staleQueueOfDeletedTopicIsDropped()
     QCOMPARE(f.put(message("Del", 0, "new")).queueOffset, 0);
 
     // Once cleanup has removed every commit-log file from before the deletion, the entry goes.
-    f.now += 4LL * 24 * 3600 * 1000; // past fileReservedTime (72 h)
+    // Past fileReservedTime (72 h) after the files' modification times, which are real ones:
+    // the fixture's fixed clock plus four days stopped being that on 2026-12-01.
+    f.now = QDateTime::currentMSecsSinceEpoch() + 4LL * 24 * 3600 * 1000;
     f.store->cleanService().requestManualDelete();
     QVERIFY(f.store->cleanService().run().deletedFiles > 0);
     QVERIFY(f.store->commitLogMinOffset() >= 4096);
