@@ -4,6 +4,7 @@
 #   2. a -Werror build and every ctest test (unit, integration, system, interop, gui, fuzz);
 #   3. an AddressSanitizer+UBSan build and the unit, fuzz and system tests again under it.
 # Exits non-zero on the first failure. SKIP_SANITIZERS=1 skips step 3 (faster local runs).
+# At the end (or at the failure) it prints one line per stage with its duration.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -20,27 +21,56 @@ for dir in "$top" "${TMPDIR:-/tmp}"; do
     fi
 done
 
-"$top/resources/scripts/install-deps.sh"
+# Stage timings: stage <name> <command...> runs one stage and records how long it took; the
+# summary is printed on exit, whether the run passed or stopped at a failed stage.
+stage_lines=()
+current_stage=""
+stage_started=0
+stage() {
+    local name=$1
+    shift
+    current_stage=$name
+    stage_started=$SECONDS
+    echo "== $name"
+    "$@"
+    stage_lines+=("$(printf '%-22s %5d s  ok' "$name" $((SECONDS - stage_started)))")
+    current_stage=""
+}
+summary() {
+    local rc=$?
+    if [ -n "$current_stage" ]; then
+        stage_lines+=("$(printf '%-22s %5d s  FAILED' "$current_stage" $((SECONDS - stage_started)))")
+    fi
+    if [ ${#stage_lines[@]} -gt 0 ]; then
+        echo "== run-tests stages (total ${SECONDS} s)"
+        printf '%s\n' "${stage_lines[@]}"
+    fi
+    exit $rc
+}
+trap summary EXIT
 
-echo "== clang-format check"
-mapfile -t sources < <(git ls-files '*.h' '*.cpp')
-if [ ${#sources[@]} -gt 0 ]; then
-    clang-format --dry-run --Werror "${sources[@]}"
-fi
-echo "clang-format: ${#sources[@]} files clean"
+stage "install dependencies" "$top/resources/scripts/install-deps.sh"
+
+format_check() {
+    mapfile -t sources < <(git ls-files '*.h' '*.cpp')
+    if [ ${#sources[@]} -gt 0 ]; then
+        clang-format --dry-run --Werror "${sources[@]}"
+    fi
+    echo "clang-format: ${#sources[@]} files clean"
+}
+stage "format check" format_check
 
 jobs=${JOBS:-$(nproc)}
-echo "== build (warnings are errors)"
-BUILD_DIR=${BUILD_DIR:-$top/build} "$top/resources/scripts/build.sh" -DQROCKET_WERROR=ON
-echo "== tests"
-ctest --test-dir "${BUILD_DIR:-$top/build}" --output-on-failure -j "$jobs" --timeout 600
+build_dir=${BUILD_DIR:-$top/build}
+stage "build" env BUILD_DIR="$build_dir" "$top/resources/scripts/build.sh" -DQROCKET_WERROR=ON
+stage "tests" ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" --timeout 600
 
 if [ "${SKIP_SANITIZERS:-0}" != 1 ]; then
-    echo "== AddressSanitizer + UBSan build"
-    BUILD_DIR="$top/build-asan" "$top/resources/scripts/build.sh" -DQROCKET_WERROR=ON \
-        -DQROCKET_SANITIZE=address,undefined -DQROCKET_BUILD_BENCH=OFF -DQROCKET_BUILD_CONSOLE=OFF
-    echo "== tests under ASan/UBSan"
-    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    stage "sanitizer build" env BUILD_DIR="$top/build-asan" "$top/resources/scripts/build.sh" \
+        -DQROCKET_WERROR=ON -DQROCKET_SANITIZE=address,undefined -DQROCKET_BUILD_BENCH=OFF \
+        -DQROCKET_BUILD_CONSOLE=OFF
+    stage "sanitizer tests" env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+        UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         ctest --test-dir "$top/build-asan" --output-on-failure -j "$jobs" --timeout 900 -L 'unit|fuzz|system'
 fi
 echo "run-tests: all passed"

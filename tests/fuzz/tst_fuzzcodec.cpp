@@ -6,6 +6,7 @@
 
 #include "fuzztargets.h"
 #include "mutator.h"
+#include "tests/testlib/vectors.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -20,16 +21,9 @@ namespace {
 
 using qrocket::fuzz::Mutator;
 
-QString vectorsDir()
-{
-    const QByteArray env = qgetenv("QROCKET_VECTORS_DIR");
-    return env.isEmpty() ? QStringLiteral("/work/shared/vectors") : QString::fromLocal8Bit(env);
-}
-
 QByteArray readVector(const QString &relative)
 {
-    QFile f(vectorsDir() + QLatin1Char('/') + relative);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    return qrocket::testing::readVectorFile(relative);
 }
 
 } // namespace
@@ -51,6 +45,7 @@ private slots:
         const auto budget = qrocket::fuzz::FuzzBudget::fromEnvironment(200000, 20261130);
         m_iterations = budget.iterations;
         m_seed = budget.seed;
+        QROCKET_REQUIRE_VECTORS();
         const QByteArray all = readVector(QStringLiteral("frames.jsonl"));
         for (const QByteArray &line : all.split('\n')) {
             if (line.trimmed().isEmpty())

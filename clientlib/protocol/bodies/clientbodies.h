@@ -14,7 +14,7 @@
 //   ConsumerIdList {"consumerIdList":["id1","id2"]}
 //   MessageQueue   {"brokerName":"b","queueId":0,"topic":"T"}
 //
-// HeartbeatData is read in every client form seen on the wire (shared/vectors/frames.jsonl):
+// HeartbeatData is read in every client form seen on the wire (tests/data/vectors/frames.jsonl):
 //   Java/Go:  enums as names ("CONSUME_PASSIVELY"), subVersion as a number, tagsSet/codeSet given.
 //   cpp:      enums as ordinals (consumeType 1), subVersion as a string, no tagsSet/codeSet/
 //             classFilterMode/unitMode, no producerDataSet, a trailing newline.

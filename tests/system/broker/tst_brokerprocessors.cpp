@@ -17,6 +17,7 @@
 #include "tests/system/broker/brokertestutil.h"
 #include "tests/system/broker/inprocessbroker.h"
 #include "tests/system/broker/inprocessnamesrv.h"
+#include "tests/testlib/vectors.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -557,19 +558,15 @@ void tst_BrokerProcessors::fastPortServesTheSameProcessors()
     QCOMPARE(r->code, 0);
 }
 
-/// The requests recorded in shared/vectors/frames.jsonl (Java client, rocketmq-client-cpp,
+/// The requests recorded in tests/data/vectors/frames.jsonl (Java client, rocketmq-client-cpp,
 /// ali-ons) for the codes this broker part serves, replayed in capture order (one connection per
 /// recorded connection): each answer must have the recorded code and at least the recorded
 /// extFields keys, and GET_CONSUMER_LIST_BY_GROUP the same body structure. Pulls are skipped
 /// (their answers depend on long-poll timing and history outside the selection).
 void tst_BrokerProcessors::replaysRecordedFrames()
 {
-    const QString path
-        = qEnvironmentVariable("QROCKET_VECTORS_DIR", QStringLiteral("/work/shared/vectors"))
-        + QStringLiteral("/frames.jsonl");
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        QSKIP("frames.jsonl not found (QROCKET_VECTORS_DIR)");
+    QFile file(testing::vectorPath(QStringLiteral("frames.jsonl")));
+    QVERIFY2(file.open(QIODevice::ReadOnly), qPrintable(file.fileName()));
     std::map<qint64, protocol::JsonValue> responses;
     std::vector<protocol::JsonValue> requests;
     const QSet<int> codes {310, 320, 34, 35, 38, 14, 15, 30};

@@ -1,9 +1,10 @@
 #pragma once
 
 // Test helpers for socket-level name server tests: a blocking raw-frame client (every wait
-// bounded) and access to the recorded RocketMQ 4.9.7 frames of $QROCKET_VECTORS_DIR.
+// bounded) and access to the recorded RocketMQ 4.9.7 frames of tests/data/vectors.
 
 #include "clientlib/protocol/framecodec.h"
+#include "tests/testlib/vectors.h"
 
 #include <QDeadlineTimer>
 #include <QFile>
@@ -20,7 +21,7 @@ using protocol::RemotingCommand;
 /// One recorded frame of frames.jsonl by its id (empty object when missing).
 inline QJsonObject recordedFrame(int id)
 {
-    QFile f(qEnvironmentVariable("QROCKET_VECTORS_DIR") + QStringLiteral("/frames.jsonl"));
+    QFile f(vectorPath(QStringLiteral("frames.jsonl")));
     if (!f.open(QIODevice::ReadOnly))
         return {};
     while (!f.atEnd()) {

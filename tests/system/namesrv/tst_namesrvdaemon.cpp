@@ -201,8 +201,7 @@ void tst_NamesrvDaemon::portInUseExitsNonZero()
 
 void tst_NamesrvDaemon::servesBrokerAndExitsCleanlyOnSigterm()
 {
-    if (qEnvironmentVariable("QROCKET_VECTORS_DIR").isEmpty())
-        QSKIP("QROCKET_VECTORS_DIR not set");
+    QROCKET_REQUIRE_VECTORS();
     const quint16 port = freePort();
     QVERIFY(port != 0);
     const QString kvPath = m_dir.filePath(QStringLiteral("kv-daemon.json"));

@@ -90,8 +90,7 @@ private:
 
 void tst_NamesrvServer::initTestCase()
 {
-    if (qEnvironmentVariable("QROCKET_VECTORS_DIR").isEmpty())
-        QSKIP("QROCKET_VECTORS_DIR not set");
+    QROCKET_REQUIRE_VECTORS();
     QCOMPARE(recordedFrame(kRegisterBrokerReq).value(QLatin1String("code")).toInt(), 103);
 }
 
@@ -365,10 +364,7 @@ void tst_NamesrvServer::kvConfigRoundTripAndPersistence()
     // The file is byte-identical to what RocketMQ wrote for the same command.
     QFile file(m_dir->filePath(QStringLiteral("kvConfig.json")));
     QVERIFY(file.open(QIODevice::ReadOnly));
-    QFile golden(qEnvironmentVariable("QROCKET_VECTORS_DIR")
-        + QStringLiteral("/store/namesrv/kvConfig.json"));
-    QVERIFY(golden.open(QIODevice::ReadOnly));
-    QCOMPARE(file.readAll(), golden.readAll());
+    QCOMPARE(file.readAll(), readVectorFile(QStringLiteral("store/namesrv/kvConfig.json")));
 
     // Restart: the value survives.
     m_broker.close();

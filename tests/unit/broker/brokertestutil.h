@@ -16,13 +16,13 @@
 
 namespace qrocket::testing {
 
-/// Copies shared/vectors/store/config/<name> to <dir>/config/<name>; returns the new path.
+/// Copies tests/data/vectors/store/config/<name> to <dir>/config/<name>; returns the new path.
 inline QString copyGoldenConfig(const QTemporaryDir &dir, const QString &name)
 {
     QDir().mkpath(dir.path() + QStringLiteral("/config"));
     const QString dest = dir.path() + QStringLiteral("/config/") + name;
     QFile::remove(dest);
-    QFile::copy(vectorsDir() + QStringLiteral("/store/config/") + name, dest);
+    QFile::copy(vectorPath(QStringLiteral("store/config/") + name), dest);
     QFile::setPermissions(dest, QFileDevice::ReadOwner | QFileDevice::WriteOwner);
     return dest;
 }

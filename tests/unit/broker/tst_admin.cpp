@@ -1,6 +1,6 @@
 // AdminProcessor (protocol.md §4.9): processor calls with raw RemotingCommands (several decoded
 // from the captured mqadmin frames), answers compared in shape with Apache RocketMQ 4.9.7's
-// recorded answers in shared/vectors/frames.jsonl.
+// recorded answers in tests/data/vectors/frames.jsonl.
 
 #include "broker/processors/admincommon.h"
 #include "broker/processors/adminprocessor.h"

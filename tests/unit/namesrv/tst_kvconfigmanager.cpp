@@ -2,6 +2,7 @@
 // §7.6).
 
 #include "namesrv/kvconfigmanager.h"
+#include "tests/testlib/vectors.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -106,15 +107,12 @@ void tst_KvConfigManager::loadFallsBackToBackup()
 
 void tst_KvConfigManager::loadsRocketMqFile()
 {
-    const QString dir = qEnvironmentVariable("QROCKET_VECTORS_DIR");
-    if (dir.isEmpty())
-        QSKIP("QROCKET_VECTORS_DIR not set");
-    KvConfigManager kv(dir + QStringLiteral("/store/namesrv/kvConfig.json"));
+    KvConfigManager kv(qrocket::testing::vectorPath(QStringLiteral("store/namesrv/kvConfig.json")));
     QVERIFY(kv.load().isOk());
     QCOMPARE(kv.value("VEC_NAMESPACE", "vecKey").value_or(""), QByteArray("vecValue"));
     // Our encoder writes the same bytes RocketMQ wrote.
     QCOMPARE(KvConfigManager::encode({{"VEC_NAMESPACE", {{"vecKey", "vecValue"}}}}),
-        readFile(dir + QStringLiteral("/store/namesrv/kvConfig.json")));
+        qrocket::testing::readVectorFile(QStringLiteral("store/namesrv/kvConfig.json")));
 }
 
 void tst_KvConfigManager::missingFileIsEmpty()

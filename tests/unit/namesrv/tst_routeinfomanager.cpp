@@ -2,6 +2,7 @@
 
 #include "clientlib/common/hash.h"
 #include "namesrv/routeinfomanager.h"
+#include "tests/testlib/vectors.h"
 
 #include <QFile>
 #include <QJsonDocument>
@@ -420,10 +421,7 @@ void tst_RouteInfoManager::routeJsonMatchesRecordedShape()
 void tst_RouteInfoManager::registerBodyFromRecordedFrame()
 {
     // The first REGISTER_BROKER body of frames.jsonl (RocketMQ 4.9.7 broker).
-    const QString dir = qEnvironmentVariable("QROCKET_VECTORS_DIR");
-    if (dir.isEmpty())
-        QSKIP("QROCKET_VECTORS_DIR not set");
-    QFile f(dir + QStringLiteral("/frames.jsonl"));
+    QFile f(qrocket::testing::vectorPath(QStringLiteral("frames.jsonl")));
     QVERIFY(f.open(QIODevice::ReadOnly));
     QByteArray bodyBytes;
     while (!f.atEnd()) {

@@ -1,6 +1,9 @@
 #pragma once
 
-// Loads the captured RocketMQ 4.9.7 frames of ../shared/vectors/frames.jsonl (test code only).
+// Loads the captured RocketMQ 4.9.7 frames of tests/data/vectors/frames.jsonl (test code only).
+// A missing or damaged vector file fails the running test (tests/testlib/vectors.h).
+
+#include "tests/testlib/vectors.h"
 
 #include <QByteArray>
 #include <QFile>
@@ -27,20 +30,6 @@ struct GoldenFrame
     QByteArray frame;
     QJsonObject json;
 };
-
-inline QString vectorsDir()
-{
-    const QByteArray env = qgetenv("QROCKET_VECTORS_DIR");
-    return env.isEmpty() ? QStringLiteral("/work/shared/vectors") : QString::fromLocal8Bit(env);
-}
-
-inline QByteArray readVectorFile(const QString &relative)
-{
-    QFile f(vectorsDir() + QLatin1Char('/') + relative);
-    if (!f.open(QIODevice::ReadOnly))
-        return {};
-    return f.readAll();
-}
 
 inline std::vector<GoldenFrame> loadGoldenFrames()
 {

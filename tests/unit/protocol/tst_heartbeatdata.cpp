@@ -1,5 +1,5 @@
 // HeartbeatData parsing of the real HEART_BEAT bodies of the Java, cpp and ali-ons clients
-// (shared/vectors/frames.jsonl, code 34), plus malformed bodies.
+// (tests/data/vectors/frames.jsonl, code 34), plus malformed bodies.
 
 #include "clientlib/common/hash.h"
 #include "clientlib/protocol/bodies/clientbodies.h"

@@ -5,6 +5,7 @@
 
 #include "clientlib/common/byteorder.h"
 #include "storage/messagestore.h"
+#include "tests/testlib/vectors.h"
 
 #include <QByteArray>
 #include <QFile>
@@ -73,12 +74,6 @@ inline QByteArray readFile(const QString &path)
 {
     QFile f(path);
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
-inline QString vectorsDir()
-{
-    const QByteArray env = qgetenv("QROCKET_VECTORS_DIR");
-    return env.isEmpty() ? QStringLiteral("/work/shared/vectors") : QString::fromLocal8Bit(env);
 }
 
 } // namespace qrocket::storage::test

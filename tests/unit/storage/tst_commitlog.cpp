@@ -37,12 +37,12 @@ private slots:
 
 void tst_CommitLog::readsGoldenExcerpt()
 {
-    const QString path
-        = vectorsDir() + QStringLiteral("/store/commitlog/00000000000000000000.first64KiB");
-    const QByteArray bytes = readFile(path);
+    const QString path = QStringLiteral("store/commitlog/00000000000000000000.first64KiB");
+    const QByteArray bytes = qrocket::testing::readVectorFile(path);
     QCOMPARE(bytes.size(), 65536);
-    const QJsonObject json
-        = QJsonDocument::fromJson(readFile(path + QStringLiteral(".messages.json"))).object();
+    const QJsonObject json = QJsonDocument::fromJson(
+        qrocket::testing::readVectorFile(path + QStringLiteral(".messages.json")))
+                                 .object();
     const QJsonArray msgs = json.value(QStringLiteral("messages")).toArray();
     int complete = 0;
     for (const QJsonValue &v : msgs) {

@@ -43,11 +43,12 @@ void tst_ConsumeQueue::readsGoldenExcerpts()
     QFETCH(QString, name);
     QFETCH(QString, topic);
     QFETCH(int, queueId);
-    const QString src = vectorsDir() + QStringLiteral("/store/consumequeue/") + name;
-    const QByteArray bytes = readFile(src);
+    const QString src = QStringLiteral("store/consumequeue/") + name;
+    const QByteArray bytes = qrocket::testing::readVectorFile(src);
     QCOMPARE(bytes.size(), 4000);
     const QJsonObject json
-        = QJsonDocument::fromJson(readFile(src + QStringLiteral(".json"))).object();
+        = QJsonDocument::fromJson(qrocket::testing::readVectorFile(src + QStringLiteral(".json")))
+              .object();
     QJsonArray entries;
     for (const QJsonValue &v : json.value(QStringLiteral("entries")).toArray())
         if (!v.toObject().value(QStringLiteral("empty")).toBool())

@@ -27,7 +27,7 @@ private slots:
 void tst_IndexFile::hashesMatchGoldenIndex()
 {
     const QJsonObject json = QJsonDocument::fromJson(
-        readFile(vectorsDir() + QStringLiteral("/store/index.sample.json")))
+        qrocket::testing::readVectorFile(QStringLiteral("store/index.sample.json")))
                                  .object();
     const QJsonArray samples = json.value(QStringLiteral("slot_samples")).toArray();
     QVERIFY(!samples.isEmpty());

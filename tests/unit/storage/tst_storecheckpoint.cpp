@@ -25,11 +25,12 @@ private slots:
 
 void tst_StoreCheckpoint::readsGoldenCheckpoint()
 {
-    const QString path = vectorsDir() + QStringLiteral("/store/checkpoint");
-    const QByteArray bytes = readFile(path);
+    const QString path = QStringLiteral("store/checkpoint");
+    const QByteArray bytes = qrocket::testing::readVectorFile(path);
     QCOMPARE(bytes.size(), StoreCheckpoint::kFileSize);
-    const QJsonObject json
-        = QJsonDocument::fromJson(readFile(path + QStringLiteral(".decoded.json"))).object();
+    const QJsonObject json = QJsonDocument::fromJson(
+        qrocket::testing::readVectorFile(path + QStringLiteral(".decoded.json")))
+                                 .object();
     std::int64_t p = 0, l = 0, i = 0;
     QVERIFY(StoreCheckpoint::parse(bytes, p, l, i));
     QCOMPARE(p, json.value(QStringLiteral("physicMsgTimestamp")).toInteger());
@@ -38,7 +39,8 @@ void tst_StoreCheckpoint::readsGoldenCheckpoint()
 
     // And through the class, from a copy.
     QTemporaryDir dir;
-    QVERIFY(QFile::copy(path, dir.filePath(QStringLiteral("checkpoint"))));
+    QVERIFY(QFile::copy(
+        qrocket::testing::vectorPath(path), dir.filePath(QStringLiteral("checkpoint"))));
     QFile::setPermissions(
         dir.filePath(QStringLiteral("checkpoint")), QFile::ReadOwner | QFile::WriteOwner);
     StoreCheckpoint cp(dir.filePath(QStringLiteral("checkpoint")));
