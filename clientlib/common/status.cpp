@@ -8,6 +8,14 @@ Status::Status(Code code, QString msg)
         m_state = std::make_shared<const State>(State {code, std::move(msg)});
 }
 
+Status Status::remote(int responseCode, QString msg)
+{
+    Status s;
+    s.m_state
+        = std::make_shared<const State>(State {Code::RemoteError, std::move(msg), responseCode});
+    return s;
+}
+
 const char *Status::codeName(Code code)
 {
     switch (code) {
@@ -31,6 +39,8 @@ const char *Status::codeName(Code code)
         return "Unavailable";
     case Code::Internal:
         return "Internal";
+    case Code::RemoteError:
+        return "RemoteError";
     }
     return "Unknown";
 }

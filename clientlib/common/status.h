@@ -24,6 +24,9 @@ public:
         Timeout,
         Unavailable,
         Internal,
+        /// The peer answered with an error response code (remoteCode() has it, the message
+        /// its remark).
+        RemoteError,
     };
 
     Status() = default; // OK
@@ -38,11 +41,15 @@ public:
     static Status timeout(QString msg) { return {Code::Timeout, std::move(msg)}; }
     static Status unavailable(QString msg) { return {Code::Unavailable, std::move(msg)}; }
     static Status internal(QString msg) { return {Code::Internal, std::move(msg)}; }
+    /// A broker's or name server's error response: its response code and remark.
+    static Status remote(int responseCode, QString msg);
 
     bool isOk() const { return !m_state; }
     explicit operator bool() const { return isOk(); }
     Code code() const { return m_state ? m_state->code : Code::Ok; }
     QString message() const { return m_state ? m_state->message : QString(); }
+    /// The response code of a RemoteError, else -1.
+    int remoteCode() const { return m_state ? m_state->remoteCode : -1; }
     /// "InvalidArgument: <message>", or "OK".
     QString toString() const;
     static const char *codeName(Code code);
@@ -54,6 +61,7 @@ private:
     {
         Code code;
         QString message;
+        int remoteCode = -1;
     };
     std::shared_ptr<const State> m_state; // null means OK
 };

@@ -1,0 +1,60 @@
+#include "clientlib/client/clientconfig.h"
+
+#include <QCoreApplication>
+#include <QHostAddress>
+#include <QNetworkInterface>
+
+#include <chrono>
+
+namespace qrocket::client {
+
+QByteArray ClientConfig::resolvedNamesrvAddr() const
+{
+    if (!namesrvAddr.isEmpty())
+        return namesrvAddr;
+    return qgetenv("NAMESRV_ADDR");
+}
+
+QByteArray ClientConfig::resolvedClientIP() const
+{
+    return clientIP.isEmpty() ? localAddress() : clientIP;
+}
+
+QByteArray ClientConfig::resolvedInstanceName() const
+{
+    if (instanceName != "DEFAULT" || !instanceNameToPid)
+        return instanceName;
+    // One value per process: objects that keep the default share one ClientInstance, as in Java
+    // (where changeInstanceNameToPID runs once per object but yields the pid for all of them).
+    static const QByteArray pidName = [] {
+        const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
+            std::chrono::steady_clock::now().time_since_epoch())
+                               .count();
+        return QByteArray::number(QCoreApplication::applicationPid()) + '#'
+            + QByteArray::number(static_cast<qint64>(nanos));
+    }();
+    return pidName;
+}
+
+QByteArray ClientConfig::buildClientId() const
+{
+    QByteArray id = resolvedClientIP() + '@' + resolvedInstanceName();
+    if (!unitName.isEmpty())
+        id += '@' + unitName;
+    return id;
+}
+
+QByteArray ClientConfig::localAddress()
+{
+    static const QByteArray address = [] {
+        for (const QHostAddress &a : QNetworkInterface::allAddresses()) {
+            if (a.protocol() == QAbstractSocket::IPv4Protocol && !a.isLoopback()
+                && !a.isLinkLocal())
+                return a.toString().toLatin1();
+        }
+        return QByteArray("127.0.0.1");
+    }();
+    return address;
+}
+
+} // namespace qrocket::client

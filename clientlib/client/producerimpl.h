@@ -1,0 +1,103 @@
+#pragma once
+
+// ProducerImpl: the shared state behind Producer / TransactionProducer (see producer.h). Held
+// by shared_ptr: the handle, every in-flight async send and every transaction check own it, so
+// it outlives whatever still runs for it. Internal header.
+
+#include "clientlib/client/clientinstance.h"
+#include "clientlib/client/producer.h"
+#include "clientlib/client/threads.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+
+namespace qrocket::client {
+
+/// RocketMQ's Validators.checkTopic: not blank, at most 127 bytes of [%|a-zA-Z0-9_-].
+Status checkTopic(const QByteArray &topic);
+
+/// A message ready for the wire: compressed, UNIQ_KEY set, properties encoded. Built once per
+/// send; every retry reuses it (the same UNIQ_KEY).
+struct PreparedMessage
+{
+    QByteArray topic;
+    QByteArray body;
+    QByteArray properties;
+    std::int32_t flag = 0;
+    std::int32_t sysFlag = 0;
+    std::optional<std::int32_t> reconsumeTimes;
+    std::optional<std::int32_t> maxReconsumeTimes;
+    QByteArray uniqueIds;
+    bool batch = false;
+    bool reply = false;
+    int count = 1;
+};
+
+class ProducerImpl final : public ProducerInner, public std::enable_shared_from_this<ProducerImpl>
+{
+public:
+    explicit ProducerImpl(ProducerOptions options);
+    ~ProducerImpl() override;
+
+    Status start();
+    /// An unregistered producer over `instance` (a consumer's re-sends to %RETRY%).
+    void startInner(std::shared_ptr<ClientInstance> instance);
+    void shutdown();
+    bool isStarted() const { return m_started.load(); }
+    const ProducerOptions &options() const { return m_options; }
+    QByteArray clientId() const;
+    ClientInstance *instance() const { return m_instance.get(); }
+
+    Status validate(const Message &msg) const;
+    Result<PreparedMessage> prepare(const Message &msg) const;
+    Result<PreparedMessage> prepareBatch(
+        const std::vector<Message> &messages, std::size_t begin, std::size_t end) const;
+
+    Result<SendResult> sendPrepared(
+        const PreparedMessage &msg, const std::optional<MessageQueue> &fixed, int retries);
+    void sendPreparedAsync(
+        PreparedMessage msg, std::optional<MessageQueue> fixed, int retries, SendCallback callback);
+    Status sendPreparedOneway(const PreparedMessage &msg, const std::optional<MessageQueue> &fixed);
+    Result<std::shared_ptr<const TopicPublishInfo>> publishInfo(
+        const QByteArray &topic, bool refresh);
+
+    /// Runs `callback(result)` on the callback pool (or a helper thread once it is closed).
+    void complete(SendCallback callback, Result<SendResult> result);
+
+    void setTransactionListener(TransactionListener *listener) { m_listener = listener; }
+    TransactionListener *transactionListener() const { return m_listener; }
+    void endTransaction(const SendResult &result, LocalTransactionState state,
+        const QByteArray &uniqueKey, const QByteArray &transactionId);
+
+    // ProducerInner
+    QByteArray groupName() const override { return m_options.group; }
+    void checkTransactionState(const QByteArray &brokerAddr, MessageExt halfMessage,
+        const protocol::CheckTransactionStateRequestHeader &header) override;
+
+private:
+    struct AsyncSend;
+    friend struct AsyncSend;
+    void asyncStep(const std::shared_ptr<AsyncSend> &send);
+    void asyncDone(const std::shared_ptr<AsyncSend> &send, Result<SendResult> result);
+    protocol::SendMessageRequestHeader header(
+        const PreparedMessage &msg, const MessageQueue &queue) const;
+    static bool retriable(const Status &error);
+    void noteFailure(const QByteArray &topic);
+
+    const ProducerOptions m_options;
+    std::shared_ptr<ClientInstance> m_instance;
+    std::shared_ptr<WorkerPool> m_callbacks;
+    std::shared_ptr<WorkerPool> m_checks;
+    FaultTolerance m_faults;
+    std::atomic<bool> m_started {false};
+    bool m_registered = false;
+    TransactionListener *m_listener = nullptr;
+
+    std::mutex m_inflightMutex;
+    std::condition_variable m_inflightDone;
+    int m_inflight = 0; // async sends not completed, guarded by m_inflightMutex
+};
+
+} // namespace qrocket::client

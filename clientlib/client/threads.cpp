@@ -1,0 +1,294 @@
+#include "clientlib/client/threads.h"
+
+#include "clientlib/client/logging.h"
+
+#include <QDateTime>
+
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <pthread.h>
+#include <thread>
+#include <vector>
+
+namespace qrocket::client {
+
+namespace {
+
+thread_local const void *t_owner = nullptr;
+
+void nameThread(const QByteArray &name)
+{
+    pthread_setname_np(pthread_self(), name.left(15).constData());
+}
+
+void runGuarded(const std::function<void()> &task, const QByteArray &where)
+{
+    try {
+        task();
+    } catch (const std::exception &e) {
+        qCWarning(lcClient, "%s: a task threw: %s", where.constData(), e.what());
+    } catch (...) {
+        qCWarning(lcClient, "%s: a task threw", where.constData());
+    }
+}
+
+/// Joins `threads` when they have all left their loops within `timeout`; otherwise (a task still
+/// running) detaches them: they hold their state and exit after the task. The caller's own
+/// thread is always detached, never joined.
+void joinOrDetach(std::vector<std::thread> &threads, std::mutex &mutex,
+    std::condition_variable &exited, const int &alive, std::chrono::milliseconds timeout,
+    bool selfInside)
+{
+    bool allGone = false;
+    {
+        std::unique_lock lock(mutex);
+        const int floor = selfInside ? 1 : 0;
+        allGone = exited.wait_for(lock, timeout, [&] { return alive <= floor; });
+    }
+    for (std::thread &t : threads) {
+        if (!t.joinable())
+            continue;
+        if (allGone && t.get_id() != std::this_thread::get_id())
+            t.join();
+        else
+            t.detach();
+    }
+    threads.clear();
+}
+
+} // namespace
+
+std::int64_t currentTimeMillis()
+{
+    return QDateTime::currentMSecsSinceEpoch();
+}
+
+// ---------------------------------------------------------------------------------------------
+
+struct WorkerPool::State
+{
+    QByteArray name;
+    mutable std::mutex mutex;
+    std::condition_variable wake;
+    std::condition_variable exited;
+    std::deque<std::function<void()>> queue; // guarded by mutex
+    bool stopping = false; // guarded by mutex
+    int alive = 0; // threads still in run(), guarded by mutex
+    int threadCount = 0;
+    std::vector<std::thread> threads; // touched by the constructor and shutdown only
+
+    void run(int index)
+    {
+        nameThread(name + '-' + QByteArray::number(index));
+        t_owner = this;
+        std::unique_lock lock(mutex);
+        for (;;) {
+            wake.wait(lock, [&] { return stopping || !queue.empty(); });
+            if (stopping)
+                break;
+            std::function<void()> task = std::move(queue.front());
+            queue.pop_front();
+            lock.unlock();
+            runGuarded(task, name);
+            task = nullptr; // captured state released outside the lock
+            lock.lock();
+        }
+        --alive;
+        exited.notify_all();
+    }
+};
+
+WorkerPool::WorkerPool(QByteArray name, int threads) : m_state(std::make_shared<State>())
+{
+    m_state->name = std::move(name);
+    m_state->threadCount = threads < 1 ? 1 : threads;
+    m_state->alive = m_state->threadCount;
+    for (int i = 0; i < m_state->threadCount; ++i)
+        m_state->threads.emplace_back([state = m_state, i] { state->run(i + 1); });
+}
+
+WorkerPool::~WorkerPool()
+{
+    shutdown();
+}
+
+bool WorkerPool::execute(std::function<void()> task)
+{
+    std::lock_guard lock(m_state->mutex);
+    if (m_state->stopping)
+        return false;
+    m_state->queue.push_back(std::move(task));
+    m_state->wake.notify_one();
+    return true;
+}
+
+void WorkerPool::shutdown(std::chrono::milliseconds timeout)
+{
+    std::deque<std::function<void()>> dropped;
+    {
+        std::lock_guard lock(m_state->mutex);
+        if (m_state->stopping && m_state->threads.empty())
+            return;
+        m_state->stopping = true;
+        dropped.swap(m_state->queue);
+        m_state->wake.notify_all();
+    }
+    dropped.clear(); // their captures die here, outside the lock
+    joinOrDetach(m_state->threads, m_state->mutex, m_state->exited, m_state->alive, timeout,
+        isCurrentThread());
+}
+
+bool WorkerPool::isCurrentThread() const
+{
+    return t_owner == m_state.get();
+}
+
+std::size_t WorkerPool::queuedTasks() const
+{
+    std::lock_guard lock(m_state->mutex);
+    return m_state->queue.size();
+}
+
+int WorkerPool::threadCount() const
+{
+    return m_state->threadCount;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+struct Scheduler::State
+{
+    using Clock = std::chrono::steady_clock;
+    struct Entry
+    {
+        TaskId id = 0;
+        std::chrono::milliseconds period {0}; // 0 = once
+        std::shared_ptr<std::function<void()>> task;
+    };
+
+    QByteArray name;
+    std::mutex mutex;
+    std::condition_variable wake;
+    std::condition_variable exited;
+    std::multimap<Clock::time_point, Entry> pending; // guarded by mutex
+    TaskId nextId = 1; // guarded by mutex
+    TaskId runningId = 0; // guarded by mutex
+    bool cancelRunning = false; // guarded by mutex
+    bool stopping = false; // guarded by mutex
+    int alive = 1; // guarded by mutex
+    std::vector<std::thread> threads;
+
+    void run()
+    {
+        nameThread(name);
+        t_owner = this;
+        std::unique_lock lock(mutex);
+        for (;;) {
+            if (stopping)
+                break;
+            if (pending.empty()) {
+                wake.wait(lock);
+                continue;
+            }
+            const auto first = pending.begin();
+            if (first->first > Clock::now()) {
+                wake.wait_until(lock, first->first);
+                continue;
+            }
+            Entry entry = std::move(first->second);
+            pending.erase(first);
+            runningId = entry.id;
+            cancelRunning = false;
+            lock.unlock();
+            runGuarded(*entry.task, name);
+            lock.lock();
+            runningId = 0;
+            if (entry.period.count() > 0 && !cancelRunning && !stopping) {
+                const auto at = Clock::now() + entry.period;
+                pending.emplace(at, std::move(entry));
+            } else {
+                lock.unlock();
+                entry.task.reset(); // captures released outside the lock
+                lock.lock();
+            }
+        }
+        --alive;
+        exited.notify_all();
+    }
+};
+
+Scheduler::Scheduler(QByteArray name) : m_state(std::make_shared<State>())
+{
+    m_state->name = std::move(name);
+    m_state->threads.emplace_back([state = m_state] { state->run(); });
+}
+
+Scheduler::~Scheduler()
+{
+    shutdown();
+}
+
+Scheduler::TaskId Scheduler::schedule(std::chrono::milliseconds delay, std::function<void()> task)
+{
+    return scheduleWithFixedDelay(delay, std::chrono::milliseconds(0), std::move(task));
+}
+
+Scheduler::TaskId Scheduler::scheduleWithFixedDelay(std::chrono::milliseconds initialDelay,
+    std::chrono::milliseconds period, std::function<void()> task)
+{
+    std::lock_guard lock(m_state->mutex);
+    if (m_state->stopping)
+        return 0;
+    const TaskId id = m_state->nextId++;
+    State::Entry e;
+    e.id = id;
+    e.period = period;
+    e.task = std::make_shared<std::function<void()>>(std::move(task));
+    const auto at = State::Clock::now() + initialDelay;
+    const bool earliest = m_state->pending.empty() || at < m_state->pending.begin()->first;
+    m_state->pending.emplace(at, std::move(e));
+    if (earliest)
+        m_state->wake.notify_all();
+    return id;
+}
+
+void Scheduler::cancel(TaskId id)
+{
+    std::shared_ptr<std::function<void()>> dropped;
+    std::lock_guard lock(m_state->mutex);
+    if (m_state->runningId == id)
+        m_state->cancelRunning = true;
+    for (auto it = m_state->pending.begin(); it != m_state->pending.end(); ++it) {
+        if (it->second.id == id) {
+            dropped = std::move(it->second.task);
+            m_state->pending.erase(it);
+            break;
+        }
+    }
+}
+
+void Scheduler::shutdown(std::chrono::milliseconds timeout)
+{
+    std::multimap<State::Clock::time_point, State::Entry> dropped;
+    {
+        std::lock_guard lock(m_state->mutex);
+        if (m_state->stopping && m_state->threads.empty())
+            return;
+        m_state->stopping = true;
+        dropped.swap(m_state->pending);
+        m_state->wake.notify_all();
+    }
+    dropped.clear();
+    joinOrDetach(m_state->threads, m_state->mutex, m_state->exited, m_state->alive, timeout,
+        isCurrentThread());
+}
+
+bool Scheduler::isCurrentThread() const
+{
+    return t_owner == m_state.get();
+}
+
+} // namespace qrocket::client
