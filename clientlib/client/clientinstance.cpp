@@ -427,8 +427,8 @@ void ClientInstance::storeRoute(const QByteArray &topic, const protocol::TopicRo
 {
     auto publish = TopicPublishInfo::fromRoute(topic, route);
     auto subscribe = subscribeQueuesOf(topic, route);
-    std::vector<std::shared_ptr<ConsumerInner>> interested;
     bool changed = false;
+    bool newBroker = false;
     {
         std::lock_guard lock(d->mutex);
         Private::RouteEntry &e = d->routes[topic];
@@ -436,8 +436,20 @@ void ClientInstance::storeRoute(const QByteArray &topic, const protocol::TopicRo
         e.route = route;
         e.publish = std::move(publish);
         e.subscribe = subscribe;
-        for (const protocol::BrokerData &b : route.brokerDatas)
-            d->brokers[b.brokerName] = b.brokerAddrs;
+        for (const protocol::BrokerData &b : route.brokerDatas) {
+            auto &known = d->brokers[b.brokerName];
+            newBroker = newBroker || known != b.brokerAddrs;
+            known = b.brokerAddrs;
+        }
+    }
+    if (newBroker) {
+        // A broker we have not told about our producers and consumers yet (transaction checks
+        // and replies need the producer channel, pulls the consumer group): tell it now.
+        std::weak_ptr<ClientInstance> weak = weak_from_this();
+        m_scheduler->post([weak] {
+            if (auto self = weak.lock())
+                (void)self->sendHeartbeatToAllBrokers(false);
+        });
     }
     for (const auto &c : consumers()) {
         const auto topics = c->subscribedTopics();

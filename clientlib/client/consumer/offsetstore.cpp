@@ -191,9 +191,28 @@ Status LocalFileOffsetStore::load()
     return Status();
 }
 
-std::int64_t LocalFileOffsetStore::readOffset(const MessageQueue &mq, ReadOffsetType)
+std::int64_t LocalFileOffsetStore::readOffset(const MessageQueue &mq, ReadOffsetType type)
 {
-    return OffsetStore::readOffset(mq, ReadOffsetType::Memory);
+    if (type != ReadOffsetType::Store) {
+        const std::int64_t inMemory = OffsetStore::readOffset(mq, ReadOffsetType::Memory);
+        if (inMemory >= 0 || type == ReadOffsetType::Memory)
+            return inMemory;
+    }
+    // The file is the store (the rebalance drops the in-memory copy before it asks).
+    for (const QString &path : {m_path, m_path + QStringLiteral(".bak")}) {
+        QFile f(path);
+        if (!f.open(QIODevice::ReadOnly))
+            continue;
+        auto table = decode(f.readAll());
+        if (!table)
+            continue;
+        const auto it = table->find(mq);
+        if (it == table->end())
+            return -1;
+        updateOffset(mq, it->second, false);
+        return it->second;
+    }
+    return -1;
 }
 
 void LocalFileOffsetStore::persistAll(const std::set<MessageQueue> &queues, bool)

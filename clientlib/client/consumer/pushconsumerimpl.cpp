@@ -394,7 +394,7 @@ bool PushConsumerImpl::updateProcessQueueTable(
                 ++it;
             }
         }
-        for (const MessageQueue &mq : assigned) {
+        for (const MessageQueue &mq : wanted) {
             if (!m_processQueues.count(mq))
                 toAdd.push_back(mq);
         }
@@ -428,7 +428,8 @@ bool PushConsumerImpl::updateProcessQueueTable(
         }
         {
             std::lock_guard lock(m_mutex);
-            m_processQueues[mq] = pq;
+            if (!m_processQueues.emplace(mq, pq).second)
+                continue; // added meanwhile (a reset): that one pulls
         }
         changed = true;
         PullRequest request;
@@ -696,6 +697,17 @@ void PushConsumerImpl::onPullResult(PullRequest request, Result<PullResult> resu
     if (request.pq->dropped || m_stopping)
         return;
     if (!result) {
+        const int code = result.error().remoteCode();
+        if (code == 24 || code == 25) {
+            // SUBSCRIPTION_NOT_EXIST / NOT_LATEST: the broker has not processed our latest
+            // heartbeat yet (a pull raced it): heartbeat again and pull again shortly.
+            qCDebug(lcConsumer, "pull %s/%s/%d: %s", request.mq.topic.constData(),
+                request.mq.brokerName.constData(), request.mq.queueId,
+                qPrintable(result.error().message()));
+            (void)m_instance->sendHeartbeatToAllBrokers(false);
+            executePullLater(std::move(request), 200);
+            return;
+        }
         static std::atomic<std::int64_t> lastWarn {0};
         const std::int64_t now = currentTimeMillis();
         if (now - lastWarn.load() > 5000) {
@@ -741,6 +753,10 @@ void PushConsumerImpl::onPullResult(PullRequest request, Result<PullResult> resu
             msgs.push_back(std::move(m));
         }
         stats(request.mq.topic).pulled += static_cast<std::int64_t>(msgs.size());
+        qCDebug(lcConsumer, "pulled %zu messages of %s/%s/%d at %lld, next %lld", msgs.size(),
+            request.mq.topic.constData(), request.mq.brokerName.constData(), request.mq.queueId,
+            static_cast<long long>(msgs.empty() ? -1 : msgs.front().queueOffset()),
+            static_cast<long long>(request.nextOffset));
         if (!msgs.empty()) {
             const bool dispatch = request.pq->putMessages(msgs);
             if (orderly()) {
