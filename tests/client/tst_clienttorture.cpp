@@ -48,21 +48,25 @@ void tst_ClientTorture::startConsumeShutdownCycles()
     for (int cycle = 0; cycle < cycles; ++cycle) {
         const int ending = cycle % 4;
         for (int i = 0; i < 4; ++i)
-            producer.sendAsync(Message("TortureTopic", "cycle " + QByteArray::number(cycle)), [](Result<SendResult>) {});
+            producer.sendAsync(Message("TortureTopic", "cycle " + QByteArray::number(cycle)),
+                [](Result<SendResult>) {});
 
         if (ending == 3) {
             ProducerOptions own = po;
             own.group = "torture_producer_" + QByteArray::number(cycle);
-            auto holder = std::make_shared<std::shared_ptr<Producer>>(std::make_shared<Producer>(own));
+            auto holder
+                = std::make_shared<std::shared_ptr<Producer>>(std::make_shared<Producer>(own));
             QVERIFY((*holder)->start().isOk());
             std::atomic<bool> done {false};
-            (*holder)->sendAsync(Message("TortureTopic", "own"), [holder, &done](Result<SendResult>) {
-                (*holder)->shutdown();
-                holder->reset();
-                done = true;
-            });
+            (*holder)->sendAsync(
+                Message("TortureTopic", "own"), [holder, &done](Result<SendResult>) {
+                    (*holder)->shutdown();
+                    holder->reset();
+                    done = true;
+                });
             (*holder)->sendAsync(Message("TortureTopic", "own 2"), [](Result<SendResult>) {});
-            QVERIFY2(waitFor([&] { return done.load(); }, 10000), qPrintable(QStringLiteral("cycle %1").arg(cycle)));
+            QVERIFY2(waitFor([&] { return done.load(); }, 10000),
+                qPrintable(QStringLiteral("cycle %1").arg(cycle)));
             continue;
         }
 
@@ -73,13 +77,15 @@ void tst_ClientTorture::startConsumeShutdownCycles()
         co.consumeThreadMin = co.consumeThreadMax = 3;
         co.brokerSuspendMaxTimeMillis = 1000;
         co.awaitTerminationMillisWhenShutdown = 2000;
-        auto holder = std::make_shared<std::shared_ptr<PushConsumer>>(std::make_shared<PushConsumer>(co));
+        auto holder
+            = std::make_shared<std::shared_ptr<PushConsumer>>(std::make_shared<PushConsumer>(co));
         std::weak_ptr<PushConsumer> weak = *holder;
         std::atomic<bool> inListener {false};
         std::atomic<bool> ended {false};
         (*holder)->subscribe("TortureTopic");
         (*holder)->registerMessageListener(
-            [&, holder, weak, ending](const std::vector<MessageExt> &msgs, ConsumeConcurrentlyContext &) {
+            [&, holder, weak, ending](
+                const std::vector<MessageExt> &msgs, ConsumeConcurrentlyContext &) {
                 inListener = true;
                 consumed += static_cast<int>(msgs.size());
                 QThread::usleep(500);
@@ -96,22 +102,26 @@ void tst_ClientTorture::startConsumeShutdownCycles()
             // The listener holds the only reference from now on (it is not in flight yet when the
             // queue is empty: then the consumer dies at the end of the cycle like the others).
             std::shared_ptr<PushConsumer> keep = *holder;
-            QVERIFY2(waitFor([&] { return inListener.load(); }, 10000), qPrintable(QStringLiteral("cycle %1").arg(cycle)));
+            QVERIFY2(waitFor([&] { return inListener.load(); }, 10000),
+                qPrintable(QStringLiteral("cycle %1").arg(cycle)));
             keep.reset();
             QVERIFY2(waitFor([&] { return ended.load() && weak.expired(); }, 10000),
                 qPrintable(QStringLiteral("cycle %1: not destroyed").arg(cycle)));
             continue;
         }
-        QVERIFY2(waitFor([&] { return inListener.load(); }, 10000), qPrintable(QStringLiteral("cycle %1").arg(cycle)));
+        QVERIFY2(waitFor([&] { return inListener.load(); }, 10000),
+            qPrintable(QStringLiteral("cycle %1").arg(cycle)));
         if (ending == 0) {
             (*holder)->shutdown();
             ended = true;
         }
-        QVERIFY2(waitFor([&] { return ended.load(); }, 10000), qPrintable(QStringLiteral("cycle %1: no end").arg(cycle)));
+        QVERIFY2(waitFor([&] { return ended.load(); }, 10000),
+            qPrintable(QStringLiteral("cycle %1: no end").arg(cycle)));
         holder->reset();
         QVERIFY(waitFor([&] { return weak.expired(); }, 10000));
     }
-    qInfo("%d cycles in %lld ms, %d messages consumed", cycles, static_cast<long long>(total.elapsed()), consumed.load());
+    qInfo("%d cycles in %lld ms, %d messages consumed", cycles,
+        static_cast<long long>(total.elapsed()), consumed.load());
 }
 
 QTEST_GUILESS_MAIN(tst_ClientTorture)

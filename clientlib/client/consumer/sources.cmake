@@ -6,3 +6,4 @@ list(APPEND client_sources
     consumer/allocate.cpp
     consumer/pushconsumerimpl.cpp
     consumer/consumeservice.cpp)
+list(APPEND client_sources consumer/litepullconsumer.cpp)

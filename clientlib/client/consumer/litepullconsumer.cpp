@@ -1,0 +1,770 @@
+// LitePullConsumer and its implementation (see litepullconsumer.h): per owned queue a pull loop
+// on the consumer's pull thread fills one bounded buffer that poll() drains.
+
+#include "clientlib/client/litepullconsumer.h"
+
+#include "clientlib/client/clientinstance.h"
+#include "clientlib/client/consumer/offsetstore.h"
+#include "clientlib/client/consumer/processqueue.h"
+#include "clientlib/client/logging.h"
+#include "clientlib/client/producerimpl.h"
+#include "clientlib/client/threads.h"
+
+#include <QDateTime>
+
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <set>
+
+namespace qrocket::client {
+
+using std::chrono::milliseconds;
+
+class LitePullConsumerImpl final : public ConsumerInner,
+                                   public std::enable_shared_from_this<LitePullConsumerImpl>
+{
+public:
+    explicit LitePullConsumerImpl(LitePullConsumerOptions options) : m_options(std::move(options))
+    { }
+    ~LitePullConsumerImpl() override { shutdown(); }
+
+    struct QueueState
+    {
+        std::shared_ptr<ProcessQueue> pq = std::make_shared<ProcessQueue>();
+        std::int64_t pullOffset = -1; // next offset to pull; -1 = not computed yet
+        std::int64_t consumeOffset = -1; // next offset to hand out (what a commit stores)
+        std::uint64_t generation = 0; // bumped by seek: older pulls are discarded
+        bool paused = false;
+    };
+    struct Batch
+    {
+        MessageQueue mq;
+        std::uint64_t generation = 0;
+        std::shared_ptr<ProcessQueue> pq;
+        std::vector<MessageExt> msgs;
+    };
+
+    const LitePullConsumerOptions m_options;
+    std::shared_ptr<ClientInstance> m_instance;
+    std::unique_ptr<OffsetStore> m_offsets;
+    std::unique_ptr<Scheduler> m_pullScheduler;
+    std::atomic<bool> m_started {false};
+    std::atomic<bool> m_stopping {false};
+    bool m_assigned = false; // assign() mode
+    std::int64_t m_startTimestamp = 0;
+    std::int64_t m_lastCommit = 0;
+
+    mutable std::mutex m_mutex;
+    std::condition_variable m_arrived;
+    std::map<QByteArray, protocol::SubscriptionData> m_subscriptions; // guarded by m_mutex
+    std::map<QByteArray, std::vector<MessageQueue>> m_topicQueues; // guarded by m_mutex
+    std::map<MessageQueue, QueueState> m_queues; // guarded by m_mutex
+    std::deque<Batch> m_buffer; // guarded by m_mutex
+    std::size_t m_buffered = 0; // messages in m_buffer, guarded by m_mutex
+    std::mutex m_rebalanceMutex;
+
+    Status subscribe(const QByteArray &topic, const MessageSelector &selector)
+    {
+        if (Status s = checkTopic(topic); !s)
+            return s;
+        protocol::SubscriptionData sub;
+        sub.topic = topic;
+        sub.subVersion = currentTimeMillis();
+        sub.expressionType = selector.type;
+        sub.subString = selector.expression.trimmed().isEmpty() ? QByteArray("*")
+                                                                : selector.expression.trimmed();
+        if (sub.expressionType == "TAG")
+            sub.buildTags();
+        else if (sub.expressionType != "SQL92")
+            return Status::invalidArgument(
+                QStringLiteral("unknown expression type (TAG or SQL92)"));
+        {
+            std::lock_guard lock(m_mutex);
+            if (m_assigned)
+                return Status::invalidArgument(
+                    QStringLiteral("subscribe after assign: use one or the other"));
+            m_subscriptions[topic] = sub;
+        }
+        if (m_started) {
+            (void)m_instance->refreshTopicRoute(topic);
+            (void)m_instance->sendHeartbeatToAllBrokers(false);
+            m_instance->rebalanceImmediately();
+        }
+        return Status();
+    }
+
+    Status assign(const std::vector<MessageQueue> &queues)
+    {
+        std::lock_guard lock(m_mutex);
+        if (!m_subscriptions.empty() && !m_assigned)
+            return Status::invalidArgument(
+                QStringLiteral("assign after subscribe: use one or the other"));
+        m_assigned = true;
+        m_subscriptions.clear();
+        for (const MessageQueue &mq : queues) {
+            protocol::SubscriptionData sub;
+            sub.topic = mq.topic;
+            sub.subVersion = currentTimeMillis();
+            m_subscriptions[mq.topic] = sub;
+        }
+        const std::set<MessageQueue> wanted(queues.begin(), queues.end());
+        for (auto it = m_queues.begin(); it != m_queues.end();) {
+            if (!wanted.count(it->first)) {
+                it->second.pq->dropped = true;
+                it = m_queues.erase(it);
+            } else {
+                ++it;
+            }
+        }
+        std::vector<MessageQueue> added;
+        for (const MessageQueue &mq : wanted) {
+            if (m_queues.emplace(mq, QueueState()).second)
+                added.push_back(mq);
+        }
+        if (m_started) {
+            for (const MessageQueue &mq : added)
+                schedulePull(mq, 0);
+        }
+        return Status();
+    }
+
+    Status start()
+    {
+        if (m_started)
+            return Status();
+        if (m_options.group.isEmpty() || m_options.group == "DEFAULT_CONSUMER")
+            return Status::invalidArgument(
+                QStringLiteral("consumerGroup is empty or DEFAULT_CONSUMER"));
+        if (m_options.pullBatchSize < 1 || m_options.pollBatchSize < 1)
+            return Status::invalidArgument(
+                QStringLiteral("pullBatchSize and pollBatchSize must be positive"));
+        if (m_options.client.resolvedNamesrvAddr().isEmpty())
+            return Status::invalidArgument(
+                QStringLiteral("no name server address: set namesrvAddr or NAMESRV_ADDR"));
+        ClientConfig config = m_options.client;
+        const bool clustering = m_options.messageModel == MessageModel::Clustering;
+        config.instanceNameToPid = clustering;
+        m_startTimestamp = currentTimeMillis();
+        m_lastCommit = m_startTimestamp;
+        m_instance = ClientInstance::acquire(config);
+        if (clustering)
+            m_offsets = std::make_unique<RemoteBrokerOffsetStore>(m_instance, m_options.group);
+        else
+            m_offsets = std::make_unique<LocalFileOffsetStore>(
+                m_options.offsetStoreDir, m_instance->clientId(), m_options.group);
+        if (Status s = m_offsets->load(); !s)
+            return s;
+        m_pullScheduler = std::make_unique<Scheduler>("qrocket-lpull");
+        if (Status s = m_instance->registerConsumer(m_options.group, weak_from_this()); !s) {
+            m_pullScheduler->shutdown();
+            return s;
+        }
+        m_stopping = false;
+        m_started = true;
+        for (const QByteArray &t : subscribedTopics())
+            (void)m_instance->refreshTopicRoute(t);
+        (void)m_instance->sendHeartbeatToAllBrokers(true);
+        if (m_assigned) {
+            // assign() mode: the queues are ours from the start. (Subscribe mode: the
+            // rebalance adds them and starts their pulls, once each.)
+            std::vector<MessageQueue> assigned;
+            {
+                std::lock_guard lock(m_mutex);
+                for (const auto &[mq, st] : m_queues)
+                    assigned.push_back(mq);
+            }
+            for (const MessageQueue &mq : assigned)
+                schedulePull(mq, 0);
+        } else {
+            m_instance->rebalanceImmediately();
+        }
+        return Status();
+    }
+
+    void shutdown()
+    {
+        if (!m_started.exchange(false))
+            return;
+        m_stopping = true;
+        m_pullScheduler->shutdown(milliseconds(1000));
+        if (m_options.autoCommit)
+            (void)commit(true);
+        m_instance->unregisterConsumer(m_options.group);
+        {
+            std::lock_guard lock(m_mutex);
+            m_buffer.clear();
+            m_buffered = 0;
+        }
+        m_arrived.notify_all();
+    }
+
+    // -- offsets ----------------------------------------------------------------------------
+    std::int64_t startOffset(const MessageQueue &mq)
+    {
+        const std::int64_t last = m_offsets->readOffset(mq, ReadOffsetType::Store);
+        if (last >= 0)
+            return last;
+        if (last != -1)
+            return -1;
+        const QByteArray addr = m_instance->masterAddress(mq.brokerName);
+        if (addr.isEmpty())
+            return -1;
+        const int timeout = m_instance->config().mqClientApiTimeout;
+        switch (m_options.consumeFromWhere) {
+        case ConsumeFromWhere::ConsumeFromFirstOffset: {
+            auto r = m_instance->api().getMinOffset(addr, mq.topic, mq.queueId, timeout);
+            return r ? std::max<std::int64_t>(0, *r) : -1;
+        }
+        case ConsumeFromWhere::ConsumeFromTimestamp: {
+            std::int64_t ts = m_startTimestamp - 30 * 60 * 1000;
+            const QDateTime t = QDateTime::fromString(
+                QString::fromLatin1(m_options.consumeTimestamp), QStringLiteral("yyyyMMddHHmmss"));
+            if (t.isValid())
+                ts = t.toMSecsSinceEpoch();
+            auto r = m_instance->api().searchOffset(addr, mq.topic, mq.queueId, ts, timeout);
+            return r ? *r : -1;
+        }
+        default: {
+            auto r = m_instance->api().getMaxOffset(addr, mq.topic, mq.queueId, timeout);
+            return r ? *r : -1;
+        }
+        }
+    }
+
+    Status commit(bool wait)
+    {
+        std::set<MessageQueue> owned;
+        {
+            std::lock_guard lock(m_mutex);
+            for (const auto &[mq, st] : m_queues) {
+                if (st.consumeOffset >= 0) {
+                    m_offsets->updateOffset(mq, st.consumeOffset, false);
+                    owned.insert(mq);
+                }
+            }
+        }
+        m_lastCommit = currentTimeMillis();
+        if (!owned.empty())
+            m_offsets->persistAll(owned, wait);
+        return Status();
+    }
+
+    // -- pulling ----------------------------------------------------------------------------
+    void schedulePull(const MessageQueue &mq, int delayMs)
+    {
+        if (m_stopping || !m_pullScheduler)
+            return;
+        std::weak_ptr<LitePullConsumerImpl> weak = weak_from_this();
+        m_pullScheduler->schedule(milliseconds(delayMs), [weak, mq] {
+            if (auto self = weak.lock())
+                self->pullOnce(mq);
+        });
+    }
+
+    void pullOnce(const MessageQueue &mq)
+    {
+        if (m_stopping)
+            return;
+        std::int64_t offset = -1;
+        std::uint64_t generation = 0;
+        std::shared_ptr<ProcessQueue> pq;
+        bool needStart = false;
+        {
+            std::lock_guard lock(m_mutex);
+            auto it = m_queues.find(mq);
+            if (it == m_queues.end())
+                return; // no longer ours
+            QueueState &st = it->second;
+            if (st.paused || st.pq->messageCount() > m_options.pullThresholdForQueue
+                || m_buffered > static_cast<std::size_t>(m_options.pullThresholdForAll)) {
+                // Flow control, or paused: look again shortly.
+                offset = -2;
+            } else {
+                needStart = st.pullOffset < 0;
+                offset = st.pullOffset;
+                generation = st.generation;
+                pq = st.pq;
+            }
+        }
+        if (offset == -2) {
+            schedulePull(mq, 50);
+            return;
+        }
+        if (needStart) {
+            offset = startOffset(mq);
+            if (offset < 0) {
+                schedulePull(mq, m_options.pullTimeDelayMillsWhenException);
+                return;
+            }
+            std::lock_guard lock(m_mutex);
+            auto it = m_queues.find(mq);
+            if (it == m_queues.end() || it->second.generation != generation)
+                return;
+            it->second.pullOffset = offset;
+            if (it->second.consumeOffset < 0)
+                it->second.consumeOffset = offset;
+        }
+        protocol::SubscriptionData sub;
+        {
+            std::lock_guard lock(m_mutex);
+            const auto it = m_subscriptions.find(mq.topic);
+            if (it != m_subscriptions.end())
+                sub = it->second;
+            else
+                sub.topic = mq.topic;
+        }
+        const QByteArray addr = m_instance->masterAddress(mq.brokerName);
+        if (addr.isEmpty()) {
+            (void)m_instance->refreshTopicRoute(mq.topic);
+            schedulePull(mq, m_options.pullTimeDelayMillsWhenException);
+            return;
+        }
+        protocol::PullMessageRequestHeader h;
+        h.consumerGroup = m_options.group;
+        h.topic = mq.topic;
+        h.queueId = mq.queueId;
+        h.queueOffset = offset;
+        h.maxMsgNums = m_options.pullBatchSize;
+        // Lite pull: the subscription travels with the request (no heartbeat lookup needed for
+        // assign() mode), commits are explicit.
+        h.sysFlag = protocol::PullSysFlag::Suspend | protocol::PullSysFlag::Subscription
+            | protocol::PullSysFlag::LitePull;
+        h.commitOffset = 0;
+        h.suspendTimeoutMillis = m_options.brokerSuspendMaxTimeMillis;
+        h.subscription = sub.subString;
+        h.subVersion = sub.subVersion;
+        h.expressionType = sub.expressionType;
+        h.brokerName = mq.brokerName;
+        std::weak_ptr<LitePullConsumerImpl> weak = weak_from_this();
+        m_instance->api().pullMessageAsync(addr, mq.brokerName, h,
+            m_options.consumerTimeoutMillisWhenSuspend,
+            [weak, mq, generation, pq, tags = sub.tagsSet](Result<PullResult> r) mutable {
+                auto self = weak.lock();
+                if (!self || self->m_stopping)
+                    return;
+                self->m_pullScheduler->post(
+                    [weak, mq, generation, pq, tags, r = std::move(r)]() mutable {
+                        if (auto s = weak.lock())
+                            s->onPulled(mq, generation, pq, tags, std::move(r));
+                    });
+            });
+    }
+
+    void onPulled(const MessageQueue &mq, std::uint64_t generation,
+        const std::shared_ptr<ProcessQueue> &pq, const std::vector<QByteArray> &tags,
+        Result<PullResult> r)
+    {
+        if (!r) {
+            qCDebug(lcConsumer, "lite pull %s/%s/%d: %s", mq.topic.constData(),
+                mq.brokerName.constData(), mq.queueId, qPrintable(r.error().message()));
+            schedulePull(mq, m_options.pullTimeDelayMillsWhenException);
+            return;
+        }
+        std::vector<MessageExt> msgs;
+        if (r->status == PullStatus::Found) {
+            for (MessageExt &m : r->messages) {
+                if (!tags.empty() && std::find(tags.begin(), tags.end(), m.tags()) == tags.end())
+                    continue;
+                msgs.push_back(std::move(m));
+            }
+        }
+        {
+            std::lock_guard lock(m_mutex);
+            auto it = m_queues.find(mq);
+            if (it == m_queues.end() || it->second.generation != generation || it->second.pq != pq)
+                return; // sought or given up meanwhile: this answer is stale
+            QueueState &st = it->second;
+            st.pullOffset = r->nextBeginOffset;
+            if (r->status == PullStatus::OffsetIllegal)
+                st.consumeOffset = r->nextBeginOffset;
+            if (!msgs.empty()) {
+                pq->putMessages(msgs);
+                m_buffered += msgs.size();
+                m_buffer.push_back({mq, generation, pq, std::move(msgs)});
+                m_arrived.notify_all();
+            }
+        }
+        schedulePull(mq, 0);
+    }
+
+    std::vector<MessageExt> poll(int timeoutMillis)
+    {
+        std::vector<MessageExt> out;
+        if (!m_started)
+            return out;
+        if (m_options.autoCommit
+            && currentTimeMillis() - m_lastCommit >= m_options.autoCommitIntervalMillis)
+            (void)commit(false);
+        std::unique_lock lock(m_mutex);
+        const auto deadline
+            = std::chrono::steady_clock::now() + milliseconds(std::max(0, timeoutMillis));
+        for (;;) {
+            while (!m_buffer.empty() && static_cast<int>(out.size()) < m_options.pollBatchSize) {
+                Batch &b = m_buffer.front();
+                auto it = m_queues.find(b.mq);
+                const bool live = it != m_queues.end() && it->second.generation == b.generation
+                    && it->second.pq == b.pq && !b.pq->dropped;
+                if (!live) {
+                    m_buffered -= b.msgs.size();
+                    m_buffer.pop_front();
+                    continue;
+                }
+                const std::size_t take = std::min<std::size_t>(
+                    b.msgs.size(), static_cast<std::size_t>(m_options.pollBatchSize) - out.size());
+                std::vector<MessageExt> part(
+                    b.msgs.begin(), b.msgs.begin() + static_cast<std::ptrdiff_t>(take));
+                b.msgs.erase(b.msgs.begin(), b.msgs.begin() + static_cast<std::ptrdiff_t>(take));
+                m_buffered -= take;
+                b.pq->removeMessages(part);
+                it->second.consumeOffset = part.back().queueOffset() + 1;
+                for (MessageExt &m : part)
+                    out.push_back(std::move(m));
+                if (b.msgs.empty())
+                    m_buffer.pop_front();
+            }
+            if (!out.empty() || !m_started)
+                return out;
+            if (m_arrived.wait_until(lock, deadline) == std::cv_status::timeout && m_buffer.empty())
+                return out;
+        }
+    }
+
+    Status seek(const MessageQueue &mq, std::int64_t offset)
+    {
+        const QByteArray addr
+            = m_instance ? m_instance->masterAddress(mq.brokerName) : QByteArray();
+        if (!addr.isEmpty()) {
+            const int timeout = m_instance->config().mqClientApiTimeout;
+            auto min = m_instance->api().getMinOffset(addr, mq.topic, mq.queueId, timeout);
+            auto max = m_instance->api().getMaxOffset(addr, mq.topic, mq.queueId, timeout);
+            if (min && max && (offset < *min || offset > *max))
+                return Status::invalidArgument(QStringLiteral("seek offset %1 is outside [%2, %3]")
+                                                   .arg(offset)
+                                                   .arg(*min)
+                                                   .arg(*max));
+        }
+        {
+            std::lock_guard lock(m_mutex);
+            auto it = m_queues.find(mq);
+            if (it == m_queues.end())
+                return Status::invalidArgument(
+                    QStringLiteral("the message queue is not in the assigned list"));
+            QueueState &st = it->second;
+            st.pq->dropped = true;
+            st.pq = std::make_shared<ProcessQueue>();
+            ++st.generation;
+            st.pullOffset = offset;
+            st.consumeOffset = offset;
+        }
+        schedulePull(mq, 0);
+        return Status();
+    }
+
+    Result<std::int64_t> edge(const MessageQueue &mq, bool begin)
+    {
+        const QByteArray addr = m_instance->masterAddress(mq.brokerName);
+        if (addr.isEmpty())
+            return Status::notFound(
+                QStringLiteral("broker %1 not found").arg(QString::fromUtf8(mq.brokerName)));
+        const int timeout = m_instance->config().mqClientApiTimeout;
+        return begin ? m_instance->api().getMinOffset(addr, mq.topic, mq.queueId, timeout)
+                     : m_instance->api().getMaxOffset(addr, mq.topic, mq.queueId, timeout);
+    }
+
+    // -- ConsumerInner ------------------------------------------------------------------------
+    QByteArray groupName() const override { return m_options.group; }
+    protocol::ConsumerData consumerData() const override
+    {
+        protocol::ConsumerData d;
+        d.groupName = m_options.group;
+        d.consumeType = protocol::ConsumeType::ConsumeActively;
+        d.messageModel = m_options.messageModel;
+        d.consumeFromWhere = m_options.consumeFromWhere;
+        std::lock_guard lock(m_mutex);
+        for (const auto &[t, s] : m_subscriptions)
+            d.subscriptionDataSet.push_back(s);
+        return d;
+    }
+    std::vector<QByteArray> subscribedTopics() const override
+    {
+        std::vector<QByteArray> out;
+        std::lock_guard lock(m_mutex);
+        for (const auto &[t, s] : m_subscriptions)
+            out.push_back(t);
+        return out;
+    }
+    void updateTopicSubscribeInfo(
+        const QByteArray &topic, const std::vector<MessageQueue> &queues) override
+    {
+        bool changed = false;
+        {
+            std::lock_guard lock(m_mutex);
+            auto &known = m_topicQueues[topic];
+            changed = known != queues;
+            known = queues;
+        }
+        if (changed && !m_assigned && m_started)
+            m_instance->rebalanceImmediately();
+    }
+    void doRebalance() override
+    {
+        if (!m_started || m_stopping || m_assigned)
+            return;
+        std::lock_guard serial(m_rebalanceMutex);
+        for (const QByteArray &topic : subscribedTopics()) {
+            auto queues = m_instance->subscribeQueues(topic);
+            if (!queues)
+                continue;
+            std::vector<MessageQueue> mine = *queues;
+            if (m_options.messageModel == MessageModel::Clustering) {
+                auto ids = m_instance->consumerIdList(topic, m_options.group);
+                if (!ids || ids->empty())
+                    continue;
+                std::vector<QByteArray> cids = *ids;
+                std::sort(cids.begin(), cids.end());
+                mine = allocateMessageQueues(
+                    m_options.allocateStrategy, m_instance->clientId(), *queues, cids);
+            }
+            const std::set<MessageQueue> wanted(mine.begin(), mine.end());
+            std::vector<MessageQueue> added;
+            std::vector<MessageQueue> removed;
+            {
+                std::lock_guard lock(m_mutex);
+                for (auto it = m_queues.begin(); it != m_queues.end();) {
+                    if (it->first.topic == topic && !wanted.count(it->first)) {
+                        it->second.pq->dropped = true;
+                        if (it->second.consumeOffset >= 0)
+                            m_offsets->updateOffset(it->first, it->second.consumeOffset, false);
+                        removed.push_back(it->first);
+                        it = m_queues.erase(it);
+                    } else {
+                        ++it;
+                    }
+                }
+                for (const MessageQueue &mq : wanted) {
+                    if (m_queues.emplace(mq, QueueState()).second)
+                        added.push_back(mq);
+                }
+            }
+            for (const MessageQueue &mq : removed) {
+                m_offsets->persist(mq, true);
+                m_offsets->removeOffset(mq);
+            }
+            for (const MessageQueue &mq : added) {
+                m_offsets->removeOffset(mq);
+                schedulePull(mq, 0);
+            }
+        }
+    }
+    void persistConsumerOffset() override
+    {
+        // Only what the application committed (commitSync / auto commit) goes to the broker.
+        if (!m_started)
+            return;
+        std::set<MessageQueue> owned;
+        for (const MessageQueue &mq : assignment())
+            owned.insert(mq);
+        m_offsets->persistAll(owned, false);
+    }
+    void resetOffset(
+        const QByteArray &topic, const std::map<MessageQueue, std::int64_t> &offsets) override
+    {
+        for (const auto &[mq, off] : offsets) {
+            if (mq.topic == topic)
+                (void)seek(mq, off);
+        }
+    }
+    std::map<MessageQueue, std::int64_t> consumerOffsets(const QByteArray &topic) override
+    {
+        return m_offsets ? m_offsets->offsets(topic) : std::map<MessageQueue, std::int64_t>();
+    }
+    QByteArray runningInfoJson() override
+    {
+        protocol::JsonWriter w;
+        w.beginObject().key("jstack").value("").key("mqTable").beginObject().endObject();
+        w.key("properties").beginObject();
+        w.key("PROP_CLIENT_VERSION").value("V4_9_7");
+        w.key("PROP_CONSUME_TYPE").value("CONSUME_ACTIVELY");
+        w.key("PROP_CONSUMER_START_TIMESTAMP").value(QByteArray::number(m_startTimestamp));
+        w.key("consumerGroup").value(m_options.group);
+        w.key("messageModel").value(protocol::messageModelName(m_options.messageModel));
+        w.endObject();
+        w.key("statusTable").beginObject().endObject();
+        w.key("subscriptionSet").beginArray();
+        {
+            std::lock_guard lock(m_mutex);
+            for (const auto &[t, s] : m_subscriptions)
+                s.write(w);
+        }
+        w.endArray().endObject();
+        return w.take();
+    }
+    QByteArray consumeMessageDirectly(const MessageExt &, const QByteArray &) override
+    {
+        return QByteArrayLiteral(
+            "{\"autoCommit\":true,\"consumeResult\":\"CR_THROW_EXCEPTION\",\"order\":false,"
+            "\"remark\":\"a lite pull consumer has no listener\",\"spentTimeMills\":0}");
+    }
+
+    std::vector<MessageQueue> assignment() const
+    {
+        std::vector<MessageQueue> out;
+        std::lock_guard lock(m_mutex);
+        for (const auto &[mq, st] : m_queues)
+            out.push_back(mq);
+        return out;
+    }
+};
+
+// -- handle -----------------------------------------------------------------------------------
+
+LitePullConsumer::LitePullConsumer(LitePullConsumerOptions options)
+    : m_impl(std::make_shared<LitePullConsumerImpl>(std::move(options)))
+{ }
+
+LitePullConsumer::~LitePullConsumer()
+{
+    m_impl->shutdown();
+}
+
+Status LitePullConsumer::subscribe(const QByteArray &topic, const QByteArray &tagExpression)
+{
+    return m_impl->subscribe(topic, MessageSelector::byTag(tagExpression));
+}
+
+Status LitePullConsumer::subscribe(const QByteArray &topic, const MessageSelector &selector)
+{
+    return m_impl->subscribe(topic, selector);
+}
+
+void LitePullConsumer::unsubscribe(const QByteArray &topic)
+{
+    std::lock_guard lock(m_impl->m_mutex);
+    m_impl->m_subscriptions.erase(topic);
+}
+
+Status LitePullConsumer::assign(const std::vector<MessageQueue> &queues)
+{
+    return m_impl->assign(queues);
+}
+
+Status LitePullConsumer::start()
+{
+    return m_impl->start();
+}
+
+void LitePullConsumer::shutdown()
+{
+    m_impl->shutdown();
+}
+
+bool LitePullConsumer::isStarted() const
+{
+    return m_impl->m_started.load();
+}
+
+std::vector<MessageExt> LitePullConsumer::poll(int timeoutMillis)
+{
+    return m_impl->poll(timeoutMillis);
+}
+
+Status LitePullConsumer::seek(const MessageQueue &mq, std::int64_t offset)
+{
+    if (!m_impl->m_started)
+        return Status::unavailable(QStringLiteral("the consumer is not started"));
+    return m_impl->seek(mq, offset);
+}
+
+Status LitePullConsumer::seekToBegin(const MessageQueue &mq)
+{
+    if (!m_impl->m_started)
+        return Status::unavailable(QStringLiteral("the consumer is not started"));
+    auto min = m_impl->edge(mq, true);
+    if (!min)
+        return min.error();
+    return m_impl->seek(mq, *min);
+}
+
+Status LitePullConsumer::seekToEnd(const MessageQueue &mq)
+{
+    if (!m_impl->m_started)
+        return Status::unavailable(QStringLiteral("the consumer is not started"));
+    auto max = m_impl->edge(mq, false);
+    if (!max)
+        return max.error();
+    return m_impl->seek(mq, *max);
+}
+
+Result<std::int64_t> LitePullConsumer::offsetForTimestamp(
+    const MessageQueue &mq, std::int64_t timestamp)
+{
+    if (!m_impl->m_started)
+        return Status::unavailable(QStringLiteral("the consumer is not started"));
+    const QByteArray addr = m_impl->m_instance->masterAddress(mq.brokerName);
+    if (addr.isEmpty())
+        return Status::notFound(
+            QStringLiteral("broker %1 not found").arg(QString::fromUtf8(mq.brokerName)));
+    return m_impl->m_instance->api().searchOffset(
+        addr, mq.topic, mq.queueId, timestamp, m_impl->m_instance->config().mqClientApiTimeout);
+}
+
+Result<std::int64_t> LitePullConsumer::committed(const MessageQueue &mq)
+{
+    if (!m_impl->m_started)
+        return Status::unavailable(QStringLiteral("the consumer is not started"));
+    const std::int64_t off = m_impl->m_offsets->readOffset(mq, ReadOffsetType::Store);
+    if (off == -2)
+        return Status::unavailable(QStringLiteral("the offset store could not be asked"));
+    return off;
+}
+
+Status LitePullConsumer::commitSync()
+{
+    if (!m_impl->m_started)
+        return Status::unavailable(QStringLiteral("the consumer is not started"));
+    return m_impl->commit(true);
+}
+
+void LitePullConsumer::pause(const std::vector<MessageQueue> &queues)
+{
+    std::lock_guard lock(m_impl->m_mutex);
+    for (const MessageQueue &mq : queues) {
+        auto it = m_impl->m_queues.find(mq);
+        if (it != m_impl->m_queues.end())
+            it->second.paused = true;
+    }
+}
+
+void LitePullConsumer::resume(const std::vector<MessageQueue> &queues)
+{
+    std::lock_guard lock(m_impl->m_mutex);
+    for (const MessageQueue &mq : queues) {
+        auto it = m_impl->m_queues.find(mq);
+        if (it != m_impl->m_queues.end())
+            it->second.paused = false;
+    }
+}
+
+Result<std::vector<MessageQueue>> LitePullConsumer::fetchMessageQueues(const QByteArray &topic)
+{
+    if (!m_impl->m_instance) {
+        ClientConfig config = m_impl->m_options.client;
+        config.instanceNameToPid = m_impl->m_options.messageModel == MessageModel::Clustering;
+        return ClientInstance::acquire(config)->subscribeQueues(topic);
+    }
+    return m_impl->m_instance->subscribeQueues(topic);
+}
+
+std::vector<MessageQueue> LitePullConsumer::assignment() const
+{
+    return m_impl->assignment();
+}
+
+QByteArray LitePullConsumer::clientId() const
+{
+    return m_impl->m_instance ? m_impl->m_instance->clientId()
+                              : m_impl->m_options.client.buildClientId();
+}
+
+} // namespace qrocket::client
