@@ -195,7 +195,9 @@ struct Scheduler::State
             }
             const auto first = pending.begin();
             if (first->first > Clock::now()) {
-                wake.wait_until(lock, first->first);
+                // A copy: the entry may be erased (cancel, shutdown) while we wait.
+                const Clock::time_point at = first->first;
+                wake.wait_until(lock, at);
                 continue;
             }
             Entry entry = std::move(first->second);
