@@ -57,14 +57,23 @@ void tst_ClientTorture::startConsumeShutdownCycles()
             auto holder
                 = std::make_shared<std::shared_ptr<Producer>>(std::make_shared<Producer>(own));
             QVERIFY((*holder)->start().isOk());
+            std::atomic<bool> released {false};
             std::atomic<bool> done {false};
-            (*holder)->sendAsync(
-                Message("TortureTopic", "own"), [holder, &done](Result<SendResult>) {
-                    (*holder)->shutdown();
-                    holder->reset();
-                    done = true;
-                });
-            (*holder)->sendAsync(Message("TortureTopic", "own 2"), [](Result<SendResult>) {});
+            {
+                // The test thread holds the producer while it calls it (nobody may destroy an
+                // object a caller is inside), then lets go: from then on the callback is the
+                // last owner, and destroys it from inside its own callback.
+                std::shared_ptr<Producer> caller = *holder;
+                caller->sendAsync(Message("TortureTopic", "own 2"), [](Result<SendResult>) {});
+                caller->sendAsync(
+                    Message("TortureTopic", "own"), [holder, &released, &done](Result<SendResult>) {
+                        waitFor([&] { return released.load(); }, 5000);
+                        (*holder)->shutdown();
+                        holder->reset();
+                        done = true;
+                    });
+            }
+            released = true;
             QVERIFY2(waitFor([&] { return done.load(); }, 10000),
                 qPrintable(QStringLiteral("cycle %1").arg(cycle)));
             continue;
@@ -82,6 +91,7 @@ void tst_ClientTorture::startConsumeShutdownCycles()
         std::weak_ptr<PushConsumer> weak = *holder;
         std::atomic<bool> inListener {false};
         std::atomic<bool> ended {false};
+        std::atomic<bool> released {false};
         (*holder)->subscribe("TortureTopic");
         (*holder)->registerMessageListener(
             [&, holder, weak, ending](
@@ -93,18 +103,19 @@ void tst_ClientTorture::startConsumeShutdownCycles()
                     if (auto c = weak.lock())
                         c->shutdown();
                 } else if (ending == 2 && !ended.exchange(true)) {
+                    // Once the test thread let go, this listener holds the last reference.
+                    waitFor([&] { return released.load(); }, 5000);
                     holder->reset();
                 }
                 return ConsumeConcurrentlyStatus::ConsumeSuccess;
             });
-        QVERIFY((*holder)->start().isOk());
+        {
+            std::shared_ptr<PushConsumer> caller = *holder;
+            QVERIFY(caller->start().isOk());
+        }
         if (ending == 2) {
-            // The listener holds the only reference from now on (it is not in flight yet when the
-            // queue is empty: then the consumer dies at the end of the cycle like the others).
-            std::shared_ptr<PushConsumer> keep = *holder;
-            QVERIFY2(waitFor([&] { return inListener.load(); }, 10000),
-                qPrintable(QStringLiteral("cycle %1").arg(cycle)));
-            keep.reset();
+            // The consumer goes away inside its listener; nothing here touches it any more.
+            released = true;
             QVERIFY2(waitFor([&] { return ended.load() && weak.expired(); }, 10000),
                 qPrintable(QStringLiteral("cycle %1: not destroyed").arg(cycle)));
             continue;
