@@ -2,7 +2,9 @@
 # Builds QRocket and runs the whole test suite, installing missing packages first:
 #   1. clang-format check of every C++ file in the repository;
 #   2. a -Werror build and every ctest test (unit, integration, system, interop, gui, fuzz);
-#   3. an AddressSanitizer+UBSan build and the unit, fuzz and system tests again under it.
+#   3. an AddressSanitizer+UBSan build and the unit, fuzz, system and integration tests (the
+#      client library's included) again under it; only the install-and-build package test is
+#      left out there.
 # Exits non-zero on the first failure. SKIP_SANITIZERS=1 skips step 3 (faster local runs).
 # At the end (or at the failure) it prints one line per stage with its duration.
 set -euo pipefail
@@ -71,6 +73,7 @@ if [ "${SKIP_SANITIZERS:-0}" != 1 ]; then
         -DQROCKET_BUILD_CONSOLE=OFF
     stage "sanitizer tests" env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
         UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-        ctest --test-dir "$top/build-asan" --output-on-failure -j "$jobs" --timeout 900 -L 'unit|fuzz|system'
+        ctest --test-dir "$top/build-asan" --output-on-failure -j "$jobs" --timeout 900 \
+        -L 'unit|fuzz|system|integration' -LE package
 fi
 echo "run-tests: all passed"
