@@ -188,10 +188,13 @@ Result<PullResult> ClientApi::parsePullResponse(
     return result;
 }
 
-Result<std::int64_t> ClientApi::queryConsumerOffset(
-    const QByteArray &addr, const protocol::QueryConsumerOffsetRequestHeader &header, int timeoutMs)
+Result<std::int64_t> ClientApi::queryConsumerOffset(const QByteArray &addr,
+    const protocol::QueryConsumerOffsetRequestHeader &header, int timeoutMs,
+    const QByteArray &brokerName)
 {
-    auto r = invokeSync(addr, request(toInt(RequestCode::QueryConsumerOffset), header), timeoutMs);
+    RemotingCommand cmd = request(toInt(RequestCode::QueryConsumerOffset), header);
+    setBrokerName(cmd, brokerName);
+    auto r = invokeSync(addr, std::move(cmd), timeoutMs);
     if (!r)
         return r.error();
     if (r->code == toInt(ResponseCode::QueryNotFound))
@@ -205,17 +208,28 @@ Result<std::int64_t> ClientApi::queryConsumerOffset(
 }
 
 Status ClientApi::updateConsumerOffset(const QByteArray &addr,
-    const protocol::UpdateConsumerOffsetRequestHeader &header, int timeoutMs)
+    const protocol::UpdateConsumerOffsetRequestHeader &header, int timeoutMs,
+    const QByteArray &brokerName)
 {
-    return expectSuccess(
-        invokeSync(addr, request(toInt(RequestCode::UpdateConsumerOffset), header), timeoutMs))
-        .status();
+    RemotingCommand cmd = request(toInt(RequestCode::UpdateConsumerOffset), header);
+    setBrokerName(cmd, brokerName);
+    return expectSuccess(invokeSync(addr, std::move(cmd), timeoutMs)).status();
 }
 
-void ClientApi::updateConsumerOffsetOneway(
-    const QByteArray &addr, const protocol::UpdateConsumerOffsetRequestHeader &header)
+void ClientApi::updateConsumerOffsetOneway(const QByteArray &addr,
+    const protocol::UpdateConsumerOffsetRequestHeader &header, const QByteArray &brokerName)
 {
-    invokeOneway(addr, request(toInt(RequestCode::UpdateConsumerOffset), header));
+    RemotingCommand cmd = request(toInt(RequestCode::UpdateConsumerOffset), header);
+    setBrokerName(cmd, brokerName);
+    invokeOneway(addr, std::move(cmd));
+}
+
+void ClientApi::setBrokerName(RemotingCommand &cmd, const QByteArray &brokerName)
+{
+    // RocketMQ 4.9.x clients name the target broker in every queue-level request ("bname");
+    // brokers ignore it, but QRocket's frames carry what Java's carry.
+    if (!brokerName.isEmpty())
+        cmd.setExt(QByteArrayLiteral("bname"), brokerName);
 }
 
 Result<std::vector<QByteArray>> ClientApi::getConsumerIdList(
@@ -304,9 +318,9 @@ Status ClientApi::consumerSendMessageBack(const QByteArray &addr, const MessageE
     h.originMsgId = msg.msgId();
     h.originTopic = msg.topic();
     h.maxReconsumeTimes = maxReconsumeTimes;
-    return expectSuccess(
-        invokeSync(addr, request(toInt(RequestCode::ConsumerSendMsgBack), h), timeoutMs))
-        .status();
+    RemotingCommand cmd = request(toInt(RequestCode::ConsumerSendMsgBack), h);
+    setBrokerName(cmd, msg.brokerName());
+    return expectSuccess(invokeSync(addr, std::move(cmd), timeoutMs)).status();
 }
 
 Result<std::set<MessageQueue>> ClientApi::lockBatchMQ(

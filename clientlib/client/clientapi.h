@@ -78,11 +78,16 @@ public:
         Result<RemotingCommand> response, const QByteArray &brokerName);
     /// -1 when the broker has no offset for it (QUERY_NOT_FOUND).
     Result<std::int64_t> queryConsumerOffset(const QByteArray &addr,
-        const protocol::QueryConsumerOffsetRequestHeader &header, int timeoutMs);
+        const protocol::QueryConsumerOffsetRequestHeader &header, int timeoutMs,
+        const QByteArray &brokerName = {});
     Status updateConsumerOffset(const QByteArray &addr,
-        const protocol::UpdateConsumerOffsetRequestHeader &header, int timeoutMs);
-    void updateConsumerOffsetOneway(
-        const QByteArray &addr, const protocol::UpdateConsumerOffsetRequestHeader &header);
+        const protocol::UpdateConsumerOffsetRequestHeader &header, int timeoutMs,
+        const QByteArray &brokerName = {});
+    void updateConsumerOffsetOneway(const QByteArray &addr,
+        const protocol::UpdateConsumerOffsetRequestHeader &header,
+        const QByteArray &brokerName = {});
+    /// Adds 4.9.x's "bname" ext field (the target broker's name) when `brokerName` is set.
+    static void setBrokerName(RemotingCommand &cmd, const QByteArray &brokerName);
     Result<std::vector<QByteArray>> getConsumerIdList(
         const QByteArray &addr, const QByteArray &group, int timeoutMs);
     Result<std::int64_t> getMaxOffset(

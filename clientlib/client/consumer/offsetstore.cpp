@@ -70,8 +70,8 @@ std::int64_t RemoteBrokerOffsetStore::readOffset(const MessageQueue &mq, ReadOff
     h.consumerGroup = m_group;
     h.topic = mq.topic;
     h.queueId = mq.queueId;
-    auto r
-        = m_instance->api().queryConsumerOffset(addr, h, m_instance->config().mqClientApiTimeout);
+    auto r = m_instance->api().queryConsumerOffset(
+        addr, h, m_instance->config().mqClientApiTimeout, mq.brokerName);
     if (!r) {
         qCDebug(lcConsumer, "offset of %s/%d for %s: %s", mq.topic.constData(), mq.queueId,
             m_group.constData(), qPrintable(r.error().message()));
@@ -93,11 +93,11 @@ bool RemoteBrokerOffsetStore::commit(const MessageQueue &mq, std::int64_t offset
     h.queueId = mq.queueId;
     h.commitOffset = offset;
     if (!wait) {
-        m_instance->api().updateConsumerOffsetOneway(addr, h);
+        m_instance->api().updateConsumerOffsetOneway(addr, h, mq.brokerName);
         return true;
     }
-    const Status s
-        = m_instance->api().updateConsumerOffset(addr, h, m_instance->config().mqClientApiTimeout);
+    const Status s = m_instance->api().updateConsumerOffset(
+        addr, h, m_instance->config().mqClientApiTimeout, mq.brokerName);
     if (!s)
         qCWarning(lcConsumer, "committing offset %lld of %s/%d for %s: %s",
             static_cast<long long>(offset), mq.topic.constData(), mq.queueId, m_group.constData(),
