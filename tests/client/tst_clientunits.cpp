@@ -1,0 +1,324 @@
+// The client library's pure parts: queue allocation (the Java client's results), the latency
+// fault table, ProcessQueue's commit offsets, the local offset file (the Java client's JSON),
+// tag expressions, the hash selector (Java's String.hashCode), message properties, and the
+// threads that may be shut down from inside their own tasks.
+
+#include "clientlib/client/consumer/allocate.h"
+#include "clientlib/client/consumer/offsetstore.h"
+#include "clientlib/client/consumer/processqueue.h"
+#include "clientlib/client/producer.h"
+#include "clientlib/client/threads.h"
+#include "clientlib/client/topicpublishinfo.h"
+
+#include <QElapsedTimer>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <atomic>
+#include <map>
+#include <thread>
+
+using namespace qrocket;
+using namespace qrocket::client;
+
+class tst_ClientUnits : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void averagelyMatchesJava();
+    void byCircleAndConsistentHashCoverEveryQueueOnce();
+    void faultTableIsJavas();
+    void faultAvoidanceSkipsAFailedBroker();
+    void processQueueNeverCommitsPastAnInFlightMessage();
+    void processQueueOrderlyCommit();
+    void localOffsetFileIsJavasJson();
+    void tagExpressions();
+    void hashSelectorIsJavas();
+    void messageProperties();
+    void schedulerRunsCancelsAndShutsDownFromInside();
+    void workerPoolShutsDownFromInside();
+};
+
+namespace {
+std::vector<MessageQueue> queues(int brokers, int perBroker)
+{
+    std::vector<MessageQueue> out;
+    for (int b = 0; b < brokers; ++b) {
+        for (int q = 0; q < perBroker; ++q)
+            out.push_back({"T", "broker-" + QByteArray::number(b), q});
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+std::vector<QByteArray> ids(int n)
+{
+    std::vector<QByteArray> out;
+    for (int i = 0; i < n; ++i)
+        out.push_back("10.0.0." + QByteArray::number(i) + "@c");
+    std::sort(out.begin(), out.end());
+    return out;
+}
+} // namespace
+
+void tst_ClientUnits::averagelyMatchesJava()
+{
+    // 8 queues, 3 consumers: Java's AllocateMessageQueueAveragely gives 3, 3, 2 contiguous.
+    const auto all = queues(2, 4);
+    const auto cids = ids(3);
+    const auto a = allocateMessageQueues(AllocateStrategy::Averagely, cids[0], all, cids);
+    const auto b = allocateMessageQueues(AllocateStrategy::Averagely, cids[1], all, cids);
+    const auto c = allocateMessageQueues(AllocateStrategy::Averagely, cids[2], all, cids);
+    QCOMPARE(a.size(), std::size_t(3));
+    QCOMPARE(b.size(), std::size_t(3));
+    QCOMPARE(c.size(), std::size_t(2));
+    QCOMPARE(a.front(), all[0]);
+    QCOMPARE(b.front(), all[3]);
+    QCOMPARE(c.front(), all[6]);
+    // More consumers than queues: the last ones get nothing.
+    const auto many = ids(10);
+    QCOMPARE(allocateMessageQueues(AllocateStrategy::Averagely, many[9], all, many).size(),
+        std::size_t(0));
+    QCOMPARE(allocateMessageQueues(AllocateStrategy::Averagely, many[0], all, many).size(),
+        std::size_t(1));
+    // Not a member: nothing.
+    QVERIFY(allocateMessageQueues(AllocateStrategy::Averagely, "stranger", all, cids).empty());
+}
+
+void tst_ClientUnits::byCircleAndConsistentHashCoverEveryQueueOnce()
+{
+    const auto all = queues(3, 8);
+    for (AllocateStrategy s : {AllocateStrategy::Averagely, AllocateStrategy::AveragelyByCircle,
+             AllocateStrategy::ConsistentHash}) {
+        for (int n : {1, 2, 3, 5, 7, 30}) {
+            const auto cids = ids(n);
+            std::map<MessageQueue, int> owners;
+            for (const QByteArray &id : cids) {
+                for (const MessageQueue &mq : allocateMessageQueues(s, id, all, cids))
+                    ++owners[mq];
+            }
+            QCOMPARE(owners.size(), all.size());
+            for (const auto &[mq, count] : owners)
+                QCOMPARE(count, 1);
+        }
+    }
+    // By circle: queue i to member i % n.
+    const auto cids = ids(2);
+    const auto first
+        = allocateMessageQueues(AllocateStrategy::AveragelyByCircle, cids[0], all, cids);
+    QCOMPARE(first[1], all[2]);
+}
+
+void tst_ClientUnits::faultTableIsJavas()
+{
+    QCOMPARE(FaultTolerance::notAvailableDuration(10), std::int64_t(0));
+    QCOMPARE(FaultTolerance::notAvailableDuration(100), std::int64_t(0));
+    QCOMPARE(FaultTolerance::notAvailableDuration(550), std::int64_t(30000));
+    QCOMPARE(FaultTolerance::notAvailableDuration(1000), std::int64_t(60000));
+    QCOMPARE(FaultTolerance::notAvailableDuration(2000), std::int64_t(120000));
+    QCOMPARE(FaultTolerance::notAvailableDuration(3000), std::int64_t(180000));
+    QCOMPARE(FaultTolerance::notAvailableDuration(15000), std::int64_t(600000));
+}
+
+void tst_ClientUnits::faultAvoidanceSkipsAFailedBroker()
+{
+    protocol::TopicRouteData route;
+    for (const char *b : {"broker-a", "broker-b"}) {
+        protocol::BrokerData bd;
+        bd.brokerName = b;
+        bd.brokerAddrs[0] = "127.0.0.1:1";
+        route.brokerDatas.push_back(bd);
+        protocol::QueueData qd;
+        qd.brokerName = b;
+        qd.readQueueNums = qd.writeQueueNums = 4;
+        qd.perm = 6;
+        route.queueDatas.push_back(qd);
+    }
+    auto info = TopicPublishInfo::fromRoute("T", route);
+    QCOMPARE(info->queues.size(), std::size_t(8));
+    FaultTolerance faults;
+    faults.update("broker-b", 3000, true);
+    QVERIFY(!faults.isAvailable("broker-b"));
+    for (int i = 0; i < 20; ++i)
+        QCOMPARE(faults.select(*info, QByteArray(), true).brokerName, QByteArray("broker-a"));
+    // Without fault avoidance a retry only avoids the last broker.
+    QCOMPARE(faults.select(*info, "broker-a", false).brokerName, QByteArray("broker-b"));
+    // Everything failed: still a queue (the broker back first).
+    faults.update("broker-a", 15000, false);
+    QVERIFY(!faults.select(*info, QByteArray(), true).brokerName.isEmpty());
+    // An auto-create route caps the queues per broker.
+    QCOMPARE(TopicPublishInfo::fromRoute("T", route, 2)->queues.size(), std::size_t(4));
+}
+
+namespace {
+MessageExt at(std::int64_t offset)
+{
+    protocol::MessageRecordInput in;
+    in.topic = "T";
+    in.body = "x";
+    protocol::MessageRecordView v;
+    const QByteArray rec = protocol::encodeRecord(in, offset, offset * 100, 1);
+    protocol::decodeRecord(rec, v, false);
+    return MessageExt::fromRecord(v, "b").value();
+}
+} // namespace
+
+void tst_ClientUnits::processQueueNeverCommitsPastAnInFlightMessage()
+{
+    ProcessQueue pq;
+    pq.putMessages({at(10), at(11), at(12), at(13)});
+    QCOMPARE(pq.messageCount(), std::int64_t(4));
+    QCOMPARE(pq.maxSpan(), std::int64_t(3));
+    // 11 and 13 done, 10 and 12 still running: commit 10.
+    QCOMPARE(pq.removeMessages({at(11), at(13)}), std::int64_t(10));
+    QCOMPARE(pq.removeMessages({at(10)}), std::int64_t(12));
+    QCOMPARE(pq.removeMessages({at(12)}), std::int64_t(14)); // all done: one past the highest
+    QCOMPARE(pq.removeMessages({at(12)}), std::int64_t(-1));
+}
+
+void tst_ClientUnits::processQueueOrderlyCommit()
+{
+    ProcessQueue pq;
+    QVERIFY(pq.putMessages({at(0), at(1), at(2)})); // idle -> dispatch
+    QVERIFY(!pq.putMessages({at(3)})); // already dispatched
+    auto first = pq.takeMessages(2);
+    QCOMPARE(first.size(), std::size_t(2));
+    QCOMPARE(first[0].queueOffset(), std::int64_t(0));
+    pq.makeMessagesToConsumeAgain(first); // suspended: same ones again
+    auto again = pq.takeMessages(2);
+    QCOMPARE(again[0].queueOffset(), std::int64_t(0));
+    QCOMPARE(pq.commit(), std::int64_t(2));
+    auto rest = pq.takeMessages(10);
+    QCOMPARE(rest.size(), std::size_t(2));
+    QCOMPARE(pq.commit(), std::int64_t(4));
+    QVERIFY(pq.takeMessages(10).empty()); // idle again
+    QVERIFY(pq.putMessages({at(4)}));
+}
+
+void tst_ClientUnits::localOffsetFileIsJavasJson()
+{
+    // What the Java client writes (fastjson, MessageQueue objects as keys).
+    const QByteArray java
+        = "{\"offsetTable\":{{\"brokerName\":\"broker-a\",\"queueId\":1,\"topic\":\"T\"}:42,"
+          "{\"brokerName\":\"broker-a\",\"queueId\":0,\"topic\":\"T\"}:7}}";
+    auto table = LocalFileOffsetStore::decode(java);
+    QVERIFY(table);
+    QCOMPARE(table->size(), std::size_t(2));
+    QCOMPARE(table->at(MessageQueue {"T", "broker-a", 1}), std::int64_t(42));
+    const QByteArray ours = LocalFileOffsetStore::encode(*table);
+    QCOMPARE(LocalFileOffsetStore::decode(ours).value(), *table);
+    QVERIFY(ours.contains("{\"brokerName\":\"broker-a\",\"queueId\":0,\"topic\":\"T\"}:7"));
+    QVERIFY(!LocalFileOffsetStore::decode("{\"offsetTable\":3}"));
+    QVERIFY(!LocalFileOffsetStore::decode("not json"));
+    // Through the file, with the path the Java client uses.
+    QTemporaryDir dir;
+    {
+        LocalFileOffsetStore store(dir.path(), "10.0.0.1@DEFAULT", "G");
+        QCOMPARE(store.path(), dir.path() + QStringLiteral("/10.0.0.1@DEFAULT/G/offsets.json"));
+        store.updateOffset({"T", "b", 0}, 5, false);
+        store.updateOffset({"T", "b", 0}, 3, true); // increase only: stays 5
+        store.persistAll({}, true);
+    }
+    LocalFileOffsetStore again(dir.path(), "10.0.0.1@DEFAULT", "G");
+    QVERIFY(again.load().isOk());
+    QCOMPARE(again.readOffset({"T", "b", 0}, ReadOffsetType::Store), std::int64_t(5));
+    QCOMPARE(again.readOffset({"T", "b", 1}, ReadOffsetType::Store), std::int64_t(-1));
+}
+
+void tst_ClientUnits::tagExpressions()
+{
+    QVERIFY(parseTagExpression("*").empty());
+    QVERIFY(parseTagExpression("").empty());
+    QCOMPARE(parseTagExpression(" TagA || TagB ||  "), (std::vector<QByteArray> {"TagA", "TagB"}));
+}
+
+void tst_ClientUnits::hashSelectorIsJavas()
+{
+    // Java: Math.abs("order-42".hashCode()) % 8.
+    std::vector<MessageQueue> qs;
+    for (int i = 0; i < 8; ++i)
+        qs.push_back({"T", "b", i});
+    const int javaHash = 1234255197; // "order-42".hashCode() (positive)
+    QCOMPARE(selectors::byHash("order-42")(qs, Message()).queueId, javaHash % 8);
+    QVERIFY(selectors::byHash("x")({}, Message()).topic.isEmpty());
+}
+
+void tst_ClientUnits::messageProperties()
+{
+    Message m("T", "TagA", "k1", "body");
+    m.setKeys(std::vector<QByteArray> {"a", "", "b"});
+    QCOMPARE(m.keys(), QByteArray("a b"));
+    QCOMPARE(m.tags(), QByteArray("TagA"));
+    m.setDelayTimeLevel(3);
+    QCOMPARE(m.delayTimeLevel(), 3);
+    m.setDelayTimeLevel(0);
+    QCOMPARE(m.property("DELAY"), QByteArray());
+    QVERIFY(m.waitStoreMsgOK());
+    m.setWaitStoreMsgOK(false);
+    QVERIFY(!m.waitStoreMsgOK());
+    m.setProperty("user", "v");
+    m.setProperty("user", QByteArray());
+    QVERIFY(m.property("user").isEmpty());
+}
+
+void tst_ClientUnits::schedulerRunsCancelsAndShutsDownFromInside()
+{
+    Scheduler s("tst-sched");
+    std::atomic<int> ran {0};
+    s.schedule(std::chrono::milliseconds(10), [&] { ++ran; });
+    const auto cancelled = s.schedule(std::chrono::milliseconds(50), [&] { ran += 100; });
+    s.cancel(cancelled);
+    std::atomic<int> periodic {0};
+    const auto every = s.scheduleWithFixedDelay(
+        std::chrono::milliseconds(0), std::chrono::milliseconds(5), [&] { ++periodic; });
+    QTRY_VERIFY_WITH_TIMEOUT(ran.load() == 1 && periodic.load() >= 3, 3000);
+    s.cancel(every);
+    QTest::qWait(100);
+    QCOMPARE(ran.load(), 1);
+    // Shut down (and destroyed) from inside one of its own tasks.
+    auto inner
+        = std::make_shared<std::unique_ptr<Scheduler>>(std::make_unique<Scheduler>("tst-self"));
+    std::atomic<bool> done {false};
+    (*inner)->post([inner, &done] {
+        inner->reset();
+        done = true;
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(done.load(), 3000);
+    QCOMPARE(s.schedule(std::chrono::milliseconds(0), [] {}) != 0, true);
+    s.shutdown();
+    QCOMPARE(s.post([] {}), Scheduler::TaskId(0));
+}
+
+void tst_ClientUnits::workerPoolShutsDownFromInside()
+{
+    auto pool = std::make_shared<std::unique_ptr<WorkerPool>>(
+        std::make_unique<WorkerPool>("tst-pool", 3));
+    std::atomic<int> ran {0};
+    for (int i = 0; i < 10; ++i)
+        (*pool)->execute([&] { ++ran; });
+    QTRY_VERIFY_WITH_TIMEOUT(ran.load() == 10, 3000);
+    std::atomic<bool> done {false};
+    (*pool)->execute([pool, &done] {
+        pool->reset(); // destroys the pool from one of its own threads
+        done = true;
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(done.load(), 3000);
+    // A pool whose task hangs: shutdown returns within its timeout.
+    WorkerPool slow("tst-slow", 1);
+    std::atomic<bool> release {false};
+    slow.execute([&] {
+        while (!release)
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    });
+    QTest::qWait(20);
+    QElapsedTimer t;
+    t.start();
+    slow.shutdown(std::chrono::milliseconds(200));
+    QVERIFY(t.elapsed() < 1500);
+    QVERIFY(!slow.execute([] {}));
+    release = true;
+    QTest::qWait(50);
+}
+
+QTEST_GUILESS_MAIN(tst_ClientUnits)
+#include "tst_clientunits.moc"
