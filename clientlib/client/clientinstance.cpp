@@ -433,6 +433,8 @@ void ClientInstance::storeRoute(const QByteArray &topic, const protocol::TopicRo
         std::lock_guard lock(d->mutex);
         Private::RouteEntry &e = d->routes[topic];
         changed = !(e.route == route) || !e.publish;
+        if (e.publish) // the round robin goes on where it was, across refreshes
+            publish->sendWhichQueue = e.publish->sendWhichQueue.load();
         e.route = route;
         e.publish = std::move(publish);
         e.subscribe = subscribe;
@@ -746,8 +748,11 @@ Status ClientInstance::sendHeartbeatToAllBrokers(bool wait)
 
 void ClientInstance::rebalanceImmediately()
 {
-    if (d->rebalancePosted.exchange(true))
+    if (d->rebalancePosted.exchange(true)) {
+        qCDebug(lcClient, "rebalance already pending");
         return;
+    }
+    qCDebug(lcClient, "rebalance posted");
     std::weak_ptr<ClientInstance> weak = weak_from_this();
     m_rebalancer->post([weak] {
         auto self = weak.lock();

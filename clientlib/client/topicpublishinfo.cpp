@@ -2,6 +2,8 @@
 
 #include "clientlib/client/threads.h"
 
+#include <QRandomGenerator>
+
 #include <algorithm>
 #include <array>
 
@@ -36,6 +38,9 @@ std::shared_ptr<TopicPublishInfo> TopicPublishInfo::fromRoute(
 {
     auto info = std::make_shared<TopicPublishInfo>();
     info->route = route;
+    // Java's ThreadLocalIndex starts at a random value: the first queue does not take every
+    // producer's first message.
+    info->sendWhichQueue = QRandomGenerator::global()->generate();
     std::vector<protocol::QueueData> queueDatas = route.queueDatas;
     std::sort(queueDatas.begin(), queueDatas.end(),
         [](const auto &a, const auto &b) { return a.brokerName < b.brokerName; });

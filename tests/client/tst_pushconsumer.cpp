@@ -29,6 +29,7 @@ private slots:
     void retryThenDeadLetterQueue();
     void delayLevelDeliversOnTime();
     void orderlyKeepsPerKeyOrder();
+    void orderlyKeepsOrderAcrossARebalance();
     void sqlSelectorFilters();
     void offsetsResumeAfterRestart();
     void shutdownAndDestroyFromListener();
@@ -82,6 +83,8 @@ PushConsumerOptions tst_PushConsumer::options(
     o.consumeFromWhere = ConsumeFromWhere::ConsumeFromFirstOffset;
     o.consumeThreadMin = o.consumeThreadMax = 4;
     o.brokerSuspendMaxTimeMillis = 2000;
+    // A held pull the broker never answers is given up and sent again after this long.
+    o.consumerTimeoutMillisWhenSuspend = 5000;
     return o;
 }
 
@@ -318,6 +321,74 @@ void tst_PushConsumer::orderlyKeepsPerKeyOrder()
             QCOMPARE(seq[static_cast<std::size_t>(i)], i);
     }
     QCOMPARE(concurrentOnQueue.load(), 0);
+}
+
+void tst_PushConsumer::orderlyKeepsOrderAcrossARebalance()
+{
+    createTopic(QStringLiteral("OrderRebalance"), 4); // 8 queues over 2 brokers
+    std::mutex mutex;
+    std::map<QByteArray, std::vector<int>> seen; // per key, in processing order, group-wide
+    std::atomic<int> total {0};
+    auto listener = [&](const std::vector<MessageExt> &msgs, ConsumeOrderlyContext &) {
+        QThread::usleep(300);
+        std::lock_guard lock(mutex);
+        for (const MessageExt &m : msgs) {
+            const QList<QByteArray> parts = m.body().split(':');
+            seen[parts[0]].push_back(parts[1].toInt());
+            ++total;
+        }
+        return ConsumeOrderlyStatus::Success;
+    };
+    PushConsumer a(options("tst_orderly_rebalance", "orderA"));
+    a.subscribe("OrderRebalance");
+    a.registerMessageListener(OrderlyListener(listener));
+    QVERIFY(a.start().isOk());
+    std::unique_ptr<PushConsumer> b;
+    const char *keys[] = {"k1", "k2", "k3", "k4", "k5", "k6"};
+    for (int i = 0; i < 60; ++i) {
+        for (const char *key : keys)
+            QVERIFY_OK(m_producer->sendSync(
+                Message("OrderRebalance", QByteArray(key) + ':' + QByteArray::number(i)),
+                selectors::byHash(key)));
+        if (i == 20) {
+            // A second member joins mid-stream: queues move from A to B.
+            b = std::make_unique<PushConsumer>(options("tst_orderly_rebalance", "orderB"));
+            b->subscribe("OrderRebalance");
+            b->registerMessageListener(OrderlyListener(listener));
+            QVERIFY(b->start().isOk());
+        }
+        QTest::qWait(5);
+    }
+    QVERIFY(waitFor(
+        [&] {
+            std::lock_guard lock(mutex);
+            for (const char *key : keys) {
+                if (seen[key].empty() || seen[key].back() != 59)
+                    return false;
+            }
+            return true;
+        },
+        30000));
+    QVERIFY(!b->assignedQueues().empty());
+    std::lock_guard lock(mutex);
+    int redelivered = 0;
+    for (const auto &[key, seq] : seen) {
+        // Never out of order: a redelivery may repeat the last message, never go back further.
+        int highest = -1;
+        for (int v : seq) {
+            QVERIFY2(v >= highest - 1 && v <= highest + 1,
+                qPrintable(QStringLiteral("%1: %2 after %3")
+                               .arg(QString::fromLatin1(key))
+                               .arg(v)
+                               .arg(highest)));
+            if (v <= highest)
+                ++redelivered;
+            highest = std::max(highest, v);
+        }
+        QCOMPARE(highest, 59);
+    }
+    qInfo(
+        "orderly across a rebalance: %d deliveries of 360, %d repeated", total.load(), redelivered);
 }
 
 void tst_PushConsumer::sqlSelectorFilters()

@@ -285,9 +285,19 @@ std::vector<QByteArray> PushConsumerImpl::subscribedTopics() const
 void PushConsumerImpl::updateTopicSubscribeInfo(
     const QByteArray &topic, const std::vector<MessageQueue> &queues)
 {
-    std::lock_guard lock(m_mutex);
-    if (m_subscriptions.count(topic))
-        m_topicQueues[topic] = queues;
+    bool changed = false;
+    {
+        std::lock_guard lock(m_mutex);
+        if (!m_subscriptions.count(topic))
+            return;
+        auto &known = m_topicQueues[topic];
+        changed = known != queues;
+        known = queues;
+    }
+    // Java waits for the next 20 s rebalance; a queue that appears (a new broker, the retry
+    // topic's first route) is taken at once here.
+    if (changed && m_started && m_instance)
+        m_instance->rebalanceImmediately();
 }
 
 void PushConsumerImpl::persistConsumerOffset()
@@ -341,9 +351,13 @@ void PushConsumerImpl::rebalanceTopic(const QByteArray &topic)
         if (it != m_topicQueues.end())
             all = it->second;
     }
+    qCDebug(lcConsumer, "rebalance %s/%s: %zu queues known", m_options.group.constData(),
+        topic.constData(), all.size());
     if (all.empty()) {
         auto queues = m_instance->subscribeQueues(topic);
         if (!queues) {
+            qCDebug(lcConsumer, "rebalance %s/%s: no route: %s", m_options.group.constData(),
+                topic.constData(), qPrintable(queues.error().message()));
             if (!isRetryTopic(topic))
                 qCWarning(lcConsumer, "rebalance %s: no route for topic %s: %s",
                     m_options.group.constData(), topic.constData(),
@@ -400,13 +414,17 @@ bool PushConsumerImpl::updateProcessQueueTable(
         }
     }
     for (auto &[mq, pq] : removed) {
+        qCDebug(lcConsumer, "rebalance %s: %s/%s/%d given up", m_options.group.constData(),
+            mq.topic.constData(), mq.brokerName.constData(), mq.queueId);
         pq->dropped = true;
         removeUnnecessaryQueue(mq, pq);
         changed = true;
     }
     const bool lockFirst = orderly() && m_options.messageModel == MessageModel::Clustering;
+    bool lockMissed = false;
     for (const MessageQueue &mq : toAdd) {
         if (lockFirst && !lockQueue(mq)) {
+            lockMissed = true;
             qCInfo(lcConsumer, "rebalance %s: %s/%s/%d is still locked by another consumer",
                 m_options.group.constData(), mq.topic.constData(), mq.brokerName.constData(),
                 mq.queueId);
@@ -438,6 +456,15 @@ bool PushConsumerImpl::updateProcessQueueTable(
         request.nextOffset = offset;
         request.previouslyLocked = lockFirst;
         executePullLater(std::move(request), 0);
+    }
+    if (lockMissed && m_pullScheduler) {
+        // Its previous owner still holds the queue (it unlocks once its last message is
+        // consumed): try again in a second rather than at the next 20 s rebalance.
+        std::weak_ptr<ClientInstance> weak = m_instance;
+        m_pullScheduler->schedule(milliseconds(1000), [weak] {
+            if (auto instance = weak.lock())
+                instance->rebalanceImmediately();
+        });
     }
     return changed;
 }
@@ -677,10 +704,16 @@ void PushConsumerImpl::executePull(PullRequest request)
     h.subVersion = sub.subVersion;
     h.expressionType = sub.expressionType;
     h.brokerName = request.mq.brokerName;
+    qCDebug(lcConsumer, "pulling %s/%s/%d at %lld from %s", request.mq.topic.constData(),
+        request.mq.brokerName.constData(), request.mq.queueId,
+        static_cast<long long>(request.nextOffset), broker->address.constData());
     std::weak_ptr<PushConsumerImpl> weak = weak_from_this();
     m_instance->api().pullMessageAsync(broker->address, request.mq.brokerName, h,
         m_options.consumerTimeoutMillisWhenSuspend, [weak, request](Result<PullResult> r) mutable {
             // I/O thread: straight to the pull thread.
+            qCDebug(lcConsumer, "pull answer %s/%d at %lld: %s", request.mq.topic.constData(),
+                request.mq.queueId, static_cast<long long>(request.nextOffset),
+                r ? pullStatusName(r->status) : qPrintable(r.error().message()));
             auto self = weak.lock();
             if (!self || self->m_stopping)
                 return;
@@ -771,6 +804,10 @@ void PushConsumerImpl::onPullResult(PullRequest request, Result<PullResult> resu
     }
     case PullStatus::NoNewMsg:
     case PullStatus::NoMatchedMsg:
+        qCDebug(lcConsumer, "pull %s/%s/%d at %lld: %s, next %lld", request.mq.topic.constData(),
+            request.mq.brokerName.constData(), request.mq.queueId,
+            static_cast<long long>(request.nextOffset), pullStatusName(pull.status),
+            static_cast<long long>(pull.nextBeginOffset));
         request.nextOffset = pull.nextBeginOffset;
         if (request.pq->messageCount() == 0)
             m_offsets->updateOffset(request.mq, request.nextOffset, true);
@@ -873,21 +910,30 @@ QByteArray PushConsumerImpl::runningInfoJson()
     prop("PROP_CONSUME_TYPE", "CONSUME_PASSIVELY");
     prop("PROP_NAMESERVER_ADDR", m_instance->config().resolvedNamesrvAddr());
     prop("PROP_THREADPOOL_CORE_SIZE", QByteArray::number(m_options.consumeThreadMin));
+    prop("adjustThreadPoolNumsThreshold", "100000");
     prop("allocateMessageQueueStrategy", allocateStrategyName(m_options.allocateStrategy));
+    prop("awaitTerminationMillisWhenShutdown",
+        QByteArray::number(m_options.awaitTerminationMillisWhenShutdown));
     prop("consumeConcurrentlyMaxSpan", QByteArray::number(m_options.consumeConcurrentlyMaxSpan));
     prop("consumeFromWhere", protocol::consumeFromWhereName(m_options.consumeFromWhere));
     prop("consumeMessageBatchMaxSize", QByteArray::number(m_options.consumeMessageBatchMaxSize));
     prop("consumeThreadMax", QByteArray::number(m_options.consumeThreadMax));
     prop("consumeThreadMin", QByteArray::number(m_options.consumeThreadMin));
+    prop("consumeTimeout", "15");
+    prop("consumeTimestamp", m_options.consumeTimestamp);
     prop("consumerGroup", m_options.group);
     prop("maxReconsumeTimes", QByteArray::number(maxReconsumeTimes()));
     prop("messageModel", protocol::messageModelName(m_options.messageModel));
     prop("pullBatchSize", QByteArray::number(m_options.pullBatchSize));
     prop("pullInterval", QByteArray::number(m_options.pullInterval));
     prop("pullThresholdForQueue", QByteArray::number(m_options.pullThresholdForQueue));
+    prop("postSubscriptionWhenPull", m_options.postSubscriptionWhenPull ? "true" : "false");
+    prop("pullThresholdForTopic", "-1");
     prop("pullThresholdSizeForQueue", QByteArray::number(m_options.pullThresholdSizeForQueue));
+    prop("pullThresholdSizeForTopic", "-1");
     prop("suspendCurrentQueueTimeMillis",
         QByteArray::number(m_options.suspendCurrentQueueTimeMillis));
+    prop("unitMode", "false");
     w.endObject();
     w.key("statusTable").beginObject();
     const double seconds = std::max<double>(1.0, (currentTimeMillis() - m_startTimestamp) / 1000.0);

@@ -76,5 +76,10 @@ int main(int argc, char *argv[])
     for (int i = 0; i < 900 && listener.checks.load() == 0; ++i)
         QThread::msleep(100);
     producer.shutdown();
+    if (listener.checks.load() == 0) {
+        std::fprintf(
+            stderr, "the broker did not check back on the unknown transaction within 90 s\n");
+        return 1;
+    }
     return 0;
 }
