@@ -5,6 +5,8 @@
 #include <QNetworkInterface>
 
 #include <chrono>
+#include <map>
+#include <mutex>
 
 namespace qrocket::client {
 
@@ -24,16 +26,21 @@ QByteArray ClientConfig::resolvedInstanceName() const
 {
     if (instanceName != "DEFAULT" || !instanceNameToPid)
         return instanceName;
-    // One value per process: objects that keep the default share one ClientInstance, as in Java
-    // (where changeInstanceNameToPID runs once per object but yields the pid for all of them).
-    static const QByteArray pidName = [] {
+    // One value per process and name-server list: objects that keep the default share one
+    // ClientInstance per cluster (Java 4.9.7 gives each object its own), and objects talking to
+    // different clusters never share one by accident.
+    static std::mutex mutex;
+    static std::map<QByteArray, QByteArray> names;
+    std::lock_guard lock(mutex);
+    QByteArray &name = names[resolvedNamesrvAddr()];
+    if (name.isEmpty()) {
         const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
             std::chrono::steady_clock::now().time_since_epoch())
                                .count();
-        return QByteArray::number(QCoreApplication::applicationPid()) + '#'
+        name = QByteArray::number(QCoreApplication::applicationPid()) + '#'
             + QByteArray::number(static_cast<qint64>(nanos));
-    }();
-    return pidName;
+    }
+    return name;
 }
 
 QByteArray ClientConfig::buildClientId() const

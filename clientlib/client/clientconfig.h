@@ -5,8 +5,8 @@
 //
 // The client id is "<clientIP>@<instanceName>[@<unitName>]"; an instance name of "DEFAULT" is
 // replaced by "<pid>#<nanoTime>" as the Java client does, so two processes on one host never
-// share an id. Objects with equal client ids share one ClientInstance (one connection per
-// broker, one set of timers).
+// share an id. Objects with equal client ids and name servers share one ClientInstance (one
+// connection per broker, one set of timers); the default name is one per process and cluster.
 
 #include "clientlib/protocol/remotingcommand.h"
 
@@ -40,7 +40,8 @@ struct ClientConfig
     QByteArray resolvedNamesrvAddr() const;
     /// clientIP, or the detected address.
     QByteArray resolvedClientIP() const;
-    /// The instance name with "DEFAULT" replaced by "<pid>#<nanoTime>" (stable per object).
+    /// The instance name with "DEFAULT" replaced by "<pid>#<nanoTime>" (one per process and
+    /// name-server list, so objects of one cluster share an instance and two clusters never do).
     QByteArray resolvedInstanceName() const;
     QByteArray buildClientId() const;
 

@@ -102,7 +102,9 @@ struct ClientInstance::Private
 
 std::shared_ptr<ClientInstance> ClientInstance::acquire(const ClientConfig &config)
 {
-    const QByteArray id = config.buildClientId();
+    // Keyed by the name servers too: an explicit instance name used for two clusters gives two
+    // instances, never one that talks to the wrong cluster.
+    const QByteArray id = config.buildClientId() + '|' + config.resolvedNamesrvAddr();
     Registry &r = registry();
     std::lock_guard lock(r.mutex);
     for (auto it = r.instances.begin(); it != r.instances.end();) {
