@@ -5,6 +5,7 @@
 #include "broker/filter/sqlfiltercache.h"
 #include "broker/ha/haclient.h"
 #include "broker/ha/haservice.h"
+#include "broker/ha/slavesynchronize.h"
 #include "broker/logging.h"
 #include "broker/longpolling/pullrequestholdservice.h"
 #include "broker/managers/brokerstats.h"
@@ -187,6 +188,8 @@ Status BrokerController::initialize()
                 return fixed.isEmpty() ? registrar->masterHaServerAddr() : fixed;
             });
         m_ctx.haClient = m_haClient.get();
+        m_slaveSync = std::make_unique<ha::SlaveSynchronize>(
+            m_ctx, [registrar = m_registrar.get()] { return registrar->masterAddr(); });
     }
     m_initialized = true;
     return {};
@@ -287,6 +290,14 @@ Status BrokerController::start()
         brokerAddr, m_config.brokerIP2.toUtf8() + ':' + QByteArray::number(haPort));
     if (m_haClient)
         m_haClient->start();
+    if (m_slaveSync) {
+        m_slaveSyncTimer.setInterval(3s);
+        connect(&m_slaveSyncTimer, &QTimer::timeout, this, [this] {
+            m_slaveSyncTimer.setInterval(10s);
+            m_slaveSync->syncAll();
+        });
+        m_slaveSyncTimer.start();
+    }
     m_pullHold->start();
 #ifdef QROCKET_HAVE_SCHEDULE
     static_cast<ScheduleMessageService *>(m_schedule.get())->start();
@@ -407,8 +418,10 @@ void BrokerController::shutdown()
     }
     m_shutdown = true;
     for (QTimer *t : {&m_registerTimer, &m_offsetTimer, &m_delayOffsetTimer, &m_clientScanTimer,
-             &m_statsSampleTimer, &m_statsMorningTimer})
+             &m_statsSampleTimer, &m_statsMorningTimer, &m_slaveSyncTimer})
         t->stop();
+    if (m_slaveSync)
+        m_slaveSync->shutdown();
     if (m_started)
         m_registrar->unregisterBrokerAll(3000);
     m_registrar->shutdown();

@@ -6,7 +6,8 @@
 // the housekeeping timers (registration every registerNameServerPeriod, consumer offsets every
 // flushConsumerOffsetInterval, delay offsets every flushDelayOffsetInterval, stale client channels
 // every 10 s), and replication: a master runs the HA server on haListenPort (listenPort + 1; a
-// free port when listenPort is 0), a slave the HA client that follows its master.
+// free port when listenPort is 0), a slave the HA client that follows its master and the
+// metadata sync from it (topics, subscription groups, consumer and delay offsets).
 //
 //   BrokerController controller(brokerConfig, storeConfig);   // both already validated
 //   if (Status st = controller.initialize(); !st) ...        // loads config files, opens store
@@ -49,6 +50,7 @@ namespace qrocket::broker {
 namespace ha {
 class HAClient;
 class HAService;
+class SlaveSynchronize;
 } // namespace ha
 
 class BrokerConfiguration;
@@ -139,6 +141,7 @@ private:
     std::unique_ptr<storage::MessageStore> m_store;
     std::unique_ptr<ha::HAService> m_haService; // masters
     std::unique_ptr<ha::HAClient> m_haClient; // slaves
+    std::unique_ptr<ha::SlaveSynchronize> m_slaveSync; // slaves
     std::unique_ptr<NamesrvRegistrar> m_registrar;
     std::unique_ptr<BrokerConfiguration> m_configuration;
     std::unique_ptr<BrokerStats> m_stats;
@@ -160,6 +163,7 @@ private:
     QTimer m_clientScanTimer;
     QTimer m_statsSampleTimer; // every second (StoreStatsService sampling)
     QTimer m_statsMorningTimer; // at each local midnight (BrokerStats.record)
+    QTimer m_slaveSyncTimer; // slaves: 3 s after start, then every 10 s (RocketMQ 4.9.7)
     std::atomic<bool> m_registerPending {false};
     bool m_initialized = false;
     bool m_started = false;

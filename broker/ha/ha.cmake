@@ -3,4 +3,5 @@ set(QROCKET_BROKER_HA_SOURCES
     ha/hasocket.cpp
     ha/haservice.cpp
     ha/haclient.cpp
+    ha/slavesynchronize.cpp
 )

@@ -322,9 +322,7 @@ void HAService::acceptLoop()
             m_connections.push_back(c);
         }
         // Counted on accept, as RocketMQ does: SYNC_MASTER puts wait for it from now on.
-        const int live = m_live.fetch_add(1) + 1;
-        if (storage::GroupTransferService *t = m_store.groupTransfer())
-            t->setSlaveConnections(live);
+        countConnection(+1);
         c->start();
     }
 }
@@ -349,7 +347,14 @@ void HAService::reap(bool all)
 
 void HAService::connectionClosed()
 {
-    const int live = m_live.fetch_sub(1) - 1;
+    countConnection(-1);
+}
+
+void HAService::countConnection(int delta)
+{
+    // Under the lock: the store's count never goes back to an older value.
+    std::lock_guard lock(m_countMutex);
+    const int live = m_live.fetch_add(delta) + delta;
     if (storage::GroupTransferService *t = m_store.groupTransfer())
         t->setSlaveConnections(live);
 }

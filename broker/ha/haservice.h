@@ -84,6 +84,7 @@ private:
     void reap(bool all);
     void notifyTransferSome(std::int64_t offset);
     void connectionClosed();
+    void countConnection(int delta);
     /// Writer side: sleeps up to `timeoutMs` unless wakeup(), `closed`, or (next >= 0) the
     /// store already has bytes at `next`.
     void waitForData(int timeoutMs, const std::atomic<bool> &closed, std::int64_t next);
@@ -102,6 +103,7 @@ private:
 
     mutable std::mutex m_connectionsMutex; // guards m_connections
     std::vector<std::shared_ptr<HAConnection>> m_connections;
+    std::mutex m_countMutex; // orders the updates of m_live and the store's count
     std::atomic<int> m_live {0};
     std::atomic<std::int64_t> m_push2SlaveMax {0};
 

@@ -29,6 +29,7 @@ private Q_SLOTS:
     void slaveRestartedUnderLoadCatchesUp();
     void slaveAheadOfMasterIsRefused();
     void badInputOnHaPort();
+    void slaveServesConsumersWhenMasterDies();
 
 private:
     struct Pair
@@ -317,6 +318,79 @@ void tst_HaReplication::badInputOnHaPort()
     QCOMPARE(p.slave.stop(), 0);
     QCOMPARE(p.master.stop(), 0);
     verifyNoSanitizerReport(p.master);
+}
+
+void tst_HaReplication::slaveServesConsumersWhenMasterDies()
+{
+    // The slave learns its master from the name server here, and syncs its metadata from it.
+    DaemonProcess namesrv(QStringLiteral("qrocket-namesrv"));
+    QVERIFY(QDir().mkpath(m_dir.filePath(QStringLiteral("ns"))));
+    const quint16 nsPort = startNamesrv(namesrv, m_dir.filePath(QStringLiteral("ns")));
+    QVERIFY2(nsPort != 0, qPrintable(namesrv.error()));
+    const QByteArray ns = "namesrvAddr=127.0.0.1:" + QByteArray::number(nsPort) + '\n';
+    Pair p;
+    p.role = "ASYNC_MASTER";
+    p.masterExtra = ns;
+    QVERIFY(startMaster(p));
+    const quint16 masterPort = p.masterPort;
+    p.masterPort = 0; // no haMasterAddress: the registration answer gives it
+    QVERIFY(startSlave(p, ns + "slaveReadEnable=true\nregisterNameServerPeriod=10000\n"));
+    p.masterPort = masterPort;
+    for (int i = 0; i < 20; ++i)
+        QCOMPARE(call(m_client, p.masterPort, sendV2("HaFail", 0, "m-" + num(i))).code, 0);
+    const Ext offsetKey {{"consumerGroup", "G_fail"}, {"topic", "HaFail"}, {"queueId", "0"}};
+    QCOMPARE(call(m_client, p.masterPort,
+                 request(15,
+                     {{"consumerGroup", "G_fail"}, {"topic", "HaFail"}, {"queueId", "0"},
+                         {"commitOffset", "7"}}))
+                 .code,
+        0);
+    QVERIFY(waitCaughtUp(p, 15000));
+    // The master's runtime info shows its slave, acknowledged and not behind.
+    QTRY_COMPARE_WITH_TIMEOUT(runtimeLong(m_client, p.masterPort, "slaveFallBehindMuch"), 0, 5000);
+    const auto info = runtimeInfo(m_client, p.masterPort);
+    QCOMPARE(info.at("haConnectionCount"), QByteArray("1"));
+    QCOMPARE(info.at("brokerRole"), QByteArray("ASYNC_MASTER"));
+    int slaveKeys = 0;
+    for (const auto &[k, v] : info)
+        if (k.startsWith("haSlaveLag_") && v == "0")
+            ++slaveKeys;
+    QCOMPARE(slaveKeys, 1);
+    const auto slaveInfo = runtimeInfo(m_client, p.slavePort);
+    QCOMPARE(slaveInfo.at("brokerRole"), QByteArray("SLAVE"));
+    QCOMPARE(slaveInfo.at("haMasterAddress"), "127.0.0.1:" + QByteArray::number(p.masterPort + 1));
+    QCOMPARE(slaveInfo.at("haMasterConnected"), QByteArray("true"));
+    // Topic and consumer offset arrive with the slave sync (3 s after start, then every 10 s).
+    QTRY_COMPARE_WITH_TIMEOUT(
+        call(m_client, p.slavePort, request(14, offsetKey)).extLong("offset").value_or(-1),
+        std::int64_t(7), 20000);
+    // A send to the slave is refused with RocketMQ's code (SERVICE_NOT_AVAILABLE).
+    QCOMPARE(call(m_client, p.slavePort, sendV2("HaFail", 0, "to-slave")).code, 14);
+
+    p.master.kill();
+    // The consumer carries on from the slave, at its committed offset.
+    QCOMPARE(call(m_client, p.slavePort, request(14, offsetKey)).extLong("offset").value_or(-1),
+        std::int64_t(7));
+    const RemotingCommand pulled = call(m_client, p.slavePort,
+        request(11,
+            {{"consumerGroup", "G_fail"}, {"topic", "HaFail"}, {"queueId", "0"},
+                {"queueOffset", "7"}, {"maxMsgNums", "32"}, {"sysFlag", "4"}, {"commitOffset", "0"},
+                {"suspendTimeoutMillis", "0"}, {"subscription", "*"}, {"subVersion", "0"}}));
+    QCOMPARE(pulled.code, 0);
+    const auto recs = records(pulled.body);
+    QCOMPARE(recs.size(), size_t(13));
+    QCOMPARE(QByteArray(recs.front().body.toByteArray()), QByteArray("m-7"));
+    QCOMPARE(QByteArray(recs.back().body.toByteArray()), QByteArray("m-19"));
+
+    // The master comes back as master and the slave follows it again.
+    QVERIFY(startMaster(p));
+    QCOMPARE(p.masterPort, masterPort);
+    QCOMPARE(call(m_client, p.masterPort, sendV2("HaFail", 0, "after")).code, 0);
+    QVERIFY(waitCaughtUp(p, 15000));
+    compareCommitLogs(p, 0, maxOffset(p.masterPort));
+    QCOMPARE(p.slave.stop(), 0);
+    QCOMPARE(p.master.stop(), 0);
+    namesrv.stop();
 }
 
 QTEST_GUILESS_MAIN(tst_HaReplication)
