@@ -433,7 +433,14 @@ Status CommitLog::appendData(std::int64_t startOffset, QByteArrayView data)
                         .arg(m_current->fileName())
                         .arg(m_current->wrotePosition()));
             const std::int64_t n = std::min<std::int64_t>(fileSize - pos, data.size());
-            std::memcpy(m_current->data() + pos, data.data(), static_cast<size_t>(n));
+            char *dst = m_current->data() + pos;
+            // The first 4 bytes (the first record's TOTALSIZE) last: a process killed in the
+            // middle leaves a zero size there, which recovery takes as the end, instead of a
+            // record whose properties are torn (the body CRC does not cover them).
+            const size_t head = std::min<size_t>(4, static_cast<size_t>(n));
+            std::memcpy(dst + head, data.data() + head, static_cast<size_t>(n) - head);
+            std::atomic_signal_fence(std::memory_order_seq_cst);
+            std::memcpy(dst, data.data(), head);
             m_current->setWrotePosition(pos + n);
             data = data.sliced(n);
             at += n;

@@ -23,6 +23,10 @@ std::int64_t steadyMs()
 }
 constexpr int kConnectTimeoutMs = 3000;
 constexpr int kPollSliceMs = 100;
+/// A record larger than this is not one (maxMessageSize is at most 64 MiB).
+constexpr std::int64_t kMaxRecord = 64LL * 1024 * 1024 + 64 * 1024;
+/// The start of the largest record (4 MiB body + room) plus the largest transfer after it.
+constexpr std::int64_t kMaxCarry = 4 * 1024 * 1024 + 64 * 1024 + kSlaveReadBufferSize;
 } // namespace
 
 HAClient::HAClient(storage::MessageStore &store, const storage::MessageStoreConfig &config,
@@ -32,6 +36,7 @@ HAClient::HAClient(storage::MessageStore &store, const storage::MessageStoreConf
     , m_housekeepingMs(config.haHousekeepingInterval)
     , m_masterAddress(std::move(masterAddress))
     , m_buffer(kSlaveReadBufferSize)
+    , m_carry(kMaxCarry)
 { }
 
 HAClient::~HAClient()
@@ -123,9 +128,59 @@ bool HAClient::report(int fd)
     return true;
 }
 
+bool HAClient::appendWhole(std::int64_t offset, QByteArrayView bytes)
+{
+    QByteArrayView data = bytes;
+    if (m_carrySize > 0) {
+        // A record started in an earlier transfer: complete it in the carry buffer.
+        if (m_carrySize + bytes.size() > static_cast<std::int64_t>(m_carry.size())) {
+            qCWarning(lcBrokerHa) << "a record from the master exceeds" << m_carry.size()
+                                  << "bytes: dropping the connection";
+            return false;
+        }
+        std::memcpy(m_carry.data() + m_carrySize, bytes.data(), static_cast<size_t>(bytes.size()));
+        m_carrySize += bytes.size();
+        data = QByteArrayView(m_carry.data(), m_carrySize);
+        offset = m_carryOffset;
+    }
+    // Where the whole records end (a BLANK record counts as its declared size).
+    qsizetype whole = 0;
+    while (data.size() - whole >= 8) {
+        const std::int32_t size = readI32(data.data() + whole);
+        if (size < 8 || size > kMaxRecord) {
+            qCWarning(lcBrokerHa) << "the master's stream at" << offset + whole
+                                  << "is not a commit-log record (size" << size
+                                  << "): dropping the connection";
+            return false;
+        }
+        if (data.size() - whole < size)
+            break;
+        whole += size;
+    }
+    if (whole > 0) {
+        if (Status st = m_store.appendReplicated(offset, data.first(whole)); !st) {
+            qCCritical(lcBrokerHa).noquote()
+                << "cannot append replicated data at" << offset << ":" << st.message();
+            return false;
+        }
+    }
+    const qsizetype rest = data.size() - whole;
+    if (rest > static_cast<qsizetype>(m_carry.size())) {
+        qCWarning(lcBrokerHa) << "a record from the master exceeds" << m_carry.size()
+                              << "bytes: dropping the connection";
+        return false;
+    }
+    // memmove: the rest may be in the carry buffer already.
+    std::memmove(m_carry.data(), data.data() + whole, static_cast<size_t>(rest));
+    m_carrySize = rest;
+    m_carryOffset = offset + whole;
+    return true;
+}
+
 HAClient::SessionEnd HAClient::session(int fd)
 {
     m_have = 0;
+    m_carrySize = 0; // the master starts again at this slave's end
     if (!report(fd))
         return m_stopping.load() ? SessionEnd::Stopped : SessionEnd::Dropped;
     std::int64_t lastRead = steadyMs();
@@ -179,7 +234,10 @@ bool HAClient::dispatch(int fd, SessionEnd &end)
         }
         if (m_have - at < kHeaderSize + h.bodySize)
             break;
-        const std::int64_t mine = m_store.commitLogMaxOffset();
+        // Where the master's next transfer must start: this slave's end, or the end of a
+        // record's start still waiting for the rest.
+        const std::int64_t mine
+            = m_carrySize > 0 ? m_carryOffset + m_carrySize : m_store.commitLogMaxOffset();
         // An empty commit log takes the master's start, as RocketMQ's slave does.
         if (mine != 0 && h.startPhyOffset != mine) {
             if (h.startPhyOffset < mine) {
@@ -201,11 +259,8 @@ bool HAClient::dispatch(int fd, SessionEnd &end)
         m_refused = false;
         if (h.bodySize > 0) {
             const QByteArrayView body(m_buffer.data() + at + kHeaderSize, h.bodySize);
-            if (Status st = m_store.appendReplicated(h.startPhyOffset, body); !st) {
-                qCCritical(lcBrokerHa).noquote() << "cannot append replicated data at"
-                                                 << h.startPhyOffset << ":" << st.message();
+            if (!appendWhole(h.startPhyOffset, body))
                 return false;
-            }
             appended = true;
         }
         at += kHeaderSize + h.bodySize;

@@ -5,8 +5,10 @@
 // gave at registration), reports this store's commit-log end on connect, after every batch it
 // appended and at least every haSendHeartbeatInterval, and appends what the master streams byte
 // for byte (storage::MessageStore::appendReplicated; reput then builds the consume queues and
-// the index). A drop (or haHousekeepingInterval without a byte from the master) closes the
-// connection; it reconnects after min(5 s, haSendHeartbeatInterval) and resumes at its own end.
+// the index), whole records only: the start of a record whose end is still on its way waits in
+// memory, so that a slave killed at any moment recovers to a record boundary. A drop (or
+// haHousekeepingInterval without a byte from the master) closes the connection; it reconnects after
+// min(5 s, haSendHeartbeatInterval) and resumes at its own end.
 //
 // A master whose stream starts before this slave's end (its commit log is behind: it lost
 // data, or this slave followed another master) is refused with a critical log line and not
@@ -72,8 +74,17 @@ private:
     const int m_housekeepingMs;
     AddressProvider m_masterAddress;
 
+    /// Appends the whole records of `bytes` (at `offset`) and keeps the incomplete rest in
+    /// m_carry; false when the bytes are not commit-log records or cannot be appended.
+    bool appendWhole(std::int64_t offset, QByteArrayView bytes);
+
     std::vector<char> m_buffer; // the read buffer, allocated once
     std::int64_t m_have = 0; // bytes in m_buffer
+    // The start of a record whose end has not arrived yet (transfers end anywhere): appended
+    // once whole, so that the commit log only ever holds whole records. Allocated once.
+    std::vector<char> m_carry;
+    std::int64_t m_carrySize = 0;
+    std::int64_t m_carryOffset = 0; // commit-log offset of m_carry's first byte
     std::int64_t m_lastReport = 0; // steady ms
 
     std::atomic<bool> m_stopping {false};

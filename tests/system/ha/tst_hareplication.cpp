@@ -104,7 +104,17 @@ void tst_HaReplication::compareCommitLogs(const Pair &p, std::int64_t from, std:
     const QByteArray s = readCommitLog(p.slaveStore, from, to);
     QCOMPARE(m.size(), to - from);
     QCOMPARE(s.size(), to - from);
-    QVERIFY2(m == s, "commit logs differ");
+    if (m != s) {
+        qsizetype at = 0;
+        while (at < m.size() && m[at] == s[at])
+            ++at;
+        qWarning() << "master" << m.mid(std::max<qsizetype>(0, at - 32), 96).toHex();
+        qWarning() << "slave " << s.mid(std::max<qsizetype>(0, at - 32), 96).toHex();
+        QFAIL(qPrintable(QStringLiteral("commit logs differ from offset %1 of [%2, %3)")
+                             .arg(from + at)
+                             .arg(from)
+                             .arg(to)));
+    }
 }
 
 void tst_HaReplication::verifyNoSanitizerReport(DaemonProcess &d)
