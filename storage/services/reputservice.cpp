@@ -43,9 +43,6 @@ std::int64_t ReputService::doReput()
         if (r.status == protocol::RecordStatus::Blank) {
             from = m_commitLog.rollNextFile(from);
             m_progressed = true;
-        } else if (r.status == protocol::RecordStatus::Truncated) {
-            // The rest is still on its way: a slave's commit log grows by the master's
-            // transfers, which need not end on a record boundary.
         } else if (m_lastErrorOffset != from) {
             m_lastErrorOffset = from;
             qCCritical(lcStore).noquote()
