@@ -39,6 +39,10 @@ class RebalanceLockManager;
 namespace filter {
 class SqlFilterCache;
 }
+namespace ha {
+class HAClient;
+class HAService;
+} // namespace ha
 
 struct BrokerContext
 {
@@ -56,6 +60,8 @@ struct BrokerContext
     PullRequestHoldService *pullHold = nullptr; // long polling
     ScheduleMessageService *schedule = nullptr; // delay levels (SCHEDULE_TOPIC_XXXX)
     filter::SqlFilterCache *sqlFilters = nullptr; // SQL92 subscriptions' compiled selectors
+    ha::HAService *haService = nullptr; // a master's HA server (null on a slave)
+    ha::HAClient *haClient = nullptr; // a slave's HA client (null on a master)
     /// Orderly consumers' queue locks (LOCK/UNLOCK_BATCH_MQ): created by registerExtraProcessors
     /// on its first call when unset, then shared by the LockProcessors of both servers.
     std::shared_ptr<RebalanceLockManager> rebalanceLocks;

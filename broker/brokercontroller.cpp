@@ -3,6 +3,9 @@
 #include "broker/brokercodes.h"
 #include "broker/config/brokerconfiguration.h"
 #include "broker/filter/sqlfiltercache.h"
+#include "broker/ha/haclient.h"
+#include "broker/ha/haservice.h"
+#include "broker/ha/slavesynchronize.h"
 #include "broker/logging.h"
 #include "broker/longpolling/pullrequestholdservice.h"
 #include "broker/managers/brokerstats.h"
@@ -152,8 +155,13 @@ Status BrokerController::initialize()
             std::int64_t tagsCode, std::int64_t, QByteArrayView properties) {
             hold->notifyMessageArriving(topic, queueId, queueOffset, tagsCode, properties);
         });
+    if (m_config.isMaster()) {
+        m_haService = std::make_unique<ha::HAService>(*m_store, m_storeConfig);
+        m_store->setAppendObserver([ha = m_haService.get()] { ha->wakeup(); });
+    }
     if (Status st = m_store->open(); !st)
         return st;
+    m_ctx.haService = m_haService.get();
     m_ctx.registerBrokerAllNow = [this] { registerBrokerAllNow(); };
     m_topics->setChangeListener([this](const QByteArray &) { registerBrokerAllNow(); });
 
@@ -172,6 +180,17 @@ Status BrokerController::initialize()
 
     m_registrar = std::make_unique<NamesrvRegistrar>(m_ctx);
     m_registrar->setNameServers(m_config.namesrvAddr.toUtf8());
+    if (!m_config.isMaster()) {
+        // haMasterAddress wins; else the master's HA address from the registration answer.
+        const QByteArray fixed = m_storeConfig.haMasterAddress.toUtf8();
+        m_haClient = std::make_unique<ha::HAClient>(
+            *m_store, m_storeConfig, [fixed, registrar = m_registrar.get()] {
+                return fixed.isEmpty() ? registrar->masterHaServerAddr() : fixed;
+            });
+        m_ctx.haClient = m_haClient.get();
+        m_slaveSync = std::make_unique<ha::SlaveSynchronize>(
+            m_ctx, [registrar = m_registrar.get()] { return registrar->masterAddr(); });
+    }
     m_initialized = true;
     return {};
 }
@@ -250,13 +269,35 @@ Status BrokerController::start()
                                    .arg(m_fastServer->options().port)
                                    .arg(st.message()));
     }
+    if (m_haService) {
+        // listenPort 0 (tests): any free port, as for the remoting servers.
+        const auto haPort = static_cast<quint16>(
+            m_config.listenPort == 0 ? 0 : std::max(0, m_storeConfig.haListenPort));
+        if (Status st = m_haService->start(haPort); !st) {
+            m_server->stop();
+            m_fastServer->stop();
+            return st;
+        }
+    }
     m_config.listenPort = m_server->serverPort();
     const QByteArray brokerAddr = m_config.brokerAddr();
     m_ctx.storeHost = brokerAddr;
     if (!protocol::HostAddress::parse(brokerAddr, m_ctx.storeHostAddress))
         qCWarning(lcBroker) << "brokerIP1 is not an IP address:" << brokerAddr;
-    m_registrar->setBrokerAddresses(brokerAddr,
-        m_config.brokerIP2.toUtf8() + ':' + QByteArray::number(m_config.listenPort + 1));
+    // RocketMQ registers brokerIP2:haListenPort for every broker (a slave's is never used).
+    const int haPort = m_haService ? m_haService->port() : m_storeConfig.haListenPort;
+    m_registrar->setBrokerAddresses(
+        brokerAddr, m_config.brokerIP2.toUtf8() + ':' + QByteArray::number(haPort));
+    if (m_haClient)
+        m_haClient->start();
+    if (m_slaveSync) {
+        m_slaveSyncTimer.setInterval(3s);
+        connect(&m_slaveSyncTimer, &QTimer::timeout, this, [this] {
+            m_slaveSyncTimer.setInterval(10s);
+            m_slaveSync->syncAll();
+        });
+        m_slaveSyncTimer.start();
+    }
     m_pullHold->start();
 #ifdef QROCKET_HAVE_SCHEDULE
     static_cast<ScheduleMessageService *>(m_schedule.get())->start();
@@ -377,13 +418,21 @@ void BrokerController::shutdown()
     }
     m_shutdown = true;
     for (QTimer *t : {&m_registerTimer, &m_offsetTimer, &m_delayOffsetTimer, &m_clientScanTimer,
-             &m_statsSampleTimer, &m_statsMorningTimer})
+             &m_statsSampleTimer, &m_statsMorningTimer, &m_slaveSyncTimer})
         t->stop();
+    if (m_slaveSync)
+        m_slaveSync->shutdown();
     if (m_started)
         m_registrar->unregisterBrokerAll(3000);
     m_registrar->shutdown();
     m_server->stop();
     m_fastServer->stop();
+    // Before the store: the slave stops appending, the master's waiting puts fail at the
+    // store's shutdown (FLUSH_SLAVE_TIMEOUT) instead of waiting for a slave it no longer serves.
+    if (m_haClient)
+        m_haClient->stop();
+    if (m_haService)
+        m_haService->stop();
     m_pullHold->shutdown();
 #ifdef QROCKET_HAVE_SCHEDULE
     static_cast<ScheduleMessageService *>(m_schedule.get())->stop();
@@ -399,6 +448,11 @@ void BrokerController::shutdown()
 quint16 BrokerController::listenPort() const
 {
     return m_server ? m_server->serverPort() : 0;
+}
+
+quint16 BrokerController::haListenPort() const
+{
+    return m_haService ? m_haService->port() : 0;
 }
 
 quint16 BrokerController::fastListenPort() const

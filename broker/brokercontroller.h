@@ -5,7 +5,9 @@
 // RemotingServers (listenPort and the fast port listenPort - 2), name-server registration and
 // the housekeeping timers (registration every registerNameServerPeriod, consumer offsets every
 // flushConsumerOffsetInterval, delay offsets every flushDelayOffsetInterval, stale client channels
-// every 10 s).
+// every 10 s), and replication: a master runs the HA server on haListenPort (listenPort + 1; a
+// free port when listenPort is 0), a slave the HA client that follows its master and the
+// metadata sync from it (topics, subscription groups, consumer and delay offsets).
 //
 //   BrokerController controller(brokerConfig, storeConfig);   // both already validated
 //   if (Status st = controller.initialize(); !st) ...        // loads config files, opens store
@@ -45,6 +47,12 @@ class ThreadPoolExecutor;
 
 namespace qrocket::broker {
 
+namespace ha {
+class HAClient;
+class HAService;
+class SlaveSynchronize;
+} // namespace ha
+
 class BrokerConfiguration;
 class BrokerStats;
 class BrokerStatsManager;
@@ -81,6 +89,12 @@ public:
     /// The bound ports once started (the configured ones, or the chosen ones for listenPort=0).
     quint16 listenPort() const;
     quint16 fastListenPort() const;
+    /// The HA port a master listens on once started (0 on a slave).
+    quint16 haListenPort() const;
+    /// The master's HA server, or null (a slave).
+    ha::HAService *haService() { return m_haService.get(); }
+    /// The slave's HA client, or null (a master).
+    ha::HAClient *haClient() { return m_haClient.get(); }
 
     BrokerConfig &config() { return m_config; }
     const storage::MessageStoreConfig &storeConfig() const { return m_storeConfig; }
@@ -125,6 +139,9 @@ private:
     std::unique_ptr<filter::SqlFilterCache> m_sqlFilters;
     std::unique_ptr<PullRequestHoldService> m_pullHold;
     std::unique_ptr<storage::MessageStore> m_store;
+    std::unique_ptr<ha::HAService> m_haService; // masters
+    std::unique_ptr<ha::HAClient> m_haClient; // slaves
+    std::unique_ptr<ha::SlaveSynchronize> m_slaveSync; // slaves
     std::unique_ptr<NamesrvRegistrar> m_registrar;
     std::unique_ptr<BrokerConfiguration> m_configuration;
     std::unique_ptr<BrokerStats> m_stats;
@@ -146,6 +163,7 @@ private:
     QTimer m_clientScanTimer;
     QTimer m_statsSampleTimer; // every second (StoreStatsService sampling)
     QTimer m_statsMorningTimer; // at each local midnight (BrokerStats.record)
+    QTimer m_slaveSyncTimer; // slaves: 3 s after start, then every 10 s (RocketMQ 4.9.7)
     std::atomic<bool> m_registerPending {false};
     bool m_initialized = false;
     bool m_started = false;

@@ -397,6 +397,60 @@ PutMessageResult CommitLog::appendBatch(const std::vector<MessageExtBrokerInner>
     return total;
 }
 
+Status CommitLog::appendData(std::int64_t startOffset, QByteArrayView data)
+{
+    {
+        std::lock_guard lock(m_putMutex);
+        if (!m_writable)
+            return Status::ioError(m_notWritableReason);
+        if (m_deferred && m_unwrittenBytes.load(std::memory_order_acquire) > 0)
+            return Status::invalidArgument(
+                QStringLiteral("commit log holds unwritten appends: it is not a slave's"));
+        const bool empty = m_files.isEmpty();
+        if (!empty && startOffset != m_files.maxOffset())
+            return Status::invalidArgument(
+                QStringLiteral("replicated data starts at %1, the commit log ends at %2")
+                    .arg(startOffset)
+                    .arg(m_files.maxOffset()));
+        if (startOffset < 0)
+            return Status::invalidArgument(
+                QStringLiteral("replicated data at a negative offset %1").arg(startOffset));
+        const std::int64_t fileSize = m_files.fileSize();
+        std::int64_t at = startOffset;
+        while (!data.isEmpty()) {
+            if (!m_current || m_current->isFull()
+                || m_current->fileFromOffset() + m_current->wrotePosition() != at) {
+                auto f = m_files.lastFileForWrite(at);
+                if (!f)
+                    return f.error();
+                m_current = *f;
+            }
+            const std::int64_t pos = at - m_current->fileFromOffset();
+            if (pos != m_current->wrotePosition() || pos < 0 || pos >= fileSize)
+                return Status::invalidArgument(
+                    QStringLiteral("replicated data at %1 does not continue file %2 (at %3)")
+                        .arg(at)
+                        .arg(m_current->fileName())
+                        .arg(m_current->wrotePosition()));
+            const std::int64_t n = std::min<std::int64_t>(fileSize - pos, data.size());
+            char *dst = m_current->data() + pos;
+            // The first 4 bytes (the first record's TOTALSIZE) last: a process killed in the
+            // middle leaves a zero size there, which recovery takes as the end, instead of a
+            // record whose properties are torn (the body CRC does not cover them).
+            const size_t head = std::min<size_t>(4, static_cast<size_t>(n));
+            std::memcpy(dst + head, data.data() + head, static_cast<size_t>(n) - head);
+            std::atomic_signal_fence(std::memory_order_seq_cst);
+            std::memcpy(dst, data.data(), head);
+            m_current->setWrotePosition(pos + n);
+            data = data.sliced(n);
+            at += n;
+        }
+    }
+    if (m_appendListener)
+        m_appendListener();
+    return {};
+}
+
 SelectedRecord CommitLog::select(std::int64_t offset, std::int32_t size) const
 {
     MappedFilePtr f = m_files.findFile(offset);

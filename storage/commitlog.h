@@ -47,6 +47,13 @@ public:
     PutMessageResult append(const MessageExtBrokerInner &msg);
     /// All messages go to the same topic-queue with consecutive queue offsets.
     PutMessageResult appendBatch(const std::vector<MessageExtBrokerInner> &msgs);
+    /// A slave's append (HA): raw bytes the master had at `startOffset`, written verbatim
+    /// (give it whole records: each file's part is written with its first 4 bytes last, so that
+    /// a process killed in the middle leaves nothing recovery would take for a record).
+    /// `startOffset` must equal maxOffset(), unless the log is empty (then the first file is the
+    /// one holding `startOffset`). Continues into the next file where the current one is full.
+    /// InvalidArgument for a wrong offset, IoError when a file cannot be created.
+    Status appendData(std::int64_t startOffset, QByteArrayView data);
     /// Called after each append with the new max offset (wakes the reput thread).
     void setAppendListener(std::function<void()> l) { m_appendListener = std::move(l); }
 

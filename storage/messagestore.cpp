@@ -4,6 +4,7 @@
 #include "storage/logging.h"
 #include "storage/services/cleanservice.h"
 #include "storage/services/flushservice.h"
+#include "storage/services/grouptransferservice.h"
 #include "storage/services/prefaultservice.h"
 #include "storage/services/reputservice.h"
 #include "storage/storerecovery.h"
@@ -80,11 +81,26 @@ Status MessageStore::open()
             QStringLiteral("cannot create %1: %2").arg(m_config.abortPath(), abort.errorString()));
     abort.close();
 
-    m_commitLog.setAppendListener([this] { m_reput->wakeup(); });
+    m_commitLog.setAppendListener([this] {
+        m_reput->wakeup();
+        if (m_appendObserver)
+            m_appendObserver();
+    });
     m_commitLog.files().prepareNext(m_commitLog.maxOffset());
+    if (m_config.isSyncMaster()) {
+        // RocketMQ 4.9 waits slaveTimeout (3 s); QRocket waits syncFlushTimeout, as the issue has
+        // it.
+        m_transfer = std::make_unique<GroupTransferService>(
+            m_config.syncFlushTimeout, m_config.haSlaveFallbehindMax);
+        m_transfer->start();
+    }
     if (m_config.isSyncFlush()) {
         m_groupCommit = std::make_unique<GroupCommitService>(m_commitLog.files(), m_checkpoint,
             m_config.syncFlushTimeout, m_commitLog.defersWrites() ? &m_commitLog : nullptr);
+        if (m_transfer)
+            m_groupCommit->setForward(
+                [transfer = m_transfer.get()](std::int64_t next, PutMessageResult &&r,
+                    PutCallback &&cb) { transfer->submit(next, std::move(r), std::move(cb)); });
         m_groupCommit->start();
     } else {
         m_flushAsync = std::make_unique<FlushCommitLogService>(m_commitLog.files(), m_checkpoint,
@@ -147,7 +163,9 @@ void MessageStore::shutdown()
     if (m_cleanThread)
         m_cleanThread->stop();
     if (m_groupCommit)
-        m_groupCommit->stop();
+        m_groupCommit->stop(); // forwards what it completes to the transfer wait
+    if (m_transfer)
+        m_transfer->stop();
     if (m_flushAsync)
         m_flushAsync->stop();
     m_prefault->stop(); // a no-op when it was not started
@@ -198,12 +216,34 @@ PutMessageResult MessageStore::appendBatchChecked(const std::vector<MessageExtBr
     return r;
 }
 
-bool MessageStore::notePut(const PutMessageResult &r, bool wait)
+namespace {
+/// The commit-log offset just past a put (a batch may straddle files: its last record ends at
+/// the last offset + its size).
+std::int64_t putEnd(const PutMessageResult &r)
+{
+    const std::int64_t next = r.wroteOffset + r.wroteBytes;
+    return r.batchOffsets.size() > 1 ? std::max(next, r.batchOffsets.back() + 1) : next;
+}
+} // namespace
+
+bool MessageStore::notePut(PutMessageResult &r, bool wait)
 {
     if (!r.isOk())
         return false;
     m_putCount.fetch_add(r.msgNum, std::memory_order_relaxed);
     m_putBytes.fetch_add(r.wroteBytes, std::memory_order_relaxed);
+    if (m_transfer && wait && !m_transfer->isSlaveOk(putEnd(r))) {
+        // Stored, but no slave will have it: RocketMQ answers SLAVE_NOT_AVAILABLE (after the
+        // flush, under SYNC_FLUSH).
+        r.status = PutMessageStatus::SlaveNotAvailable;
+        r.remark = m_transfer->slaveConnections() == 0
+            ? QStringLiteral("no slave connected (SYNC_MASTER)")
+            : QStringLiteral("the slave is more than haSlaveFallbehindMax %1 bytes behind")
+                  .arg(m_config.haSlaveFallbehindMax);
+        if (m_groupCommit)
+            return true;
+        return false;
+    }
     if (completesLater(wait))
         return true;
     if (m_groupCommit)
@@ -213,11 +253,11 @@ bool MessageStore::notePut(const PutMessageResult &r, bool wait)
 
 void MessageStore::deferPut(PutMessageResult r, PutCallback done)
 {
-    const std::int64_t next = r.wroteOffset + r.wroteBytes;
-    // A batch may straddle files: its last record ends at the last offset + its size.
-    const std::int64_t end
-        = r.batchOffsets.size() > 1 ? std::max(next, r.batchOffsets.back() + 1) : next;
-    m_groupCommit->submit(end, std::move(r), std::move(done));
+    const std::int64_t end = putEnd(r);
+    if (m_groupCommit)
+        m_groupCommit->submit(end, std::move(r), std::move(done));
+    else
+        m_transfer->submit(end, std::move(r), std::move(done));
 }
 
 PutMessageResult MessageStore::putMessageAndWait(const MessageExtBrokerInner &msg)
@@ -226,11 +266,24 @@ PutMessageResult MessageStore::putMessageAndWait(const MessageExtBrokerInner &ms
     if (!notePut(r, msg.waitStoreMsgOk))
         return r;
     // No completion object: the caller sleeps on the group commit's flush generation.
-    if (QString why; !m_groupCommit->waitDurable(r.wroteOffset + r.wroteBytes, &why)) {
+    if (QString why; m_groupCommit && !m_groupCommit->waitDurable(putEnd(r), &why)
+        && r.status == PutMessageStatus::PutOk) {
         r.status = PutMessageStatus::FlushDiskTimeout;
         r.remark = std::move(why);
     }
+    if (QString why; m_transfer && r.status != PutMessageStatus::SlaveNotAvailable
+        && !m_transfer->waitTransferred(putEnd(r), &why)) {
+        r.status = PutMessageStatus::FlushSlaveTimeout;
+        r.remark = std::move(why);
+    }
     return r;
+}
+
+Status MessageStore::appendReplicated(std::int64_t startOffset, QByteArrayView data)
+{
+    if (!m_open.load())
+        return Status::invalidArgument(QStringLiteral("message store is not open"));
+    return m_commitLog.appendData(startOffset, data);
 }
 
 std::int64_t MessageStore::defaultTagsCode(const protocol::MessageRecordView &rec) const

@@ -8,8 +8,15 @@
 // shutdown() (or the destructor) for a clean stop that removes `abort`.
 //
 // Threading: every public method may be called from any thread after open(). Put completions
-// run on the calling thread (async flush, or WAIT=false) or on the group-commit thread
-// (SYNC_FLUSH): keep them short. The arrival listener runs on the reput thread.
+// run on the calling thread (async flush, or WAIT=false), on the group-commit thread
+// (SYNC_FLUSH) or on the HA transfer thread (SYNC_MASTER): keep them short. The arrival listener
+// runs on the reput thread.
+//
+// Replication (protocol.md §8.8): the store holds no sockets. On a SYNC_MASTER, groupTransfer()
+// is the wait for a slave that the broker's HA server feeds with the slaves' acknowledgements; a
+// put that waits completes after the flush (SYNC_FLUSH) and a slave's acknowledgement, or
+// SLAVE_NOT_AVAILABLE at once when no slave can take it. On a SLAVE, appendReplicated() writes
+// the master's bytes verbatim and reput files them as usual.
 
 #include "storage/commitlog.h"
 #include "storage/consumequeue.h"
@@ -31,6 +38,7 @@ namespace qrocket::storage {
 
 class FlushCommitLogService;
 class GroupCommitService;
+class GroupTransferService;
 class ReputService;
 class PrefaultService;
 class CleanService;
@@ -65,6 +73,9 @@ public:
     /// Set before open().
     void setArrivalListener(ArrivalListener l) { m_arrivalListener = std::move(l); }
     void setTagsCodeResolver(TagsCodeResolver r) { m_tagsCodeResolver = std::move(r); }
+    /// Called whenever appended bytes become readable (commitLogData() has more): the HA server
+    /// wakes its idle connections. Any thread; keep it to a few atomics. Set before open().
+    void setAppendObserver(std::function<void()> o) { m_appendObserver = std::move(o); }
 
     Status open();
     void shutdown();
@@ -90,7 +101,7 @@ public:
     }
     /// Blocking convenience for tests and tools: waits for the completion.
     PutMessageResult putMessageAndWait(const MessageExtBrokerInner &msg);
-    /// Whether a put of `msg` completes later: SYNC_FLUSH, and the sender waits for the disk.
+    /// Whether a put of `msg` completes later: SYNC_FLUSH or SYNC_MASTER, and the sender waits.
     bool putCompletesLater(const MessageExtBrokerInner &msg) const
     {
         return completesLater(msg.waitStoreMsgOk);
@@ -124,6 +135,13 @@ public:
     {
         return m_commitLog.selectFrom(offset);
     }
+    /// A slave's write (HA): appends `data`, raw commit-log bytes the master had at
+    /// `startOffset`, which must be this store's commitLogMaxOffset() (or anything while the
+    /// commit log is empty: it then starts at the file holding `startOffset`). The bytes cross
+    /// into a new file where the master's did. Reput files the records as usual.
+    Status appendReplicated(std::int64_t startOffset, QByteArrayView data);
+    /// SYNC_MASTER: the wait for a slave's acknowledgement, fed by the HA server; else null.
+    GroupTransferService *groupTransfer() const { return m_transfer.get(); }
 
     StoreStats stats() const;
     std::int64_t dispatchBehindBytes() const;
@@ -161,11 +179,12 @@ private:
     /// Why the store takes no put now (not open, a slave, disk full): fills `r` and answers true.
     bool refusesPut(PutMessageResult &r) const;
     /// The rule behind putCompletesLater(), for a put (or batch) whose sender waits iff `wait`.
-    bool completesLater(bool wait) const { return m_groupCommit && wait; }
+    bool completesLater(bool wait) const { return wait && (m_groupCommit || m_transfer); }
     /// Counts an appended put and, under SYNC_FLUSH, wakes the group commit; true when the put
-    /// succeeded and completes later (completesLater()).
-    bool notePut(const PutMessageResult &r, bool wait);
-    /// Hands a put that completes later to the group commit.
+    /// succeeded and completes later (completesLater()). On a SYNC_MASTER without a slave able
+    /// to take it, marks it SLAVE_NOT_AVAILABLE (it still waits for the flush under SYNC_FLUSH).
+    bool notePut(PutMessageResult &r, bool wait);
+    /// Hands a put that completes later to the group commit, or the wait for a slave.
     void deferPut(PutMessageResult r, PutCallback done);
     template<class Done>
     void completePut(PutMessageResult r, bool wait, Done &&done)
@@ -198,6 +217,7 @@ private:
     StoreOptions m_options;
     QList<std::int64_t> m_delayLevels;
     ArrivalListener m_arrivalListener;
+    std::function<void()> m_appendObserver;
     TagsCodeResolver m_tagsCodeResolver;
     RecoveryReport m_recovery;
 
@@ -208,6 +228,7 @@ private:
     std::unique_ptr<ReputService> m_reput;
     std::unique_ptr<FlushCommitLogService> m_flushAsync;
     std::unique_ptr<GroupCommitService> m_groupCommit;
+    std::unique_ptr<GroupTransferService> m_transfer; // SYNC_MASTER only
     std::unique_ptr<CleanService> m_clean;
     std::unique_ptr<PrefaultService> m_prefault;
     std::unique_ptr<ServiceThread> m_cqFlushThread;

@@ -83,6 +83,12 @@ void MessageStoreConfig::bind(ConfigSchema &s)
     s.add("offsetCheckInSlave", &offsetCheckInSlave);
     s.add("defaultQueryMaxNum", &defaultQueryMaxNum);
     s.add("messageDelayLevel", &messageDelayLevel);
+    s.add("haListenPort", &haListenPort);
+    s.add("haSendHeartbeatInterval", &haSendHeartbeatInterval);
+    s.add("haHousekeepingInterval", &haHousekeepingInterval);
+    s.add("haTransferBatchSize", &haTransferBatchSize);
+    s.add("haMasterAddress", &haMasterAddress, true);
+    s.add("haSlaveFallbehindMax", &haSlaveFallbehindMax);
 }
 
 QList<int> MessageStoreConfig::deleteHours() const
@@ -164,6 +170,29 @@ Status MessageStoreConfig::validate() const
     if (fileReservedTime < 0 || syncFlushTimeout < 1 || flushIntervalCommitLog < 1
         || flushIntervalConsumeQueue < 1 || cleanResourceInterval < 1)
         return bad(QStringLiteral("intervals and fileReservedTime must be positive"));
+    if (haListenPort < 0 || haListenPort > 65535)
+        return bad(QStringLiteral("haListenPort %1 out of range (0..65535)").arg(haListenPort));
+    if (haSendHeartbeatInterval < 1 || haHousekeepingInterval < 1)
+        return bad(
+            QStringLiteral("haSendHeartbeatInterval/haHousekeepingInterval must be positive"));
+    if (haHousekeepingInterval <= haSendHeartbeatInterval)
+        return bad(QStringLiteral("haHousekeepingInterval %1 must exceed haSendHeartbeatInterval "
+                                  "%2 (an idle connection would be dropped between heartbeats)")
+                       .arg(haHousekeepingInterval)
+                       .arg(haSendHeartbeatInterval));
+    if (haTransferBatchSize < 1024 || haTransferBatchSize > 16 * 1024 * 1024)
+        return bad(QStringLiteral("haTransferBatchSize %1 out of range (1024..16777216)")
+                       .arg(haTransferBatchSize));
+    if (haSlaveFallbehindMax < 1)
+        return bad(QStringLiteral("haSlaveFallbehindMax must be positive"));
+    if (!haMasterAddress.isEmpty()) {
+        const qsizetype colon = haMasterAddress.lastIndexOf(u':');
+        bool ok = false;
+        const int port = colon > 0 ? haMasterAddress.mid(colon + 1).toInt(&ok) : 0;
+        if (!ok || port <= 0 || port > 65535)
+            return bad(
+                QStringLiteral("haMasterAddress '%1' is not host:port").arg(haMasterAddress));
+    }
     return {};
 }
 

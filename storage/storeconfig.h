@@ -62,6 +62,15 @@ struct MessageStoreConfig
     int accessMessageInMemoryMaxRatio = 40;
     bool offsetCheckInSlave = false;
     int defaultQueryMaxNum = 32;
+
+    // Replication (protocol.md §8.8). The HA server listens on haListenPort: the daemon sets it
+    // to listenPort + 1 unless the file gives it (RocketMQ's BrokerStartup always does).
+    int haListenPort = 10912;
+    int haSendHeartbeatInterval = 5000; // slave: report the max offset at least this often
+    int haHousekeepingInterval = 20000; // either side: drop a connection silent this long
+    int haTransferBatchSize = 32 * 1024; // master: bytes per transfer at most
+    QString haMasterAddress; // slave: "host:haPort" (else learnt from the name server)
+    int haSlaveFallbehindMax = 256 * 1024 * 1024; // SYNC_MASTER: slave lag that fails puts
     QString messageDelayLevel
         = QStringLiteral("1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h");
 
@@ -69,6 +78,7 @@ struct MessageStoreConfig
 
     bool isSyncFlush() const { return flushDiskType == QLatin1String("SYNC_FLUSH"); }
     bool isSlave() const { return brokerRole == QLatin1String("SLAVE"); }
+    bool isSyncMaster() const { return brokerRole == QLatin1String("SYNC_MASTER"); }
     QString commitLogDir() const;
     QString consumeQueueDir() const;
     QString indexDir() const;

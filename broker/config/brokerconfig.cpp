@@ -172,8 +172,12 @@ Status BrokerConfig::validate()
                        .arg(brokerRole));
     if (m_role == BrokerRole::Slave && brokerId <= 0)
         return bad(QStringLiteral("brokerId: a SLAVE needs brokerId > 0 (got %1)").arg(brokerId));
-    if (m_role != BrokerRole::Slave)
-        brokerId = 0;
+    // RocketMQ's BrokerStartup silently forces a master's id to 0; a wrong id in a master's file
+    // is almost always a slave's file started with the wrong role, so it is refused here.
+    if (m_role != BrokerRole::Slave && brokerId != 0)
+        return bad(QStringLiteral("brokerId: a %1 needs brokerId 0 (got %2)")
+                       .arg(QLatin1String(brokerRoleName(m_role)))
+                       .arg(brokerId));
     if (!isValidName(brokerName))
         return bad(
             QStringLiteral("brokerName: '%1' must match ^[%|a-zA-Z0-9_-]+$").arg(brokerName));

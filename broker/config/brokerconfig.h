@@ -109,8 +109,8 @@ struct BrokerConfig
     static bool isSharedStoreKey(const QString &key);
     /// Applies properties; unknown keys are appended to `unknownKeys` (the caller logs them).
     Status apply(const Properties &props, QStringList *unknownKeys = nullptr);
-    /// Checks and normalises after loading: clamps registerNameServerPeriod to 10–60 s, forces
-    /// brokerId 0 on a master, rejects a slave with brokerId <= 0, bad role, bad names, bad
+    /// Checks and normalises after loading: clamps registerNameServerPeriod to 10–60 s, rejects
+    /// a master with brokerId != 0, a slave with brokerId <= 0, bad role, bad names, bad
     /// ports, bad queue counts, bad namesrvAddr and bad messageDelayLevel with a message naming
     /// the key. Also fills the parsed fields below.
     Status validate();

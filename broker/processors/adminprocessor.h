@@ -30,6 +30,8 @@
 #include <QByteArray>
 
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 namespace qrocket::broker {
 
@@ -62,6 +64,9 @@ private:
     Command systemTopicList(const Command &request);
     // adminruntime.cpp
     Command brokerRuntimeInfo(const Command &request);
+    /// The replication keys of GET_BROKER_RUNTIME_INFO (role, slaves' acks and lag, master).
+    void replicationInfo(
+        std::vector<std::pair<QByteArray, QByteArray>> &t, std::int64_t commitLogMaxOffset) const;
     Command topicStatsInfo(const Command &request);
     Command deleteExpiredFiles(const Command &request);
     Command storeFiles(const Command &request);

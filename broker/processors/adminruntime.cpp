@@ -3,6 +3,8 @@
 
 #include "broker/brokercontext.h"
 #include "broker/config/brokerconfig.h"
+#include "broker/ha/haclient.h"
+#include "broker/ha/haservice.h"
 #include "broker/logging.h"
 #include "broker/managers/brokerstats.h"
 #include "broker/managers/topicconfigmanager.h"
@@ -126,9 +128,41 @@ RemotingCommand AdminProcessor::brokerRuntimeInfo(const RemotingCommand &request
         for (auto &kv : m_ctx.schedule->runtimeInfo())
             t.push_back(std::move(kv));
     }
+    replicationInfo(t, st.commitLogMaxOffset);
     RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
     response.body = adminbody::kvTable(t);
     return response;
+}
+
+void AdminProcessor::replicationInfo(
+    std::vector<std::pair<QByteArray, QByteArray>> &t, std::int64_t commitLogMaxOffset) const
+{
+    // RocketMQ 4.9.7's runtime info has no replication keys (its master only logs
+    // slaveFallBehindMuch every minute); these are QRocket's, for the console and brokerStatus.
+    t.emplace_back("brokerRole", brokerRoleName(m_ctx.config->role()));
+    if (const ha::HAService *ha = m_ctx.haService) {
+        const std::int64_t acked = ha->push2SlaveMaxOffset();
+        t.emplace_back("haListenPort", QByteArray::number(ha->port()));
+        t.emplace_back("haConnectionCount", QByteArray::number(ha->connectionCount()));
+        t.emplace_back("haPush2SlaveMaxOffset", QByteArray::number(acked));
+        t.emplace_back("slaveFallBehindMuch",
+            QByteArray::number(ha->connectionCount() > 0
+                    ? std::max<std::int64_t>(0, commitLogMaxOffset - acked)
+                    : commitLogMaxOffset));
+        // One pair of keys per connected slave: "haSlaveAckOffset_<ip:port>", "haSlaveLag_...".
+        for (const ha::HAService::SlaveState &s : ha->slaves()) {
+            t.emplace_back(QByteArrayLiteral("haSlaveAckOffset_") + s.address,
+                QByteArray::number(s.ackOffset));
+            t.emplace_back(QByteArrayLiteral("haSlaveLag_") + s.address, QByteArray::number(s.lag));
+        }
+    }
+    if (const ha::HAClient *client = m_ctx.haClient) {
+        t.emplace_back("haMasterAddress", client->masterAddress());
+        t.emplace_back("haMasterConnected", client->isConnected() ? "true" : "false");
+        t.emplace_back("haMasterRefused", client->isRefusingMaster() ? "true" : "false");
+        t.emplace_back("haReportedOffset", QByteArray::number(client->reportedOffset()));
+        t.emplace_back("haLastReadTimestamp", QByteArray::number(client->lastReadTimestamp()));
+    }
 }
 
 RemotingCommand AdminProcessor::topicStatsInfo(const RemotingCommand &request)

@@ -280,18 +280,19 @@ void GroupCommitService::completeDurable(bool expire)
     for (size_t i = 0; i < m_working.size(); ++i) {
         Request &r = m_working[i];
         if (durable >= r.nextOffset) {
-            if (r.cb)
-                r.cb(r.result);
+            finish(r);
         } else if (expire && now >= r.deadline) {
-            r.result.status = PutMessageStatus::FlushDiskTimeout;
-            r.result.remark = QStringLiteral(
-                "not flushed to disk within syncFlushTimeout %1 ms (durable up to %2, "
-                "needed %3)")
-                                  .arg(m_timeoutMs)
-                                  .arg(durable)
-                                  .arg(r.nextOffset);
-            if (r.cb)
-                r.cb(r.result);
+            // A SLAVE_NOT_AVAILABLE put keeps its status (RocketMQ: the replica's status wins).
+            if (r.result.status == PutMessageStatus::PutOk) {
+                r.result.status = PutMessageStatus::FlushDiskTimeout;
+                r.result.remark = QStringLiteral(
+                    "not flushed to disk within syncFlushTimeout %1 ms (durable up to %2, "
+                    "needed %3)")
+                                      .arg(m_timeoutMs)
+                                      .arg(durable)
+                                      .arg(r.nextOffset);
+            }
+            finish(r);
         } else {
             if (kept != i)
                 m_working[kept] = std::move(r);
@@ -299,6 +300,14 @@ void GroupCommitService::completeDurable(bool expire)
         }
     }
     m_working.erase(m_working.begin() + static_cast<std::ptrdiff_t>(kept), m_working.end());
+}
+
+void GroupCommitService::finish(Request &r)
+{
+    if (m_forward && r.result.status != PutMessageStatus::SlaveNotAvailable)
+        m_forward(r.nextOffset, std::move(r.result), std::move(r.cb));
+    else if (r.cb)
+        r.cb(r.result);
 }
 
 bool GroupCommitService::doCommit(bool final)

@@ -23,6 +23,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -62,6 +63,13 @@ public:
     GroupCommitService(const GroupCommitService &) = delete;
     GroupCommitService &operator=(const GroupCommitService &) = delete;
 
+    /// Where a durable (or timed-out) request goes instead of its completion: SYNC_MASTER's wait
+    /// for a slave (GroupTransferService::submit). A request already failed with
+    /// SLAVE_NOT_AVAILABLE completes at once. Set before start().
+    using Forward
+        = std::function<void(std::int64_t nextOffset, PutMessageResult &&, PutCallback &&)>;
+    void setForward(Forward forward) { m_forward = std::move(forward); }
+
     void start();
     /// Flushes, completes what became durable and times out the rest.
     void stop();
@@ -97,6 +105,8 @@ private:
     /// Completes the requests the flushed offset covers; with `expire`, times out the overdue.
     void completeDurable(bool expire);
     void publishDurable();
+    /// A request's end: forwarded, or its completion called.
+    void finish(Request &r);
     /// Bytes appended but not yet durable (written or not).
     std::int64_t backlog() const;
     /// Writes the buffered appends, then flushes everything.
@@ -106,6 +116,7 @@ private:
     CommitLog *m_writer;
     StoreCheckpoint &m_checkpoint;
     int m_timeoutMs;
+    Forward m_forward;
     mutable std::mutex m_mutex; // guards m_requests, m_stopped
     std::vector<Request> m_requests;
     bool m_stopped = false;

@@ -118,8 +118,12 @@ private slots:
         BrokerConfig master;
         master.brokerRole = QStringLiteral("SYNC_MASTER");
         master.brokerId = 3;
+        const Status wrongId = master.validate();
+        QVERIFY(!wrongId);
+        QVERIFY2(
+            wrongId.message().contains(QLatin1String("brokerId")), qPrintable(wrongId.message()));
+        master.brokerId = 0;
         QVERIFY(master.validate());
-        QCOMPARE(master.brokerId, std::int64_t(0));
         QCOMPARE(master.role(), BrokerRole::SyncMaster);
 
         BrokerConfig bad;

@@ -1,0 +1,117 @@
+#pragma once
+
+// HAService: the master's side of replication (RocketMQ 4.9's HAService + HAConnection,
+// protocol.md §8.8). Listens on haListenPort; each slave connection streams committed commit-log
+// bytes from the offset the slave reports (0: from the start of the last commit-log file) in
+// transfers of at most haTransferBatchSize bytes, with a heartbeat header after
+// haSendHeartbeatInterval of silence, and never past what the store has written. The slave's
+// reports are its acknowledgements: they feed the store's SYNC_MASTER wait
+// (storage::GroupTransferService) and the runtime info.
+//
+// Refused and dropped, loudly, with the other connections served as before: a slave reporting
+// an offset beyond this master's commit-log end (the master lost data, or the slave followed
+// another master: it is told this master's end with a heartbeat header, then the connection is
+// closed; nothing is truncated or merged on either side), a negative offset, an acknowledgement
+// beyond what was written, a report that stays incomplete, and silence longer than
+// haHousekeepingInterval.
+//
+// Threads: one accept thread, and per connection a reader (reports) and a writer (transfers),
+// all blocking in poll() with bounded waits; the sockets are plain non-blocking descriptors
+// (bulk streaming to a few peers needs no event loop). wakeup() may be called from any thread
+// (the store's append observer): it costs a fence and a relaxed load unless a writer is idle.
+// start()/stop() from the owning thread; the store must outlive the service.
+
+#include "broker/ha/hasocket.h"
+
+#include <QByteArray>
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace qrocket::storage {
+class MessageStore;
+struct MessageStoreConfig;
+} // namespace qrocket::storage
+
+namespace qrocket::broker::ha {
+
+class HAConnection;
+
+class HAService
+{
+public:
+    HAService(storage::MessageStore &store, const storage::MessageStoreConfig &config);
+    ~HAService();
+    HAService(const HAService &) = delete;
+    HAService &operator=(const HAService &) = delete;
+
+    /// Listens on 0.0.0.0:port (0: a free port) and starts accepting slaves.
+    Status start(quint16 port);
+    /// Waits (at most min(5 s, haHousekeepingInterval)) until every connected slave has
+    /// acknowledged the commit-log end, then closes every connection and joins every thread.
+    /// Call it once no more puts arrive. Idempotent.
+    void stop();
+    quint16 port() const { return m_port; }
+
+    /// New commit-log bytes are readable: wakes the idle connection writers.
+    void wakeup();
+
+    struct SlaveState
+    {
+        QByteArray address; // the slave's "ip:port"
+        std::int64_t ackOffset = -1; // last reported offset (-1: none yet)
+        std::int64_t lag = 0; // master's commit-log end - ackOffset
+        std::int64_t sentOffset = -1; // where the next transfer starts
+    };
+    std::vector<SlaveState> slaves() const;
+    int connectionCount() const { return m_live.load(std::memory_order_acquire); }
+    /// The largest offset any slave acknowledged (RocketMQ's push2SlaveMaxOffset).
+    std::int64_t push2SlaveMaxOffset() const
+    {
+        return m_push2SlaveMax.load(std::memory_order_acquire);
+    }
+
+private:
+    friend class HAConnection;
+    void acceptLoop();
+    /// stop(): waits until the connected slaves acknowledged the commit-log end, bounded.
+    void drain(int timeoutMs);
+    /// Joins and forgets closed connections (accept thread).
+    void reap(bool all);
+    void notifyTransferSome(std::int64_t offset);
+    void connectionClosed();
+    void countConnection(int delta);
+    /// Writer side: sleeps up to `timeoutMs` unless wakeup(), `closed`, or (next >= 0) the
+    /// store already has bytes at `next`.
+    void waitForData(int timeoutMs, const std::atomic<bool> &closed, std::int64_t next);
+    void wakeAllWriters();
+
+    storage::MessageStore &m_store;
+    const int m_heartbeatMs;
+    const int m_housekeepingMs;
+    const int m_batchSize;
+    const std::int64_t m_fileSize;
+
+    SocketFd m_listen;
+    quint16 m_port = 0;
+    std::atomic<bool> m_stopping {false};
+    std::thread m_acceptThread;
+
+    mutable std::mutex m_connectionsMutex; // guards m_connections
+    std::vector<std::shared_ptr<HAConnection>> m_connections;
+    std::mutex m_countMutex; // orders the updates of m_live and the store's count
+    std::atomic<int> m_live {0};
+    std::atomic<std::int64_t> m_push2SlaveMax {0};
+
+    // Idle writers sleep on m_wakeCv; wakeup() bumps m_wakeGeneration when any does.
+    std::mutex m_wakeMutex;
+    std::condition_variable m_wakeCv;
+    std::uint64_t m_wakeGeneration = 0; // guarded by m_wakeMutex
+    std::atomic<int> m_sleepers {0};
+};
+
+} // namespace qrocket::broker::ha

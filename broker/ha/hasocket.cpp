@@ -1,0 +1,197 @@
+#include "broker/ha/hasocket.h"
+
+#include <QByteArray>
+
+#include <arpa/inet.h>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace qrocket::broker::ha {
+
+namespace {
+
+std::int64_t steadyMs()
+{
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+QString errnoText(const char *what)
+{
+    return QStringLiteral("%1: %2").arg(
+        QLatin1String(what), QString::fromLocal8Bit(::strerror(errno)));
+}
+
+void setOptions(int fd)
+{
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+    const int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+}
+
+} // namespace
+
+SocketFd &SocketFd::operator=(SocketFd &&o) noexcept
+{
+    if (this != &o) {
+        reset(o.m_fd);
+        o.m_fd = -1;
+    }
+    return *this;
+}
+
+void SocketFd::reset(int fd)
+{
+    if (m_fd >= 0)
+        ::close(m_fd);
+    m_fd = fd;
+}
+
+Result<SocketFd> listenTcp(quint16 port, int backlog)
+{
+    SocketFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+    if (!fd.isValid())
+        return Status::ioError(errnoText("socket"));
+    const int one = 1;
+    ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_in addr {};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    addr.sin_addr.s_addr = htonl(INADDR_ANY);
+    if (::bind(fd.get(), reinterpret_cast<const sockaddr *>(&addr), sizeof addr) != 0)
+        return Status::ioError(errnoText("bind"));
+    if (::listen(fd.get(), backlog) != 0)
+        return Status::ioError(errnoText("listen"));
+    return fd;
+}
+
+quint16 localPort(int fd)
+{
+    sockaddr_in addr {};
+    socklen_t len = sizeof addr;
+    if (::getsockname(fd, reinterpret_cast<sockaddr *>(&addr), &len) != 0)
+        return 0;
+    return ntohs(addr.sin_port);
+}
+
+QByteArray peerName(int fd)
+{
+    sockaddr_in addr {};
+    socklen_t len = sizeof addr;
+    if (::getpeername(fd, reinterpret_cast<sockaddr *>(&addr), &len) != 0
+        || addr.sin_family != AF_INET)
+        return QByteArrayLiteral("?");
+    char ip[INET_ADDRSTRLEN] = {};
+    ::inet_ntop(AF_INET, &addr.sin_addr, ip, sizeof ip);
+    return QByteArray(ip) + ':' + QByteArray::number(ntohs(addr.sin_port));
+}
+
+void prepareAccepted(int fd)
+{
+    setOptions(fd);
+}
+
+Result<SocketFd> connectTcp(const QByteArray &hostPort, int timeoutMs)
+{
+    const qsizetype colon = hostPort.lastIndexOf(':');
+    bool ok = false;
+    const int port = colon > 0 ? hostPort.mid(colon + 1).toInt(&ok) : 0;
+    if (!ok || port <= 0 || port > 65535)
+        return Status::invalidArgument(
+            QStringLiteral("'%1' is not host:port").arg(QString::fromUtf8(hostPort)));
+    const QByteArray host = hostPort.left(colon);
+    sockaddr_in addr {};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<std::uint16_t>(port));
+    if (::inet_pton(AF_INET, host.constData(), &addr.sin_addr) != 1) {
+        addrinfo hints {};
+        hints.ai_family = AF_INET;
+        hints.ai_socktype = SOCK_STREAM;
+        addrinfo *res = nullptr;
+        if (::getaddrinfo(host.constData(), nullptr, &hints, &res) != 0 || !res)
+            return Status::ioError(
+                QStringLiteral("cannot resolve '%1'").arg(QString::fromUtf8(host)));
+        addr.sin_addr = reinterpret_cast<const sockaddr_in *>(res->ai_addr)->sin_addr;
+        ::freeaddrinfo(res);
+    }
+    SocketFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+    if (!fd.isValid())
+        return Status::ioError(errnoText("socket"));
+    setOptions(fd.get());
+    if (::connect(fd.get(), reinterpret_cast<const sockaddr *>(&addr), sizeof addr) != 0) {
+        if (errno != EINPROGRESS)
+            return Status::ioError(errnoText("connect"));
+        pollfd p {fd.get(), POLLOUT, 0};
+        const int rc = ::poll(&p, 1, timeoutMs);
+        if (rc == 0)
+            return Status::timeout(QStringLiteral("connect timed out after %1 ms").arg(timeoutMs));
+        int err = 0;
+        socklen_t len = sizeof err;
+        if (rc < 0 || ::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0) {
+            errno = err != 0 ? err : errno;
+            return Status::ioError(errnoText("connect"));
+        }
+    }
+    return fd;
+}
+
+Status sendAll(int fd, iovec *iov, int iovCount, int timeoutMs, const std::atomic<bool> &abort)
+{
+    const std::int64_t deadline = steadyMs() + timeoutMs;
+    while (iovCount > 0) {
+        if (abort.load(std::memory_order_acquire))
+            return Status::unavailable(QStringLiteral("connection closed"));
+        msghdr msg {};
+        msg.msg_iov = iov;
+        msg.msg_iovlen = static_cast<size_t>(iovCount);
+        const ssize_t n = ::sendmsg(fd, &msg, MSG_NOSIGNAL);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno != EAGAIN && errno != EWOULDBLOCK)
+                return Status::ioError(errnoText("send"));
+            const std::int64_t left = deadline - steadyMs();
+            if (left <= 0)
+                return Status::timeout(
+                    QStringLiteral("peer took nothing for %1 ms").arg(timeoutMs));
+            pollfd p {fd, POLLOUT, 0};
+            // Short slices: `abort` is looked at least every 100 ms.
+            if (::poll(&p, 1, static_cast<int>(std::min<std::int64_t>(left, 100))) < 0
+                && errno != EINTR)
+                return Status::ioError(errnoText("poll"));
+            continue;
+        }
+        size_t sent = static_cast<size_t>(n);
+        while (iovCount > 0 && sent >= iov->iov_len) {
+            sent -= iov->iov_len;
+            ++iov;
+            --iovCount;
+        }
+        if (iovCount > 0) {
+            iov->iov_base = static_cast<char *>(iov->iov_base) + sent;
+            iov->iov_len -= sent;
+        }
+    }
+    return {};
+}
+
+int waitReadable(int fd, int timeoutMs)
+{
+    pollfd p {fd, POLLIN, 0};
+    const int rc = ::poll(&p, 1, timeoutMs);
+    if (rc < 0)
+        return errno == EINTR ? 0 : -1;
+    return rc > 0 ? 1 : 0;
+}
+
+} // namespace qrocket::broker::ha

@@ -1,0 +1,57 @@
+#pragma once
+
+// Small POSIX socket helpers of the HA stream (broker/ha only): non-blocking TCP descriptors
+// driven by poll() with bounded waits, so that no peer can block a thread for longer than the
+// caller allows. Nothing here allocates per call.
+
+#include "clientlib/common/result.h"
+
+#include <QByteArray>
+
+#include <atomic>
+#include <cstdint>
+#include <sys/uio.h>
+
+namespace qrocket::broker::ha {
+
+/// Owns a descriptor; closes it on destruction.
+class SocketFd
+{
+public:
+    SocketFd() = default;
+    explicit SocketFd(int fd) : m_fd(fd) { }
+    ~SocketFd() { reset(); }
+    SocketFd(SocketFd &&o) noexcept : m_fd(o.m_fd) { o.m_fd = -1; }
+    SocketFd &operator=(SocketFd &&o) noexcept;
+    SocketFd(const SocketFd &) = delete;
+    SocketFd &operator=(const SocketFd &) = delete;
+
+    int get() const { return m_fd; }
+    bool isValid() const { return m_fd >= 0; }
+    void reset(int fd = -1);
+
+private:
+    int m_fd = -1;
+};
+
+/// A listening IPv4 socket on 0.0.0.0:port (0: any free port), non-blocking, SO_REUSEADDR.
+Result<SocketFd> listenTcp(quint16 port, int backlog = 64);
+/// The local port of a bound socket.
+quint16 localPort(int fd);
+/// "ip:port" of the peer.
+QByteArray peerName(int fd);
+/// Connects to "host:port" (an IPv4 address or a resolvable name) within `timeoutMs`; the
+/// socket is non-blocking, TCP_NODELAY.
+Result<SocketFd> connectTcp(const QByteArray &hostPort, int timeoutMs);
+/// Sets O_NONBLOCK, TCP_NODELAY and keep-alive on an accepted socket.
+void prepareAccepted(int fd);
+
+/// Sends every byte of `iov` (advanced in place), waiting for the socket at most `timeoutMs`
+/// in total and giving up early when `abort` becomes true. IoError/Timeout otherwise.
+Status sendAll(int fd, iovec *iov, int iovCount, int timeoutMs, const std::atomic<bool> &abort);
+
+/// Waits up to `timeoutMs` for `fd` to become readable: 1 readable (or hung up), 0 timeout,
+/// -1 error.
+int waitReadable(int fd, int timeoutMs);
+
+} // namespace qrocket::broker::ha

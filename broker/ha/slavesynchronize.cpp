@@ -1,0 +1,137 @@
+#include "broker/ha/slavesynchronize.h"
+
+#include "broker/brokercodes.h"
+#include "broker/brokercontext.h"
+#include "broker/logging.h"
+#include "broker/managers/consumeroffsetmanager.h"
+#include "broker/managers/delayoffsetmanager.h"
+#include "broker/managers/subscriptiongroupmanager.h"
+#include "broker/managers/topicconfigmanager.h"
+#include "clientlib/protocol/json.h"
+#include "clientlib/remoting/remotingclient.h"
+
+namespace qrocket::broker::ha {
+
+namespace {
+constexpr int kTimeoutMs = 3000;
+
+const char *tableName(int t)
+{
+    static const char *const names[]
+        = {"topic config", "consumer offsets", "delay offsets", "subscription groups"};
+    return names[t];
+}
+
+/// Whether `body`'s DataVersion is `current` (then the table is the master's already).
+bool sameVersion(const QByteArray &body, const DataVersion &current)
+{
+    auto parsed = protocol::parseJson(body);
+    if (!parsed)
+        return false;
+    auto version = DataVersion::fromJsonValue((*parsed)["dataVersion"]);
+    return version && *version == current;
+}
+} // namespace
+
+SlaveSynchronize::SlaveSynchronize(BrokerContext &context, AddressProvider masterAddress)
+    : m_ctx(context)
+    , m_masterAddress(std::move(masterAddress))
+    , m_client(std::make_unique<remoting::RemotingClient>([] {
+        remoting::RemotingClientOptions o;
+        o.threadName = QStringLiteral("qrocket-slavesync-io");
+        return o;
+    }()))
+{ }
+
+SlaveSynchronize::~SlaveSynchronize()
+{
+    shutdown();
+}
+
+void SlaveSynchronize::shutdown()
+{
+    if (m_client)
+        m_client->shutdown();
+}
+
+void SlaveSynchronize::syncAll()
+{
+    const QByteArray master = m_masterAddress ? m_masterAddress() : QByteArray();
+    if (master.isEmpty())
+        return;
+    for (int t = 0; t < TableCount; ++t)
+        sync(static_cast<Table>(t), master);
+}
+
+void SlaveSynchronize::sync(Table table, const QByteArray &master)
+{
+    static const RequestCode codes[]
+        = {RequestCode::GetAllTopicConfig, RequestCode::GetAllConsumerOffset,
+            RequestCode::GetAllDelayOffset, RequestCode::GetAllSubscriptionGroupConfig};
+    m_client->invokeAsync(master, protocol::RemotingCommand::createRequest(toInt(codes[table])),
+        kTimeoutMs, [this, table, master](Result<protocol::RemotingCommand> r) {
+            if (!r)
+                failed(table, master, r.error().message());
+            else if (r->code != toInt(ResponseCode::Success))
+                failed(table, master,
+                    QStringLiteral("code %1 %2").arg(r->code).arg(QString::fromUtf8(r->remark)));
+            else
+                apply(table, master, r->body);
+        });
+}
+
+void SlaveSynchronize::failed(Table table, const QByteArray &master, const QString &why)
+{
+    if (!m_failing[table].exchange(true))
+        qCWarning(lcBrokerHa).noquote()
+            << "slave sync of the" << tableName(table) << "from master" << master
+            << "failed:" << why << "- retrying at the next round";
+}
+
+void SlaveSynchronize::apply(Table table, const QByteArray &master, const QByteArray &body)
+{
+    Status st;
+    bool changed = true;
+    switch (table) {
+    case Topics:
+        if (sameVersion(body, m_ctx.topics->dataVersion()))
+            changed = false;
+        else
+            st = m_ctx.topics->replaceFrom(body);
+        break;
+    case SubscriptionGroups:
+        if (sameVersion(body, m_ctx.subscriptionGroups->dataVersion()))
+            changed = false;
+        else
+            st = m_ctx.subscriptionGroups->replaceFrom(body);
+        break;
+    case ConsumerOffsets:
+        st = m_ctx.consumerOffsets->decode(body);
+        if (st)
+            st = m_ctx.consumerOffsets->persist();
+        break;
+    case DelayOffsets:
+        // No body: the master runs no delay schedule yet; nothing to copy.
+        if (body.isEmpty())
+            break;
+        st = m_ctx.delayOffsets->decode(body);
+        if (st)
+            st = m_ctx.delayOffsets->persist();
+        break;
+    case TableCount:
+        break;
+    }
+    if (!st) {
+        failed(table, master, st.message());
+        return;
+    }
+    if (m_failing[table].exchange(false))
+        qCInfo(lcBrokerHa).noquote()
+            << "slave sync of the" << tableName(table) << "from master" << master << "works again";
+    if (changed && (table == Topics || table == SubscriptionGroups))
+        qCInfo(lcBrokerHa).noquote()
+            << "updated the slave's" << tableName(table) << "from master" << master;
+    m_applied.fetch_add(1);
+}
+
+} // namespace qrocket::broker::ha
