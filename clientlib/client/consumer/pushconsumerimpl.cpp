@@ -708,8 +708,10 @@ void PushConsumerImpl::executePull(PullRequest request)
         request.mq.brokerName.constData(), request.mq.queueId,
         static_cast<long long>(request.nextOffset), broker->address.constData());
     std::weak_ptr<PushConsumerImpl> weak = weak_from_this();
+    const auto issued = std::chrono::steady_clock::now();
     m_instance->api().pullMessageAsync(broker->address, request.mq.brokerName, h,
-        m_options.consumerTimeoutMillisWhenSuspend, [weak, request](Result<PullResult> r) mutable {
+        m_options.consumerTimeoutMillisWhenSuspend,
+        [weak, request, issued](Result<PullResult> r) mutable {
             // I/O thread: straight to the pull thread.
             qCDebug(lcConsumer, "pull answer %s/%d at %lld: %s", request.mq.topic.constData(),
                 request.mq.queueId, static_cast<long long>(request.nextOffset),
@@ -717,6 +719,11 @@ void PushConsumerImpl::executePull(PullRequest request)
             auto self = weak.lock();
             if (!self || self->m_stopping)
                 return;
+            TopicStats &st = self->stats(request.mq.topic);
+            ++st.pulls;
+            st.pullRtTotalMs += std::chrono::duration_cast<milliseconds>(
+                std::chrono::steady_clock::now() - issued)
+                                    .count();
             self->m_pullScheduler->post(
                 [weak, request = std::move(request), r = std::move(r)]() mutable {
                     if (auto s = weak.lock())
@@ -910,7 +917,6 @@ QByteArray PushConsumerImpl::runningInfoJson()
     prop("PROP_CONSUME_TYPE", "CONSUME_PASSIVELY");
     prop("PROP_NAMESERVER_ADDR", m_instance->config().resolvedNamesrvAddr());
     prop("PROP_THREADPOOL_CORE_SIZE", QByteArray::number(m_options.consumeThreadMin));
-    prop("adjustThreadPoolNumsThreshold", "100000");
     prop("allocateMessageQueueStrategy", allocateStrategyName(m_options.allocateStrategy));
     prop("awaitTerminationMillisWhenShutdown",
         QByteArray::number(m_options.awaitTerminationMillisWhenShutdown));
@@ -919,7 +925,6 @@ QByteArray PushConsumerImpl::runningInfoJson()
     prop("consumeMessageBatchMaxSize", QByteArray::number(m_options.consumeMessageBatchMaxSize));
     prop("consumeThreadMax", QByteArray::number(m_options.consumeThreadMax));
     prop("consumeThreadMin", QByteArray::number(m_options.consumeThreadMin));
-    prop("consumeTimeout", "15");
     prop("consumeTimestamp", m_options.consumeTimestamp);
     prop("consumerGroup", m_options.group);
     prop("maxReconsumeTimes", QByteArray::number(maxReconsumeTimes()));
@@ -948,7 +953,9 @@ QByteArray PushConsumerImpl::runningInfoJson()
         w.key("consumeRT")
             .value(ok + failed > 0 ? static_cast<double>(st.consumeRtTotalMs.load()) / (ok + failed)
                                    : 0.0);
-        w.key("pullRT").value(0.0);
+        const double pulls = static_cast<double>(st.pulls.load());
+        w.key("pullRT").value(
+            pulls > 0 ? static_cast<double>(st.pullRtTotalMs.load()) / pulls : 0.0);
         w.key("pullTPS").value(static_cast<double>(st.pulled.load()) / seconds);
         w.endObject();
     }

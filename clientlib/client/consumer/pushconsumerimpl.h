@@ -72,6 +72,8 @@ private:
         std::atomic<std::int64_t> consumedOk {0};
         std::atomic<std::int64_t> consumedFailed {0};
         std::atomic<std::int64_t> consumeRtTotalMs {0};
+        std::atomic<std::int64_t> pulls {0};
+        std::atomic<std::int64_t> pullRtTotalMs {0};
     };
 
     bool orderly() const { return static_cast<bool>(m_orderlyListener); }
