@@ -8,6 +8,7 @@
 #include "clientlib/protocol/headers/adminheaders.h"
 #include "clientlib/protocol/requestcode.h"
 #include "clienttestutil.h"
+#include "loopbacklistener.h"
 #include "tests/testlib/daemonprocess.h"
 
 #include <QElapsedTimer>
@@ -36,15 +37,7 @@ public:
 
     explicit FakeBroker(Mode mode) : m_mode(mode)
     {
-        m_listen = ::socket(AF_INET, SOCK_STREAM, 0);
-        sockaddr_in addr {};
-        addr.sin_family = AF_INET;
-        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        ::bind(m_listen, reinterpret_cast<sockaddr *>(&addr), sizeof addr);
-        socklen_t len = sizeof addr;
-        ::getsockname(m_listen, reinterpret_cast<sockaddr *>(&addr), &len);
-        m_port = ntohs(addr.sin_port);
-        ::listen(m_listen, 4);
+        m_listen = listenOnLoopback(m_port, 4);
         m_thread = std::thread([this] { serve(); });
     }
     ~FakeBroker()

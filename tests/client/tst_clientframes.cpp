@@ -10,6 +10,7 @@
 #include "clientlib/protocol/messageid.h"
 #include "clientlib/protocol/requestcode.h"
 #include "clienttestutil.h"
+#include "loopbacklistener.h"
 #include "tests/unit/protocol/goldenvectors.h"
 
 #include <QTest>
@@ -36,15 +37,7 @@ class RecordingServer
 public:
     RecordingServer()
     {
-        m_listen = ::socket(AF_INET, SOCK_STREAM, 0);
-        sockaddr_in addr {};
-        addr.sin_family = AF_INET;
-        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        ::bind(m_listen, reinterpret_cast<sockaddr *>(&addr), sizeof addr);
-        socklen_t len = sizeof addr;
-        ::getsockname(m_listen, reinterpret_cast<sockaddr *>(&addr), &len);
-        m_port = ntohs(addr.sin_port);
-        ::listen(m_listen, 8);
+        m_listen = listenOnLoopback(m_port, 8);
         m_thread = std::thread([this] { acceptLoop(); });
     }
     ~RecordingServer()
