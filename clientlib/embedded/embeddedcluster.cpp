@@ -517,8 +517,16 @@ Status EmbeddedCluster::start()
         d->stopLocked();
         return st;
     }
-    std::lock_guard state(d->stateMutex);
-    d->running = true;
+    {
+        std::lock_guard state(d->stateMutex);
+        d->running = true;
+    }
+    // A broker's first registration with the name server is asynchronous: return once the name
+    // server lists every broker, so a cluster that says it started is one clients can use.
+    if (Status registered = waitForRegistrations(); !registered) {
+        d->stopLocked();
+        return registered;
+    }
     qCInfo(lcEmbedded).noquote() << "EmbeddedCluster" << d->options.clusterName << "started:"
                                  << "name server" << d->namesrvAddress << "," << d->brokers.size()
                                  << "broker(s), store" << d->root;
@@ -674,6 +682,52 @@ Result<protocol::TopicRouteData> EmbeddedCluster::topicRoute(
                                     .arg(response->code)
                                     .arg(QString::fromUtf8(response->remark)));
     return protocol::TopicRouteData::fromJson(response->body);
+}
+
+Status EmbeddedCluster::waitForRegistrations()
+{
+    std::shared_ptr<remoting::RemotingClient> client;
+    QByteArray address;
+    {
+        std::lock_guard lock(d->stateMutex);
+        client = d->client;
+        address = d->namesrvAddress.toUtf8();
+    }
+    const QDeadlineTimer deadline(d->options.operationTimeout);
+    QString last = QStringLiteral("no answer yet");
+    while (client && !address.isEmpty()) {
+        const int millis = static_cast<int>(std::clamp<qint64>(deadline.remainingTime(), 1, 3000));
+        auto response = client->invokeSync(address,
+            RemotingCommand::createRequest(
+                protocol::toInt(protocol::RequestCode::GetBrokerClusterInfo)),
+            millis);
+        if (response && response->code == protocol::toInt(protocol::ResponseCode::Success)) {
+            auto info = protocol::ClusterInfo::fromJson(response->body);
+            if (info) {
+                const auto expected = d->expected();
+                const bool all = std::all_of(
+                    expected.begin(), expected.end(), [&](const Private::Expected &e) {
+                        return info->brokerAddrTable.count(e.name) > 0;
+                    });
+                if (all)
+                    return {};
+                last = QStringLiteral("%1 of %2 brokers registered")
+                           .arg(info->brokerAddrTable.size())
+                           .arg(expected.size());
+            }
+        } else if (!response) {
+            last = response.error().message();
+        }
+        if (deadline.hasExpired())
+            break;
+        pauseFor(std::min<std::chrono::milliseconds>(
+            20ms, std::chrono::milliseconds(std::max<qint64>(deadline.remainingTime(), 0))));
+    }
+    return Status::timeout(
+        QStringLiteral("EmbeddedCluster: the brokers did not all register with the name server "
+                       "within %1 ms (%2)")
+            .arg(d->options.operationTimeout.count())
+            .arg(last));
 }
 
 Status EmbeddedCluster::waitForRoute(const QString &topic, std::chrono::milliseconds timeout)

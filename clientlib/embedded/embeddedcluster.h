@@ -118,10 +118,11 @@ public:
     EmbeddedCluster(const EmbeddedCluster &) = delete;
     EmbeddedCluster &operator=(const EmbeddedCluster &) = delete;
 
-    /// Starts the name server, then every broker. A bad option (brokerCount out of range, bad
-    /// names, an unwritable storeRoot), no QCoreApplication, or a controller that cannot start is
-    /// an error naming the part; whatever was started is stopped again. Once only: a second call
-    /// (after success or failure) is an Internal error.
+    /// Starts the name server, then every broker, and returns once the name server lists them all.
+    /// A bad option (brokerCount out of range, bad names, an unwritable storeRoot), no
+    /// QCoreApplication, or a controller that cannot start is an error naming the part; whatever
+    /// was started is stopped again. Once only: a second call (after success or failure) is an
+    /// Internal error.
     Status start();
     /// Stops every broker, then the name server, and joins the cluster thread. The store stays
     /// until destruction. Idempotent; the cluster cannot be started again.
@@ -168,6 +169,8 @@ public:
         const QString &topic, std::chrono::milliseconds timeout = std::chrono::seconds(3)) const;
 
 private:
+    /// Polls the name server's cluster info until every broker is in it (start()).
+    Status waitForRegistrations();
     struct Private;
     std::shared_ptr<Private> d; // shared with tasks queued to the cluster thread
 };
