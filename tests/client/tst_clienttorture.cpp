@@ -110,8 +110,11 @@ void tst_ClientTorture::startConsumeShutdownCycles()
                 return ConsumeConcurrentlyStatus::ConsumeSuccess;
             });
         {
+            // The previous cycle's consumer may still be finishing its shutdown on its own
+            // thread (its handle is gone, its unregistration not yet done): the group is free
+            // again once it has, within the wait.
             std::shared_ptr<PushConsumer> caller = *holder;
-            QVERIFY(caller->start().isOk());
+            QVERIFY(waitFor([&] { return caller->start().isOk(); }, 5000));
         }
         if (ending == 2) {
             // The consumer goes away inside its listener; nothing here touches it any more.
