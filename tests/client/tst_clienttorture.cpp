@@ -89,22 +89,31 @@ void tst_ClientTorture::startConsumeShutdownCycles()
         auto holder
             = std::make_shared<std::shared_ptr<PushConsumer>>(std::make_shared<PushConsumer>(co));
         std::weak_ptr<PushConsumer> weak = *holder;
-        std::atomic<bool> inListener {false};
-        std::atomic<bool> ended {false};
-        std::atomic<bool> released {false};
+        // Per-cycle flags on the heap: a listener of this cycle's consumer may still run after
+        // the cycle ended (a shutdown begun inside a listener finishes on the consumer's thread).
+        struct Flags
+        {
+            std::atomic<bool> inListener {false};
+            std::atomic<bool> ended {false};
+            std::atomic<bool> released {false};
+        };
+        auto flags = std::make_shared<Flags>();
+        std::atomic<bool> &inListener = flags->inListener;
+        std::atomic<bool> &ended = flags->ended;
+        std::atomic<bool> &released = flags->released;
         (*holder)->subscribe("TortureTopic");
         (*holder)->registerMessageListener(
-            [&, holder, weak, ending](
+            [&consumed, flags, holder, weak, ending](
                 const std::vector<MessageExt> &msgs, ConsumeConcurrentlyContext &) {
-                inListener = true;
+                flags->inListener = true;
                 consumed += static_cast<int>(msgs.size());
                 QThread::usleep(500);
-                if (ending == 1 && !ended.exchange(true)) {
+                if (ending == 1 && !flags->ended.exchange(true)) {
                     if (auto c = weak.lock())
                         c->shutdown();
-                } else if (ending == 2 && !ended.exchange(true)) {
+                } else if (ending == 2 && !flags->ended.exchange(true)) {
                     // Once the test thread let go, this listener holds the last reference.
-                    waitFor([&] { return released.load(); }, 5000);
+                    waitFor([&] { return flags->released.load(); }, 5000);
                     holder->reset();
                 }
                 return ConsumeConcurrentlyStatus::ConsumeSuccess;
