@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstring>
 #include <exception>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -357,7 +358,18 @@ void Connection::onReadyRead()
     }
     m_readPending = false;
     if (m_inPos > 0) {
-        m_in.remove(0, m_inPos);
+        // Move the undecoded tail to the front. Not QByteArray::remove(0, n): that only advances
+        // the data pointer, and capacity() still counts the bytes before it, so the room below
+        // would be overstated and every resize() would reallocate and double the buffer (a
+        // client under sustained load with partial frames ran out of address space that way).
+        const qsizetype rest = m_in.size() - m_inPos;
+        if (m_in.isDetached()) {
+            char *data = m_in.data();
+            std::memmove(data, data + m_inPos, std::size_t(rest));
+            m_in.truncate(rest);
+        } else {
+            m_in = QByteArray(m_in.constData() + m_inPos, rest); // a body still shares it
+        }
         m_inPos = 0;
     }
     // Read straight into the decode buffer, in large chunks, until the kernel has no more (or a

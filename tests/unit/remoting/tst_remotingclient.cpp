@@ -3,6 +3,7 @@
 
 #include "remotingtestutil.h"
 
+#include <QFile>
 #include <QTcpServer>
 
 #include <set>
@@ -31,6 +32,19 @@ quint16 deadPort()
     const quint16 port = probe.serverPort();
     probe.close();
     return port;
+}
+
+/// The process's peak virtual size (VmPeak), in KiB.
+qint64 vmPeakKiB()
+{
+    QFile f(QStringLiteral("/proc/self/status"));
+    if (!f.open(QIODevice::ReadOnly))
+        return 0;
+    for (const QByteArray &line : f.readAll().split('\n')) {
+        if (line.startsWith("VmPeak:"))
+            return line.mid(7).trimmed().split(' ').front().toLongLong();
+    }
+    return 0;
 }
 
 } // namespace
@@ -84,6 +98,43 @@ private Q_SLOTS:
         QCOMPARE(wrong.load(), 0);
         QCOMPARE(server->connectionCount(), kClients);
         clients.clear();
+    }
+
+    void sustainedLargeResponsesKeepTheReadBufferBounded()
+    {
+        // Responses of an odd size, many in flight: most reads end inside a frame, so the read
+        // buffer keeps a partial frame from turn to turn. It once grew by doubling on every such
+        // turn (capacity() counts space the buffer had already handed back at its front) until
+        // the process ran out of address space; now its size follows the frames.
+        auto server = startServer();
+        QVERIFY(server);
+        RemotingClient client(fastClientOptions());
+        const QByteArray body(200 * 1024 + 3, 'b');
+        constexpr int kTotal = 400;
+        constexpr int kWindow = 32;
+        const qint64 vmBefore = vmPeakKiB();
+        std::atomic<int> sent {0};
+        std::atomic<int> answered {0};
+        std::atomic<int> wrong {0};
+        std::function<void()> sendOne = [&] {
+            if (sent.fetch_add(1) >= kTotal)
+                return;
+            client.invokeAsync(addressOf(*server), makeRequest(kEchoCode, body), 20000,
+                [&](Result<RemotingCommand> result) {
+                    if (!result.has_value() || result->body.size() != body.size())
+                        ++wrong;
+                    ++answered;
+                    sendOne();
+                });
+        };
+        for (int i = 0; i < kWindow; ++i)
+            sendOne();
+        QTRY_COMPARE_WITH_TIMEOUT(answered.load(), kTotal, 60000);
+        QCOMPARE(wrong.load(), 0);
+        const qint64 grownMiB = (vmPeakKiB() - vmBefore) / 1024;
+        qInfo("VmPeak grew by %lld MiB for %d MiB of responses", grownMiB,
+            int(qint64(kTotal) * body.size() >> 20));
+        QVERIFY2(grownMiB < 512, qPrintable(QStringLiteral("VmPeak grew by %1 MiB").arg(grownMiB)));
     }
 
     void invokeSyncRefusedOnIoThread()
