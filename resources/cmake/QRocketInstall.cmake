@@ -130,6 +130,12 @@ function(_qrocket_install_rules)
         LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}"
         RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}"
         INCLUDES DESTINATION "${QROCKET_INSTALL_INCLUDEDIR}")
+    # The operator tools: programs only, not part of the exported package.
+    foreach(target qrocket-admin qrocket-bench qrocket-console)
+        if(TARGET ${target})
+            install(TARGETS ${target} RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
+        endif()
+    endforeach()
     install(EXPORT QRocketTargets NAMESPACE QRocket:: FILE QRocketTargets.cmake
         DESTINATION "${QROCKET_INSTALL_CMAKEDIR}")
 

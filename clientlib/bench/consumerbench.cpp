@@ -1,0 +1,211 @@
+// qrocket-bench consumer: RocketMQ's benchmark Consumer on QRocket's PushConsumer. The Java
+// tool's letters: -t topic (BenchmarkTest), -w threadCount (20), -g group (benchmark_consumer),
+// -p group prefix enable (adds "_<millis % 100>"), -f filterType (TAG or SQL92), -e expression
+// (text, or a file holding it, as the Java tool reads), -r fail rate (RECONSUME_LATER share).
+// QRocket's own: --broadcasting, --from last|first, --quantity, --duration, --interval, --json.
+// Lines: "Current Time: ... TPS: N FAIL: N AVG(B2C) RT(ms): N AVG(S2C) RT(ms): N MAX(B2C)
+// RT(ms): N MAX(S2C) RT(ms): N", then the interval's B2C p50/p99/p999 (born on the producer
+// to consumed; S2C: stored on the broker to consumed; both use the two hosts' wall clocks).
+
+#include "clientlib/bench/benchmodes.h"
+#include "clientlib/bench/benchrun.h"
+#include "clientlib/client/pushconsumer.h"
+
+#include <QDateTime>
+#include <QFile>
+
+#include <chrono>
+#include <random>
+
+namespace qrocket::bench {
+
+namespace {
+
+std::uint64_t microsSinceEpochMs(std::int64_t epochMs)
+{
+    const std::int64_t nowUs = std::chrono::duration_cast<std::chrono::microseconds>(
+        std::chrono::system_clock::now().time_since_epoch())
+                                   .count();
+    const std::int64_t d = nowUs - epochMs * 1000;
+    return d > 0 ? std::uint64_t(d) : 0;
+}
+
+} // namespace
+
+int runConsumer(const QStringList &arguments)
+{
+    BenchArgs args(QStringLiteral("consumer"));
+    args.addCommonOptions();
+    args.addOption({QStringLiteral("t"), QStringLiteral("topic")},
+        QStringLiteral("Topic name, Default: BenchmarkTest"), QStringLiteral("BenchmarkTest"));
+    args.addOption({QStringLiteral("w"), QStringLiteral("threadCount")},
+        QStringLiteral("Thread count, Default: 20"), QStringLiteral("20"));
+    args.addOption({QStringLiteral("g"), QStringLiteral("group")},
+        QStringLiteral("Consumer group name, Default: benchmark_consumer"),
+        QStringLiteral("benchmark_consumer"));
+    args.addOption({QStringLiteral("p"), QStringLiteral("groupPrefixEnable")},
+        QStringLiteral("Is group prefix enable, Default: false"), QStringLiteral("false"));
+    args.addOption({QStringLiteral("f"), QStringLiteral("filterType")},
+        QStringLiteral("TAG, SQL92, Default: TAG"), QStringLiteral("TAG"));
+    args.addOption({QStringLiteral("e"), QStringLiteral("expression")},
+        QStringLiteral("Filter expression, or a file holding it, Default: *"), QStringLiteral("*"));
+    args.addOption({QStringLiteral("r"), QStringLiteral("failRate")},
+        QStringLiteral("consumer fail rate, default 0"), QStringLiteral("0"));
+    args.addOption({QStringLiteral("broadcasting")},
+        QStringLiteral("Broadcasting instead of clustering, Default: false"),
+        QStringLiteral("false"));
+    args.addOption({QStringLiteral("from")},
+        QStringLiteral("Where a new group starts: last or first, Default: last"),
+        QStringLiteral("last"));
+    args.addOption({QStringLiteral("quantity")},
+        QStringLiteral("Stop after consuming this many messages (0: no limit), Default: 0"),
+        QStringLiteral("0"));
+    args.addOption({QStringLiteral("m"), QStringLiteral("msgTraceEnable")},
+        QStringLiteral("Message Trace Enable (not supported yet), Default: false"),
+        QStringLiteral("false"));
+    args.addOption({QStringLiteral("a"), QStringLiteral("aclEnable")},
+        QStringLiteral("Acl Enable (not supported yet), Default: false"), QStringLiteral("false"));
+    int exitCode = 0;
+    if (!args.parse(arguments, &exitCode))
+        return exitCode;
+
+    const auto threads = args.integer(QStringLiteral("w"), 1, 1024);
+    const auto prefix = args.boolean(QStringLiteral("p"));
+    const auto failRate = args.real(QStringLiteral("r"), 0.0, 1.0);
+    const auto broadcasting = args.boolean(QStringLiteral("broadcasting"));
+    const auto quantity
+        = args.integer(QStringLiteral("quantity"), 0, std::numeric_limits<std::int64_t>::max());
+    const auto trace = args.boolean(QStringLiteral("m"));
+    const auto acl = args.boolean(QStringLiteral("a"));
+    if (!threads || !prefix || !failRate || !broadcasting || !quantity || !trace || !acl)
+        return 2;
+    if (*trace || *acl) {
+        std::fprintf(stderr, "qrocket-bench consumer: %s is not supported yet\n",
+            *trace ? "-m (message trace)" : "-a (ACL)");
+        return 2;
+    }
+    const QByteArray topic = args.text(QStringLiteral("t")).trimmed().toUtf8();
+    QByteArray group = args.text(QStringLiteral("g")).trimmed().toUtf8();
+    if (*prefix)
+        group += '_' + QByteArray::number(QDateTime::currentMSecsSinceEpoch() % 100);
+    const QString filterType = args.text(QStringLiteral("f")).trimmed().toUpper();
+    if (filterType != QLatin1String("TAG") && filterType != QLatin1String("SQL92")) {
+        std::fprintf(stderr, "qrocket-bench consumer: -f \"%s\": expected TAG or SQL92\n",
+            qPrintable(filterType));
+        return 2;
+    }
+    QByteArray expression = args.text(QStringLiteral("e")).toUtf8();
+    if (QFile file(QString::fromUtf8(expression)); expression != "*" && file.exists()) {
+        if (!file.open(QIODevice::ReadOnly)) {
+            std::fprintf(stderr, "qrocket-bench consumer: -e %s: %s\n", expression.constData(),
+                qPrintable(file.errorString()));
+            return 2;
+        }
+        expression = file.readAll().trimmed();
+    }
+    const QString from = args.text(QStringLiteral("from")).trimmed().toLower();
+    if (from != QLatin1String("last") && from != QLatin1String("first")) {
+        std::fprintf(stderr, "qrocket-bench consumer: --from \"%s\": expected last or first\n",
+            qPrintable(from));
+        return 2;
+    }
+
+    client::PushConsumerOptions options;
+    options.group = group;
+    options.client.namesrvAddr = args.namesrvAddr();
+    options.consumeThreadMin = options.consumeThreadMax = int(*threads);
+    options.messageModel
+        = *broadcasting ? client::MessageModel::Broadcasting : client::MessageModel::Clustering;
+    options.consumeFromWhere = from == QLatin1String("first")
+        ? client::ConsumeFromWhere::ConsumeFromFirstOffset
+        : client::ConsumeFromWhere::ConsumeFromLastOffset;
+    client::PushConsumer consumer(options);
+    const client::MessageSelector selector = filterType == QLatin1String("SQL92")
+        ? client::MessageSelector::bySql(expression)
+        : client::MessageSelector::byTag(expression);
+    std::fprintf(args.lines(),
+        "topic: %s, threadCount %d, group: %s, filterType: %s, expression: %s, broadcasting: %s\n",
+        topic.constData(), int(*threads), group.constData(), qPrintable(filterType),
+        expression.constData(), *broadcasting ? "true" : "false");
+    if (Status st = consumer.subscribe(topic, selector); !st) {
+        std::fprintf(stderr, "qrocket-bench consumer: %s\n", qPrintable(st.toString()));
+        return 2;
+    }
+
+    BenchCounters counters; // success: consumed, sendFailed: returned RECONSUME_LATER
+    LatencyRecorder bornToConsumer;
+    LatencyRecorder storeToConsumer;
+    const double rate = *failRate;
+    consumer.registerMessageListener(
+        [&](const std::vector<client::MessageExt> &msgs, client::ConsumeConcurrentlyContext &) {
+            for (const client::MessageExt &m : msgs) {
+                bornToConsumer.record(microsSinceEpochMs(m.bornTimestamp()));
+                storeToConsumer.record(microsSinceEpochMs(m.storeTimestamp()));
+            }
+            thread_local std::minstd_rand random(std::random_device {}());
+            if (rate > 0 && std::uniform_real_distribution<double>(0, 1)(random) < rate) {
+                counters.sendFailed.fetch_add(msgs.size(), std::memory_order_relaxed);
+                return client::ConsumeConcurrentlyStatus::ReconsumeLater;
+            }
+            counters.success.fetch_add(msgs.size(), std::memory_order_relaxed);
+            return client::ConsumeConcurrentlyStatus::ConsumeSuccess;
+        });
+    if (Status st = consumer.start(); !st) {
+        std::fprintf(
+            stderr, "qrocket-bench consumer: cannot start: %s\n", qPrintable(st.toString()));
+        return 1;
+    }
+    std::fprintf(args.lines(), "Consumer Started.\n");
+    std::fflush(args.lines());
+
+    auto printLine = [&](const BenchSample &d) {
+        const double secs = std::max(0.001, d.seconds());
+        std::fprintf(args.lines(),
+            "Current Time: %s TPS: %lld FAIL: %llu AVG(B2C) RT(ms): %7.3f AVG(S2C) RT(ms): %7.3f "
+            "MAX(B2C) RT(ms): %lld MAX(S2C) RT(ms): %lld p50(B2C)(ms): %.3f p99(B2C)(ms): %.3f "
+            "p999(B2C)(ms): %.3f\n",
+            currentTimeText().constData(), qlonglong(double(d.success + d.sendFailed) / secs),
+            qulonglong(d.sendFailed), ms(d.latency.meanMicros()), ms(d.latency2.meanMicros()),
+            qlonglong(d.latency.maxMicros / 1000), qlonglong(d.latency2.maxMicros / 1000),
+            ms(d.latency.percentile(0.5)), ms(d.latency.percentile(0.99)),
+            ms(d.latency.percentile(0.999)));
+    };
+    const BenchSample total = runReportLoop(
+        args, [&] { return takeSample(counters, bornToConsumer, &storeToConsumer); }, printLine,
+        [&, limit = std::uint64_t(*quantity)] {
+            return limit > 0
+                && counters.success.load(std::memory_order_relaxed)
+                    + counters.sendFailed.load(std::memory_order_relaxed)
+                >= limit;
+        });
+    consumer.shutdown();
+    const BenchSample all = takeSample(counters, bornToConsumer, &storeToConsumer) - BenchSample {};
+    const double secs = std::max(0.001, total.seconds());
+    if (args.json()) {
+        printJson(QJsonObject {
+            {QStringLiteral("mode"), QStringLiteral("consumer")},
+            {QStringLiteral("topic"), QString::fromUtf8(topic)},
+            {QStringLiteral("group"), QString::fromUtf8(group)},
+            {QStringLiteral("seconds"), secs},
+            {QStringLiteral("consumed"), double(all.success + all.sendFailed)},
+            {QStringLiteral("failed"), double(all.sendFailed)},
+            {QStringLiteral("tps"), double(total.success + total.sendFailed) / secs},
+            {QStringLiteral("bornToConsumer"), latencyJson(all.latency)},
+            {QStringLiteral("storeToConsumer"), latencyJson(all.latency2)},
+        });
+    } else {
+        std::fprintf(stdout,
+            "[Complete] Consume Total: %llu TPS: %lld FAIL: %llu AVG(B2C) RT(ms): %7.3f AVG(S2C) "
+            "RT(ms): %7.3f MAX(B2C) RT(ms): %lld MAX(S2C) RT(ms): %lld p50(B2C)(ms): %.3f "
+            "p99(B2C)(ms): %.3f p999(B2C)(ms): %.3f\n",
+            qulonglong(all.success + all.sendFailed),
+            qlonglong(double(total.success + total.sendFailed) / secs), qulonglong(all.sendFailed),
+            ms(all.latency.meanMicros()), ms(all.latency2.meanMicros()),
+            qlonglong(all.latency.maxMicros / 1000), qlonglong(all.latency2.maxMicros / 1000),
+            ms(all.latency.percentile(0.5)), ms(all.latency.percentile(0.99)),
+            ms(all.latency.percentile(0.999)));
+    }
+    return 0;
+}
+
+} // namespace qrocket::bench
