@@ -3,7 +3,7 @@
 //   -w threadCount (64)  -s messageSize (128)  -k keyEnable  -p propertySize  -l tagCount
 //   -q messageQuantity (0: no limit)  -d delayEnable  -e delayLevel (1)  -y asyncEnable
 //   -b batchSize (BatchProducer; 1: no batching)  -t topic (BenchmarkTest)
-// QRocket's own: -o onewayEnable, --window (async sends in flight, 1024), --duration,
+// QRocket's own: -o onewayEnable, --window (async sends in flight, 1024), --tps, --duration,
 // --interval, --json.
 // Lines: "Current Time: ... Send TPS: N Max RT(ms): N Average RT(ms): N Send Failed: N
 // Response Failed: N" (BatchProducer's line with -b), then what the Java tool lacks:
@@ -50,6 +50,7 @@ struct ProducerSettings
     bool oneway = false;
     int batch = 1;
     int window = 1024;
+    std::int64_t tps = 0;
 };
 
 /// The Java tool's body: "hello baby" repeated to the size.
@@ -144,6 +145,10 @@ int runProducer(const QStringList &arguments)
     args.addOption({QStringLiteral("b"), QStringLiteral("batchSize")},
         QStringLiteral("Messages per SEND_BATCH_MESSAGE (BatchProducer), Default: 1 (no batch)"),
         QStringLiteral("1"));
+    args.addOption({QStringLiteral("tps")},
+        QStringLiteral("Pace the senders to this many requests per second in total (0: as fast "
+                       "as they go), Default: 0"),
+        QStringLiteral("0"));
     args.addOption({QStringLiteral("window")},
         QStringLiteral("Async sends in flight with -y true, Default: 1024"),
         QStringLiteral("1024"));
@@ -171,10 +176,11 @@ int runProducer(const QStringList &arguments)
     const auto oneway = args.boolean(QStringLiteral("o"));
     const auto batch = args.integer(QStringLiteral("b"), 1, 10000);
     const auto window = args.integer(QStringLiteral("window"), 1, 65536);
+    const auto tps = args.integer(QStringLiteral("tps"), 0, 100'000'000);
     const auto trace = args.boolean(QStringLiteral("m"));
     const auto acl = args.boolean(QStringLiteral("a"));
     if (!threads || !size || !keys || !props || !tags || !quantity || !delay || !level || !async
-        || !oneway || !batch || !window || !trace || !acl)
+        || !oneway || !batch || !window || !tps || !trace || !acl)
         return 2;
     if (*trace || *acl) {
         std::fprintf(stderr, "qrocket-bench producer: %s is not supported yet\n",
@@ -193,6 +199,7 @@ int runProducer(const QStringList &arguments)
     s.oneway = *oneway;
     s.batch = int(*batch);
     s.window = int(*window);
+    s.tps = *tps;
     if (int(s.async) + int(s.oneway) + int(s.batch > 1) > 1) {
         std::fprintf(stderr, "qrocket-bench producer: -y, -o and -b are exclusive\n");
         return 2;
@@ -245,7 +252,16 @@ int runProducer(const QStringList &arguments)
     std::vector<std::thread> workers;
     for (int t = 0; t < s.threads; ++t) {
         workers.emplace_back([&] {
+            // --tps: each thread keeps its share of the rate on a fixed schedule.
+            const auto period = s.tps > 0
+                ? std::chrono::nanoseconds(1'000'000'000LL * s.threads / s.tps)
+                : std::chrono::nanoseconds(0);
+            Clock::time_point due = Clock::now();
             for (std::int64_t n = 0; keepGoing() && (perThread == 0 || n < perThread); ++n) {
+                if (s.tps > 0) {
+                    due += period;
+                    std::this_thread::sleep_until(due);
+                }
                 const std::uint64_t seq = sequence.fetch_add(1, std::memory_order_relaxed);
                 const Clock::time_point start = Clock::now();
                 if (s.batch > 1) {
