@@ -30,11 +30,13 @@
 // consumed by one thread at a time in offset order; SuspendCurrentQueueAMoment retries the same
 // messages after suspendCurrentQueueTimeMillis.
 //
-// Threads: listeners run on the consume pool (consumeThreadMin threads), never on the remoting
-// I/O thread. A listener may call shutdown() or destroy the consumer: the call returns without
-// waiting for that listener itself, offsets of what finished are committed, and nothing runs
-// after the listener returns. shutdown() from outside waits up to awaitTerminationMillis for
-// running listeners. Every method is thread-safe.
+// Threads: listeners run on the consume pool, never on the remoting I/O thread: consumeThreadMin
+// threads, growing to consumeThreadMax while batches wait with every thread busy (extra threads
+// retire after 60 s idle; Java's pool, with its unbounded queue, never grows past the minimum). A
+// listener may call shutdown() or destroy the consumer: the call returns without waiting for that
+// listener itself, offsets of what finished are committed, and nothing runs after the listener
+// returns. shutdown() from outside waits up to awaitTerminationMillis for running listeners. Every
+// method is thread-safe.
 
 #include "clientlib/client/clientconfig.h"
 #include "clientlib/client/consumer/allocate.h"

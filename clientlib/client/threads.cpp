@@ -4,12 +4,14 @@
 
 #include <QDateTime>
 
+#include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <exception>
 #include <map>
 #include <mutex>
 #include <pthread.h>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -76,18 +78,28 @@ struct WorkerPool::State
     std::condition_variable exited;
     std::deque<std::function<void()>> queue; // guarded by mutex
     bool stopping = false; // guarded by mutex
-    int alive = 0; // threads still in run(), guarded by mutex
-    int threadCount = 0;
-    std::vector<std::thread> threads; // touched by the constructor and shutdown only
+    int alive = 0; // threads still in run(), core and extra, guarded by mutex
+    int idle = 0; // threads waiting for a task, guarded by mutex
+    int minThreads = 1;
+    int maxThreads = 1;
+    int nextIndex = 0; // guarded by mutex
+    std::chrono::milliseconds keepAlive {60000};
+    std::vector<std::thread> threads; // the core threads: the constructor and shutdown only
 
-    void run(int index)
+    /// A core thread waits for work forever; an extra one (above minThreads) retires after
+    /// keepAlive without a task, as ThreadPoolExecutor's non-core threads do.
+    void run(int index, bool core)
     {
         nameThread(name + '-' + QByteArray::number(index));
         t_owner = this;
         std::unique_lock lock(mutex);
+        auto ready = [&] { return stopping || !queue.empty(); };
         for (;;) {
-            wake.wait(lock, [&] { return stopping || !queue.empty(); });
-            if (stopping)
+            ++idle;
+            const bool woke
+                = core ? (wake.wait(lock, ready), true) : wake.wait_for(lock, keepAlive, ready);
+            --idle;
+            if (!woke || stopping)
                 break;
             std::function<void()> task = std::move(queue.front());
             queue.pop_front();
@@ -101,13 +113,21 @@ struct WorkerPool::State
     }
 };
 
-WorkerPool::WorkerPool(QByteArray name, int threads) : m_state(std::make_shared<State>())
+WorkerPool::WorkerPool(QByteArray name, int threads) : WorkerPool(std::move(name), threads, threads)
+{ }
+
+WorkerPool::WorkerPool(
+    QByteArray name, int minThreads, int maxThreads, std::chrono::milliseconds keepAlive)
+    : m_state(std::make_shared<State>())
 {
     m_state->name = std::move(name);
-    m_state->threadCount = threads < 1 ? 1 : threads;
-    m_state->alive = m_state->threadCount;
-    for (int i = 0; i < m_state->threadCount; ++i)
-        m_state->threads.emplace_back([state = m_state, i] { state->run(i + 1); });
+    m_state->minThreads = minThreads < 1 ? 1 : minThreads;
+    m_state->maxThreads = std::max(m_state->minThreads, maxThreads);
+    m_state->keepAlive = keepAlive;
+    m_state->alive = m_state->minThreads;
+    m_state->nextIndex = m_state->minThreads;
+    for (int i = 0; i < m_state->minThreads; ++i)
+        m_state->threads.emplace_back([state = m_state, i] { state->run(i + 1, true); });
 }
 
 WorkerPool::~WorkerPool()
@@ -121,6 +141,18 @@ bool WorkerPool::execute(std::function<void()> task)
     if (m_state->stopping)
         return false;
     m_state->queue.push_back(std::move(task));
+    // More queued tasks than waiting threads, and room to grow: one more thread (detached; it
+    // counts in `alive`, which shutdown waits for).
+    if (int(m_state->queue.size()) > m_state->idle && m_state->alive < m_state->maxThreads) {
+        try {
+            const int index = ++m_state->nextIndex;
+            std::thread([state = m_state, index] { state->run(index, false); }).detach();
+            ++m_state->alive;
+        } catch (const std::system_error &e) {
+            qCWarning(lcClient, "%s: cannot start another thread: %s", m_state->name.constData(),
+                e.what());
+        }
+    }
     m_state->wake.notify_one();
     return true;
 }
@@ -154,7 +186,8 @@ std::size_t WorkerPool::queuedTasks() const
 
 int WorkerPool::threadCount() const
 {
-    return m_state->threadCount;
+    std::lock_guard lock(m_state->mutex);
+    return m_state->alive;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -29,6 +29,10 @@ class WorkerPool
 public:
     /// `threads` named "<name>-<n>" (truncated to 15 bytes, the OS limit).
     WorkerPool(QByteArray name, int threads);
+    /// `minThreads` always, and up to `maxThreads` while tasks wait with every thread busy; a
+    /// thread above `minThreads` retires after `keepAlive` without a task.
+    WorkerPool(QByteArray name, int minThreads, int maxThreads,
+        std::chrono::milliseconds keepAlive = std::chrono::seconds(60));
     /// shutdown(3 s).
     ~WorkerPool();
     WorkerPool(const WorkerPool &) = delete;
@@ -42,6 +46,7 @@ public:
     /// True on one of this pool's threads.
     bool isCurrentThread() const;
     std::size_t queuedTasks() const;
+    /// Threads running now (minThreads up to maxThreads).
     int threadCount() const;
 
     struct State;

@@ -38,6 +38,7 @@ private slots:
     void messageProperties();
     void schedulerRunsCancelsAndShutsDownFromInside();
     void workerPoolShutsDownFromInside();
+    void workerPoolGrowsToMaxAndRetiresExtras();
 };
 
 namespace {
@@ -321,4 +322,45 @@ void tst_ClientUnits::workerPoolShutsDownFromInside()
 }
 
 QTEST_GUILESS_MAIN(tst_ClientUnits)
+void tst_ClientUnits::workerPoolGrowsToMaxAndRetiresExtras()
+{
+    // consumeThreadMin 1, consumeThreadMax 4: four tasks that wait for each other all run at once
+    // (a pool stuck at its minimum would deadlock them), then the extras retire after keepAlive.
+    WorkerPool pool("tst-grow", 1, 4, std::chrono::milliseconds(100));
+    QCOMPARE(pool.threadCount(), 1);
+    std::atomic<int> running {0};
+    std::atomic<bool> release {false};
+    std::atomic<int> done {0};
+    for (int i = 0; i < 4; ++i) {
+        QVERIFY(pool.execute([&] {
+            ++running;
+            while (!release.load())
+                std::this_thread::yield();
+            ++done;
+        }));
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(running.load(), 4, 5000);
+    QCOMPARE(pool.threadCount(), 4);
+    // A fifth task waits: the pool is at its maximum.
+    QVERIFY(pool.execute([&] { ++done; }));
+    QCOMPARE(pool.threadCount(), 4);
+    release = true;
+    QTRY_COMPARE_WITH_TIMEOUT(done.load(), 5, 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(pool.threadCount(), 1, 5000);
+    // It grows again, and a shutdown with extra threads running is bounded.
+    release = false;
+    for (int i = 0; i < 3; ++i)
+        pool.execute([&] {
+            while (!release.load())
+                std::this_thread::yield();
+        });
+    QTRY_COMPARE_WITH_TIMEOUT(pool.threadCount(), 3, 5000);
+    release = true;
+    QElapsedTimer t;
+    t.start();
+    pool.shutdown(std::chrono::seconds(3));
+    QVERIFY(t.elapsed() < 3000);
+    QVERIFY(!pool.execute([] {}));
+}
+
 #include "tst_clientunits.moc"

@@ -187,7 +187,8 @@ Status PushConsumerImpl::start()
         }
     }
 
-    m_consumePool = std::make_shared<WorkerPool>("qrocket-consume", m_options.consumeThreadMin);
+    m_consumePool = std::make_shared<WorkerPool>(
+        "qrocket-consume", m_options.consumeThreadMin, m_options.consumeThreadMax);
     m_pullScheduler = std::make_unique<Scheduler>("qrocket-pull");
     ProducerOptions retryOptions;
     retryOptions.group = "CLIENT_INNER_PRODUCER";
