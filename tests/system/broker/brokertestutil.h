@@ -36,8 +36,10 @@ inline QByteArray localAddr(quint16 port)
 
 /// invokeSync's answer; when the call itself fails (no connection, timeout), a warning and a
 /// command with code -1 and the error as its remark, so that a test's QCOMPARE on the code fails.
+/// 15 s: a daemon's first request (topic creation, the first mapped files) can take seconds under
+/// the sanitizers on a loaded 2-core machine; a hang still fails well within a test's timeout.
 inline RemotingCommand invoke(remoting::RemotingClient &client, const QByteArray &addr,
-    RemotingCommand req, int timeoutMs = 5000)
+    RemotingCommand req, int timeoutMs = 15000)
 {
     auto r = client.invokeSync(addr, std::move(req), timeoutMs);
     if (r)
