@@ -262,7 +262,9 @@ void ClientInstance::registerBrokerProcessors()
                 return;
             }
             RemotingCommand r = reply(request, toInt(ResponseCode::Success));
-            r.body = c->runningInfoJson();
+            // jstackEnable (mqadmin consumerStatus -s): the process's threads, as a Java client
+            // answers with its thread dump.
+            r.body = c->runningInfoJson(header->jstackEnable ? threadDump() : QByteArray());
             respond(std::move(r));
         });
 

@@ -73,7 +73,8 @@ public:
     /// GET_CONSUMER_STATUS_FROM_CLIENT: the consumer's offsets of `topic`.
     virtual std::map<MessageQueue, std::int64_t> consumerOffsets(const QByteArray &topic) = 0;
     /// GET_CONSUMER_RUNNING_INFO body (ConsumerRunningInfo JSON).
-    virtual QByteArray runningInfoJson() = 0;
+    /// GET_CONSUMER_RUNNING_INFO's body; `jstack` goes in its "jstack" field (empty unless asked).
+    virtual QByteArray runningInfoJson(const QByteArray &jstack) = 0;
     /// CONSUME_MESSAGE_DIRECTLY: consumes `msg` now; the ConsumeMessageDirectlyResult JSON.
     virtual QByteArray consumeMessageDirectly(const MessageExt &msg, const QByteArray &brokerName)
         = 0;

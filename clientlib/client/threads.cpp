@@ -3,6 +3,8 @@
 #include "clientlib/client/logging.h"
 
 #include <QDateTime>
+#include <QDir>
+#include <QFile>
 
 #include <algorithm>
 #include <condition_variable>
@@ -62,6 +64,35 @@ void joinOrDetach(std::vector<std::thread> &threads, std::mutex &mutex,
 }
 
 } // namespace
+
+QByteArray threadDump()
+{
+    QByteArray out;
+    const QDir tasks(QStringLiteral("/proc/self/task"));
+    const QStringList tids = tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
+    auto readFile = [&](const QString &tid, const char *name) {
+        QFile f(tasks.filePath(tid + u'/' + QLatin1String(name)));
+        return f.open(QIODevice::ReadOnly) ? f.readAll().trimmed() : QByteArray();
+    };
+    for (const QString &tid : tids) {
+        const QByteArray stat = readFile(tid, "stat");
+        // "tid (comm) S ...": the state follows the last ')', comm may hold spaces or ')'.
+        const qsizetype close = stat.lastIndexOf(')');
+        const char state = close >= 0 && close + 2 < stat.size() ? stat.at(close + 2) : '?';
+        const char *what = state == 'R'    ? "running"
+            : state == 'S'                 ? "sleeping"
+            : state == 'D'                 ? "disk wait"
+            : state == 'T' || state == 't' ? "stopped"
+            : state == 'Z'                 ? "zombie"
+                                           : "other";
+        QByteArray wchan = readFile(tid, "wchan");
+        if (wchan.isEmpty() || wchan == "0")
+            wchan = "-";
+        out += '"' + readFile(tid, "comm") + "\" tid=" + tid.toLatin1() + " state=" + state + " ("
+            + what + ") wchan=" + wchan + '\n';
+    }
+    return out;
+}
 
 std::int64_t currentTimeMillis()
 {

@@ -89,6 +89,10 @@ private:
     std::shared_ptr<State> m_state;
 };
 
+/// The process's threads, one line each: "name" tid=N state=S (what) wchan=F, from /proc (the
+/// jstack of GET_CONSUMER_RUNNING_INFO; native threads have no Java stacks to show).
+QByteArray threadDump();
+
 /// Milliseconds since the epoch (System.currentTimeMillis).
 std::int64_t currentTimeMillis();
 

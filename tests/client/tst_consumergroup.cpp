@@ -312,6 +312,17 @@ private Q_SLOTS:
             int(sent.size()), failed, int(deliveries), int(deliveries - sent.size()));
         QCOMPARE(failed, 0);
         producer.shutdown();
+
+        // mqadmin consumerStatus -s asks for the thread dump: a member lists its threads.
+        Member *member = liveMembers().front();
+        auto withStack = m_admin->consumerRunningInfo(kGroup, member->clientId, true, 5000);
+        QVERIFY_OK(withStack);
+        QVERIFY2(
+            withStack->jstack.contains("\"qrocket-consume") && withStack->jstack.contains(" tid="),
+            withStack->jstack.left(2000).constData());
+        auto without = m_admin->consumerRunningInfo(kGroup, member->clientId, false, 5000);
+        QVERIFY_OK(without);
+        QVERIFY(without->jstack.isEmpty());
     }
 };
 

@@ -579,10 +579,10 @@ public:
     {
         return m_offsets ? m_offsets->offsets(topic) : std::map<MessageQueue, std::int64_t>();
     }
-    QByteArray runningInfoJson() override
+    QByteArray runningInfoJson(const QByteArray &jstack) override
     {
         protocol::JsonWriter w;
-        w.beginObject().key("jstack").value("").key("mqTable").beginObject().endObject();
+        w.beginObject().key("jstack").value(jstack).key("mqTable").beginObject().endObject();
         w.key("properties").beginObject();
         w.key("PROP_CLIENT_VERSION").value("V4_9_7");
         w.key("PROP_CONSUME_TYPE").value("CONSUME_ACTIVELY");

@@ -876,11 +876,11 @@ std::map<MessageQueue, std::int64_t> PushConsumerImpl::consumerOffsets(const QBy
     return committedOffsets(topic);
 }
 
-QByteArray PushConsumerImpl::runningInfoJson()
+QByteArray PushConsumerImpl::runningInfoJson(const QByteArray &jstack)
 {
     protocol::JsonWriter w;
     w.beginObject();
-    w.key("jstack").value("");
+    w.key("jstack").value(jstack);
     w.key("mqTable").beginObject();
     std::map<MessageQueue, std::shared_ptr<ProcessQueue>> queues;
     std::vector<protocol::SubscriptionData> subs;

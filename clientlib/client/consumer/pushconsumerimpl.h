@@ -55,7 +55,7 @@ public:
     void resetOffset(
         const QByteArray &topic, const std::map<MessageQueue, std::int64_t> &offsets) override;
     std::map<MessageQueue, std::int64_t> consumerOffsets(const QByteArray &topic) override;
-    QByteArray runningInfoJson() override;
+    QByteArray runningInfoJson(const QByteArray &jstack) override;
     QByteArray consumeMessageDirectly(const MessageExt &msg, const QByteArray &brokerName) override;
 
 private:
