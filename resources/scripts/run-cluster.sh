@@ -54,7 +54,7 @@ CONF
     pids+=($!)
     echo "run-cluster: qrocket-broker broker-a on 127.0.0.1:$broker_port, store $run/store (log: $run/logs/broker.log)"
 else
-    echo "run-cluster: qrocket-broker is not built yet (issue 5 is open): only the name server runs"
+    echo "run-cluster: qrocket-broker is not built: only the name server runs"
 fi
 echo "run-cluster: Ctrl-C stops the cluster"
 # Exit (and stop the other daemon) as soon as either one exits.
