@@ -23,6 +23,7 @@
 #include "broker/stats/brokerstatsmanager.h"
 #include "broker/transaction/endtransactionprocessor.h"
 #include "broker/transaction/transactionalmessageservice.h"
+#include "clientlib/common/tsanannotations.h"
 #include "clientlib/remoting/remotingserver.h"
 #include "storage/messagestore.h"
 
@@ -346,7 +347,7 @@ void BrokerController::registerBrokerAllNow()
 {
     if (m_registerPending.exchange(true))
         return;
-    QMetaObject::invokeMethod(
+    invokeOn(
         this,
         [this] {
             m_registerPending = false;

@@ -3,6 +3,7 @@
 #include "clientlib/client/logging.h"
 #include "clientlib/client/producerimpl.h"
 #include "clientlib/common/hash.h"
+#include "clientlib/common/tsanannotations.h"
 #include "clientlib/protocol/compression.h"
 #include "clientlib/protocol/messagebatch.h"
 #include "clientlib/protocol/messageid.h"
@@ -706,7 +707,7 @@ void Producer::sendAsync(Message msg, QObject *context, SendCallback callback)
     sendAsync(std::move(msg), [guard, callback = std::move(callback)](Result<SendResult> r) {
         if (!guard)
             return;
-        QMetaObject::invokeMethod(
+        invokeOn(
             guard.data(), [callback, r = std::move(r)]() mutable { callback(std::move(r)); },
             Qt::QueuedConnection);
     });

@@ -5,6 +5,7 @@
 #include "clientlib/client/qtsignals.h"
 
 #include "clientlib/client/producer.h"
+#include "clientlib/common/tsanannotations.h"
 
 #include <QMetaObject>
 
@@ -46,7 +47,7 @@ quint64 ProducerSignals::send(Message msg, const MessageQueue &queue)
         std::move(msg), queue, [target = m_target, token](Result<SendResult> result) {
             std::lock_guard lock(target->mutex);
             if (ProducerSignals *self = target->object) {
-                QMetaObject::invokeMethod(
+                invokeOn(
                     self, [self, token, result] { self->deliver(token, result); },
                     Qt::QueuedConnection);
             }
@@ -62,7 +63,7 @@ ConsumerSignals::ConsumerSignals(PushConsumer &consumer, QObject *parent)
                                          ConsumeConcurrentlyContext &) {
         std::lock_guard lock(target->mutex);
         if (ConsumerSignals *self = target->object) {
-            QMetaObject::invokeMethod(
+            invokeOn(
                 self, [self, msgs] { Q_EMIT self->messagesReceived(msgs); }, Qt::QueuedConnection);
         }
         return ConsumeConcurrentlyStatus::ConsumeSuccess;

@@ -4,6 +4,7 @@
 #include "broker/config/brokerconfig.h"
 #include "broker/managers/topicconfigmanager.h"
 #include "broker/managers/topicvalidator.h"
+#include "clientlib/common/tsanannotations.h"
 #include "clientlib/protocol/bodies/routebodies.h"
 #include "clientlib/protocol/headers/namesrvheaders.h"
 #include "clientlib/protocol/remotingcommand.h"
@@ -224,7 +225,7 @@ Status EmbeddedCluster::Private::run(
         return Status::internal(
             QStringLiteral("EmbeddedCluster: the cluster thread is not running"));
     auto call = std::make_shared<Call>();
-    const bool posted = QMetaObject::invokeMethod(
+    const bool posted = invokeOn(
         context,
         [call, task = std::move(task)] {
             Status st = task();

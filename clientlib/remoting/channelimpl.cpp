@@ -1,5 +1,6 @@
 #include "clientlib/remoting/channelimpl.h"
 
+#include "clientlib/common/tsanannotations.h"
 #include "clientlib/protocol/framecodec.h"
 #include "clientlib/remoting/connection.h"
 #include "clientlib/remoting/logging.h"
@@ -91,7 +92,7 @@ void ChannelImpl::close()
         connection->close(QStringLiteral("closed by application"));
         return;
     }
-    QMetaObject::invokeMethod(
+    invokeOn(
         m_connection,
         [self = shared_from_this()] {
             Connection *connection = nullptr;
@@ -126,7 +127,7 @@ void ChannelImpl::send(RemotingCommand cmd)
     m_outbox.append(frame);
     if (!m_flushPosted) {
         m_flushPosted = true;
-        QMetaObject::invokeMethod(
+        invokeOn(
             m_connection, [self = shared_from_this()] { self->flushOutbox(); },
             Qt::QueuedConnection);
     }
@@ -161,7 +162,7 @@ void ChannelImpl::invokeAsync(RemotingCommand request, int timeoutMillis, Invoke
         return;
     }
     auto pending = std::make_shared<PendingCallback>(std::move(callback));
-    QMetaObject::invokeMethod(
+    invokeOn(
         m_connection,
         [self = shared_from_this(), request = std::move(request), timeoutMillis,
             pending]() mutable {

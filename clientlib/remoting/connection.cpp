@@ -1,5 +1,6 @@
 #include "clientlib/remoting/connection.h"
 
+#include "clientlib/common/tsanannotations.h"
 #include "clientlib/remoting/channelimpl.h"
 #include "clientlib/remoting/ioworker.h"
 #include "clientlib/remoting/logging.h"
@@ -441,7 +442,7 @@ void Connection::processInput()
     m_inProcessInput = false;
     flushCorked();
     if (!m_closed && m_readPending)
-        QMetaObject::invokeMethod(this, &Connection::onReadyRead, Qt::QueuedConnection);
+        invokeOn(this, [this] { onReadyRead(); });
 }
 
 void Connection::handleFrame(RemotingCommand cmd)

@@ -1,5 +1,6 @@
 #include "clientlib/remoting/epolldispatcher.h"
 
+#include "clientlib/common/tsanannotations.h"
 #include "clientlib/remoting/logging.h"
 
 #include <QCoreApplication>
@@ -69,6 +70,9 @@ EpollEventDispatcher::EpollEventDispatcher(QObject *parent) : QAbstractEventDisp
 
 EpollEventDispatcher::~EpollEventDispatcher()
 {
+    // QThread::exit() calls interrupt() under the thread's mutex, which the finishing thread
+    // takes before it deletes its dispatcher; TSan cannot see that (uninstrumented) mutex.
+    tsanAcquire(this);
     if (m_wakeFd >= 0)
         ::close(m_wakeFd);
     if (m_epoll >= 0)
@@ -157,6 +161,7 @@ void EpollEventDispatcher::interrupt()
 {
     m_interrupt.store(true, std::memory_order_relaxed);
     wakeUp();
+    tsanRelease(this);
 }
 
 void EpollEventDispatcher::registerSocketNotifier(QSocketNotifier *notifier)

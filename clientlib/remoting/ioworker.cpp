@@ -1,6 +1,7 @@
 #include "clientlib/remoting/ioworker.h"
 
 #include "clientlib/common/threadsched.h"
+#include "clientlib/common/tsanannotations.h"
 #include "clientlib/remoting/connection.h"
 #include "clientlib/remoting/epolldispatcher.h"
 #include "clientlib/remoting/logging.h"
@@ -133,7 +134,7 @@ void IoThreadPool::stop()
         return;
     }
     for (IoWorker *worker : m_workers) {
-        QMetaObject::invokeMethod(
+        invokeOn(
             worker, [worker] { worker->closeAll(QStringLiteral("shutting down")); },
             Qt::BlockingQueuedConnection);
     }

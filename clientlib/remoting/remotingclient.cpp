@@ -1,5 +1,6 @@
 #include "clientlib/remoting/remotingclient.h"
 
+#include "clientlib/common/tsanannotations.h"
 #include "clientlib/remoting/channelimpl.h"
 #include "clientlib/remoting/ioworker.h"
 #include "clientlib/remoting/logging.h"
@@ -107,7 +108,7 @@ bool RemotingClient::runOnIoThread(Task &&task)
     std::lock_guard lock(m_poolMutex);
     if (m_shutdown.load())
         return false;
-    QMetaObject::invokeMethod(m_worker, std::forward<Task>(task), Qt::QueuedConnection);
+    invokeOn(m_worker, std::forward<Task>(task), Qt::QueuedConnection);
     return true;
 }
 
@@ -158,7 +159,7 @@ void RemotingClient::invokeAsync(
                 Submission {address, std::move(request), deadline, std::move(callback)});
             if (!m_drainPosted) {
                 m_drainPosted = true;
-                QMetaObject::invokeMethod(
+                invokeOn(
                     m_worker, [this] { drainSubmitted(); }, Qt::QueuedConnection);
             }
             return;

@@ -1,5 +1,6 @@
 #include "clientlib/remoting/remotingserver.h"
 
+#include "clientlib/common/tsanannotations.h"
 #include "clientlib/remoting/ioworker.h"
 #include "clientlib/remoting/logging.h"
 
@@ -54,7 +55,7 @@ Status RemotingServer::start()
     IoWorker *acceptWorker = m_pool->worker(0);
     Status status;
     quint16 port = 0;
-    QMetaObject::invokeMethod(
+    invokeOn(
         acceptWorker,
         [this, acceptWorker, &status, &port] {
             auto *listener = new TcpListener(
@@ -92,7 +93,7 @@ void RemotingServer::stop()
         qCCritical(lcRemotingServer, "RemotingServer::stop() called on an I/O thread; ignored");
         return;
     }
-    QMetaObject::invokeMethod(
+    invokeOn(
         m_pool->worker(0),
         [this] {
             delete m_listener;
@@ -118,7 +119,7 @@ void RemotingServer::acceptDescriptor(qintptr descriptor)
     if (worker->thread() == QThread::currentThread())
         adopt();
     else
-        QMetaObject::invokeMethod(worker, adopt, Qt::QueuedConnection);
+        invokeOn(worker, adopt, Qt::QueuedConnection);
 }
 
 void RemotingServer::handleRequest(const ChannelPtr &channel, protocol::RemotingCommand request)

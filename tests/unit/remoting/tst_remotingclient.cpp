@@ -123,8 +123,8 @@ private Q_SLOTS:
                 [&](Result<RemotingCommand> result) {
                     if (!result.has_value() || result->body.size() != body.size())
                         ++wrong;
-                    ++answered;
                     sendOne();
+                    ++answered; // last: the test may return (and destroy sendOne) right after
                 });
         };
         for (int i = 0; i < kWindow; ++i)
