@@ -41,8 +41,8 @@ inline QString adminPath()
 
 /// Runs qrocket-admin with `args` (NAMESRV_ADDR removed from the environment unless given in
 /// `env`), waiting at most `timeoutMs`.
-inline Run runAdmin(const QStringList &args, const QProcessEnvironment &extraEnv = {},
-    int timeoutMs = 20000)
+inline Run runAdmin(
+    const QStringList &args, const QProcessEnvironment &extraEnv = {}, int timeoutMs = 20000)
 {
     QProcess p;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -86,7 +86,8 @@ inline Run runAt(const QString &namesrv, QStringList args, int timeoutMs = 20000
     return runAdmin(args, {}, timeoutMs);
 }
 
-inline Run runAt(const QString &namesrv, std::initializer_list<const char *> args, int timeoutMs = 20000)
+inline Run runAt(
+    const QString &namesrv, std::initializer_list<const char *> args, int timeoutMs = 20000)
 {
     return runAt(namesrv, argv(args), timeoutMs);
 }

@@ -48,8 +48,8 @@ void TestAdminErrors::commandList()
 {
     const Run r = runAdmin({});
     QVERIFY2(r.exitCode == 0, r.describe().constData());
-    const QStringList expected = argv({"clusterList", "brokerStatus", "brokerConsumeStats", "topicList",
-        "topicRoute", "topicStatus", "topicClusterList", "updateTopic", "deleteTopic",
+    const QStringList expected = argv({"clusterList", "brokerStatus", "brokerConsumeStats",
+        "topicList", "topicRoute", "topicStatus", "topicClusterList", "updateTopic", "deleteTopic",
         "updateTopicPerm", "updateSubGroup", "deleteSubGroup", "consumerProgress",
         "consumerConnection", "producerConnection", "consumerStatus", "queryMsgById",
         "queryMsgByKey", "queryMsgByUniqueKey", "queryMsgByOffset", "printMsg", "printMsgByQueue",
@@ -110,14 +110,15 @@ void TestAdminErrors::missingRequiredOption()
 {
     const Run r = runAt(m_ns, {"topicRoute"});
     QVERIFY2(r.exitCode == 2, r.describe().constData());
-    QVERIFY2(r.err.startsWith(QLatin1String(
-                 "qrocket-admin: topicRoute: missing required option -t,--topic\n")),
+    QVERIFY2(r.err.startsWith(
+                 QLatin1String("qrocket-admin: topicRoute: missing required option -t,--topic\n")),
         r.describe().constData());
     const Run noValue = runAt(m_ns, {"topicStatus", "-t"});
     QVERIFY2(noValue.exitCode == 2, noValue.describe().constData());
     const Run group = runAt(m_ns, {"updateTopic", "-t", "T"});
     QVERIFY2(group.exitCode == 2, group.describe().constData());
-    QVERIFY(group.err.contains(QLatin1String("give exactly one of -b brokerAddr and -c clusterName")));
+    QVERIFY(
+        group.err.contains(QLatin1String("give exactly one of -b brokerAddr and -c clusterName")));
 }
 
 void TestAdminErrors::malformedValues_data()
@@ -132,7 +133,8 @@ void TestAdminErrors::malformedValues_data()
                           << QStringLiteral("-s,--showClientIP wants true or false, not 'yes'");
     QTest::newRow("timestamp")
         << argv({"resetOffsetByTime", "-g", "G", "-t", "T", "-s", "yesterday"})
-        << QStringLiteral("-s,--timestamp wants now, epoch milliseconds or yyyy-MM-dd#HH:mm:ss:SSS");
+        << QStringLiteral(
+               "-s,--timestamp wants now, epoch milliseconds or yyyy-MM-dd#HH:mm:ss:SSS");
     QTest::newRow("timeout") << argv({"topicList", "--timeout", "0"})
                              << QStringLiteral("--timeout wants a positive number of milliseconds");
 }
@@ -161,7 +163,8 @@ void TestAdminErrors::noNameServer()
 
 void TestAdminErrors::badNameServerAddress()
 {
-    const Run r = runAdmin({QStringLiteral("topicList"), QStringLiteral("-n"), QStringLiteral("localhost")});
+    const Run r = runAdmin(
+        {QStringLiteral("topicList"), QStringLiteral("-n"), QStringLiteral("localhost")});
     QVERIFY2(r.exitCode == 2, r.describe().constData());
     QVERIFY(r.err.contains(QLatin1String("bad name server address 'localhost'")));
 }
@@ -175,7 +178,8 @@ void TestAdminErrors::unreachableNameServer()
         QVERIFY2(r.exitCode == 1, r.describe().constData());
         QVERIFY2(r.elapsedMs < 8000, r.describe().constData());
         QCOMPARE(r.err.count(QLatin1Char('\n')), 1);
-        QVERIFY2(r.err.startsWith(QStringLiteral("qrocket-admin: %1: ").arg(args.first())), r.describe().constData());
+        QVERIFY2(r.err.startsWith(QStringLiteral("qrocket-admin: %1: ").arg(args.first())),
+            r.describe().constData());
     }
 }
 
@@ -186,7 +190,8 @@ void TestAdminErrors::missingTopic_data()
     QTest::newRow("topicStatus") << argv({"topicStatus", "-t", "NoSuchTopic"});
     QTest::newRow("queryMsgByKey") << argv({"queryMsgByKey", "-t", "NoSuchTopic", "-k", "k"});
     QTest::newRow("printMsg") << argv({"printMsg", "-t", "NoSuchTopic"});
-    QTest::newRow("deleteTopic") << argv({"updateTopicPerm", "-t", "NoSuchTopic", "-p", "4", "-c", "DefaultCluster"});
+    QTest::newRow("deleteTopic") << argv(
+        {"updateTopicPerm", "-t", "NoSuchTopic", "-p", "4", "-c", "DefaultCluster"});
 }
 
 void TestAdminErrors::missingTopic()
@@ -203,7 +208,8 @@ void TestAdminErrors::unknownCluster()
 {
     const Run r = runAt(m_ns, {"getBrokerConfig", "-c", "NoSuchCluster"});
     QVERIFY2(r.exitCode == 1, r.describe().constData());
-    QVERIFY2(r.err.contains(QLatin1String("cluster NoSuchCluster does not exist")), r.describe().constData());
+    QVERIFY2(r.err.contains(QLatin1String("cluster NoSuchCluster does not exist")),
+        r.describe().constData());
 }
 
 QTEST_GUILESS_MAIN(TestAdminErrors)
