@@ -182,47 +182,49 @@ Status storeFiles(Context &ctx)
     auto admin = ctx.admin();
     if (!admin)
         return admin.error();
+    // Every broker first, so that a stock broker's refusal prints no heading.
+    std::vector<std::pair<QByteArray, client::admin::StoreFiles>> all;
+    for (const client::BrokerNode &n : *nodes) {
+        auto files = (*admin)->storeFiles(n.address);
+        if (!files)
+            return files.error();
+        all.emplace_back(n.address, std::move(files).value());
+    }
     Table t = ctx.out().table(QStringLiteral("files"), "%-22s  %-48s %14s  %-23s %10s  %-23s  %s%n",
         {{"broker", "#Broker"}, {"file", "#File"}, {"size", "#Size"},
             {"lastModified", "#Last Modified"}, {"ageHours", "#Age(h)"}, {"expiresAt", "#Expires"},
             {"reasonKept", "#Kept Because"}});
-    Status first;
-    for (const client::BrokerNode &n : *nodes) {
-        auto files = (*admin)->storeFiles(n.address);
-        if (!files) {
-            if (first)
-                first = files.error();
-            continue;
-        }
-        for (const client::admin::StoreFile &f : files->files) {
-            const double ageHours = f.ageMillis / 3600000.0;
-            t.row({n.address, f.path, f.size, humanTime(f.lastModified),
+    for (const auto &[address, files] : all) {
+        for (const client::admin::StoreFile &f : files.files) {
+            const double ageHours = static_cast<double>(f.ageMillis) / 3600000.0;
+            t.row({address, f.path, f.size, humanTime(f.lastModified),
                 Cell(formatJava("%.2f", {ageHours}), ageHours),
                 f.expiresAt > 0 ? Cell(humanTime(f.expiresAt), static_cast<qint64>(f.expiresAt))
                                 : Cell("-"),
                 f.reasonKept});
         }
-        ctx.out().text("%-22s  commitLog offsets %d..%d, disk %s used%s, fileReservedTime %dh%s%n",
-            {n.address, files->commitLogMinOffset, files->commitLogMaxOffset,
-                files->diskRatio < 0 ? QStringLiteral("?")
-                                     : formatJava("%.1f%%", {files->diskRatio * 100}),
-                files->diskFull ? QStringLiteral(" (FULL)") : QString(),
-                files->fileReservedTimeHours,
-                files->refuseReason.isEmpty() ? QString()
-                                              : QStringLiteral(", refusing writes: ")
-                        + QString::fromUtf8(files->refuseReason)});
-        ctx.out().append(QStringLiteral("brokers"),
-            QJsonObject {{QStringLiteral("address"), QString::fromUtf8(n.address)},
-                {QStringLiteral("commitLogMinOffset"),
-                    static_cast<qint64>(files->commitLogMinOffset)},
-                {QStringLiteral("commitLogMaxOffset"),
-                    static_cast<qint64>(files->commitLogMaxOffset)},
-                {QStringLiteral("diskRatio"), files->diskRatio},
-                {QStringLiteral("diskFull"), files->diskFull},
-                {QStringLiteral("fileReservedTimeHours"), files->fileReservedTimeHours},
-                {QStringLiteral("refuseReason"), QString::fromUtf8(files->refuseReason)}});
     }
-    return first;
+    for (const auto &[address, files] : all) {
+        ctx.out().text("%-22s  commitLog offsets %d..%d, disk %s used%s, fileReservedTime %dh%s%n",
+            {address, files.commitLogMinOffset, files.commitLogMaxOffset,
+                files.diskRatio < 0 ? QStringLiteral("?")
+                                    : formatJava("%.1f%%", {files.diskRatio * 100}),
+                files.diskFull ? QStringLiteral(" (FULL)") : QString(), files.fileReservedTimeHours,
+                files.refuseReason.isEmpty() ? QString()
+                                             : QStringLiteral(", refusing writes: ")
+                        + QString::fromUtf8(files.refuseReason)});
+        ctx.out().append(QStringLiteral("brokers"),
+            QJsonObject {{QStringLiteral("address"), QString::fromUtf8(address)},
+                {QStringLiteral("commitLogMinOffset"),
+                    static_cast<qint64>(files.commitLogMinOffset)},
+                {QStringLiteral("commitLogMaxOffset"),
+                    static_cast<qint64>(files.commitLogMaxOffset)},
+                {QStringLiteral("diskRatio"), files.diskRatio},
+                {QStringLiteral("diskFull"), files.diskFull},
+                {QStringLiteral("fileReservedTimeHours"), files.fileReservedTimeHours},
+                {QStringLiteral("refuseReason"), QString::fromUtf8(files.refuseReason)}});
+    }
+    return {};
 }
 
 const CommandSpec kCommands[] = {

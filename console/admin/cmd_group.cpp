@@ -106,11 +106,26 @@ Status deleteSubGroup(Context &ctx)
     auto r = (*admin)->deleteSubscriptionGroupInCluster(ctx.bytes("c"), group, *removeOffset);
     if (!r)
         return r.error();
-    const QString format = QStringLiteral(
+    const QByteArray format = QStringLiteral(
         "delete subscription group [%1] from broker [%s] in cluster [%2] success.%n")
-                               .arg(QString::fromUtf8(group), ctx.value("c"));
-    const QByteArray f = format.toUtf8();
-    return reportFanOut(ctx, *r, f.constData());
+                                  .arg(QString::fromUtf8(group), ctx.value("c"))
+                                  .toUtf8();
+    if (Status s = reportFanOut(ctx, *r, format.constData()); !s)
+        return s;
+    // As mqadmin 4.9.7: the group's retry and dead-letter topics go too (when they exist).
+    for (const char *prefix : {"%RETRY%", "%DLQ%"}) {
+        const QByteArray topic = prefix + group;
+        if (auto route = (*admin)->topicRoute(topic); !route)
+            continue;
+        auto deleted = (*admin)->deleteTopic(topic, ctx.bytes("c"));
+        if (!deleted)
+            return deleted.error();
+        if (Status s = reportFanOut(ctx, *deleted, ""); !s)
+            return s;
+        ctx.out().text("delete topic [%s] from cluster [%s] success.%n", {topic, ctx.value("c")});
+        ctx.out().text("delete topic [%s] from NameServer success.%n", {topic});
+    }
+    return {};
 }
 
 /// Client address per queue, from each consumer's running info (consumerProgress -s true).

@@ -236,7 +236,7 @@ Status readQueue(Context &ctx, client::Admin &admin, const MessageQueue &mq, std
                 if (m.queueOffset() >= to || printed >= o.limit)
                     break;
                 ++printed;
-                if (o.tagCounts)
+                if (o.tagCounts && !m.tags().trimmed().isEmpty())
                     ++(*o.tagCounts)[m.tags()];
                 if (!o.printMessages)
                     continue;
