@@ -156,9 +156,7 @@ Result<std::map<QString, QString>> parseOptions(const CommandSpec &spec, const Q
             return usageError(QStringLiteral("unexpected argument '%1'").arg(arg));
         }
         if (!opt)
-            return usageError(
-                QStringLiteral("unknown option '%1' for %2 (see 'qrocket-admin %2 -h')")
-                    .arg(arg, QLatin1String(spec.name)));
+            return usageError(QStringLiteral("unknown option '%1'").arg(arg));
         QString value;
         if (opt->hasValue) {
             if (hasInline) {
@@ -414,9 +412,12 @@ int run(const QStringList &args)
     }
     const QString name = QLatin1String(spec->name);
     auto fail = [&](const Status &s) {
-        printTo(stderr, QStringLiteral("qrocket-admin: %1: %2\n").arg(name, describe(s)));
-        if (s.code() == Status::Code::InvalidArgument && s.message().startsWith(kUsagePrefix))
-            printTo(stderr, QStringLiteral("(see 'qrocket-admin %1 -h')\n").arg(name));
+        const bool usage
+            = s.code() == Status::Code::InvalidArgument && s.message().startsWith(kUsagePrefix);
+        printTo(stderr,
+            QStringLiteral("qrocket-admin: %1: %2%3\n")
+                .arg(name, describe(s),
+                    usage ? QStringLiteral(" (see 'qrocket-admin %1 -h')").arg(name) : QString()));
         return s.code() == Status::Code::InvalidArgument ? 2 : 1;
     };
     auto values = parseOptions(*spec, args.mid(1));

@@ -97,7 +97,9 @@ void TestAdminErrors::unknownOption()
 {
     const Run r = runAt(m_ns, {"topicRoute", "-t", "T", "-x"});
     QVERIFY2(r.exitCode == 2, r.describe().constData());
-    QVERIFY(r.err.startsWith(QLatin1String("qrocket-admin: topicRoute: unknown option '-x'")));
+    QCOMPARE(r.err,
+        QStringLiteral("qrocket-admin: topicRoute: unknown option '-x' (see 'qrocket-admin "
+                       "topicRoute -h')\n"));
     const Run longForm = runAt(m_ns, {"topicRoute", "-t", "T", "--bogus=1"});
     QVERIFY2(longForm.exitCode == 2, longForm.describe().constData());
     QVERIFY(longForm.err.contains(QLatin1String("unknown option '--bogus=1'")));
@@ -110,8 +112,8 @@ void TestAdminErrors::missingRequiredOption()
 {
     const Run r = runAt(m_ns, {"topicRoute"});
     QVERIFY2(r.exitCode == 2, r.describe().constData());
-    QVERIFY2(r.err.startsWith(
-                 QLatin1String("qrocket-admin: topicRoute: missing required option -t,--topic\n")),
+    QVERIFY2(r.err.startsWith(QLatin1String("qrocket-admin: topicRoute: missing required option "
+                                            "-t,--topic (see 'qrocket-admin topicRoute -h')\n")),
         r.describe().constData());
     const Run noValue = runAt(m_ns, {"topicStatus", "-t"});
     QVERIFY2(noValue.exitCode == 2, noValue.describe().constData());
