@@ -129,15 +129,66 @@ void printMessageDetail(Context &ctx, const MessageExt &m, bool withOffsetId)
     ctx.out().text(s, {"Message Body Path:", bodyPath});
 }
 
+client::ProducerOptions producerOptions(Context &ctx, QByteArray group);
+
+/// queryMsgById -s true: sends each message again to its topic (mqadmin's sendMsg).
+Status resendMessages(Context &ctx, client::Admin &admin, const QStringList &ids)
+{
+    client::ProducerOptions options = producerOptions(ctx, "ReSendMsgById");
+    options.client.unitName = ctx.bytes("u");
+    client::Producer producer(options);
+    if (Status s = producer.start(); !s)
+        return s;
+    Status outcome;
+    for (const QString &id : ids) {
+        auto m = admin.viewMessage(id.trimmed().toUtf8());
+        if (!m) {
+            outcome = m.error();
+            break;
+        }
+        client::Message copy(m->topic(), m->body());
+        copy.setFlag(m->flag());
+        for (const auto &[k, v] : m->properties().entries()) {
+            if (k != "MIN_OFFSET" && k != "MAX_OFFSET")
+                copy.setProperty(k, v);
+        }
+        ctx.out().text("prepare resend msg. originalMsgId=%s%n", {id});
+        auto r = producer.sendSync(copy);
+        if (!r) {
+            outcome = r.error();
+            break;
+        }
+        ctx.out().text(
+            "SendResult [sendStatus=%s, msgId=%s, offsetMsgId=%s, messageQueue=MessageQueue "
+            "[topic=%s, brokerName=%s, queueId=%s], queueOffset=%s]%n",
+            {client::sendStatusName(r->status), r->msgId, r->offsetMsgId, r->messageQueue.topic,
+                r->messageQueue.brokerName, r->messageQueue.queueId, r->queueOffset});
+        ctx.out().append(QStringLiteral("results"),
+            QJsonObject {{QStringLiteral("originalMsgId"), id},
+                {QStringLiteral("sendStatus"),
+                    QString::fromLatin1(client::sendStatusName(r->status))},
+                {QStringLiteral("msgId"), QString::fromUtf8(r->msgId)},
+                {QStringLiteral("offsetMsgId"), QString::fromUtf8(r->offsetMsgId)}});
+    }
+    producer.shutdown();
+    return outcome;
+}
+
 Status queryMsgById(Context &ctx)
 {
-    if (ctx.has("g") || ctx.has("d") || ctx.has("s"))
+    if (ctx.has("g") || ctx.has("d"))
         return Status::notSupported(QStringLiteral(
-            "pushing (-g/-d) or resending (-s) a message is not supported by qrocket-admin yet"));
+            "pushing a message to a consumer (-g/-d) is not supported by qrocket-admin yet"));
+    auto resend = ctx.boolean("s", false);
+    if (!resend)
+        return resend.error();
     auto admin = ctx.admin();
     if (!admin)
         return admin.error();
-    for (const QString &id : ctx.value("i").split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+    const QStringList ids = ctx.value("i").split(QLatin1Char(','), Qt::SkipEmptyParts);
+    if (*resend)
+        return resendMessages(ctx, **admin, ids);
+    for (const QString &id : ids) {
         auto m = (*admin)->viewMessage(id.trimmed().toUtf8());
         if (!m)
             return m.error();
@@ -511,7 +562,7 @@ const CommandSpec kCommands[] = {
         {{'i', "msgId", true, true, "Message Id (offset msgId; several comma-separated)"},
             {'g', "consumerGroup", true, false, "consumer group name (push: not supported yet)"},
             {'d', "clientId", true, false, "The consumer's client id (push: not supported yet)"},
-            {'s', "sendMessage", true, false, "resend message (not supported yet)"},
+            {'s', "sendMessage", true, false, "resend message (true|false)"},
             {'u', "unitName", true, false, "unit name"}},
         queryMsgById},
     {"queryMsgByKey", "Query Message by Key",

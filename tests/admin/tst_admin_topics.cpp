@@ -212,6 +212,19 @@ void TestAdminTopics::topicStatusCountsSentMessages()
             "#Broker Name                      #QID  #Send Result            #MsgId")));
         QCOMPARE(fields(s.lines().value(1)).value(2), QStringLiteral("SEND_OK"));
     }
+    // queryMsgById -s true sends a message again: one more in the topic.
+    const Run sent = at({"sendMessage", "-t", "AdmS", "-p", "again", "--json"});
+    QVERIFY2(sent.exitCode == 0, sent.describe().constData());
+    const QString offsetMsgId = QJsonDocument::fromJson(sent.out.toUtf8())
+                                    .object()
+                                    .value(QStringLiteral("offsetMsgId"))
+                                    .toString();
+    const Run resent = at(argv({"queryMsgById", "-s", "true", "-i"}) << offsetMsgId);
+    QVERIFY2(resent.exitCode == 0, resent.describe().constData());
+    QCOMPARE(resent.lines().value(0),
+        QStringLiteral("prepare resend msg. originalMsgId=%1").arg(offsetMsgId));
+    QVERIFY(resent.lines().value(1).startsWith(
+        QLatin1String("SendResult [sendStatus=SEND_OK, msgId=")));
     const Run r = at({"topicStatus", "-t", "AdmS"});
     QVERIFY2(r.exitCode == 0, r.describe().constData());
     QVERIFY(r.out.startsWith(QLatin1String("#Broker Name                      #QID  #Min Offset    "
@@ -220,7 +233,7 @@ void TestAdminTopics::topicStatusCountsSentMessages()
     qint64 total = 0;
     for (const QString &l : r.lines().mid(1))
         total += fields(l).value(3).toLongLong();
-    QCOMPARE(total, 5);
+    QCOMPARE(total, 7);
 }
 
 void TestAdminTopics::allocateMQ()
