@@ -451,7 +451,7 @@ int run(const QStringList &args)
             return fail(s);
     }
     const Status s = spec->handler(ctx);
-    ctx.out().finish();
+    ctx.out().finish(s.isOk());
     if (!s)
         return fail(s);
     return 0;

@@ -152,9 +152,9 @@ void Output::append(const QString &key, const QJsonValue &v)
         m_tables[key].append(v);
 }
 
-void Output::finish()
+void Output::finish(bool printEmpty)
 {
-    if (m_json) {
+    if (m_json && (printEmpty || !m_doc.isEmpty() || !m_tables.empty())) {
         QJsonObject doc = m_doc;
         for (const auto &[key, rows] : m_tables)
             doc.insert(key, rows);

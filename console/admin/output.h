@@ -101,8 +101,9 @@ public:
     /// JSON mode only: appends to the array member `key`.
     void append(const QString &key, const QJsonValue &v);
 
-    /// Prints the JSON document (JSON mode) and flushes stdout.
-    void finish();
+    /// Prints the JSON document (JSON mode; an empty one only when `printEmpty`, so that a
+    /// failed command prints nothing but its error) and flushes stdout.
+    void finish(bool printEmpty = true);
 
 private:
     friend class Table;

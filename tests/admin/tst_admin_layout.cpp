@@ -123,9 +123,13 @@ void TestAdminLayout::initTestCase()
     client::Producer producer(po);
     QVERIFY(producer.start().isOk());
     client::SendResult first;
-    for (int i = 1; i <= 3; ++i) {
-        auto r = producer.sendSync(client::Message(
-            "AdminT1", "TagA", "key" + QByteArray::number(i), "hello-" + QByteArray::number(i)));
+    // One message per queue, so that the consumer commits an offset on every queue (a reset
+    // fails on a queue the group has no offset for, as on RocketMQ's broker).
+    for (int i = 1; i <= 4; ++i) {
+        const protocol::MessageQueue queue {"AdminT1", "broker-0", i - 1};
+        auto r = producer.sendSync(client::Message("AdminT1", "TagA", "key" + QByteArray::number(i),
+                                       "hello-" + QByteArray::number(i)),
+            queue);
         QVERIFY(r.has_value());
         if (i == 1)
             first = *r;
@@ -151,11 +155,18 @@ void TestAdminLayout::initTestCase()
             return client::ConsumeConcurrentlyStatus::ConsumeSuccess;
         });
     QVERIFY(m_consumer->start().isOk());
-    QTRY_VERIFY_WITH_TIMEOUT(m_consumed.load() >= 3, 15000);
-    // The consumer's offsets reach the broker (consumerProgress has rows with a last time).
-    QTRY_VERIFY_WITH_TIMEOUT(runAt(m_ns, {"consumerProgress", "-g", "AdminG1"})
-                                 .out.contains(QLatin1String("Diff Total: 0")),
-        15000);
+    QTRY_VERIFY_WITH_TIMEOUT(m_consumed.load() >= 4, 15000);
+    // The consumer's offsets reach the broker: every queue of AdminT1 has a last time, no lag.
+    auto committed = [this] {
+        const Run r = runAt(m_ns, {"consumerProgress", "-g", "AdminG1"});
+        int queues = 0;
+        for (const QString &l : r.lines())
+            queues += l.startsWith(QLatin1String("AdminT1 ")) && !l.endsWith(QLatin1String("N/A"))
+                ? 1
+                : 0;
+        return queues == 4 && r.out.contains(QLatin1String("Diff Total: 0"));
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(committed(), 15000);
 }
 
 void TestAdminLayout::cleanupTestCase()
