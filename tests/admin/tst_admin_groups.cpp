@@ -9,6 +9,7 @@
 #include "clientlib/embedded/embeddedcluster.h"
 #include "tests/admin/admintestutil.h"
 
+#include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -329,6 +330,14 @@ void TestAdminGroups::printMessages()
     QVERIFY2(r.exitCode == 0, r.describe().constData());
     QCOMPARE(r.out.count(QLatin1String("MSGID: ")), 5);
     QCOMPARE(r.out.count(QLatin1String("BODY: NOT PRINT BODY")), 5);
+    // -b/-e go through SEARCH_OFFSET_BY_TIMESTAMP: from now on nothing, from 0 everything.
+    const QString now = QString::number(QDateTime::currentMSecsSinceEpoch() + 1000);
+    r = at(argv({"printMsg", "-t", "GT", "-b"}) << now);
+    QVERIFY2(r.exitCode == 0, r.describe().constData());
+    QCOMPARE(r.out.count(QLatin1String("MSGID: ")), 0);
+    r = at(argv({"printMsg", "-t", "GT", "-b", "0", "-e"}) << now);
+    QVERIFY2(r.exitCode == 0, r.describe().constData());
+    QCOMPARE(r.out.count(QLatin1String("MSGID: ")), 20);
     const QString queue = QString::number(m_keyed.messageQueue.queueId);
     r = at(argv({"printMsgByQueue", "-t", "GT", "-a", "broker-0", "-f", "true", "-p", "true", "-i"})
         << queue);
