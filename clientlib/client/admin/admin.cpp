@@ -398,6 +398,29 @@ QROCKET_ADMIN_CALL(Result<admin::StoreFiles>, storeFiles,
     (const QByteArray &brokerAddr, Callback<admin::StoreFiles> callback, int timeoutMs),
     Callback<admin::StoreFiles>, doStoreFiles(call, brokerAddr))
 
+QROCKET_ADMIN_CALL(Result<admin::ConsumeStatsList>, brokerConsumeStats,
+    (const QByteArray &brokerAddr, bool isOrder, int timeoutMs),
+    (const QByteArray &brokerAddr, bool isOrder, Callback<admin::ConsumeStatsList> callback,
+        int timeoutMs),
+    Callback<admin::ConsumeStatsList>, doBrokerConsumeStats(call, brokerAddr, isOrder))
+QROCKET_ADMIN_CALL(Result<FanOutResult>, cloneGroupOffset,
+    (const QByteArray &srcGroup, const QByteArray &destGroup, const QByteArray &topic, bool offline,
+        int timeoutMs),
+    (const QByteArray &srcGroup, const QByteArray &destGroup, const QByteArray &topic, bool offline,
+        Callback<FanOutResult> callback, int timeoutMs),
+    Callback<FanOutResult>, doCloneGroupOffset(call, srcGroup, destGroup, topic, offline))
+QROCKET_ADMIN_CALL(Result<std::int64_t>, searchOffset,
+    (const MessageQueue &queue, std::int64_t timestamp, int timeoutMs),
+    (const MessageQueue &queue, std::int64_t timestamp, Callback<std::int64_t> callback,
+        int timeoutMs),
+    Callback<std::int64_t>, doSearchOffset(call, queue, timestamp))
+QROCKET_ADMIN_CALL(Result<PullResult>, pullMessages,
+    (const MessageQueue &queue, std::int64_t offset, int maxNums, const QByteArray &subExpression,
+        int timeoutMs),
+    (const MessageQueue &queue, std::int64_t offset, int maxNums, const QByteArray &subExpression,
+        Callback<PullResult> callback, int timeoutMs),
+    Callback<PullResult>, doPullMessages(call, queue, offset, maxNums, subExpression))
+
 #undef QROCKET_ADMIN_CALL
 
 } // namespace qrocket::client

@@ -42,6 +42,7 @@
 #include "clientlib/client/admin/adminbodies.h"
 #include "clientlib/client/clientconfig.h"
 #include "clientlib/client/message.h"
+#include "clientlib/client/sendresult.h"
 
 #include <QByteArray>
 #include <QString>
@@ -450,6 +451,37 @@ public:
     Result<admin::StoreFiles> storeFiles(
         const QByteArray &brokerAddr, int timeoutMs = kDefaultTimeout);
     void storeFilesAsync(const QByteArray &brokerAddr, Callback<admin::StoreFiles> callback,
+        int timeoutMs = kDefaultTimeout);
+
+    // -- tools (mqadmin's commands beyond the above) -----------------------------------------
+    /// GET_BROKER_CONSUME_STATS: every group's consume stats on one broker (only the groups of
+    /// order topics when `isOrder`), as mqadmin brokerConsumeStats shows them.
+    Result<admin::ConsumeStatsList> brokerConsumeStats(
+        const QByteArray &brokerAddr, bool isOrder = false, int timeoutMs = kDefaultTimeout);
+    void brokerConsumeStatsAsync(const QByteArray &brokerAddr, bool isOrder,
+        Callback<admin::ConsumeStatsList> callback, int timeoutMs = kDefaultTimeout);
+    /// CLONE_GROUP_OFFSET on every broker of `topic` (master, else a slave): `destGroup` gets
+    /// `srcGroup`'s committed offsets of the topic. `offline`: also when `srcGroup` has online
+    /// consumers that do not subscribe to the topic (the broker skips those topics otherwise).
+    Result<FanOutResult> cloneGroupOffset(const QByteArray &srcGroup, const QByteArray &destGroup,
+        const QByteArray &topic, bool offline = false, int timeoutMs = kDefaultTimeout);
+    void cloneGroupOffsetAsync(const QByteArray &srcGroup, const QByteArray &destGroup,
+        const QByteArray &topic, bool offline, Callback<FanOutResult> callback,
+        int timeoutMs = kDefaultTimeout);
+    /// SEARCH_OFFSET_BY_TIMESTAMP: the first offset of `queue` stored at or after `timestamp`
+    /// (epoch ms; the max offset when none is).
+    Result<std::int64_t> searchOffset(
+        const MessageQueue &queue, std::int64_t timestamp, int timeoutMs = kDefaultTimeout);
+    void searchOffsetAsync(const MessageQueue &queue, std::int64_t timestamp,
+        Callback<std::int64_t> callback, int timeoutMs = kDefaultTimeout);
+    /// PULL_MESSAGE of up to `maxNums` (1..1024) messages of `queue` from `offset`, as
+    /// TOOLS_CONSUMER with no offset committed; `subExpression` filters by tag ("*": all,
+    /// "A || B"). The result's status says FOUND / NO_NEW_MSG / NO_MATCHED_MSG /
+    /// OFFSET_ILLEGAL and nextBeginOffset where to go on.
+    Result<PullResult> pullMessages(const MessageQueue &queue, std::int64_t offset, int maxNums,
+        const QByteArray &subExpression = QByteArrayLiteral("*"), int timeoutMs = kDefaultTimeout);
+    void pullMessagesAsync(const MessageQueue &queue, std::int64_t offset, int maxNums,
+        const QByteArray &subExpression, Callback<PullResult> callback,
         int timeoutMs = kDefaultTimeout);
 
     /// Implementation detail (shared with the pool's tasks, so an async call outlives the

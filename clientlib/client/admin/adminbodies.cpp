@@ -161,16 +161,15 @@ std::int64_t ConsumeStats::totalLag() const
     return sum;
 }
 
-Result<ConsumeStats> ConsumeStats::fromJson(QByteArrayView json)
+Result<ConsumeStats> ConsumeStats::fromJsonValue(const JsonValue &o)
 {
     constexpr const char *what = "ConsumeStats";
-    auto o = parseObject(json, what);
-    if (!o)
-        return o.error();
+    if (!o.isObject())
+        return wrongType(what, "consumeStats", "an object");
     ConsumeStats c;
-    c.consumeTps = (*o)["consumeTps"].toDouble(0);
+    c.consumeTps = o["consumeTps"].toDouble(0);
     Status s = readQueueMap<OffsetWrapper>(
-        *o, what, "offsetTable", c.offsetTable, [](const JsonValue &v) -> Result<OffsetWrapper> {
+        o, what, "offsetTable", c.offsetTable, [](const JsonValue &v) -> Result<OffsetWrapper> {
             if (!v.isObject())
                 return notObject(what, "offsetTable");
             return OffsetWrapper {
@@ -179,6 +178,49 @@ Result<ConsumeStats> ConsumeStats::fromJson(QByteArrayView json)
     if (!s)
         return s;
     return c;
+}
+
+Result<ConsumeStats> ConsumeStats::fromJson(QByteArrayView json)
+{
+    auto o = parseObject(json, "ConsumeStats");
+    if (!o)
+        return o.error();
+    return fromJsonValue(*o);
+}
+
+// -- ConsumeStatsList -----------------------------------------------------------------------
+
+Result<ConsumeStatsList> ConsumeStatsList::fromJson(QByteArrayView json)
+{
+    constexpr const char *what = "ConsumeStatsList";
+    auto o = parseObject(json, what);
+    if (!o)
+        return o.error();
+    ConsumeStatsList list;
+    list.brokerAddr = (*o)["brokerAddr"].toString();
+    list.totalDiff = longOf(*o, "totalDiff");
+    auto entries = arrayField(*o, what, "consumeStatsList");
+    if (!entries)
+        return entries.error();
+    if (!*entries)
+        return list;
+    for (const JsonValue &map : (*entries)->items()) {
+        if (!map.isObject())
+            return wrongType(what, "consumeStatsList", "an array of objects");
+        for (const auto &[group, statsArray] : map.members()) {
+            if (!statsArray.isArray())
+                return wrongType(what, "consumeStatsList", "a map of arrays");
+            std::vector<ConsumeStats> stats;
+            for (const JsonValue &v : statsArray.items()) {
+                auto c = ConsumeStats::fromJsonValue(v);
+                if (!c)
+                    return c.error();
+                stats.push_back(std::move(c).value());
+            }
+            list.groups.emplace_back(group.toString(), std::move(stats));
+        }
+    }
+    return list;
 }
 
 // -- ResetOffsetBody ------------------------------------------------------------------------

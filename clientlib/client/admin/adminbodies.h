@@ -87,6 +87,20 @@ struct ConsumeStats
     std::int64_t totalLag() const;
     friend bool operator==(const ConsumeStats &, const ConsumeStats &) = default;
     static Result<ConsumeStats> fromJson(QByteArrayView json);
+    static Result<ConsumeStats> fromJsonValue(const protocol::JsonValue &v);
+};
+
+/// GET_BROKER_CONSUME_STATS: every group's ConsumeStats on one broker, one entry per
+/// (group, topic) as the broker lists them.
+///   {"brokerAddr":"..","consumeStatsList":[{"G":[ConsumeStats,...]},...],"totalDiff":N}
+struct ConsumeStatsList
+{
+    QByteArray brokerAddr;
+    std::vector<std::pair<QByteArray, std::vector<ConsumeStats>>> groups;
+    std::int64_t totalDiff = 0;
+
+    friend bool operator==(const ConsumeStatsList &, const ConsumeStatsList &) = default;
+    static Result<ConsumeStatsList> fromJson(QByteArrayView json);
 };
 
 /// INVOKE_BROKER_TO_RESET_OFFSET response / RESET_CONSUMER_CLIENT_OFFSET body.

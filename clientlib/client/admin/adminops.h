@@ -3,7 +3,8 @@
 // Internal to the Admin: the body of each admin call, run on the thread that makes the blocking
 // call or on the Admin's pool for the async form (admin.cpp wires both). Each one bounds itself
 // by the Call's deadline. adminops.cpp: cluster, topics, groups, configuration and maintenance;
-// adminqueries.cpp: consumers, offsets and messages.
+// adminqueries.cpp: consumers, offsets and messages; admintools.cpp: what qrocket-admin needs
+// beyond those (broker consume stats, offset cloning, reading queues).
 
 #include "clientlib/client/admin/admincall.h"
 
@@ -128,5 +129,18 @@ Result<FanOutResult> doWritePerm(
 Result<FanOutResult> doMaintenance(Call &call, const BrokerTarget &target, int code);
 
 Result<admin::StoreFiles> doStoreFiles(Call &call, const QByteArray &addr);
+
+// admintools.cpp
+
+Result<admin::ConsumeStatsList> doBrokerConsumeStats(
+    Call &call, const QByteArray &addr, bool isOrder);
+
+Result<FanOutResult> doCloneGroupOffset(Call &call, const QByteArray &srcGroup,
+    const QByteArray &destGroup, const QByteArray &topic, bool offline);
+
+Result<std::int64_t> doSearchOffset(Call &call, const MessageQueue &queue, std::int64_t timestamp);
+
+Result<PullResult> doPullMessages(Call &call, const MessageQueue &queue, std::int64_t offset,
+    int maxNums, const QByteArray &subExpression);
 
 } // namespace qrocket::client::adminimpl

@@ -4,4 +4,5 @@ list(APPEND client_sources
     admin/admincall.cpp
     admin/adminops.cpp
     admin/adminqueries.cpp
-    admin/adminbodies.cpp)
+    admin/adminbodies.cpp
+    admin/admintools.cpp)
