@@ -192,8 +192,12 @@ void ClusterSession::applyOverview(Result<client::ClusterOverview> r)
     }
     m_cluster.error.clear();
     m_cluster.lastOkMono = now;
-    for (BrokerInfo &b : m_brokers)
+    QSet<QByteArray> wasRegistered;
+    for (BrokerInfo &b : m_brokers) {
+        if (b.registered)
+            wasRegistered.insert(b.address);
         b.registered = false;
+    }
     const std::int64_t epochNow = QDateTime::currentMSecsSinceEpoch();
     for (const client::BrokerNode &node : r->nodes) {
         BrokerInfo *b = brokerAt(node.address);
@@ -201,9 +205,10 @@ void ClusterSession::applyOverview(Result<client::ClusterOverview> r)
             m_brokers.push_back({});
             b = &m_brokers.back();
             b->address = node.address;
-            // A new master: ask for the catalogue (topics, groups, files) on the next tick.
-            m_catalogDue = m_catalogDue || node.brokerId == protocol::kMasterBrokerId;
         }
+        // A master that (re)appears: ask for the catalogue (topics, groups, files) at once.
+        if (node.brokerId == protocol::kMasterBrokerId && !wasRegistered.contains(node.address))
+            m_catalogDue = true;
         b->cluster = node.cluster;
         b->brokerName = node.brokerName;
         b->brokerId = node.brokerId;
@@ -313,17 +318,17 @@ void ClusterSession::pollBrokerConfigs()
         m_admin->brokerConfigAsync(address,
             onGui<client::admin::ConfigProperties>(
                 [this, address](Result<client::admin::ConfigProperties> r) {
-                    BrokerInfo *b = brokerAt(address);
-                    if (!b || !r)
+                    BrokerInfo *info = brokerAt(address);
+                    if (!info || !r)
                         return;
-                    b->configOk = true;
+                    info->configOk = true;
                     bool ok = false;
                     const qlonglong period = r->value(u"registerNameServerPeriod").toLongLong(&ok);
                     if (ok && period > 0)
-                        b->registerPeriodMs = period;
-                    b->deleteWhen = r->value(u"deleteWhen");
-                    b->fileReservedTime = r->value(u"fileReservedTime");
-                    b->diskMaxUsedSpaceRatio = r->value(u"diskMaxUsedSpaceRatio");
+                        info->registerPeriodMs = period;
+                    info->deleteWhen = r->value(u"deleteWhen");
+                    info->fileReservedTime = r->value(u"fileReservedTime");
+                    info->diskMaxUsedSpaceRatio = r->value(u"diskMaxUsedSpaceRatio");
                     emit brokersUpdated();
                     emit storageUpdated();
                 }),

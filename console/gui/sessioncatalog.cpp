@@ -47,8 +47,10 @@ QByteArray ClusterSession::defaultTopic() const
 
 void ClusterSession::pollTopics()
 {
-    if (m_inFlight.contains(QStringLiteral("topics")))
+    if (m_inFlight.contains(QStringLiteral("topics"))) {
+        m_catalogDue = true; // asked while a round runs (a new master): once it is in
         return;
+    }
     const std::vector<QByteArray> masters = masterAddresses();
     auto round = std::make_shared<TopicRound>();
     round->pending = 1 + static_cast<int>(masters.size()) + 1;
@@ -57,6 +59,9 @@ void ClusterSession::pollTopics()
         if (--round->pending > 0)
             return;
         m_inFlight.remove(QStringLiteral("topics"));
+        qCDebug(lcConsole) << "topic round:" << (round->names ? round->names->size() : 0)
+                           << "names," << round->configs.size() << "configs, errors"
+                           << round->errors;
         if (!round->names) {
             m_topicsPart.error = round->errors.join(QStringLiteral("; "));
             emit topicsUpdated();
@@ -130,8 +135,10 @@ void ClusterSession::applyTopics(const std::vector<QByteArray> &names,
 
 void ClusterSession::pollGroups()
 {
-    if (m_inFlight.contains(QStringLiteral("groups")))
+    if (m_inFlight.contains(QStringLiteral("groups"))) {
+        m_catalogDue = true;
         return;
+    }
     const std::vector<QByteArray> masters = masterAddresses();
     if (masters.empty())
         return;
@@ -157,6 +164,8 @@ void ClusterSession::pollGroups()
                     if (--round->pending > 0)
                         return;
                     m_inFlight.remove(QStringLiteral("groups"));
+                    qCDebug(lcConsole) << "group round:" << round->groups.size() << "groups, errors"
+                                       << round->errors;
                     applyGroups(round->groups, round->errors, round->anyOk);
                 }),
             kCatalogTimeoutMs);

@@ -6,6 +6,8 @@
 
 namespace qrocket::console {
 
+Q_LOGGING_CATEGORY(lcConsole, "qrocket.console", QtInfoMsg)
+
 QString livenessText(Liveness l)
 {
     switch (l) {

@@ -8,6 +8,7 @@
 #include "clientlib/client/message.h"
 
 #include <QByteArray>
+#include <QLoggingCategory>
 #include <QString>
 
 #include <cstdint>
@@ -16,6 +17,9 @@
 #include <vector>
 
 namespace qrocket::console {
+
+/// "qrocket.console": the session's polls (debug: each round's outcome).
+Q_DECLARE_LOGGING_CATEGORY(lcConsole)
 
 enum class Liveness { Unknown, Live, Late, Expired };
 QString livenessText(Liveness l);
