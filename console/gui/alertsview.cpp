@@ -25,6 +25,7 @@ AlertsView::AlertsView(AlertEngine *engine, QWidget *parent)
     m_alertTable.view->horizontalHeader()->resizeSection(0, 170);
     m_alertTable.view->horizontalHeader()->resizeSection(1, 260);
     m_alertTable.view->horizontalHeader()->resizeSection(2, 220);
+    m_alertTable.view->horizontalHeader()->setStretchLastSection(true);
     layout->addWidget(m_alertTable.view, 2);
     layout->addWidget(new QLabel(tr("<b>Rules</b> (double-click a threshold or subject to edit; "
                                     "disk thresholds in %)"),
@@ -34,6 +35,7 @@ AlertsView::AlertsView(AlertEngine *engine, QWidget *parent)
     m_ruleTable.view->setEditTriggers(
         QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
     m_ruleTable.view->horizontalHeader()->resizeSection(1, 200);
+    m_ruleTable.view->horizontalHeader()->setStretchLastSection(true);
     layout->addWidget(m_ruleTable.view, 1);
     auto *bar = new QHBoxLayout;
     auto *kind = new QComboBox(this);

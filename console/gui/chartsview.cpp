@@ -14,8 +14,8 @@ ChartsView::ChartsView(ClusterSession *session, QWidget *parent)
     : QWidget(parent), m_session(session)
 {
     auto *layout = new QVBoxLayout(this);
-    m_put = new TimeChart(tr("Put TPS per broker (last 10 min)"), tr("msgs/s"), this);
-    m_get = new TimeChart(tr("Get TPS per broker (last 10 min)"), tr("msgs/s"), this);
+    m_put = new TimeChart(tr("Put TPS per broker (up to the last 10 min)"), tr("msgs/s"), this);
+    m_get = new TimeChart(tr("Get TPS per broker (up to the last 10 min)"), tr("msgs/s"), this);
     const QString source = tr("From GET_BROKER_RUNTIME_INFO every second: the change of "
                               "msgPutTotalTodayNow / msgGetTotalTodayNow");
     m_put->setToolTip(source);
@@ -57,8 +57,16 @@ void ChartsView::refresh()
     }
     m_put->retainSeries(names);
     m_get->retainSeries(names);
-    m_put->finishUpdate(now, kWindowMs);
-    m_get->finishUpdate(now, kWindowMs);
+    // The window grows with the samples, from one minute to ten, so a fresh session is readable.
+    std::int64_t oldest = now;
+    for (const BrokerInfo &b : m_session->brokers()) {
+        const auto &h = m_session->history(b.address);
+        if (!h.empty())
+            oldest = std::min(oldest, h.front().epochMs);
+    }
+    const std::int64_t window = std::clamp<std::int64_t>(now - oldest, 60 * 1000, kWindowMs);
+    m_put->finishUpdate(now, window);
+    m_get->finishUpdate(now, window);
 }
 
 } // namespace qrocket::console

@@ -41,6 +41,8 @@ ConsumersView::ConsumersView(ClusterSession *session, QWidget *parent)
     auto *tabs = new QTabWidget(detail);
     m_queueTable = makeTable(m_queues, QStringLiteral("groupQueues"), tabs);
     m_connectionTable = makeTable(m_connections, QStringLiteral("groupClients"), tabs);
+    m_connectionTable.view->horizontalHeader()->setStretchLastSection(true);
+    m_queueTable.view->horizontalHeader()->setStretchLastSection(true);
     m_reset = new ResetOffsetPanel(session, tabs);
     tabs->addTab(m_queueTable.view, tr("&Queues"));
     tabs->addTab(m_connectionTable.view, tr("C&lients"));

@@ -94,11 +94,15 @@ MessagesView::MessagesView(ClusterSession *session, TopicModel *topics, QWidget 
     auto *splitter = new QSplitter(Qt::Vertical, this);
     m_table = makeTable(m_model, QStringLiteral("messages"), splitter);
     m_table.view->horizontalHeader()->resizeSection(0, 260);
+    m_table.view->horizontalHeader()->resizeSection(MessageModel::StoreTime, 150);
     splitter->addWidget(m_table.view);
     auto *detail = new QTabWidget(splitter);
     m_properties = new QTableWidget(0, 2, detail);
     m_properties->setHorizontalHeaderLabels({tr("Property"), tr("Value")});
     m_properties->horizontalHeader()->setStretchLastSection(true);
+    m_properties->horizontalHeader()->resizeSection(0, 200);
+    m_properties->setWordWrap(false);
+    m_properties->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     m_properties->verticalHeader()->setVisible(false);
     m_properties->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_bodyText = new QPlainTextEdit(detail);

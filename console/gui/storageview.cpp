@@ -87,8 +87,11 @@ StorageView::StorageView(ClusterSession *session, QWidget *parent)
     auto *splitter = new QSplitter(Qt::Vertical, this);
     m_table = makeTable(m_model, QStringLiteral("storeFiles"), splitter);
     m_table.view->horizontalHeader()->resizeSection(StoreFileModel::File, 220);
+    m_table.view->horizontalHeader()->resizeSection(StoreFileModel::Expires, 160);
+    m_table.view->horizontalHeader()->setStretchLastSection(true);
     m_chart = new TimeChart(tr("Commit-log disk ratio (last 10 min)"), tr("%"), splitter);
     m_chart->setFixedRange(0, 100);
+    m_chart->setLabelFormat(QStringLiteral("%.0f"));
     m_chart->setMarks({75, 85, 90});
     splitter->addWidget(m_table.view);
     splitter->addWidget(m_chart);

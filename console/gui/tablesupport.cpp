@@ -30,7 +30,9 @@ Table makeTable(
     t.view->setWordWrap(false);
     t.view->verticalHeader()->setVisible(false);
     t.view->verticalHeader()->setDefaultSectionSize(t.view->fontMetrics().height() + 8);
-    t.view->horizontalHeader()->setStretchLastSection(true);
+    // Stretching the last column pushes a right-aligned figure far from its header: only
+    // tables whose last column is text turn it on.
+    t.view->horizontalHeader()->setStretchLastSection(false);
     t.view->horizontalHeader()->setSectionsMovable(true);
     t.view->horizontalHeader()->setHighlightSections(false);
     t.view->setIconSize(QSize(14, 14));

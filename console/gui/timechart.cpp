@@ -32,7 +32,7 @@ TimeChart::TimeChart(const QString &title, const QString &unit, QWidget *parent)
     chart->addAxis(m_value, Qt::AlignLeft);
     setChart(chart);
     setRenderHint(QPainter::Antialiasing);
-    setMinimumHeight(180);
+    setMinimumHeight(220);
 }
 
 void TimeChart::setSeries(const QString &name, const QList<QPointF> &points)
@@ -76,6 +76,11 @@ void TimeChart::setFixedRange(double min, double max)
     m_min = min;
     m_max = max;
     m_value->setRange(min, max);
+}
+
+void TimeChart::setLabelFormat(const QString &format)
+{
+    m_value->setLabelFormat(format);
 }
 
 void TimeChart::setMarks(const QList<double> &marks)

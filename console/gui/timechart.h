@@ -29,6 +29,7 @@ public:
     void setFixedRange(double min, double max);
     /// Horizontal reference lines (the 75/85/90 % marks).
     void setMarks(const QList<double> &marks);
+    void setLabelFormat(const QString &format);
     int seriesCount() const { return static_cast<int>(m_series.size()); }
     int pointCount() const;
 

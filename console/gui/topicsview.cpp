@@ -53,6 +53,7 @@ TopicsView::TopicsView(ClusterSession *session, QWidget *parent)
     layout->addWidget(m_note);
     m_table = makeTable(m_model, QStringLiteral("topics"), this, m_filter);
     m_table.view->horizontalHeader()->resizeSection(0, 320);
+    m_table.view->horizontalHeader()->setStretchLastSection(true);
     layout->addWidget(m_table.view, 1);
     m_count = new QLabel(this);
     layout->addWidget(m_count);
