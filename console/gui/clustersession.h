@@ -91,6 +91,9 @@ public:
         const std::map<QByteArray, TopicInfo> &configs, const QStringList &errors);
     void applyGroups(
         const std::map<QByteArray, GroupInfo> &groups, const QStringList &errors, bool anyOk);
+    /// One group's GET_CONSUME_STATS answer (the round-robin's; public for the benchmark). The
+    /// models hear of it once per event-loop pass (groupsUpdated, coalesced).
+    void applyGroupStats(const QByteArray &name, const Result<client::admin::ConsumeStats> &r);
 
     // -- focus topic / group (asked every tick while set) ----------------------------------
     void setFocusTopic(const QByteArray &topic);

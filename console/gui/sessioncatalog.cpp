@@ -222,6 +222,42 @@ void ClusterSession::markGroupsDirty()
     });
 }
 
+void ClusterSession::applyGroupStats(
+    const QByteArray &name, const Result<client::admin::ConsumeStats> &r)
+{
+    auto it = m_groupIndex.constFind(name);
+    if (it == m_groupIndex.constEnd())
+        return;
+    GroupInfo &row = m_groups[static_cast<std::size_t>(*it)];
+    if (!r) {
+        row.statsError = r.error().toString();
+        // Never consumed / nobody online: a known state, not a failure.
+        const int code = r.error().remoteCode();
+        if (code == 17 || code == 206) {
+            row.statsKnown = true;
+            row.statsOkMono = nowMono();
+            row.lag = 0;
+            row.consumeTps = 0;
+            row.queues = 0;
+            row.topics = 0;
+        }
+    } else {
+        row.statsKnown = true;
+        row.statsError.clear();
+        row.statsOkMono = nowMono();
+        row.lag = r->totalLag();
+        row.consumeTps = r->consumeTps;
+        row.queues = static_cast<int>(r->offsetTable.size());
+        QSet<QByteArray> topics;
+        for (const auto &entry : r->offsetTable) {
+            if (!entry.first.topic.startsWith("%RETRY%"))
+                topics.insert(entry.first.topic);
+        }
+        row.topics = static_cast<int>(topics.size());
+    }
+    markGroupsDirty();
+}
+
 void ClusterSession::pollGroupStats()
 {
     const std::int64_t now = nowMono();
@@ -244,37 +280,7 @@ void ClusterSession::pollGroupStats()
                 [this, name, key](Result<client::admin::ConsumeStats> r) {
                     m_inFlight.remove(key);
                     --m_groupStatsInFlight;
-                    auto it = m_groupIndex.constFind(name);
-                    if (it == m_groupIndex.constEnd())
-                        return;
-                    GroupInfo &row = m_groups[static_cast<std::size_t>(*it)];
-                    if (!r) {
-                        row.statsError = r.error().toString();
-                        // Never consumed / nobody online: a known state, not a failure.
-                        const int code = r.error().remoteCode();
-                        if (code == 17 || code == 206) {
-                            row.statsKnown = true;
-                            row.statsOkMono = nowMono();
-                            row.lag = 0;
-                            row.consumeTps = 0;
-                            row.queues = 0;
-                            row.topics = 0;
-                        }
-                    } else {
-                        row.statsKnown = true;
-                        row.statsError.clear();
-                        row.statsOkMono = nowMono();
-                        row.lag = r->totalLag();
-                        row.consumeTps = r->consumeTps;
-                        row.queues = static_cast<int>(r->offsetTable.size());
-                        QSet<QByteArray> topics;
-                        for (const auto &entry : r->offsetTable) {
-                            if (!entry.first.topic.startsWith("%RETRY%"))
-                                topics.insert(entry.first.topic);
-                        }
-                        row.topics = static_cast<int>(topics.size());
-                    }
-                    markGroupsDirty();
+                    applyGroupStats(name, r);
                 }),
             kFastTimeoutMs);
     }
