@@ -115,6 +115,9 @@ void ConsumersView::onFocusUpdated()
         }
     }
     m_reset->setGroup(group, topics);
+    // The first connection list of a group: ask its clients for their queues at once.
+    if (!group.isEmpty() && group != m_ownersAskedFor && m_session->focusConnection())
+        pollRunningInfo();
     if (!group.isEmpty()) {
         const auto &stats = m_session->focusConsumeStats();
         m_title->setText(
@@ -140,6 +143,7 @@ void ConsumersView::pollRunningInfo()
     const auto &cc = m_session->focusConnection();
     if (group.isEmpty() || !cc || cc->connectionSet.empty())
         return;
+    m_ownersAskedFor = group;
     // One GET_CONSUMER_RUNNING_INFO per client of the focus group (a handful), gathered.
     struct Gather
     {

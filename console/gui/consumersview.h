@@ -54,6 +54,8 @@ private:
     QLabel *m_title;
     QLabel *m_note;
     QTimer m_runningInfoTimer;
+    /// The group whose clients were last asked for their queues (asked again every 5 s).
+    QByteArray m_ownersAskedFor;
 };
 
 } // namespace qrocket::console

@@ -45,6 +45,8 @@ Table makeTable(
         header->setDefaultSectionSize(110);
         t.view->sortByColumn(0, Qt::AscendingOrder);
     }
+    // restoreState brings back an old stretch setting too: the view decides that, not the file.
+    header->setStretchLastSection(false);
     auto save = [header, settingsKey] { QSettings().setValue(settingsKey, header->saveState()); };
     QObject::connect(header, &QHeaderView::sectionResized, header, save);
     QObject::connect(header, &QHeaderView::sortIndicatorChanged, header, save);

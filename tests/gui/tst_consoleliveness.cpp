@@ -37,6 +37,12 @@ private slots:
     void unreachableNameServerIsShownAndRetried();
 
 private:
+    QByteArray namesrvConfig(quint16 port) const
+    {
+        return "listenPort=" + QByteArray::number(port) + "\nkvConfigPath=" + m_dir.path().toUtf8()
+            + "/kvConfig.json\nscanNotActiveBrokerDelay=500\nscanNotActiveBrokerInterval=1000\n"
+              "brokerChannelExpiredTime=22000\n";
+    }
     QString state() const
     {
         BrokerModel *m = m_cw->clusterView()->model();
