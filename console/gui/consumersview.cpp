@@ -10,6 +10,7 @@
 
 #include <QHeaderView>
 #include <QLineEdit>
+#include <QShortcut>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QVBoxLayout>
@@ -25,7 +26,9 @@ ConsumersView::ConsumersView(ClusterSession *session, QWidget *parent)
 {
     auto *layout = new QVBoxLayout(this);
     m_search = new QLineEdit(this);
-    m_search->setPlaceholderText(tr("Search groups"));
+    m_search->setPlaceholderText(tr("Search groups (Ctrl+F)"));
+    auto *find = new QShortcut(QKeySequence::Find, this);
+    connect(find, &QShortcut::activated, m_search, [this] { m_search->setFocus(); });
     m_search->setClearButtonEnabled(true);
     layout->addWidget(m_search);
     auto *splitter = new QSplitter(Qt::Vertical, this);

@@ -16,6 +16,7 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QShortcut>
 #include <QVBoxLayout>
 
 namespace qrocket::console {
@@ -59,6 +60,11 @@ TopicsView::TopicsView(ClusterSession *session, QWidget *parent)
     layout->addWidget(m_count);
 
     connect(m_search, &QLineEdit::textChanged, m_filter, &TopicFilter::setSearch);
+    auto *find = new QShortcut(QKeySequence::Find, this);
+    connect(find, &QShortcut::activated, m_search, [this] {
+        m_search->setFocus();
+        m_search->selectAll();
+    });
     connect(m_create, &QPushButton::clicked, this, &TopicsView::openCreateDialog);
     connect(m_update, &QPushButton::clicked, this, &TopicsView::openUpdateDialog);
     connect(m_delete, &QPushButton::clicked, this, &TopicsView::deleteCurrent);

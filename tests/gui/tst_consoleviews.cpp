@@ -221,6 +221,11 @@ void tst_ConsoleViews::keyboardSwitchesViews()
     // Alt+<digit> is the tab's mnemonic.
     QTest::keyClick(m_cw->tabs(), Qt::Key_4, Qt::AltModifier);
     QTRY_COMPARE(m_cw->currentView(), ViewName::Consumers);
+    // Ctrl+F in the topics tab goes to its search field.
+    m_cw->showView(ViewName::Topics);
+    m_cw->topicsView()->table()->setFocus();
+    QTest::keyClick(m_cw->topicsView()->table(), Qt::Key_F, Qt::ControlModifier);
+    QTRY_VERIFY(m_cw->topicsView()->searchEdit()->hasFocus());
 }
 
 void tst_ConsoleViews::createAndDeleteTopicFromTheUi()
