@@ -167,10 +167,6 @@ void MainWindow::closeEvent(QCloseEvent *event)
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
-    QStringList open;
-    for (int i = 0; i < m_clusters->count(); ++i)
-        open << cluster(i)->namesrvAddr();
-    settings.setValue(QStringLiteral("open"), open);
     event->accept();
 }
 

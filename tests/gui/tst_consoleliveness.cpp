@@ -5,6 +5,7 @@
 // 15 s) -> expired (the name server's expiry, counted down in "Expires in"). Screenshots of the
 // late and expired states go to build/tests/screenshots.
 
+#include "console/gui/alerts.h"
 #include "console/gui/brokermodel.h"
 #include "console/gui/clustersession.h"
 #include "console/gui/clusterview.h"
@@ -135,6 +136,9 @@ void tst_ConsoleLiveness::frozenBrokerGoesLateThenExpired()
     // The name server dropped it; the row stays, expired, until the console closes.
     QTRY_VERIFY_WITH_TIMEOUT(!m_cw->session()->brokers().front().registered, 10000);
     QCOMPARE(state(), QStringLiteral("expired"));
+    // The default "broker expired" rule fires (alerts list and status bar).
+    QTRY_VERIFY_WITH_TIMEOUT(!m_cw->alerts()->active().empty(), 5000);
+    QVERIFY(m_cw->alerts()->active().front().text.contains(QStringLiteral("expired")));
     QVERIFY(writeScreenshot(
         m_window.get(), guitest::screenshotDir() + QStringLiteral("/cluster-expired.png"))
                 .isOk());

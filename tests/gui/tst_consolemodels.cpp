@@ -322,6 +322,12 @@ void tst_ConsoleModels::alertModelFollowsRules()
     engine.setRules({{AlertRule::LagOver, 1000000, {}, true}});
     engine.evaluate();
     QCOMPARE(alerts.rowCount(), 0);
+    // Put TPS positive, then zero for a second: the TPS-drop rule fires.
+    engine.setRules({{AlertRule::TpsZero, 1, {}, true}});
+    for (int i = 0; i < 10; ++i)
+        QVERIFY(m_producer->sendSync(client::Message("ModelTopic", QByteArray("tps"))).has_value());
+    QTRY_VERIFY_WITH_TIMEOUT(alerts.rowCount() >= 1, 15000);
+    QVERIFY(text(alerts, 0, AlertModel::Text).contains(QStringLiteral("put TPS")));
     engine.setRules(AlertEngine::defaultRules());
 }
 
