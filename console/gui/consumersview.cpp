@@ -35,6 +35,7 @@ ConsumersView::ConsumersView(ClusterSession *session, QWidget *parent)
     m_groupTable = makeTable(m_groups, QStringLiteral("groups"), splitter);
     m_groupTable.view->horizontalHeader()->resizeSection(0, 280);
     m_groupTable.proxy->setFilterKeyColumn(GroupModel::Name);
+    m_groupTable.view->horizontalHeader()->setStretchLastSection(true);
     splitter->addWidget(m_groupTable.view);
     auto *detail = new QWidget(splitter);
     auto *detailLayout = new QVBoxLayout(detail);

@@ -36,13 +36,14 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     QMenu *file = menuBar()->addMenu(tr("&File"));
     QAction *connectAction
         = file->addAction(tr("&Connect to cluster…"), this, &MainWindow::openConnectDialog);
-    connectAction->setShortcut(QKeySequence::New);
+    connectAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_N), QKeySequence::New});
     QAction *closeAction = file->addAction(
         tr("C&lose cluster"), this, [this] { closeCluster(m_clusters->currentIndex()); });
-    closeAction->setShortcut(QKeySequence::Close);
+    // The platform's Close may be Ctrl+F4 only: Ctrl+W as well, everywhere.
+    closeAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_W), QKeySequence::Close});
     file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
-    quit->setShortcut(QKeySequence::Quit);
+    quit->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Q), QKeySequence::Quit});
     QMenu *view = menuBar()->addMenu(tr("&View"));
     const QStringList names = viewNames();
     for (int i = 0; i < names.size(); ++i) {

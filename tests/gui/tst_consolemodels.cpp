@@ -6,6 +6,7 @@
 #include "console/gui/alerts.h"
 #include "console/gui/brokermodel.h"
 #include "console/gui/clustersession.h"
+#include "console/gui/connectdialog.h"
 #include "console/gui/consumerdetail.h"
 #include "console/gui/format.h"
 #include "console/gui/groupmodel.h"
@@ -111,6 +112,10 @@ void tst_ConsoleModels::formatting()
     QCOMPARE(classifyTopic("TBW102", {}), TopicType::System);
     QCOMPARE(classifyTopic("DefaultCluster", {QByteArray("DefaultCluster")}), TopicType::System);
     QCOMPARE(classifyTopic("Orders", {}), TopicType::Normal);
+    QVERIFY(ConnectDialog::checkAddress(QStringLiteral("127.0.0.1:9876;10.0.0.2:9876")).isEmpty());
+    QVERIFY(!ConnectDialog::checkAddress(QStringLiteral("127.0.0.1")).isEmpty());
+    QVERIFY(!ConnectDialog::checkAddress(QStringLiteral("host:99999")).isEmpty());
+    QVERIFY(!ConnectDialog::checkAddress(QStringLiteral(";")).isEmpty());
 }
 
 void tst_ConsoleModels::brokerModelFills()

@@ -73,6 +73,7 @@ private slots:
     void cleanupTestCase();
     void everyViewFillsAndIsCaptured();
     void keyboardSwitchesViews();
+    void severalClustersInTabs();
     void createAndDeleteTopicFromTheUi();
     void lagRisesThenFallsAsTheGroupConsumes();
     void resetOffsetPreviewShowsWhatMoves();
@@ -226,6 +227,22 @@ void tst_ConsoleViews::keyboardSwitchesViews()
     m_cw->topicsView()->table()->setFocus();
     QTest::keyClick(m_cw->topicsView()->table(), Qt::Key_F, Qt::ControlModifier);
     QTRY_VERIFY(m_cw->topicsView()->searchEdit()->hasFocus());
+}
+
+void tst_ConsoleViews::severalClustersInTabs()
+{
+    ClusterWidget *second = nullptr;
+    QVERIFY(m_window->addCluster(m_cluster->namesrvAddress(), &second).isOk());
+    QCOMPARE(m_window->clusterCount(), 2);
+    QCOMPARE(m_window->currentCluster(), second);
+    QCOMPARE(MainWindow::recentClusters().front(), m_cluster->namesrvAddress());
+    QTRY_VERIFY_WITH_TIMEOUT(!second->session()->brokers().empty(), 10000);
+    // A bad address is one clear error, no tab.
+    QVERIFY(!m_window->addCluster(QStringLiteral("  ")).isOk());
+    QCOMPARE(m_window->clusterCount(), 2);
+    QTest::keyClick(m_window.get(), Qt::Key_W, Qt::ControlModifier); // closes the current one
+    QCOMPARE(m_window->clusterCount(), 1);
+    QCOMPARE(m_window->currentCluster(), m_cw);
 }
 
 void tst_ConsoleViews::createAndDeleteTopicFromTheUi()
