@@ -17,6 +17,7 @@
 #include "tests/testlib/daemonprocess.h"
 
 #include <QApplication>
+#include <QFileInfo>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -34,6 +35,7 @@ class tst_ConsoleLiveness : public QObject
 private slots:
     void initTestCase();
     void cleanupTestCase();
+    void screenshotModeExitCodes();
     void frozenBrokerGoesLateThenExpired();
     void unreachableNameServerIsShownAndRetried();
 
@@ -102,6 +104,34 @@ void tst_ConsoleLiveness::cleanupTestCase()
     m_window.reset();
     if (m_namesrv.isRunning())
         m_namesrv.stop();
+}
+
+void tst_ConsoleLiveness::screenshotModeExitCodes()
+{
+    const QString console = testlib::binDir() + QStringLiteral("/qrocket-console");
+    if (!QFileInfo::exists(console))
+        QSKIP("qrocket-console is not built (TARGETS=qrocket-console)");
+    const QString file = m_dir.path() + QStringLiteral("/shot.png");
+    const QString addr = QStringLiteral("127.0.0.1:%1").arg(m_namesrvPort);
+    auto [ok, okOut] = testlib::runProgram(console,
+        {QStringLiteral("-n"), addr, QStringLiteral("--screenshot"), file, QStringLiteral("--view"),
+            QStringLiteral("cluster"), QStringLiteral("--timeout"), QStringLiteral("15")},
+        30000);
+    QVERIFY2(ok == 0, okOut.constData());
+    QVERIFY(QFileInfo(file).size() > 10000);
+    auto [down, downOut] = testlib::runProgram(console,
+        {QStringLiteral("-n"), QStringLiteral("127.0.0.1:1"), QStringLiteral("--screenshot"), file,
+            QStringLiteral("--view"), QStringLiteral("cluster"), QStringLiteral("--timeout"),
+            QStringLiteral("2")},
+        30000);
+    QCOMPARE(down, 1);
+    QVERIFY2(downOut.contains("view cluster: no broker answered"), downOut.constData());
+    auto [bad, badOut] = testlib::runProgram(console,
+        {QStringLiteral("-n"), addr, QStringLiteral("--screenshot"), file, QStringLiteral("--view"),
+            QStringLiteral("bogus")},
+        30000);
+    QCOMPARE(bad, 2);
+    QVERIFY(badOut.contains("unknown view"));
 }
 
 void tst_ConsoleLiveness::frozenBrokerGoesLateThenExpired()
