@@ -64,10 +64,14 @@ protected:
             endRemoveRows();
         }
         std::vector<char> used(fresh.size(), 0);
+        // Changed rows are gathered as runs; many scattered runs are sent as one span, since a
+        // sorting proxy pays for each dataChanged separately (100 signals cost more than one
+        // signal over the rows between them).
+        std::vector<std::pair<int, int>> runs;
         int runStart = -1;
         auto flush = [&](int end) {
             if (runStart >= 0)
-                emit dataChanged(index(runStart, 0), index(end, cols - 1));
+                runs.emplace_back(runStart, end);
             runStart = -1;
         };
         for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -84,6 +88,12 @@ protected:
                 runStart = static_cast<int>(i);
         }
         flush(static_cast<int>(rows.size()) - 1);
+        if (runs.size() > 8) {
+            emit dataChanged(index(runs.front().first, 0), index(runs.back().second, cols - 1));
+        } else {
+            for (const auto &[first, last] : runs)
+                emit dataChanged(index(first, 0), index(last, cols - 1));
+        }
         std::vector<Row> added;
         for (std::size_t j = 0; j < fresh.size(); ++j) {
             if (!used[j])
