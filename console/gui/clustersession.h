@@ -1,0 +1,210 @@
+#pragma once
+
+// ClusterSession: one connection of the console to one cluster (a name-server list). It owns a
+// client::Admin and a poller that, every second, asks the cluster with the Admin's async calls
+// (they run on the Admin's pool threads, never on the GUI thread) and applies each answer on the
+// GUI thread (QMetaObject::invokeMethod, queued). Views read the values below and listen to the
+// *Updated signals; they never call the Admin's blocking forms.
+//
+// What is asked, and how often (ticks of pollInterval, 1 s by default):
+//   every tick     clusterOverview(with runtime info): brokers, versions, TPS, disk, offsets
+//                  brokerLiveness (QRocket name-server extension; re-probed every 60 ticks when
+//                  the name server lacks it)
+//                  the focus topic's route and stats, the focus group's stats (+ connections)
+//                  consumeStats of up to kGroupStatsBudget groups, oldest first (round-robin)
+//   every 5 ticks  storeFiles of each master (QRocket broker extension)
+//   every 10 ticks topicList + GET_ALL_TOPIC_CONFIG of each master (in parallel, one round trip
+//                  per broker, whatever the number of topics) and GET_ALL_SUBSCRIPTIONGROUP_CONFIG
+//                  of each master
+//   once/address   brokerConfig (registerNameServerPeriod, deleteWhen, fileReservedTime...)
+// A kind of call still in flight is not sent again, so a slow or dead name server never piles up
+// requests; it is simply asked again on the next tick (the background retry). Each kind's last
+// success and last error are kept in a PartState for the views (greyed values, status bar).
+//
+// Shutdown: the destructor shuts the Admin down first (bounded, 3 s for running calls), so no
+// callback can reach a destroyed session; answers already queued to it are dropped by Qt.
+
+#include "clientlib/client/admin/admin.h"
+#include "console/gui/sessiontypes.h"
+
+#include <QHash>
+#include <QObject>
+#include <QPointer>
+#include <QSet>
+#include <QTimer>
+
+#include <map>
+#include <memory>
+
+namespace qrocket::console {
+
+class ClusterSession : public QObject
+{
+    Q_OBJECT
+
+public:
+    static constexpr int kGroupStatsBudget = 64;
+    static constexpr int kHistorySamples = 600;
+
+    explicit ClusterSession(QString namesrvAddr, QObject *parent = nullptr);
+    ~ClusterSession() override;
+
+    /// Starts the Admin and the poller (first poll at once). InvalidArgument for a bad address.
+    Status start();
+    QString namesrvAddr() const { return m_namesrvAddr; }
+    client::Admin &admin() { return *m_admin; }
+    void setPollInterval(int ms);
+    /// Polls the slow parts (topics, groups, store files) on the next tick.
+    void refreshCatalog();
+
+    /// Monotonic milliseconds (the clock every *Mono field uses).
+    static std::int64_t nowMono();
+
+    // -- brokers --------------------------------------------------------------------------
+    const std::vector<BrokerInfo> &brokers() const { return m_brokers; }
+    const BrokerInfo *broker(const QByteArray &address) const;
+    std::vector<QByteArray> clusterNames() const;
+    /// The heartbeat age now (sampled age + time since the sample); -1 when unknown.
+    std::int64_t heartbeatAge(const BrokerInfo &b) const;
+    /// The name server's brokerChannelExpiredTime (120 s unless it said otherwise).
+    std::int64_t expiryMs() const { return m_expiryMs; }
+    /// Age above which a broker is "late": its registration period plus half of it (>= 2 s).
+    static std::int64_t lateAfterMs(const BrokerInfo &b);
+    Liveness liveness(const BrokerInfo &b) const;
+    bool livenessSupported() const { return !m_liveness.notSupported; }
+    const PartState &clusterPart() const { return m_cluster; }
+    const PartState &livenessPart() const { return m_liveness; }
+    const std::deque<BrokerSample> &history(const QByteArray &address) const;
+
+    // -- topics and groups ----------------------------------------------------------------
+    const std::vector<TopicInfo> &topics() const { return m_topics; }
+    const std::vector<QByteArray> &systemTopics() const { return m_systemTopics; }
+    const PartState &topicsPart() const { return m_topicsPart; }
+    const std::vector<GroupInfo> &groups() const { return m_groups; }
+    const PartState &groupsPart() const { return m_groupsPart; }
+    /// The first normal topic (by name), else TBW102.
+    QByteArray defaultTopic() const;
+
+    /// Replaces the topic catalogue (what a topic poll does once its answers are in; public
+    /// for the scale benchmark, which feeds synthetic catalogues).
+    void applyTopics(const std::vector<QByteArray> &names,
+        const std::map<QByteArray, TopicInfo> &configs, const QStringList &errors);
+    void applyGroups(
+        const std::map<QByteArray, GroupInfo> &groups, const QStringList &errors, bool anyOk);
+    /// One group's GET_CONSUME_STATS answer (the round-robin's; public for the benchmark). The
+    /// models hear of it once per event-loop pass (groupsUpdated, coalesced).
+    void applyGroupStats(const QByteArray &name, const Result<client::admin::ConsumeStats> &r);
+
+    // -- focus topic / group (asked every tick while set) ----------------------------------
+    void setFocusTopic(const QByteArray &topic);
+    QByteArray focusTopic() const { return m_focusTopic; }
+    const std::optional<protocol::TopicRouteData> &focusRoute() const { return m_focusRoute; }
+    const std::optional<client::admin::TopicStatsTable> &focusStats() const { return m_focusStats; }
+    const PartState &focusTopicPart() const { return m_focusTopicPart; }
+    std::int64_t focusStatsMono() const { return m_focusTopicPart.lastOkMono; }
+
+    void setFocusGroup(const QByteArray &group);
+    QByteArray focusGroup() const { return m_focusGroup; }
+    const std::optional<client::admin::ConsumeStats> &focusConsumeStats() const
+    {
+        return m_focusConsume;
+    }
+    const std::optional<client::admin::ConsumerConnection> &focusConnection() const
+    {
+        return m_focusConnection;
+    }
+    const PartState &focusGroupPart() const { return m_focusGroupPart; }
+    QString focusConnectionError() const { return m_focusConnectionError; }
+
+    /// An Admin callback that runs `handler` on the GUI thread, unless `context` was destroyed
+    /// by then (for the views' own calls: create topic, query messages...).
+    template<typename T, typename F>
+    client::Admin::Callback<T> deliver(QObject *context, F handler)
+    {
+        QPointer<QObject> guard(context);
+        return onGui<T>([guard, handler](Result<T> r) mutable {
+            if (guard)
+                handler(std::move(r));
+        });
+    }
+
+    /// A one-line summary of what is failing now (empty when all is well), for the status bar.
+    QString problemSummary() const;
+
+signals:
+    void brokersUpdated();
+    void topicsUpdated();
+    void groupsUpdated();
+    void storageUpdated();
+    void focusTopicUpdated();
+    void focusGroupUpdated();
+    /// problemSummary() changed.
+    void problemsChanged(const QString &summary);
+
+private:
+    /// Wraps a GUI-thread handler into an Admin callback that queues it to this object.
+    template<typename T, typename F>
+    client::Admin::Callback<T> onGui(F handler)
+    {
+        return [this, handler = std::move(handler)](Result<T> r) mutable {
+            QMetaObject::invokeMethod(
+                this, [handler, r = std::move(r)]() mutable { handler(std::move(r)); },
+                Qt::QueuedConnection);
+        };
+    }
+
+    void tick();
+    void pollCluster();
+    void pollLiveness();
+    void pollBrokerConfigs();
+    void pollStoreFiles();
+    void pollTopics();
+    void pollGroups();
+    void pollGroupStats();
+    void pollFocusTopic();
+    void pollFocusGroup();
+    void applyOverview(Result<client::ClusterOverview> r);
+    void applyLiveness(Result<client::admin::BrokerLiveness> r);
+    BrokerInfo *brokerAt(const QByteArray &address);
+    std::vector<QByteArray> masterAddresses() const;
+    void markGroupsDirty();
+    void updateProblems();
+
+    QString m_namesrvAddr;
+    std::shared_ptr<client::Admin> m_admin;
+    QTimer m_timer;
+    std::int64_t m_tick = 0;
+    QSet<QString> m_inFlight;
+
+    std::vector<BrokerInfo> m_brokers;
+    std::map<QByteArray, std::deque<BrokerSample>> m_history;
+    std::int64_t m_expiryMs = 120000;
+    PartState m_cluster;
+    PartState m_liveness;
+    std::int64_t m_livenessProbeTick = 0;
+    bool m_storeNotSupported = false;
+
+    std::vector<TopicInfo> m_topics;
+    std::vector<QByteArray> m_systemTopics;
+    PartState m_topicsPart;
+    std::vector<GroupInfo> m_groups;
+    QHash<QByteArray, int> m_groupIndex;
+    PartState m_groupsPart;
+    std::size_t m_groupCursor = 0;
+    int m_groupStatsInFlight = 0;
+    bool m_groupsDirty = false;
+    bool m_catalogDue = true;
+
+    QByteArray m_focusTopic;
+    std::optional<protocol::TopicRouteData> m_focusRoute;
+    std::optional<client::admin::TopicStatsTable> m_focusStats;
+    PartState m_focusTopicPart;
+    QByteArray m_focusGroup;
+    std::optional<client::admin::ConsumeStats> m_focusConsume;
+    std::optional<client::admin::ConsumerConnection> m_focusConnection;
+    QString m_focusConnectionError;
+    PartState m_focusGroupPart;
+    QString m_lastProblems;
+};
+
+} // namespace qrocket::console

@@ -1,0 +1,39 @@
+#pragma once
+
+// ClusterView: the "Cluster" tab: every broker address with role, version, heartbeat age and
+// liveness (live / late / expired, colour + icon + text, with the name server's expiry counting
+// down), TPS, disk ratio and commit-log offsets. Ages move every second without a poll.
+
+#include "console/gui/tablesupport.h"
+
+#include <QTimer>
+#include <QWidget>
+
+namespace qrocket::console {
+
+class BrokerModel;
+class ClusterSession;
+
+class ClusterView : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit ClusterView(ClusterSession *session, QWidget *parent = nullptr);
+    BrokerModel *model() const { return m_model; }
+    QTableView *table() const { return m_table.view; }
+    /// True once at least one broker row is shown.
+    bool hasData() const;
+
+private:
+    void updateNote();
+
+    ClusterSession *m_session;
+    BrokerModel *m_model;
+    Table m_table;
+    QLabel *m_summary;
+    QLabel *m_note;
+    QTimer m_ageTimer;
+};
+
+} // namespace qrocket::console

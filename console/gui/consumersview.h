@@ -1,0 +1,61 @@
+#pragma once
+
+// ConsumersView: the "Consumers" tab: groups with total lag and TPS (sortable, searchable); for
+// the selected group its queues (broker offset, consumer offset, lag, client), its connected
+// clients (address, language, version, subscriptions) and a reset-offset-by-time panel with
+// preview.
+
+#include "console/gui/tablesupport.h"
+
+#include <QTimer>
+#include <QWidget>
+
+class QLineEdit;
+
+namespace qrocket::console {
+
+class ClusterSession;
+class ConnectionModel;
+class ConsumerQueueModel;
+class GroupModel;
+class ResetOffsetPanel;
+
+class ConsumersView : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit ConsumersView(ClusterSession *session, QWidget *parent = nullptr);
+    GroupModel *groupModel() const { return m_groups; }
+    ConsumerQueueModel *queueModel() const { return m_queues; }
+    ConnectionModel *connectionModel() const { return m_connections; }
+    ResetOffsetPanel *resetPanel() const { return m_reset; }
+    QTableView *groupTable() const { return m_groupTable.view; }
+    void selectGroup(const QByteArray &group);
+    bool hasData() const;
+
+signals:
+    void message(const QString &text);
+
+private:
+    void onCurrentGroup();
+    void onFocusUpdated();
+    void pollRunningInfo();
+
+    ClusterSession *m_session;
+    GroupModel *m_groups;
+    ConsumerQueueModel *m_queues;
+    ConnectionModel *m_connections;
+    Table m_groupTable;
+    Table m_queueTable;
+    Table m_connectionTable;
+    ResetOffsetPanel *m_reset;
+    QLineEdit *m_search;
+    QLabel *m_title;
+    QLabel *m_note;
+    QTimer m_runningInfoTimer;
+    /// The group whose clients were last asked for their queues (asked again every 5 s).
+    QByteArray m_ownersAskedFor;
+};
+
+} // namespace qrocket::console

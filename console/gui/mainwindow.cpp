@@ -1,0 +1,174 @@
+// The main window (see mainwindow.h).
+
+#include "console/gui/mainwindow.h"
+
+#include "console/gui/alerts.h"
+#include "console/gui/clustersession.h"
+#include "console/gui/clusterwidget.h"
+#include "console/gui/connectdialog.h"
+#include "console/gui/style.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QLabel>
+#include <QMenuBar>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+
+namespace qrocket::console {
+
+MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
+{
+    setObjectName(QStringLiteral("mainWindow"));
+    setWindowTitle(tr("QRocket Console"));
+    setWindowIcon(appIcon());
+    m_clusters = new QTabWidget(this);
+    m_clusters->setTabsClosable(true);
+    m_clusters->setMovable(true);
+    setCentralWidget(m_clusters);
+    m_problems = new QLabel(this);
+    m_alerts = new QLabel(this);
+    statusBar()->addPermanentWidget(m_problems, 1);
+    statusBar()->addPermanentWidget(m_alerts);
+
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    QAction *connectAction
+        = file->addAction(tr("&Connect to cluster…"), this, &MainWindow::openConnectDialog);
+    connectAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_N), QKeySequence::New});
+    QAction *closeAction = file->addAction(
+        tr("C&lose cluster"), this, [this] { closeCluster(m_clusters->currentIndex()); });
+    // The platform's Close may be Ctrl+F4 only: Ctrl+W as well, everywhere.
+    closeAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_W), QKeySequence::Close});
+    file->addSeparator();
+    QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Q), QKeySequence::Quit});
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    const QStringList names = viewNames();
+    for (int i = 0; i < names.size(); ++i) {
+        QAction *a = view->addAction(names[i].left(1).toUpper() + names[i].mid(1), this, [this, i] {
+            if (ClusterWidget *c = currentCluster())
+                c->showView(static_cast<ViewName>(i));
+        });
+        a->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + i)));
+    }
+    connect(m_clusters, &QTabWidget::tabCloseRequested, this, &MainWindow::closeCluster);
+    connect(m_clusters, &QTabWidget::currentChanged, this, &MainWindow::updateStatus);
+
+    QSettings settings;
+    if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
+        resize(1280, 800);
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+}
+
+MainWindow::~MainWindow()
+{
+    while (m_clusters->count() > 0) {
+        QWidget *w = m_clusters->widget(0);
+        m_clusters->removeTab(0);
+        delete w;
+    }
+}
+
+QStringList MainWindow::recentClusters()
+{
+    return QSettings().value(QStringLiteral("recent")).toStringList();
+}
+
+void MainWindow::rememberCluster(const QString &namesrvAddr)
+{
+    QStringList recent = recentClusters();
+    recent.removeAll(namesrvAddr);
+    recent.prepend(namesrvAddr);
+    while (recent.size() > 10)
+        recent.removeLast();
+    QSettings().setValue(QStringLiteral("recent"), recent);
+}
+
+Status MainWindow::addCluster(const QString &namesrvAddr, ClusterWidget **out)
+{
+    const QString addr = namesrvAddr.trimmed();
+    auto *w = new ClusterWidget(addr);
+    if (Status s = w->start(); !s) {
+        delete w;
+        statusBar()->showMessage(tr("Cannot connect to %1: %2").arg(addr, s.toString()));
+        return s;
+    }
+    connect(w, &ClusterWidget::statusMessage, this,
+        [this](const QString &text) { statusBar()->showMessage(text, 15000); });
+    connect(w, &ClusterWidget::problemsChanged, this, &MainWindow::updateStatus);
+    connect(w, &ClusterWidget::alertsChanged, this, &MainWindow::updateStatus);
+    const int index = m_clusters->addTab(w, addr);
+    m_clusters->setCurrentIndex(index);
+    rememberCluster(addr);
+    if (out)
+        *out = w;
+    updateStatus();
+    return {};
+}
+
+ClusterWidget *MainWindow::currentCluster() const
+{
+    return qobject_cast<ClusterWidget *>(m_clusters->currentWidget());
+}
+
+int MainWindow::clusterCount() const
+{
+    return m_clusters->count();
+}
+
+ClusterWidget *MainWindow::cluster(int index) const
+{
+    return qobject_cast<ClusterWidget *>(m_clusters->widget(index));
+}
+
+void MainWindow::closeCluster(int index)
+{
+    QWidget *w = m_clusters->widget(index);
+    if (!w)
+        return;
+    m_clusters->removeTab(index);
+    delete w;
+    updateStatus();
+}
+
+void MainWindow::openConnectDialog()
+{
+    auto *dialog = new ConnectDialog(recentClusters(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] { addCluster(dialog->address()); });
+    dialog->open();
+}
+
+void MainWindow::updateStatus()
+{
+    ClusterWidget *c = currentCluster();
+    if (!c) {
+        m_problems->setText(tr("Not connected: File > Connect (Ctrl+N)"));
+        m_alerts->clear();
+        return;
+    }
+    const QString problems = c->session()->problemSummary();
+    m_problems->setText(problems.isEmpty()
+            ? QString()
+            : QStringLiteral("<span style='color:#f0b429'>&#9888; %1</span>")
+                  .arg(problems.toHtmlEscaped()));
+    m_problems->setToolTip(problems);
+    const auto &active = c->alerts()->active();
+    m_alerts->setText(active.empty()
+            ? tr("no alerts")
+            : QStringLiteral("<span style='color:#ff6b6b'>&#9888; %1 alert(s): %2</span>")
+                  .arg(active.size())
+                  .arg(active.back().text.toHtmlEscaped()));
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    event->accept();
+}
+
+} // namespace qrocket::console

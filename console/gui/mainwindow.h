@@ -1,0 +1,51 @@
+#pragma once
+
+// MainWindow: one top-level tab per cluster (ClusterWidget), a status bar with the current
+// cluster's problems and alerts, the connection dialog, and the remembered window layout
+// (QSettings "window/geometry", "window/state") and recent clusters ("recent", newest first).
+
+#include "clientlib/common/status.h"
+
+#include <QMainWindow>
+
+class QLabel;
+class QTabWidget;
+
+namespace qrocket::console {
+
+class ClusterWidget;
+
+class MainWindow : public QMainWindow
+{
+    Q_OBJECT
+
+public:
+    explicit MainWindow(QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    /// Opens a tab for `namesrvAddr` ("host:port;host:port") and remembers it; the error when
+    /// the address is unusable (shown in the status bar too).
+    Status addCluster(const QString &namesrvAddr, ClusterWidget **out = nullptr);
+    ClusterWidget *currentCluster() const;
+    int clusterCount() const;
+    ClusterWidget *cluster(int index) const;
+
+    static QStringList recentClusters();
+    static void rememberCluster(const QString &namesrvAddr);
+
+public slots:
+    void openConnectDialog();
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+
+private:
+    void updateStatus();
+    void closeCluster(int index);
+
+    QTabWidget *m_clusters;
+    QLabel *m_problems;
+    QLabel *m_alerts;
+};
+
+} // namespace qrocket::console

@@ -1,0 +1,422 @@
+// ClusterSession's catalogue polls: topics (topicList + GET_ALL_TOPIC_CONFIG of every master),
+// groups (GET_ALL_SUBSCRIPTIONGROUP_CONFIG of every master), the round-robin consumeStats of
+// the groups, and the focus topic / group (see clustersession.h).
+
+#include "console/gui/clustersession.h"
+
+#include <QTimer>
+
+#include <algorithm>
+
+namespace qrocket::console {
+
+namespace {
+
+constexpr int kCatalogTimeoutMs = 8000;
+constexpr int kFastTimeoutMs = 2500;
+/// A group's stats younger than this are not asked again by the round-robin.
+constexpr std::int64_t kGroupStatsMinAgeMs = 3000;
+
+/// Answers of one catalogue round, gathered on the GUI thread until every call is in.
+struct TopicRound
+{
+    int pending = 0;
+    std::optional<std::vector<QByteArray>> names;
+    std::map<QByteArray, TopicInfo> configs;
+    QStringList errors;
+};
+
+struct GroupRound
+{
+    int pending = 0;
+    bool anyOk = false;
+    std::map<QByteArray, GroupInfo> groups;
+    QStringList errors;
+};
+
+} // namespace
+
+QByteArray ClusterSession::defaultTopic() const
+{
+    for (const TopicInfo &t : m_topics) { // sorted by name
+        if (t.type == TopicType::Normal)
+            return t.name;
+    }
+    return QByteArrayLiteral("TBW102");
+}
+
+void ClusterSession::pollTopics()
+{
+    if (m_inFlight.contains(QStringLiteral("topics"))) {
+        m_catalogDue = true; // asked while a round runs (a new master): once it is in
+        return;
+    }
+    const std::vector<QByteArray> masters = masterAddresses();
+    auto round = std::make_shared<TopicRound>();
+    round->pending = 1 + static_cast<int>(masters.size()) + 1;
+    m_inFlight.insert(QStringLiteral("topics"));
+    auto done = [this, round] {
+        if (--round->pending > 0)
+            return;
+        m_inFlight.remove(QStringLiteral("topics"));
+        qCDebug(lcConsole) << "topic round:" << (round->names ? round->names->size() : 0)
+                           << "names," << round->configs.size() << "configs, errors"
+                           << round->errors;
+        if (!round->names) {
+            m_topicsPart.error = round->errors.join(QStringLiteral("; "));
+            emit topicsUpdated();
+            updateProblems();
+            return;
+        }
+        applyTopics(*round->names, round->configs, round->errors);
+    };
+    m_admin->topicListAsync(
+        onGui<std::vector<QByteArray>>([round, done](Result<std::vector<QByteArray>> r) {
+            if (r)
+                round->names = std::move(r).value();
+            else
+                round->errors << QStringLiteral("topic list: ") + r.error().toString();
+            done();
+        }),
+        kCatalogTimeoutMs);
+    m_admin->systemTopicListAsync(
+        onGui<std::vector<QByteArray>>([this, done](Result<std::vector<QByteArray>> r) {
+            if (r) {
+                m_systemTopics = std::move(r).value();
+                std::sort(m_systemTopics.begin(), m_systemTopics.end());
+            }
+            done();
+        }),
+        kCatalogTimeoutMs);
+    for (const QByteArray &address : masters) {
+        m_admin->allTopicConfigAsync(address,
+            onGui<protocol::TopicConfigSerializeWrapper>(
+                [round, done, address](Result<protocol::TopicConfigSerializeWrapper> r) {
+                    if (!r) {
+                        round->errors << QString::fromUtf8(address) + QStringLiteral(": ")
+                                + r.error().toString();
+                    } else {
+                        for (const auto &[name, config] : r->topicConfigTable) {
+                            TopicInfo &t = round->configs[name];
+                            t.brokers += 1;
+                            t.readQueues += config.readQueueNums;
+                            t.writeQueues += config.writeQueueNums;
+                            t.perm |= config.perm;
+                            t.order = t.order || config.order;
+                        }
+                    }
+                    done();
+                }),
+            kCatalogTimeoutMs);
+    }
+}
+
+void ClusterSession::applyTopics(const std::vector<QByteArray> &names,
+    const std::map<QByteArray, TopicInfo> &configs, const QStringList &errors)
+{
+    std::vector<TopicInfo> topics;
+    topics.reserve(names.size());
+    for (const QByteArray &name : names) {
+        TopicInfo t;
+        if (auto it = configs.find(name); it != configs.end())
+            t = it->second;
+        t.name = name;
+        t.type = classifyTopic(name, m_systemTopics);
+        topics.push_back(std::move(t));
+    }
+    std::sort(topics.begin(), topics.end(),
+        [](const TopicInfo &a, const TopicInfo &b) { return a.name < b.name; });
+    m_topics = std::move(topics);
+    m_topicsPart.lastOkMono = nowMono();
+    m_topicsPart.error = errors.join(QStringLiteral("; "));
+    emit topicsUpdated();
+    updateProblems();
+}
+
+void ClusterSession::pollGroups()
+{
+    if (m_inFlight.contains(QStringLiteral("groups"))) {
+        m_catalogDue = true;
+        return;
+    }
+    const std::vector<QByteArray> masters = masterAddresses();
+    if (masters.empty())
+        return;
+    auto round = std::make_shared<GroupRound>();
+    round->pending = static_cast<int>(masters.size());
+    m_inFlight.insert(QStringLiteral("groups"));
+    for (const QByteArray &address : masters) {
+        m_admin->allSubscriptionGroupsAsync(address,
+            onGui<client::admin::SubscriptionGroupWrapper>(
+                [this, round, address](Result<client::admin::SubscriptionGroupWrapper> r) {
+                    if (!r) {
+                        round->errors << QString::fromUtf8(address) + QStringLiteral(": ")
+                                + r.error().toString();
+                    } else {
+                        round->anyOk = true;
+                        for (const auto &[name, config] : r->subscriptionGroupTable) {
+                            GroupInfo &g = round->groups[name];
+                            g.name = name;
+                            g.brokers += 1;
+                            g.consumeEnable = g.consumeEnable && config.consumeEnable;
+                        }
+                    }
+                    if (--round->pending > 0)
+                        return;
+                    m_inFlight.remove(QStringLiteral("groups"));
+                    qCDebug(lcConsole) << "group round:" << round->groups.size() << "groups, errors"
+                                       << round->errors;
+                    applyGroups(round->groups, round->errors, round->anyOk);
+                }),
+            kCatalogTimeoutMs);
+    }
+}
+
+void ClusterSession::applyGroups(
+    const std::map<QByteArray, GroupInfo> &groups, const QStringList &errors, bool anyOk)
+{
+    m_groupsPart.error = errors.join(QStringLiteral("; "));
+    if (!anyOk) {
+        emit groupsUpdated();
+        updateProblems();
+        return;
+    }
+    // Keep the stats already known; the map is sorted, so is m_groups.
+    std::vector<GroupInfo> next;
+    next.reserve(groups.size());
+    for (const auto &[name, fresh] : groups) {
+        GroupInfo g = fresh;
+        if (auto it = m_groupIndex.constFind(name); it != m_groupIndex.constEnd()) {
+            const GroupInfo &old = m_groups[static_cast<std::size_t>(*it)];
+            g.statsKnown = old.statsKnown;
+            g.statsError = old.statsError;
+            g.statsOkMono = old.statsOkMono;
+            g.lag = old.lag;
+            g.consumeTps = old.consumeTps;
+            g.queues = old.queues;
+            g.topics = old.topics;
+        }
+        next.push_back(std::move(g));
+    }
+    m_groups = std::move(next);
+    m_groupIndex.clear();
+    m_groupIndex.reserve(static_cast<qsizetype>(m_groups.size()));
+    for (std::size_t i = 0; i < m_groups.size(); ++i)
+        m_groupIndex.insert(m_groups[i].name, static_cast<int>(i));
+    if (m_groupCursor >= m_groups.size())
+        m_groupCursor = 0;
+    m_groupsPart.lastOkMono = nowMono();
+    emit groupsUpdated();
+    updateProblems();
+}
+
+void ClusterSession::markGroupsDirty()
+{
+    if (m_groupsDirty)
+        return;
+    m_groupsDirty = true;
+    // One groupsUpdated for every answer of the same event-loop pass.
+    QTimer::singleShot(0, this, [this] {
+        m_groupsDirty = false;
+        emit groupsUpdated();
+    });
+}
+
+void ClusterSession::applyGroupStats(
+    const QByteArray &name, const Result<client::admin::ConsumeStats> &r)
+{
+    auto it = m_groupIndex.constFind(name);
+    if (it == m_groupIndex.constEnd())
+        return;
+    GroupInfo &row = m_groups[static_cast<std::size_t>(*it)];
+    if (!r) {
+        row.statsError = r.error().toString();
+        // Never consumed / nobody online: a known state, not a failure.
+        const int code = r.error().remoteCode();
+        if (code == 17 || code == 206) {
+            row.statsKnown = true;
+            row.statsOkMono = nowMono();
+            row.lag = 0;
+            row.consumeTps = 0;
+            row.queues = 0;
+            row.topics = 0;
+        }
+    } else {
+        row.statsKnown = true;
+        row.statsError.clear();
+        row.statsOkMono = nowMono();
+        row.lag = r->totalLag();
+        row.consumeTps = r->consumeTps;
+        row.queues = static_cast<int>(r->offsetTable.size());
+        QSet<QByteArray> topics;
+        for (const auto &entry : r->offsetTable) {
+            if (!entry.first.topic.startsWith("%RETRY%"))
+                topics.insert(entry.first.topic);
+        }
+        row.topics = static_cast<int>(topics.size());
+    }
+    markGroupsDirty();
+}
+
+void ClusterSession::pollGroupStats()
+{
+    const std::int64_t now = nowMono();
+    const std::size_t n = m_groups.size();
+    std::size_t visited = 0;
+    while (m_groupStatsInFlight < kGroupStatsBudget && visited < n) {
+        const std::size_t i = (m_groupCursor + visited) % n;
+        ++visited;
+        GroupInfo &g = m_groups[i];
+        if (g.statsOkMono && now - g.statsOkMono < kGroupStatsMinAgeMs)
+            continue;
+        const QString key = QStringLiteral("gs:") + QString::fromUtf8(g.name);
+        if (m_inFlight.contains(key))
+            continue;
+        m_inFlight.insert(key);
+        ++m_groupStatsInFlight;
+        const QByteArray name = g.name;
+        m_admin->consumeStatsAsync(name, {},
+            onGui<client::admin::ConsumeStats>(
+                [this, name, key](Result<client::admin::ConsumeStats> r) {
+                    m_inFlight.remove(key);
+                    --m_groupStatsInFlight;
+                    applyGroupStats(name, r);
+                }),
+            kFastTimeoutMs);
+    }
+    if (n)
+        m_groupCursor = (m_groupCursor + visited) % n;
+}
+
+// -- focus ----------------------------------------------------------------------------------
+
+void ClusterSession::setFocusTopic(const QByteArray &topic)
+{
+    if (topic == m_focusTopic)
+        return;
+    m_focusTopic = topic;
+    m_focusRoute.reset();
+    m_focusStats.reset();
+    m_focusTopicPart = {};
+    emit focusTopicUpdated();
+    pollFocusTopic();
+}
+
+void ClusterSession::pollFocusTopic()
+{
+    if (m_focusTopic.isEmpty() || m_inFlight.contains(QStringLiteral("focusTopic")))
+        return;
+    m_inFlight.insert(QStringLiteral("focusTopic"));
+    const QByteArray topic = m_focusTopic;
+    auto pending = std::make_shared<int>(2);
+    auto errors = std::make_shared<QStringList>();
+    auto done = [this, pending, errors, topic] {
+        if (--*pending > 0)
+            return;
+        m_inFlight.remove(QStringLiteral("focusTopic"));
+        if (topic != m_focusTopic)
+            return;
+        if (errors->isEmpty())
+            m_focusTopicPart = {nowMono(), {}, false};
+        else
+            m_focusTopicPart.error = errors->join(QStringLiteral("; "));
+        emit focusTopicUpdated();
+    };
+    m_admin->topicRouteAsync(topic,
+        onGui<protocol::TopicRouteData>(
+            [this, topic, errors, done](Result<protocol::TopicRouteData> r) {
+                if (topic == m_focusTopic) {
+                    if (r)
+                        m_focusRoute = std::move(r).value();
+                    else
+                        *errors << QStringLiteral("route: ") + r.error().toString();
+                }
+                done();
+            }),
+        kFastTimeoutMs);
+    m_admin->topicStatsAsync(topic,
+        onGui<client::admin::TopicStatsTable>(
+            [this, topic, errors, done](Result<client::admin::TopicStatsTable> r) {
+                if (topic == m_focusTopic) {
+                    if (r)
+                        m_focusStats = std::move(r).value();
+                    else
+                        *errors << QStringLiteral("stats: ") + r.error().toString();
+                }
+                done();
+            }),
+        kFastTimeoutMs);
+}
+
+void ClusterSession::setFocusGroup(const QByteArray &group)
+{
+    if (group == m_focusGroup)
+        return;
+    m_focusGroup = group;
+    m_focusConsume.reset();
+    m_focusConnection.reset();
+    m_focusConnectionError.clear();
+    m_focusGroupPart = {};
+    emit focusGroupUpdated();
+    pollFocusGroup();
+}
+
+void ClusterSession::pollFocusGroup()
+{
+    if (m_focusGroup.isEmpty() || m_inFlight.contains(QStringLiteral("focusGroup")))
+        return;
+    m_inFlight.insert(QStringLiteral("focusGroup"));
+    const QByteArray group = m_focusGroup;
+    auto pending = std::make_shared<int>(2);
+    auto done = [this, pending, group] {
+        if (--*pending > 0)
+            return;
+        m_inFlight.remove(QStringLiteral("focusGroup"));
+        if (group == m_focusGroup)
+            emit focusGroupUpdated();
+    };
+    m_admin->consumeStatsAsync(group, {},
+        onGui<client::admin::ConsumeStats>([this, group, done](
+                                               Result<client::admin::ConsumeStats> r) {
+            if (group == m_focusGroup) {
+                if (r) {
+                    m_focusConsume = std::move(r).value();
+                    m_focusGroupPart = {nowMono(), {}, false};
+                    // Keep the catalogue's row in step with what the detail shows.
+                    if (auto it = m_groupIndex.constFind(group); it != m_groupIndex.constEnd()) {
+                        GroupInfo &g = m_groups[static_cast<std::size_t>(*it)];
+                        g.statsKnown = true;
+                        g.statsError.clear();
+                        g.statsOkMono = nowMono();
+                        g.lag = m_focusConsume->totalLag();
+                        g.consumeTps = m_focusConsume->consumeTps;
+                        g.queues = static_cast<int>(m_focusConsume->offsetTable.size());
+                        markGroupsDirty();
+                    }
+                } else {
+                    m_focusGroupPart.error = r.error().toString();
+                    if (r.error().remoteCode() == 17 || r.error().remoteCode() == 206)
+                        m_focusConsume.reset();
+                }
+            }
+            done();
+        }),
+        kFastTimeoutMs);
+    m_admin->consumerConnectionAsync(group,
+        onGui<client::admin::ConsumerConnection>(
+            [this, group, done](Result<client::admin::ConsumerConnection> r) {
+                if (group == m_focusGroup) {
+                    if (r) {
+                        m_focusConnection = std::move(r).value();
+                        m_focusConnectionError.clear();
+                    } else {
+                        m_focusConnection.reset();
+                        m_focusConnectionError = r.error().toString();
+                    }
+                }
+                done();
+            }),
+        kFastTimeoutMs);
+}
+
+} // namespace qrocket::console

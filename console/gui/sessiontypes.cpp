@@ -1,0 +1,61 @@
+// Names and classification of the session's values (see sessiontypes.h).
+
+#include "console/gui/sessiontypes.h"
+
+#include <algorithm>
+
+namespace qrocket::console {
+
+Q_LOGGING_CATEGORY(lcConsole, "qrocket.console", QtInfoMsg)
+
+QString livenessText(Liveness l)
+{
+    switch (l) {
+    case Liveness::Live:
+        return QStringLiteral("live");
+    case Liveness::Late:
+        return QStringLiteral("late");
+    case Liveness::Expired:
+        return QStringLiteral("expired");
+    case Liveness::Unknown:
+        break;
+    }
+    return QStringLiteral("unknown");
+}
+
+QString topicTypeText(TopicType t)
+{
+    switch (t) {
+    case TopicType::Normal:
+        return QStringLiteral("normal");
+    case TopicType::Retry:
+        return QStringLiteral("retry");
+    case TopicType::Dlq:
+        return QStringLiteral("DLQ");
+    case TopicType::System:
+        return QStringLiteral("system");
+    }
+    return {};
+}
+
+TopicType classifyTopic(const QByteArray &name, const std::vector<QByteArray> &systemTopics)
+{
+    if (name.startsWith("%RETRY%"))
+        return TopicType::Retry;
+    if (name.startsWith("%DLQ%"))
+        return TopicType::Dlq;
+    static const char *const builtIn[] = {"TBW102", "SCHEDULE_TOPIC_XXXX", "BenchmarkTest",
+        "OFFSET_MOVED_EVENT", "SELF_TEST_TOPIC", "TRANS_CHECK_MAX_TIME_TOPIC",
+        "RMQ_SYS_TRANS_HALF_TOPIC", "RMQ_SYS_TRACE_TOPIC", "RMQ_SYS_TRANS_OP_HALF_TOPIC"};
+    for (const char *b : builtIn) {
+        if (name == b)
+            return TopicType::System;
+    }
+    if (name.startsWith("rmq_sys_") || name.startsWith("RMQ_SYS_"))
+        return TopicType::System;
+    if (std::binary_search(systemTopics.begin(), systemTopics.end(), name))
+        return TopicType::System;
+    return TopicType::Normal;
+}
+
+} // namespace qrocket::console

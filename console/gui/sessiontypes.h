@@ -1,0 +1,129 @@
+#pragma once
+
+// The values a ClusterSession keeps about its cluster, as the views read them: one struct per
+// broker address, topic and consumer group, plus the state of each poll ("part") so that a view
+// can grey out what is stale and say why. Plain values, owned and changed on the GUI thread only.
+
+#include "clientlib/client/admin/adminbodies.h"
+#include "clientlib/client/message.h"
+
+#include <QByteArray>
+#include <QLoggingCategory>
+#include <QString>
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <vector>
+
+namespace qrocket::console {
+
+/// "qrocket.console": the session's polls (debug: each round's outcome).
+Q_DECLARE_LOGGING_CATEGORY(lcConsole)
+
+enum class Liveness { Unknown, Live, Late, Expired };
+QString livenessText(Liveness l);
+
+enum class TopicType { Normal, Retry, Dlq, System };
+QString topicTypeText(TopicType t);
+/// %RETRY% / %DLQ% prefixes, RocketMQ's built-in names (TBW102, SCHEDULE_TOPIC_XXXX, RMQ_SYS_*,
+/// OFFSET_MOVED_EVENT, ...) and the names in `systemTopics` (the name server's list).
+TopicType classifyTopic(const QByteArray &name, const std::vector<QByteArray> &systemTopics);
+
+/// One poll's health: when it last succeeded and why the last attempt failed.
+struct PartState
+{
+    /// Monotonic ms (ClusterSession::nowMono) of the last success; 0 = never.
+    std::int64_t lastOkMono = 0;
+    /// The last attempt's error (empty after a success).
+    QString error;
+    /// The peer lacks a QRocket extension this part needs.
+    bool notSupported = false;
+};
+
+/// One broker address (master or slave) of the cluster.
+struct BrokerInfo
+{
+    QByteArray cluster;
+    QByteArray brokerName;
+    std::int64_t brokerId = 0;
+    QByteArray address;
+    QByteArray version;
+    /// Listed by the name server's last cluster info.
+    bool registered = false;
+    /// Once listed; a broker that leaves the name server's tables stays on screen as expired.
+    bool everRegistered = false;
+
+    // GET_BROKER_RUNTIME_INFO
+    bool runtimeOk = false;
+    QString runtimeError;
+    std::int64_t runtimeOkMono = 0;
+    double putTps = 0;
+    double getTps = 0;
+    double diskRatio = -1;
+    std::int64_t commitLogMinOffset = 0;
+    std::int64_t commitLogMaxOffset = 0;
+    std::int64_t putTotal = -1;
+    std::int64_t getTotal = -1;
+    std::int64_t totalsMono = 0;
+
+    // brokerLiveness (QRocket name server extension)
+    bool livenessKnown = false;
+    std::int64_t heartbeatAgeMs = 0; // at livenessSampleMono
+    std::int64_t livenessSampleMono = 0;
+    std::int64_t lastHeartbeatEpochMs = 0;
+
+    // GET_BROKER_CONFIG (asked once per address)
+    bool configOk = false;
+    std::int64_t configAskedMono = 0;
+    std::int64_t registerPeriodMs = 30000;
+    QString deleteWhen;
+    QString fileReservedTime;
+    QString diskMaxUsedSpaceRatio;
+
+    // storeFiles (QRocket broker extension)
+    std::optional<client::admin::StoreFiles> storeFiles;
+    PartState store;
+};
+
+/// A per-broker sample for the charts (one a second, ten minutes kept).
+struct BrokerSample
+{
+    std::int64_t epochMs = 0;
+    double putTps = 0;
+    double getTps = 0;
+    double diskRatio = -1;
+};
+
+struct TopicInfo
+{
+    QByteArray name;
+    TopicType type = TopicType::Normal;
+    /// Brokers (masters) with a config for it (from GET_ALL_TOPIC_CONFIG of each).
+    int brokers = 0;
+    int readQueues = 0;
+    int writeQueues = 0;
+    int perm = 0;
+    bool order = false;
+
+    friend bool operator==(const TopicInfo &, const TopicInfo &) = default;
+};
+
+struct GroupInfo
+{
+    QByteArray name;
+    int brokers = 0;
+    bool consumeEnable = true;
+    // consumeStats (refreshed round-robin, see ClusterSession)
+    bool statsKnown = false;
+    QString statsError;
+    std::int64_t statsOkMono = 0;
+    std::int64_t lag = 0;
+    double consumeTps = 0;
+    int queues = 0;
+    int topics = 0;
+
+    friend bool operator==(const GroupInfo &, const GroupInfo &) = default;
+};
+
+} // namespace qrocket::console

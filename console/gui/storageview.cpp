@@ -1,0 +1,244 @@
+// The storage and cleanup tab (see storageview.h).
+
+#include "console/gui/storageview.h"
+
+#include "console/gui/clustersession.h"
+#include "console/gui/format.h"
+#include "console/gui/storagemodel.h"
+#include "console/gui/style.h"
+#include "console/gui/timechart.h"
+
+#include <QDateTime>
+#include <QGridLayout>
+#include <QHeaderView>
+#include <QMessageBox>
+#include <QPainter>
+#include <QPushButton>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+namespace qrocket::console {
+
+DiskGauge::DiskGauge(QWidget *parent) : QWidget(parent)
+{
+    setMinimumSize(200, 24);
+    setToolTip(tr("commitLogDiskRatio (GET_BROKER_RUNTIME_INFO). Marks: 75 % files cleaned "
+                  "before they expire, 85 % cleaned forcibly, 90 % writes refused"));
+}
+
+void DiskGauge::setRatio(double ratio, bool stale)
+{
+    if (ratio == m_ratio && stale == m_stale)
+        return;
+    m_ratio = ratio;
+    m_stale = stale;
+    update();
+}
+
+void DiskGauge::paintEvent(QPaintEvent *)
+{
+    QPainter p(this);
+    p.setRenderHint(QPainter::Antialiasing);
+    const QRectF bar = QRectF(rect()).adjusted(1, 1, -1, -1);
+    p.setPen(palette().color(QPalette::Mid));
+    p.setBrush(palette().color(QPalette::Base));
+    p.drawRoundedRect(bar, 3, 3);
+    if (m_ratio >= 0) {
+        QColor fill = m_ratio >= 0.90 ? badColor() : (m_ratio >= 0.75 ? warnColor() : okColor());
+        if (m_stale)
+            fill = staleColor();
+        fill.setAlpha(160);
+        QRectF used = bar;
+        used.setWidth(bar.width() * std::clamp(m_ratio, 0.0, 1.0));
+        p.setPen(Qt::NoPen);
+        p.setBrush(fill);
+        p.drawRoundedRect(used, 3, 3);
+    }
+    for (double mark : {0.75, 0.85, 0.90}) {
+        const double x = bar.left() + bar.width() * mark;
+        p.setPen(QPen(mark >= 0.90 ? badColor()
+                                   : (mark >= 0.85 ? warnColor() : palette().color(QPalette::Text)),
+            1.5, Qt::DashLine));
+        p.drawLine(QPointF(x, bar.top()), QPointF(x, bar.bottom()));
+    }
+    p.setPen(palette().color(QPalette::Text));
+    const QString text = m_ratio < 0
+        ? tr("disk ratio unknown")
+        : formatRatio(m_ratio) + (m_stale ? tr(" (stale)") : QString());
+    p.drawText(bar.adjusted(6, 0, -6, 0), Qt::AlignLeft | Qt::AlignVCenter, text);
+}
+
+StorageView::StorageView(ClusterSession *session, QWidget *parent)
+    : QWidget(parent), m_session(session), m_model(new StoreFileModel(session, this))
+{
+    auto *layout = new QVBoxLayout(this);
+    m_brokerBox = new QWidget(this);
+    m_brokers = new QGridLayout(m_brokerBox);
+    m_brokers->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_brokerBox);
+    auto *bar = new QHBoxLayout;
+    m_note = makeNote(this);
+    m_clean = new QPushButton(tr("Delete expired commit-log files…"), this);
+    m_clean->setToolTip(tr("DELETE_EXPIRED_COMMITLOG on every broker: the clean service deletes "
+                           "the files past fileReservedTime now, not at deleteWhen"));
+    bar->addWidget(m_note, 1);
+    bar->addWidget(m_clean);
+    layout->addLayout(bar);
+    auto *splitter = new QSplitter(Qt::Vertical, this);
+    m_table = makeTable(m_model, QStringLiteral("storeFiles"), splitter);
+    m_table.view->horizontalHeader()->resizeSection(StoreFileModel::File, 220);
+    m_table.view->horizontalHeader()->resizeSection(StoreFileModel::Expires, 160);
+    m_table.view->horizontalHeader()->setStretchLastSection(true);
+    m_chart = new TimeChart(tr("Commit-log disk ratio (last 10 min)"), tr("%"), splitter);
+    m_chart->setFixedRange(0, 100);
+    m_chart->setLabelFormat(QStringLiteral("%.0f"));
+    m_chart->setMarks({75, 85, 90});
+    splitter->addWidget(m_table.view);
+    splitter->addWidget(m_chart);
+    layout->addWidget(splitter, 1);
+    connect(m_clean, &QPushButton::clicked, this, &StorageView::confirmCleanup);
+    connect(session, &ClusterSession::storageUpdated, this, &StorageView::refresh);
+    connect(session, &ClusterSession::brokersUpdated, this, &StorageView::refresh);
+    refresh();
+}
+
+bool StorageView::hasData() const
+{
+    if (m_gauges.empty())
+        return false;
+    for (const BrokerInfo &b : m_session->brokers()) {
+        if (b.registered && b.brokerId == protocol::kMasterBrokerId && !b.storeFiles
+            && !b.store.notSupported)
+            return false;
+    }
+    return true;
+}
+
+void StorageView::refresh()
+{
+    std::vector<const BrokerInfo *> masters;
+    for (const BrokerInfo &b : m_session->brokers()) {
+        if (b.brokerId == protocol::kMasterBrokerId && b.everRegistered)
+            masters.push_back(&b);
+    }
+    if (masters.size() != m_gauges.size()) {
+        for (auto &g : m_gauges)
+            delete g.second;
+        for (QLabel *l : m_brokerLabels)
+            delete l;
+        m_gauges.clear();
+        m_brokerLabels.clear();
+        for (std::size_t i = 0; i < masters.size(); ++i) {
+            auto *name = new QLabel(m_brokerBox);
+            auto *gauge = new DiskGauge(m_brokerBox);
+            auto *info = new QLabel(m_brokerBox);
+            info->setTextFormat(Qt::RichText);
+            m_brokers->addWidget(name, static_cast<int>(i), 0);
+            m_brokers->addWidget(gauge, static_cast<int>(i), 1);
+            m_brokers->addWidget(info, static_cast<int>(i), 2);
+            m_brokers->setColumnStretch(1, 1);
+            m_brokers->setColumnStretch(2, 2);
+            m_gauges.emplace_back(masters[i]->address, gauge);
+            m_brokerLabels.push_back(name);
+            m_brokerLabels.push_back(info);
+        }
+    }
+    bool anyNotSupported = false;
+    const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
+    QStringList chartNames;
+    for (std::size_t i = 0; i < masters.size(); ++i) {
+        const BrokerInfo &b = *masters[i];
+        m_gauges[i].first = b.address;
+        const bool stale = !b.runtimeOk || !b.registered;
+        double ratio = b.diskRatio;
+        if (b.storeFiles && b.storeFiles->diskRatio >= 0)
+            ratio = b.storeFiles->diskRatio;
+        m_gauges[i].second->setRatio(ratio, stale);
+        m_brokerLabels[2 * i]->setText(QStringLiteral("<b>%1</b> %2")
+                                           .arg(QString::fromUtf8(b.brokerName).toHtmlEscaped(),
+                                               QString::fromUtf8(b.address)));
+        m_brokerLabels[2 * i]->setTextFormat(Qt::RichText);
+        QStringList facts;
+        facts << tr("fileReservedTime %1 h")
+                     .arg(b.storeFiles ? QString::number(b.storeFiles->fileReservedTimeHours)
+                                       : (b.fileReservedTime.isEmpty() ? QStringLiteral("?")
+                                                                       : b.fileReservedTime));
+        facts
+            << tr("deleteWhen %1").arg(b.deleteWhen.isEmpty() ? QStringLiteral("?") : b.deleteWhen);
+        facts << tr("commit log %1 – %2")
+                     .arg(formatCount(b.commitLogMinOffset), formatCount(b.commitLogMaxOffset));
+        if (b.storeFiles) {
+            std::int64_t total = 0;
+            for (const auto &f : b.storeFiles->files)
+                total += f.size;
+            facts << tr("%1 file(s), %2").arg(b.storeFiles->files.size()).arg(formatBytes(total));
+            if (b.storeFiles->diskFull)
+                facts << tr("<span style='color:#ff6b6b'>&#9888; disk full</span>");
+            if (!b.storeFiles->refuseReason.isEmpty())
+                facts << tr("<span style='color:#ff6b6b'>refuses writes: %1</span>")
+                             .arg(QString::fromUtf8(b.storeFiles->refuseReason).toHtmlEscaped());
+        }
+        if (b.store.notSupported)
+            anyNotSupported = true;
+        else if (!b.store.error.isEmpty())
+            facts << tr("<span style='color:#f0b429'>files: %1</span>")
+                         .arg(b.store.error.toHtmlEscaped());
+        m_brokerLabels[2 * i + 1]->setText(facts.join(QStringLiteral(" · ")));
+        QList<QPointF> points;
+        for (const BrokerSample &s : m_session->history(b.address)) {
+            if (s.diskRatio >= 0 && s.epochMs >= now - 10 * 60 * 1000)
+                points.append(QPointF(static_cast<double>(s.epochMs), s.diskRatio * 100.0));
+        }
+        const QString series = QString::fromUtf8(b.brokerName);
+        chartNames << series;
+        m_chart->setSeries(series, points);
+    }
+    m_chart->retainSeries(chartNames);
+    m_chart->finishUpdate(now, 10 * 60 * 1000);
+    if (anyNotSupported) {
+        setNote(m_note,
+            tr("The commit-log file list needs QRocket's storeFiles broker extension; "
+               "this broker does not have it (stock RocketMQ). The gauge, settings and "
+               "cleanup still work."));
+    } else if (m_note->property("sticky").toString().isEmpty()) {
+        setNote(m_note, {});
+    }
+}
+
+void StorageView::confirmCleanup()
+{
+    auto *box = new QMessageBox(QMessageBox::Warning, tr("Delete expired commit-log files"),
+        tr("Send DELETE_EXPIRED_COMMITLOG to every broker? Files past fileReservedTime are "
+           "deleted now; their messages can no longer be read."),
+        QMessageBox::Yes | QMessageBox::Cancel, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setDefaultButton(QMessageBox::Cancel);
+    connect(box, &QMessageBox::finished, this, [this](int button) {
+        if (button == QMessageBox::Yes)
+            runCleanup();
+    });
+    box->open();
+}
+
+void StorageView::runCleanup()
+{
+    m_clean->setEnabled(false);
+    m_session->admin().deleteExpiredCommitLogAsync(
+        {}, m_session->deliver<client::FanOutResult>(this, [this](Result<client::FanOutResult> r) {
+            m_clean->setEnabled(true);
+            const Status s = r ? r->status() : r.error();
+            const QString text = s
+                ? tr("DELETE_EXPIRED_COMMITLOG sent to %1 broker(s)").arg(r->outcomes.size())
+                : tr("Cleanup failed: %1").arg(s.toString());
+            m_note->setProperty("sticky", text);
+            setNote(m_note,
+                QStringLiteral("<span style='color:%1'>%2</span>")
+                    .arg(s ? QStringLiteral("#4cc36a") : QStringLiteral("#ff6b6b"),
+                        text.toHtmlEscaped()));
+            emit message(text);
+            m_session->refreshCatalog();
+            emit cleanupFinished(s.isOk());
+        }));
+}
+
+} // namespace qrocket::console

@@ -1,0 +1,74 @@
+#pragma once
+
+// StorageView: the "Storage" tab: per master a disk gauge with RocketMQ's marks: 75 %
+// (diskMaxUsedSpaceRatio: files are cleaned before they expire), 85 % (cleaned forcibly) and
+// 90 % (diskSpaceWarningLevelRatio: disk full, writes refused); fileReservedTime, deleteWhen and
+// the commit-log range; the commit-log files with size, age, expiry and why each is kept
+// (storeFiles, a QRocket broker extension: the view says so against a stock broker);
+// DELETE_EXPIRED_COMMITLOG with confirmation; and the disk ratio over time.
+
+#include "console/gui/tablesupport.h"
+
+#include <QWidget>
+
+class QGridLayout;
+class QPushButton;
+
+namespace qrocket::console {
+
+class ClusterSession;
+class StoreFileModel;
+class TimeChart;
+
+/// A horizontal gauge of a 0..1 ratio with the 75/85/90 % marks, the figure written on it.
+class DiskGauge : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit DiskGauge(QWidget *parent = nullptr);
+    void setRatio(double ratio, bool stale);
+    double ratio() const { return m_ratio; }
+    QSize sizeHint() const override { return {260, 26}; }
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+
+private:
+    double m_ratio = -1;
+    bool m_stale = false;
+};
+
+class StorageView : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit StorageView(ClusterSession *session, QWidget *parent = nullptr);
+    StoreFileModel *model() const { return m_model; }
+    QPushButton *cleanButton() const { return m_clean; }
+    bool hasData() const;
+    /// Sends DELETE_EXPIRED_COMMITLOG to every broker without asking (the button asks first).
+    void runCleanup();
+
+signals:
+    void message(const QString &text);
+    void cleanupFinished(bool ok);
+
+private:
+    void refresh();
+    void confirmCleanup();
+
+    ClusterSession *m_session;
+    StoreFileModel *m_model;
+    QGridLayout *m_brokers;
+    QWidget *m_brokerBox;
+    Table m_table;
+    QLabel *m_note;
+    QPushButton *m_clean;
+    TimeChart *m_chart;
+    std::vector<std::pair<QByteArray, DiskGauge *>> m_gauges;
+    std::vector<QLabel *> m_brokerLabels;
+};
+
+} // namespace qrocket::console

@@ -1,0 +1,340 @@
+// qrocket-console's table models against an embedded cluster of two brokers, each under
+// QAbstractItemModelTester: they fill from the session's polls, follow changes in place (rows
+// inserted / removed / changed, no reset on a refresh) and filter; plus the figures' formatting.
+
+#include "clientlib/client/pushconsumer.h"
+#include "console/gui/alerts.h"
+#include "console/gui/brokermodel.h"
+#include "console/gui/clustersession.h"
+#include "console/gui/connectdialog.h"
+#include "console/gui/consumerdetail.h"
+#include "console/gui/format.h"
+#include "console/gui/groupmodel.h"
+#include "console/gui/messagemodel.h"
+#include "console/gui/routemodel.h"
+#include "console/gui/storagemodel.h"
+#include "console/gui/style.h"
+#include "console/gui/topicmodel.h"
+#include "guitestutil.h"
+
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace qrocket;
+using namespace qrocket::console;
+
+class tst_ConsoleModels : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void cleanupTestCase();
+    void formatting();
+    void brokerModelFills();
+    void topicModelFillsAndFilters();
+    void topicModelSyncsInPlace();
+    void routeModelShowsQueuesAndOffsets();
+    void groupAndConsumerModels();
+    void storeFileModelListsFiles();
+    void messageModelHoldsAQuery();
+    void alertModelFollowsRules();
+
+private:
+    QString text(QAbstractItemModel &m, int row, int col)
+    {
+        return m.index(row, col).data().toString();
+    }
+    int rowOf(QAbstractItemModel &m, const QByteArray &key)
+    {
+        for (int r = 0; r < m.rowCount(); ++r) {
+            if (m.index(r, 0).data(SyncTableModel::KeyRole).toByteArray() == key)
+                return r;
+        }
+        return -1;
+    }
+
+    std::unique_ptr<EmbeddedCluster> m_cluster;
+    std::unique_ptr<client::Producer> m_producer;
+    std::unique_ptr<client::PushConsumer> m_consumer;
+    std::unique_ptr<ClusterSession> m_session;
+};
+
+void tst_ConsoleModels::initTestCase()
+{
+    guitest::isolateSettings("tst_consolemodels");
+    QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
+    initConsoleResources();
+    m_cluster = guitest::startCluster(2);
+    QVERIFY(m_cluster);
+    QVERIFY(m_cluster->createTopic(QStringLiteral("ModelTopic"), 4).isOk());
+    QVERIFY(m_cluster->waitForRoute(QStringLiteral("ModelTopic")).isOk());
+    m_producer = guitest::startProducer(*m_cluster, "tst_consolemodels_p");
+    QVERIFY(m_producer);
+    for (int i = 0; i < 20; ++i) {
+        client::Message m(
+            "ModelTopic", "tag", "model-key", QByteArray("body ") + QByteArray::number(i));
+        QVERIFY(m_producer->sendSync(std::move(m)).has_value());
+    }
+    m_session = std::make_unique<ClusterSession>(m_cluster->namesrvAddress());
+    QVERIFY(m_session->start().isOk());
+}
+
+void tst_ConsoleModels::cleanupTestCase()
+{
+    if (m_consumer)
+        m_consumer->shutdown();
+    m_session.reset();
+    if (m_producer)
+        m_producer->shutdown();
+    m_cluster.reset();
+}
+
+void tst_ConsoleModels::formatting()
+{
+    QCOMPARE(formatCount(1234567), QStringLiteral("1,234,567"));
+    QCOMPARE(formatRate(1234.4), QStringLiteral("1,234 msgs/s"));
+    QCOMPARE(formatRate(2.25), QStringLiteral("2.3 msgs/s"));
+    QCOMPARE(formatBytes(16 * 1024 * 1024), QStringLiteral("16.0 MiB"));
+    QCOMPARE(formatBytes(512), QStringLiteral("512 B"));
+    QCOMPARE(formatAgo(180000), QStringLiteral("3 min ago"));
+    QCOMPARE(formatAgo(500), QStringLiteral("just now"));
+    QCOMPARE(formatDuration(97000), QStringLiteral("1 min 37 s"));
+    QCOMPARE(formatRatio(0.853), QStringLiteral("85.3 %"));
+    QCOMPARE(formatRatio(-1), QStringLiteral("n/a"));
+    QCOMPARE(formatPerm(6), QStringLiteral("RW"));
+    QCOMPARE(formatPerm(4), QStringLiteral("R-"));
+    QCOMPARE(hexDump("Hi!").left(18), QStringLiteral("00000000  48 69 21"));
+    QCOMPARE(mqVersionName(407), QStringLiteral("V4_9_7"));
+    QCOMPARE(classifyTopic("%RETRY%G", {}), TopicType::Retry);
+    QCOMPARE(classifyTopic("%DLQ%G", {}), TopicType::Dlq);
+    QCOMPARE(classifyTopic("TBW102", {}), TopicType::System);
+    QCOMPARE(classifyTopic("DefaultCluster", {QByteArray("DefaultCluster")}), TopicType::System);
+    QCOMPARE(classifyTopic("Orders", {}), TopicType::Normal);
+    QVERIFY(ConnectDialog::checkAddress(QStringLiteral("127.0.0.1:9876;10.0.0.2:9876")).isEmpty());
+    QVERIFY(!ConnectDialog::checkAddress(QStringLiteral("127.0.0.1")).isEmpty());
+    QVERIFY(!ConnectDialog::checkAddress(QStringLiteral("host:99999")).isEmpty());
+    QVERIFY(!ConnectDialog::checkAddress(QStringLiteral(";")).isEmpty());
+}
+
+void tst_ConsoleModels::brokerModelFills()
+{
+    BrokerModel model(m_session.get());
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), 2, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(text(model, 0, BrokerModel::Heartbeat).endsWith(QStringLiteral("ago"))
+            || text(model, 0, BrokerModel::Heartbeat) == QStringLiteral("just now"),
+        10000);
+    for (int r = 0; r < 2; ++r) {
+        QCOMPARE(text(model, r, BrokerModel::State), QStringLiteral("live"));
+        QVERIFY(
+            !model.index(r, BrokerModel::State).data(Qt::DecorationRole).value<QIcon>().isNull());
+        QCOMPARE(text(model, r, BrokerModel::Version), QStringLiteral("V4_9_7"));
+        QCOMPARE(text(model, r, BrokerModel::Role), QStringLiteral("0 (master)"));
+        QVERIFY(text(model, r, BrokerModel::PutTps).endsWith(QStringLiteral("msgs/s")));
+        // Numbers are right-aligned; the liveness has a tooltip saying where it comes from.
+        QVERIFY(model.index(r, BrokerModel::MaxOffset)
+                    .data(Qt::TextAlignmentRole)
+                    .value<Qt::Alignment>()
+            & Qt::AlignRight);
+        QVERIFY(!model.index(r, BrokerModel::State).data(Qt::ToolTipRole).toString().isEmpty());
+    }
+    QVERIFY(m_session->livenessSupported());
+    QVERIFY(model.index(0, BrokerModel::MaxOffset).data(SyncTableModel::SortRole).toLongLong() > 0
+        || model.index(1, BrokerModel::MaxOffset).data(SyncTableModel::SortRole).toLongLong() > 0);
+    model.tick(); // ages move on without a poll: dataChanged only
+}
+
+void tst_ConsoleModels::topicModelFillsAndFilters()
+{
+    TopicModel model(m_session.get());
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QTRY_VERIFY_WITH_TIMEOUT(rowOf(model, "ModelTopic") >= 0
+            && text(model, rowOf(model, "ModelTopic"), TopicModel::Brokers) == QStringLiteral("2"),
+        15000);
+    const int row = rowOf(model, "ModelTopic");
+    QCOMPARE(text(model, row, TopicModel::WriteQueues), QStringLiteral("8"));
+    QCOMPARE(text(model, row, TopicModel::Perm), QStringLiteral("RW"));
+    QCOMPARE(text(model, row, TopicModel::Type), QStringLiteral("normal"));
+    QVERIFY(rowOf(model, "TBW102") >= 0);
+
+    TopicFilter filter;
+    filter.setSourceModel(&model);
+    QAbstractItemModelTester filterTester(
+        &filter, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    filter.setTypeMask(1 << static_cast<int>(TopicType::Normal));
+    for (int r = 0; r < filter.rowCount(); ++r)
+        QCOMPARE(filter.index(r, TopicModel::Type).data().toString(), QStringLiteral("normal"));
+    filter.setSearch(QStringLiteral("modelTOP"));
+    QCOMPARE(filter.rowCount(), 1);
+    filter.setTypeMask(1 << static_cast<int>(TopicType::System));
+    QCOMPARE(filter.rowCount(), 0);
+    filter.setSearch({});
+    QVERIFY(filter.rowCount() >= 1); // TBW102 at least
+}
+
+void tst_ConsoleModels::topicModelSyncsInPlace()
+{
+    ClusterSession offline(QStringLiteral("127.0.0.1:1")); // never started: fed by hand
+    TopicModel model(&offline);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    std::vector<QByteArray> names;
+    std::map<QByteArray, TopicInfo> configs;
+    for (int i = 0; i < 1000; ++i) {
+        names.push_back("T" + QByteArray::number(i).rightJustified(4, '0'));
+        configs[names.back()] = TopicInfo {names.back(), TopicType::Normal, 1, 4, 4, 6, false};
+    }
+    QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+    QSignalSpy inserts(&model, &QAbstractItemModel::rowsInserted);
+    QSignalSpy removes(&model, &QAbstractItemModel::rowsRemoved);
+    QSignalSpy changes(&model, &QAbstractItemModel::dataChanged);
+    offline.applyTopics(names, configs, {});
+    QCOMPARE(model.rowCount(), 1000);
+    QCOMPARE(resets.count(), 1); // the first fill is one reset
+    resets.clear();
+    // The same catalogue again: nothing at all is signalled.
+    offline.applyTopics(names, configs, {});
+    QCOMPARE(resets.count() + inserts.count() + removes.count() + changes.count(), 0);
+    // One gone, one new, one changed: one remove, one insert, one dataChanged, no reset.
+    names.erase(names.begin() + 10);
+    names.push_back("NEW");
+    configs["T0500"].writeQueues = 16;
+    offline.applyTopics(names, configs, {});
+    QCOMPARE(resets.count(), 0);
+    QCOMPARE(removes.count(), 1);
+    QCOMPARE(inserts.count(), 1);
+    QCOMPARE(changes.count(), 1);
+    QCOMPARE(model.rowCount(), 1000);
+    QCOMPARE(text(model, rowOf(model, "T0500"), TopicModel::WriteQueues), QStringLiteral("16"));
+    QCOMPARE(rowOf(model, "T0010"), -1);
+}
+
+void tst_ConsoleModels::routeModelShowsQueuesAndOffsets()
+{
+    RouteQueueModel model(m_session.get());
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    m_session->setFocusTopic("ModelTopic");
+    auto messages = [&] {
+        qlonglong n = 0;
+        for (int r = 0; r < model.rowCount(); ++r)
+            n += model.index(r, RouteQueueModel::Messages)
+                     .data(SyncTableModel::SortRole)
+                     .toLongLong();
+        return n;
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), 8, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(messages(), 20LL, 10000);
+    QCOMPARE(text(model, 0, RouteQueueModel::Access), QStringLiteral("read write"));
+    m_session->setFocusTopic("NoSuchTopicHere");
+    QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), 0, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(!m_session->focusTopicPart().error.isEmpty(), 10000);
+}
+
+void tst_ConsoleModels::groupAndConsumerModels()
+{
+    client::PushConsumerOptions o;
+    o.group = "ModelGroup";
+    o.client.namesrvAddr = m_cluster->namesrvAddress().toUtf8();
+    o.client.clientIP = "127.0.0.1";
+    o.client.instanceName = "modelgroup";
+    o.client.heartbeatBrokerInterval = 1000;
+    o.client.persistConsumerOffsetInterval = 500;
+    o.consumeFromWhere = client::ConsumeFromWhere::ConsumeFromFirstOffset;
+    m_consumer = std::make_unique<client::PushConsumer>(o);
+    QVERIFY(m_consumer->subscribe("ModelTopic").isOk());
+    m_consumer->registerMessageListener(
+        [](const std::vector<client::MessageExt> &, client::ConsumeConcurrentlyContext &) {
+            return client::ConsumeConcurrentlyStatus::ConsumeSuccess;
+        });
+    QVERIFY(m_consumer->start().isOk());
+
+    GroupModel groups(m_session.get());
+    QAbstractItemModelTester groupTester(
+        &groups, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (m_session->refreshCatalog(), rowOf(groups, "ModelGroup") >= 0), 15000);
+    // ModelTopic's 8 queues (+ the %RETRY% topic's), all consumed.
+    QTRY_VERIFY_WITH_TIMEOUT(groups.index(rowOf(groups, "ModelGroup"), GroupModel::Queues)
+                                 .data(SyncTableModel::SortRole)
+                                 .toInt()
+                >= 8
+            && text(groups, rowOf(groups, "ModelGroup"), GroupModel::Lag) == QStringLiteral("0"),
+        20000);
+    QCOMPARE(text(groups, rowOf(groups, "ModelGroup"), GroupModel::Topics), QStringLiteral("1"));
+
+    ConsumerQueueModel queues(m_session.get());
+    ConnectionModel connections(m_session.get());
+    QAbstractItemModelTester queueTester(
+        &queues, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester connectionTester(
+        &connections, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    m_session->setFocusGroup("ModelGroup");
+    QTRY_VERIFY_WITH_TIMEOUT(queues.rowCount() >= 8, 10000); // ModelTopic's 8 (+ the %RETRY% queue)
+    QTRY_COMPARE_WITH_TIMEOUT(connections.rowCount(), 1, 10000);
+    QCOMPARE(text(connections, 0, ConnectionModel::Language), QStringLiteral("CPP"));
+    QVERIFY(text(connections, 0, ConnectionModel::Subscriptions)
+                .contains(QStringLiteral("ModelTopic")));
+    queues.setQueueOwners(
+        {{protocol::MessageQueue {"ModelTopic", m_cluster->brokerName(0).toUtf8(), 0}, "me"}});
+}
+
+void tst_ConsoleModels::storeFileModelListsFiles()
+{
+    StoreFileModel model(m_session.get());
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QTRY_VERIFY_WITH_TIMEOUT(model.rowCount() >= 2, 15000); // a commit-log file per broker
+    QVERIFY(text(model, 0, StoreFileModel::Size).endsWith(QStringLiteral("MiB")));
+    QVERIFY(!text(model, 0, StoreFileModel::Reason).isEmpty());
+}
+
+void tst_ConsoleModels::messageModelHoldsAQuery()
+{
+    MessageModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    Result<client::QueryMessageResult> r
+        = m_session->admin().queryMessageByKey("ModelTopic", "model-key");
+    QVERIFY(r.has_value());
+    QCOMPARE(r->messages.size(), std::size_t(20));
+    model.setMessages(r->messages);
+    QCOMPARE(model.rowCount(), 20);
+    std::vector<client::MessageExt> fewer(r->messages.begin(), r->messages.begin() + 5);
+    QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+    model.setMessages(fewer);
+    QCOMPARE(model.rowCount(), 5);
+    QCOMPARE(resets.count(), 1); // more than half went: one reset
+    QVERIFY(text(model, 0, MessageModel::Keys) == QStringLiteral("model-key"));
+}
+
+void tst_ConsoleModels::alertModelFollowsRules()
+{
+    AlertEngine engine(m_session.get());
+    AlertModel alerts(&engine);
+    AlertRuleModel rules(&engine);
+    QAbstractItemModelTester tester(
+        &alerts, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester ruleTester(
+        &rules, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QSignalSpy raised(&engine, &AlertEngine::raised);
+    engine.setRules({{AlertRule::DiskOver, 0.0, {}, true}}); // any used disk is "over 0 %"
+    QTRY_COMPARE_WITH_TIMEOUT(alerts.rowCount(), 2, 5000);
+    QCOMPARE(raised.count(), 2);
+    QVERIFY(text(alerts, 0, AlertModel::Text).contains(QStringLiteral("disk of")));
+    // Editing the rule in its table (threshold in %) clears the alerts.
+    QVERIFY(rules.setData(rules.index(0, AlertRuleModel::Threshold), 100, Qt::EditRole));
+    QTRY_COMPARE_WITH_TIMEOUT(alerts.rowCount(), 0, 5000);
+    QCOMPARE(AlertEngine::loadRules().front().threshold, 1.0); // stored with QSettings
+    engine.setRules({{AlertRule::LagOver, 1000000, {}, true}});
+    engine.evaluate();
+    QCOMPARE(alerts.rowCount(), 0);
+    // Put TPS positive, then zero for a second: the TPS-drop rule fires.
+    engine.setRules({{AlertRule::TpsZero, 1, {}, true}});
+    for (int i = 0; i < 10; ++i)
+        QVERIFY(m_producer->sendSync(client::Message("ModelTopic", QByteArray("tps"))).has_value());
+    QTRY_VERIFY_WITH_TIMEOUT(alerts.rowCount() >= 1, 15000);
+    QVERIFY(text(alerts, 0, AlertModel::Text).contains(QStringLiteral("put TPS")));
+    engine.setRules(AlertEngine::defaultRules());
+}
+
+QTEST_MAIN(tst_ConsoleModels)
+#include "tst_consolemodels.moc"
