@@ -270,7 +270,8 @@ void tst_TwoMasters::masterKilledUnderClientLoad()
     // A backlog on broker-a that only its slave can serve: the member stops pulling, sends go on,
     // and the master dies with the member's offsets on the slave as of its last sync.
     first.suspend();
-    QTest::qWait(500);
+    const qint64 suspendedAt = clock.elapsed();
+    QTRY_VERIFY_WITH_TIMEOUT(sends.okSince(suspendedAt, "broker-a") >= 30, 10000);
     const int aBeforeKill = received.ofBrokerA.load();
     const std::int64_t slaveOffsetsAtKill = slaveOffsetsOfA();
     const qint64 killedAt = clock.elapsed();
