@@ -433,8 +433,12 @@ void tst_TwoMasters::masterKilledUnderClientLoad()
     second.shutdown();
     first.shutdown();
     producer.shutdown();
-    for (Broker *broker : {&as, &bs, &a, &b})
+    for (Broker *broker : {&as, &bs, &a, &b}) {
         QCOMPARE(broker->process->stop(), 0);
+        const QByteArray out = broker->process->output();
+        for (const char *bad : {"AddressSanitizer", "LeakSanitizer", "runtime error:"})
+            QVERIFY2(!out.contains(bad), out.right(4000).constData());
+    }
     ns1.stop();
     ns2.stop();
 }
