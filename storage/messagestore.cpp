@@ -519,8 +519,14 @@ void MessageStore::flushConsumeQueues(int leastPages)
                 << "consume queue flush failed:" << r.error().message();
         }
     }
-    if (ok && logicsTs > 0)
+    if (ok && logicsTs > 0) {
         m_checkpoint.setLogicsMsgTimestamp(logicsTs);
+        // A slave's commit log is written by appendReplicated, which records no store time
+        // (the records are the master's bytes); as in RocketMQ 4.9.7 (ConsumeQueue's
+        // putMessagePositionInfoWrapper on a SLAVE), the dispatched records' time stands in.
+        if (m_config.isSlave())
+            m_checkpoint.setPhysicMsgTimestamp(logicsTs);
+    }
     // The index is flushed in thorough rounds only (and when a file fills up, and at shutdown):
     // its hash slots are written at random, so a round rewrites nearly every slot page (~20 MB
     // a second at 50k msgs/s) for a file recovery can rebuild from the commit log. RocketMQ

@@ -49,7 +49,8 @@ public:
     HAService(const HAService &) = delete;
     HAService &operator=(const HAService &) = delete;
 
-    /// Listens on 0.0.0.0:port (0: a free port) and starts accepting slaves.
+    /// Listens on every address, IPv4 and IPv6 (listenTcp; 0: a free port), and starts accepting
+    /// slaves.
     Status start(quint16 port);
     /// Waits (at most min(5 s, haHousekeepingInterval)) until every connected slave has
     /// acknowledged the commit-log end, then closes every connection and joins every thread.

@@ -2,6 +2,7 @@
 
 #include <QByteArray>
 
+#include <algorithm>
 #include <arpa/inet.h>
 #include <cerrno>
 #include <chrono>
@@ -59,16 +60,36 @@ void SocketFd::reset(int fd)
 
 Result<SocketFd> listenTcp(quint16 port, int backlog)
 {
-    SocketFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+    // Dual stack like the broker's remoting port (QHostAddress::Any): [::]:port taking IPv4 as
+    // v4-mapped addresses; 0.0.0.0:port on a host without IPv6.
+    SocketFd fd(::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+    const bool v6 = fd.isValid();
+    if (!v6 && errno != EAFNOSUPPORT)
+        return Status::ioError(errnoText("socket"));
+    if (!v6)
+        fd.reset(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
     if (!fd.isValid())
         return Status::ioError(errnoText("socket"));
     const int one = 1;
     ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    sockaddr_in addr {};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(port);
-    addr.sin_addr.s_addr = htonl(INADDR_ANY);
-    if (::bind(fd.get(), reinterpret_cast<const sockaddr *>(&addr), sizeof addr) != 0)
+    int rc = 0;
+    if (v6) {
+        const int zero = 0;
+        if (::setsockopt(fd.get(), IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero) != 0)
+            return Status::ioError(errnoText("setsockopt(IPV6_V6ONLY)"));
+        sockaddr_in6 addr {};
+        addr.sin6_family = AF_INET6;
+        addr.sin6_port = htons(port);
+        addr.sin6_addr = in6addr_any;
+        rc = ::bind(fd.get(), reinterpret_cast<const sockaddr *>(&addr), sizeof addr);
+    } else {
+        sockaddr_in addr {};
+        addr.sin_family = AF_INET;
+        addr.sin_port = htons(port);
+        addr.sin_addr.s_addr = htonl(INADDR_ANY);
+        rc = ::bind(fd.get(), reinterpret_cast<const sockaddr *>(&addr), sizeof addr);
+    }
+    if (rc != 0)
         return Status::ioError(errnoText("bind"));
     if (::listen(fd.get(), backlog) != 0)
         return Status::ioError(errnoText("listen"));
@@ -77,23 +98,39 @@ Result<SocketFd> listenTcp(quint16 port, int backlog)
 
 quint16 localPort(int fd)
 {
-    sockaddr_in addr {};
+    sockaddr_storage addr {};
     socklen_t len = sizeof addr;
     if (::getsockname(fd, reinterpret_cast<sockaddr *>(&addr), &len) != 0)
         return 0;
-    return ntohs(addr.sin_port);
+    if (addr.ss_family == AF_INET6)
+        return ntohs(reinterpret_cast<const sockaddr_in6 *>(&addr)->sin6_port);
+    if (addr.ss_family == AF_INET)
+        return ntohs(reinterpret_cast<const sockaddr_in *>(&addr)->sin_port);
+    return 0;
 }
 
 QByteArray peerName(int fd)
 {
-    sockaddr_in addr {};
+    sockaddr_storage addr {};
     socklen_t len = sizeof addr;
-    if (::getpeername(fd, reinterpret_cast<sockaddr *>(&addr), &len) != 0
-        || addr.sin_family != AF_INET)
+    if (::getpeername(fd, reinterpret_cast<sockaddr *>(&addr), &len) != 0)
         return QByteArrayLiteral("?");
-    char ip[INET_ADDRSTRLEN] = {};
-    ::inet_ntop(AF_INET, &addr.sin_addr, ip, sizeof ip);
-    return QByteArray(ip) + ':' + QByteArray::number(ntohs(addr.sin_port));
+    char ip[INET6_ADDRSTRLEN] = {};
+    if (addr.ss_family == AF_INET) {
+        const auto *in = reinterpret_cast<const sockaddr_in *>(&addr);
+        ::inet_ntop(AF_INET, &in->sin_addr, ip, sizeof ip);
+        return QByteArray(ip) + ':' + QByteArray::number(ntohs(in->sin_port));
+    }
+    if (addr.ss_family != AF_INET6)
+        return QByteArrayLiteral("?");
+    const auto *in6 = reinterpret_cast<const sockaddr_in6 *>(&addr);
+    const QByteArray port = QByteArray::number(ntohs(in6->sin6_port));
+    if (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr)) { // an IPv4 peer on the dual-stack socket
+        ::inet_ntop(AF_INET, in6->sin6_addr.s6_addr + 12, ip, sizeof ip);
+        return QByteArray(ip) + ':' + port;
+    }
+    ::inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof ip);
+    return '[' + QByteArray(ip) + "]:" + port;
 }
 
 void prepareAccepted(int fd)
@@ -109,26 +146,30 @@ Result<SocketFd> connectTcp(const QByteArray &hostPort, int timeoutMs)
     if (!ok || port <= 0 || port > 65535)
         return Status::invalidArgument(
             QStringLiteral("'%1' is not host:port").arg(QString::fromUtf8(hostPort)));
-    const QByteArray host = hostPort.left(colon);
-    sockaddr_in addr {};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<std::uint16_t>(port));
-    if (::inet_pton(AF_INET, host.constData(), &addr.sin_addr) != 1) {
-        addrinfo hints {};
-        hints.ai_family = AF_INET;
-        hints.ai_socktype = SOCK_STREAM;
-        addrinfo *res = nullptr;
-        if (::getaddrinfo(host.constData(), nullptr, &hints, &res) != 0 || !res)
-            return Status::ioError(
-                QStringLiteral("cannot resolve '%1'").arg(QString::fromUtf8(host)));
-        addr.sin_addr = reinterpret_cast<const sockaddr_in *>(res->ai_addr)->sin_addr;
-        ::freeaddrinfo(res);
-    }
-    SocketFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+    QByteArray host = hostPort.left(colon);
+    if (host.startsWith('[')
+        && host.endsWith(']')) // "[::1]:10912"; RocketMQ also takes "::1:10912"
+        host = host.mid(1, host.size() - 2);
+    addrinfo hints {};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICSERV;
+    addrinfo *res = nullptr;
+    const QByteArray service = QByteArray::number(port);
+    if (host.isEmpty() || ::getaddrinfo(host.constData(), service.constData(), &hints, &res) != 0
+        || !res)
+        return Status::ioError(QStringLiteral("cannot resolve '%1'").arg(QString::fromUtf8(host)));
+    sockaddr_storage addr {};
+    const socklen_t addrLen
+        = static_cast<socklen_t>(std::min<size_t>(res->ai_addrlen, sizeof addr));
+    std::memcpy(&addr, res->ai_addr, addrLen);
+    const int family = res->ai_family;
+    ::freeaddrinfo(res);
+    SocketFd fd(::socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
     if (!fd.isValid())
         return Status::ioError(errnoText("socket"));
     setOptions(fd.get());
-    if (::connect(fd.get(), reinterpret_cast<const sockaddr *>(&addr), sizeof addr) != 0) {
+    if (::connect(fd.get(), reinterpret_cast<const sockaddr *>(&addr), addrLen) != 0) {
         if (errno != EINPROGRESS)
             return Status::ioError(errnoText("connect"));
         pollfd p {fd.get(), POLLOUT, 0};

@@ -34,13 +34,16 @@ private:
     int m_fd = -1;
 };
 
-/// A listening IPv4 socket on 0.0.0.0:port (0: any free port), non-blocking, SO_REUSEADDR.
+/// A listening socket on every address, dual stack as the broker's remoting port: [::]:port
+/// with IPv4 peers as v4-mapped addresses, or 0.0.0.0:port on a host without IPv6 (0: any free
+/// port); non-blocking, SO_REUSEADDR.
 Result<SocketFd> listenTcp(quint16 port, int backlog = 64);
 /// The local port of a bound socket.
 quint16 localPort(int fd);
-/// "ip:port" of the peer.
+/// "ip:port" of the peer ("[v6]:port" for an IPv6 one; a v4-mapped peer prints as IPv4).
 QByteArray peerName(int fd);
-/// Connects to "host:port" (an IPv4 address or a resolvable name) within `timeoutMs`; the
+/// Connects to "host:port" (an IPv4 or IPv6 address, "[v6]:port", or a resolvable name; the
+/// first address it resolves to) within `timeoutMs`; the
 /// socket is non-blocking, TCP_NODELAY.
 Result<SocketFd> connectTcp(const QByteArray &hostPort, int timeoutMs);
 /// Sets O_NONBLOCK, TCP_NODELAY and keep-alive on an accepted socket.

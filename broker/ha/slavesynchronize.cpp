@@ -106,7 +106,7 @@ void SlaveSynchronize::apply(Table table, const QByteArray &master, const QByteA
             st = m_ctx.subscriptionGroups->replaceFrom(body);
         break;
     case ConsumerOffsets:
-        st = m_ctx.consumerOffsets->decode(body);
+        st = m_ctx.consumerOffsets->mergeFrom(body);
         if (st)
             st = m_ctx.consumerOffsets->persist();
         break;

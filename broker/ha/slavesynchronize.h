@@ -3,8 +3,10 @@
 // SlaveSynchronize: a slave copies its master's metadata (RocketMQ 4.9's SlaveSynchronize.
 // syncAll): the topic table (GET_ALL_TOPIC_CONFIG 21) and the subscription groups
 // (GET_ALL_SUBSCRIPTIONGROUP_CONFIG 201), each replaced whole when the master's DataVersion
-// differs; the consumer offsets (GET_ALL_CONSUMER_OFFSET 43) and the delay offsets
-// (GET_ALL_DELAY_OFFSET 45), replaced every time; each persisted to the slave's config files. The
+// differs; the consumer offsets (GET_ALL_CONSUMER_OFFSET 43) merged every time as 4.9.7's
+// putAll does (each topic@group of the master replaces the slave's; groups only the slave knows
+// are kept) and the delay offsets (GET_ALL_DELAY_OFFSET 45) replaced every time; each persisted
+// to the slave's config files. The
 // master is the broker address the name server returned at registration; nothing happens
 // before there is one. A failing request is logged once until it works again.
 //

@@ -47,6 +47,16 @@ QByteArray ConsumerOffsetManager::key(QByteArrayView topic, QByteArrayView group
 
 Status ConsumerOffsetManager::decode(QByteArrayView json)
 {
+    return applyTable(json, false);
+}
+
+Status ConsumerOffsetManager::mergeFrom(QByteArrayView json)
+{
+    return applyTable(json, true);
+}
+
+Status ConsumerOffsetManager::applyTable(QByteArrayView json, bool merge)
+{
     std::unordered_map<QByteArray, QueueOffsets> loaded;
     const Status st = decodeOffsetTable(json, [&](const JsonValue &table) -> Status {
         for (const auto &[key, queues] : table.members()) {
@@ -59,7 +69,12 @@ Status ConsumerOffsetManager::decode(QByteArrayView json)
     if (!st)
         return st;
     std::lock_guard lock(m_mutex);
-    m_table = std::move(loaded);
+    if (!merge) {
+        m_table = std::move(loaded);
+        return {};
+    }
+    for (auto &[k, queues] : loaded)
+        m_table.insert_or_assign(k, std::move(queues));
     return {};
 }
 

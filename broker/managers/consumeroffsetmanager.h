@@ -42,6 +42,11 @@ public:
     /// Replaces the table with the one in `json` (fastjson or standard form); nothing changes
     /// when it does not decode.
     Status decode(QByteArrayView json) override;
+    /// A slave's sync from its master (RocketMQ 4.9.7's SlaveSynchronize: putAll into the offset
+    /// table): each "topic@group" in `json` replaces the slave's entry of that key whole; keys
+    /// only the slave has (a group that committed to it while its master was down) are kept.
+    /// Nothing changes when `json` does not decode.
+    Status mergeFrom(QByteArrayView json);
 
     /// Stores `offset` for the queue. Negative offsets are ignored (ali-ons sends -1 for "none",
     /// client-ali-ons.md pitfall 6) and false is returned.
@@ -69,6 +74,8 @@ public:
     static QByteArray key(QByteArrayView topic, QByteArrayView group);
 
 private:
+    Status applyTable(QByteArrayView json, bool merge);
+
     mutable std::mutex m_mutex;
     std::unordered_map<QByteArray, QueueOffsets> m_table; // guarded by m_mutex
 };

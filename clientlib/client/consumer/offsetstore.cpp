@@ -52,6 +52,21 @@ RemoteBrokerOffsetStore::RemoteBrokerOffsetStore(
     : m_instance(std::move(instance)), m_group(std::move(group))
 { }
 
+QByteArray RemoteBrokerOffsetStore::offsetBrokerAddress(const MessageQueue &mq) const
+{
+    // As the Java client (4.9.7's RemoteBrokerOffsetStore): the master; when the route has
+    // none, refresh it and take any broker of the name, so that a group whose master is down
+    // reads and commits its offsets on the slave that serves its pulls.
+    QByteArray addr = m_instance->masterAddress(mq.brokerName);
+    if (addr.isEmpty()) {
+        (void)m_instance->refreshTopicRoute(mq.topic);
+        const auto any = m_instance->brokerAddress(mq.brokerName, 0, false);
+        if (any)
+            addr = any->address;
+    }
+    return addr;
+}
+
 std::int64_t RemoteBrokerOffsetStore::readOffset(const MessageQueue &mq, ReadOffsetType type)
 {
     if (type != ReadOffsetType::Store) {
@@ -59,11 +74,7 @@ std::int64_t RemoteBrokerOffsetStore::readOffset(const MessageQueue &mq, ReadOff
         if (inMemory >= 0 || type == ReadOffsetType::Memory)
             return inMemory;
     }
-    QByteArray addr = m_instance->masterAddress(mq.brokerName);
-    if (addr.isEmpty()) {
-        (void)m_instance->refreshTopicRoute(mq.topic);
-        addr = m_instance->masterAddress(mq.brokerName);
-    }
+    const QByteArray addr = offsetBrokerAddress(mq);
     if (addr.isEmpty())
         return -2;
     protocol::QueryConsumerOffsetRequestHeader h;
@@ -84,7 +95,7 @@ std::int64_t RemoteBrokerOffsetStore::readOffset(const MessageQueue &mq, ReadOff
 
 bool RemoteBrokerOffsetStore::commit(const MessageQueue &mq, std::int64_t offset, bool wait)
 {
-    QByteArray addr = m_instance->masterAddress(mq.brokerName);
+    const QByteArray addr = offsetBrokerAddress(mq);
     if (addr.isEmpty())
         return false;
     protocol::UpdateConsumerOffsetRequestHeader h;

@@ -54,6 +54,8 @@ public:
 
 private:
     bool commit(const MessageQueue &mq, std::int64_t offset, bool wait);
+    /// Where the group's offsets of `mq` are read and committed.
+    QByteArray offsetBrokerAddress(const MessageQueue &mq) const;
     std::shared_ptr<ClientInstance> m_instance;
     const QByteArray m_group;
 };

@@ -10,6 +10,7 @@
 
 #include <QElapsedTimer>
 #include <QRandomGenerator>
+#include <QTcpServer>
 #include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
@@ -30,6 +31,7 @@ private Q_SLOTS:
     void slaveAheadOfMasterIsRefused();
     void badInputOnHaPort();
     void slaveServesConsumersWhenMasterDies();
+    void slaveFollowsOverIpv6();
 
 private:
     struct Pair
@@ -401,6 +403,32 @@ void tst_HaReplication::slaveServesConsumersWhenMasterDies()
     QCOMPARE(p.slave.stop(), 0);
     QCOMPARE(p.master.stop(), 0);
     namesrv.stop();
+}
+
+void tst_HaReplication::slaveFollowsOverIpv6()
+{
+    // The HA port is dual stack like the remoting port: a slave told "[::1]:<haPort>" follows
+    // over IPv6 while IPv4 slaves keep working on the same port.
+    if (QTcpServer probe; !probe.listen(QHostAddress::LocalHostIPv6))
+        QSKIP("no IPv6 loopback on this host");
+    Pair p;
+    p.role = "SYNC_MASTER";
+    QVERIFY(startMaster(p));
+    const quint16 masterPort = p.masterPort;
+    p.masterPort = 0; // haMasterAddress comes from `extra`
+    QVERIFY(startSlave(p, "haMasterAddress=[::1]:" + QByteArray::number(masterPort + 1) + '\n'));
+    p.masterPort = masterPort;
+    QTRY_COMPARE_WITH_TIMEOUT(runtimeLong(m_client, p.masterPort, "haConnectionCount"), 1, 10000);
+    for (int i = 0; i < 20; ++i) // SYNC_MASTER: each one acknowledged by the IPv6 slave
+        QCOMPARE(call(m_client, p.masterPort, sendV2("HaV6", 0, "v6-" + num(i))).code, 0);
+    QVERIFY(waitCaughtUp(p, 10000));
+    compareCommitLogs(p, 0, maxOffset(p.masterPort));
+    const auto info = runtimeInfo(m_client, p.masterPort);
+    QVERIFY(std::any_of(info.begin(), info.end(),
+        [](const auto &kv) { return kv.first.startsWith("haSlaveLag_[::1]:"); }));
+    QCOMPARE(runtimeInfo(m_client, p.slavePort).at("haMasterConnected"), QByteArray("true"));
+    QCOMPARE(p.slave.stop(), 0);
+    QCOMPARE(p.master.stop(), 0);
 }
 
 QTEST_GUILESS_MAIN(tst_HaReplication)

@@ -42,6 +42,29 @@ private slots:
             (QList<QByteArray> {"%RETRY%op_retry_group", "RetryTopicJ"}));
     }
 
+    void slaveSyncMergesLikePutAll()
+    {
+        // RocketMQ 4.9.7's SlaveSynchronize puts the master's table into the slave's (putAll):
+        // the master's keys replace the slave's whole, keys only the slave has stay.
+        QTemporaryDir dir;
+        ConsumerOffsetManager m(ConsumerOffsetManager::filePath(dir.path()));
+        QVERIFY(m.commit("G_both", "T", 0, 5));
+        QVERIFY(m.commit("G_both", "T", 3, 9)); // the master's entry has no queue 3
+        QVERIFY(m.commit("G_slave_only", "T", 1, 42));
+        QVERIFY(m.mergeFrom(QByteArrayView(R"({"offsetTable":{"T@G_both":{0:7,1:8},)"
+                                           R"("T@G_master":{2:3}}})")));
+        QCOMPARE(m.query("G_both", "T"), (ConsumerOffsetManager::QueueOffsets {{0, 7}, {1, 8}}));
+        QCOMPARE(m.query("G_master", "T", 2), std::int64_t(3));
+        QCOMPARE(m.query("G_slave_only", "T", 1), std::int64_t(42));
+        // A body that does not decode changes nothing.
+        QVERIFY(!m.mergeFrom(QByteArrayView("{\"offsetTable\":{\"T@G_both\":{0:")));
+        QCOMPARE(m.query("G_both", "T", 0), std::int64_t(7));
+        QCOMPARE(m.keys().size(), 3);
+        // decode() (loading the file) still replaces the table.
+        QVERIFY(m.decode(QByteArrayView(R"({"offsetTable":{"T@G_master":{2:4}}})")));
+        QCOMPARE(m.keys(), QList<QByteArray> {"T@G_master"});
+    }
+
     void commitQueryAndReload()
     {
         QTemporaryDir dir;

@@ -4,6 +4,7 @@
 // FLUSH_SLAVE_TIMEOUT, through the same completion path as the group commit.
 
 #include "storage/services/grouptransferservice.h"
+#include "storage/storecheckpoint.h"
 #include "tests/unit/storage/storetestutil.h"
 
 #include <QTemporaryDir>
@@ -123,6 +124,20 @@ void tst_Replication::slaveTakesMasterBytesVerbatim()
     // A slave's own sends are refused.
     QCOMPARE(slave.putMessageAndWait(message("TopicA", 0, "x")).status,
         PutMessageStatus::ServiceNotAvailable);
+    // The slave's checkpoint has the store time of the last replicated record as its
+    // physicMsgTimestamp (4.9.7's slave records it from the dispatched record), like the master's.
+    const std::int64_t lastStoreTs = slave.lastStoreTime("TopicA", 119 % 3);
+    QVERIFY(lastStoreTs > 0);
+    slave.shutdown();
+    master.shutdown();
+    StoreCheckpoint slaveCp(slaveConfig.checkpointPath());
+    QVERIFY(slaveCp.open());
+    QCOMPARE(slaveCp.physicMsgTimestamp(), lastStoreTs);
+    QCOMPARE(slaveCp.logicsMsgTimestamp(), lastStoreTs);
+    StoreCheckpoint masterCp(
+        smallConfig(dir.filePath(QStringLiteral("m")), 4096 * 4).checkpointPath());
+    QVERIFY(masterCp.open());
+    QCOMPARE(slaveCp.physicMsgTimestamp(), masterCp.physicMsgTimestamp());
 }
 
 void tst_Replication::slaveRefusesWrongOffset()
