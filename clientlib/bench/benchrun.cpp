@@ -63,6 +63,13 @@ void BenchArgs::addCommonOptions()
         QStringLiteral("Name servers, \"host:port;host:port\". Default: $NAMESRV_ADDR, else "
                        "127.0.0.1:9876"),
         QString());
+    addOption({QStringLiteral("t"), QStringLiteral("topic")},
+        QStringLiteral("Topic name, Default: BenchmarkTest"), QStringLiteral("BenchmarkTest"));
+    addOption({QStringLiteral("m"), QStringLiteral("msgTraceEnable")},
+        QStringLiteral("Message Trace Enable (not supported yet), Default: false"),
+        QStringLiteral("false"));
+    addOption({QStringLiteral("a"), QStringLiteral("aclEnable")},
+        QStringLiteral("Acl Enable (not supported yet), Default: false"), QStringLiteral("false"));
     addOption({QStringLiteral("duration")},
         QStringLiteral("Stop after this many seconds (0: until -q is reached or Ctrl-C). "
                        "Default: 0"),
@@ -110,6 +117,25 @@ bool BenchArgs::parse(const QStringList &arguments, int *exitCode)
     m_duration = int(*duration);
     m_interval = int(*interval);
     return true;
+}
+
+bool BenchArgs::refuseUnsupported()
+{
+    const auto trace = boolean(QStringLiteral("m"));
+    const auto acl = boolean(QStringLiteral("a"));
+    if (!trace || !acl)
+        return false;
+    if (*trace || *acl) {
+        fail(QStringLiteral("%1 is not supported yet")
+                 .arg(*trace ? QStringLiteral("-m (message trace)") : QStringLiteral("-a (ACL)")));
+        return false;
+    }
+    return true;
+}
+
+QByteArray BenchArgs::topic() const
+{
+    return m_parser.value(QStringLiteral("t")).trimmed().toUtf8();
 }
 
 QString BenchArgs::text(const QString &name) const

@@ -33,8 +33,13 @@ class BenchArgs
 public:
     explicit BenchArgs(QString mode);
     QCommandLineParser &parser() { return m_parser; }
-    /// Adds -n/--namesrvAddr, --duration, --interval, --json (every mode has them).
+    /// Adds -n/--namesrvAddr, -t/--topic (BenchmarkTest), --duration, --interval, --json and
+    /// the Java tools' -m/--msgTraceEnable and -a/--aclEnable (every mode has them).
     void addCommonOptions();
+    /// After parse(): false (with one line on stderr) when -m or -a asks for what QRocket's
+    /// client cannot do yet, or their value is not a boolean.
+    bool refuseUnsupported();
+    QByteArray topic() const;
     void addOption(const QStringList &names, const QString &help, const QString &defaultValue);
     /// Parses argv (the mode word removed); false after printing the error or the help.
     bool parse(const QStringList &arguments, int *exitCode);

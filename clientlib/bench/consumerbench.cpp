@@ -36,8 +36,6 @@ int runConsumer(const QStringList &arguments)
 {
     BenchArgs args(QStringLiteral("consumer"));
     args.addCommonOptions();
-    args.addOption({QStringLiteral("t"), QStringLiteral("topic")},
-        QStringLiteral("Topic name, Default: BenchmarkTest"), QStringLiteral("BenchmarkTest"));
     args.addOption({QStringLiteral("w"), QStringLiteral("threadCount")},
         QStringLiteral("Thread count, Default: 20"), QStringLiteral("20"));
     args.addOption({QStringLiteral("g"), QStringLiteral("group")},
@@ -60,14 +58,11 @@ int runConsumer(const QStringList &arguments)
     args.addOption({QStringLiteral("quantity")},
         QStringLiteral("Stop after consuming this many messages (0: no limit), Default: 0"),
         QStringLiteral("0"));
-    args.addOption({QStringLiteral("m"), QStringLiteral("msgTraceEnable")},
-        QStringLiteral("Message Trace Enable (not supported yet), Default: false"),
-        QStringLiteral("false"));
-    args.addOption({QStringLiteral("a"), QStringLiteral("aclEnable")},
-        QStringLiteral("Acl Enable (not supported yet), Default: false"), QStringLiteral("false"));
     int exitCode = 0;
     if (!args.parse(arguments, &exitCode))
         return exitCode;
+    if (!args.refuseUnsupported())
+        return 2;
 
     const auto threads = args.integer(QStringLiteral("w"), 1, 1024);
     const auto prefix = args.boolean(QStringLiteral("p"));
@@ -75,16 +70,9 @@ int runConsumer(const QStringList &arguments)
     const auto broadcasting = args.boolean(QStringLiteral("broadcasting"));
     const auto quantity
         = args.integer(QStringLiteral("quantity"), 0, std::numeric_limits<std::int64_t>::max());
-    const auto trace = args.boolean(QStringLiteral("m"));
-    const auto acl = args.boolean(QStringLiteral("a"));
-    if (!threads || !prefix || !failRate || !broadcasting || !quantity || !trace || !acl)
+    if (!threads || !prefix || !failRate || !broadcasting || !quantity)
         return 2;
-    if (*trace || *acl) {
-        std::fprintf(stderr, "qrocket-bench consumer: %s is not supported yet\n",
-            *trace ? "-m (message trace)" : "-a (ACL)");
-        return 2;
-    }
-    const QByteArray topic = args.text(QStringLiteral("t")).trimmed().toUtf8();
+    const QByteArray topic = args.topic();
     QByteArray group = args.text(QStringLiteral("g")).trimmed().toUtf8();
     if (*prefix)
         group += '_' + QByteArray::number(QDateTime::currentMSecsSinceEpoch() % 100);

@@ -118,8 +118,6 @@ int runProducer(const QStringList &arguments)
 {
     BenchArgs args(QStringLiteral("producer"));
     args.addCommonOptions();
-    args.addOption({QStringLiteral("t"), QStringLiteral("topic")},
-        QStringLiteral("Topic name, Default: BenchmarkTest"), QStringLiteral("BenchmarkTest"));
     args.addOption({QStringLiteral("w"), QStringLiteral("threadCount")},
         QStringLiteral("Thread count, Default: 64"), QStringLiteral("64"));
     args.addOption({QStringLiteral("s"), QStringLiteral("messageSize")},
@@ -152,17 +150,14 @@ int runProducer(const QStringList &arguments)
     args.addOption({QStringLiteral("window")},
         QStringLiteral("Async sends in flight with -y true, Default: 1024"),
         QStringLiteral("1024"));
-    args.addOption({QStringLiteral("m"), QStringLiteral("msgTraceEnable")},
-        QStringLiteral("Message Trace Enable (not supported yet), Default: false"),
-        QStringLiteral("false"));
-    args.addOption({QStringLiteral("a"), QStringLiteral("aclEnable")},
-        QStringLiteral("Acl Enable (not supported yet), Default: false"), QStringLiteral("false"));
     int exitCode = 0;
     if (!args.parse(arguments, &exitCode))
         return exitCode;
+    if (!args.refuseUnsupported())
+        return 2;
 
     ProducerSettings s;
-    s.topic = args.text(QStringLiteral("t")).trimmed().toUtf8();
+    s.topic = args.topic();
     const auto threads = args.integer(QStringLiteral("w"), 1, 4096);
     const auto size = args.integer(QStringLiteral("s"), 1, 4 * 1024 * 1024);
     const auto keys = args.boolean(QStringLiteral("k"));
@@ -177,16 +172,9 @@ int runProducer(const QStringList &arguments)
     const auto batch = args.integer(QStringLiteral("b"), 1, 10000);
     const auto window = args.integer(QStringLiteral("window"), 1, 65536);
     const auto tps = args.integer(QStringLiteral("tps"), 0, 100'000'000);
-    const auto trace = args.boolean(QStringLiteral("m"));
-    const auto acl = args.boolean(QStringLiteral("a"));
     if (!threads || !size || !keys || !props || !tags || !quantity || !delay || !level || !async
-        || !oneway || !batch || !window || !tps || !trace || !acl)
+        || !oneway || !batch || !window || !tps)
         return 2;
-    if (*trace || *acl) {
-        std::fprintf(stderr, "qrocket-bench producer: %s is not supported yet\n",
-            *trace ? "-m (message trace)" : "-a (ACL)");
-        return 2;
-    }
     s.threads = int(*async ? 1 : *threads);
     s.size = int(*size);
     s.keys = *keys;

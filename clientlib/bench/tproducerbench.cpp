@@ -95,8 +95,6 @@ int runTransactionProducer(const QStringList &arguments)
 {
     BenchArgs args(QStringLiteral("tproducer"));
     args.addCommonOptions();
-    args.addOption({QStringLiteral("t"), QStringLiteral("topic")},
-        QStringLiteral("Topic name, Default: BenchmarkTest"), QStringLiteral("BenchmarkTest"));
     args.addOption({QStringLiteral("w"), QStringLiteral("threadCount")},
         QStringLiteral("Thread count, Default: 32"), QStringLiteral("32"));
     args.addOption({QStringLiteral("s"), QStringLiteral("messageSize")},
@@ -117,6 +115,8 @@ int runTransactionProducer(const QStringList &arguments)
     int exitCode = 0;
     if (!args.parse(arguments, &exitCode))
         return exitCode;
+    if (!args.refuseUnsupported())
+        return 2;
     const auto threads = args.integer(QStringLiteral("w"), 1, 4096);
     const auto size = args.integer(QStringLiteral("s"), kHeader, 4 * 1024 * 1024);
     const auto sr = args.real(QStringLiteral("sr"), 0, 1);
@@ -133,7 +133,7 @@ int runTransactionProducer(const QStringList &arguments)
             stderr, "qrocket-bench tproducer: -sr + -su and -cr + -cu must not exceed 1\n");
         return 2;
     }
-    const QByteArray topic = args.text(QStringLiteral("t")).trimmed().toUtf8();
+    const QByteArray topic = args.topic();
 
     BenchCounters counters; // extra: checks, unexpected checks, duplicated checks
     LatencyRecorder latency;
