@@ -25,8 +25,8 @@ struct Run
 QString benchPath()
 {
     // ctest sets QROCKET_BIN_DIR; run by hand, the tests' folder sits beside bin/.
-    const QString dir = qEnvironmentVariable("QROCKET_BIN_DIR",
-        QCoreApplication::applicationDirPath() + QStringLiteral("/../bin"));
+    const QString dir = qEnvironmentVariable(
+        "QROCKET_BIN_DIR", QCoreApplication::applicationDirPath() + QStringLiteral("/../bin"));
     return dir + QStringLiteral("/qrocket-bench");
 }
 
