@@ -27,7 +27,7 @@ Status KvConfigManager::load()
     auto table = decode(*data);
     if (!table)
         return table.error();
-    QWriteLocker locker(&m_lock);
+    std::unique_lock locker(m_lock);
     m_configTable = std::move(*table);
     qCInfo(lcNamesrvKv).noquote() << "loaded" << m_configTable.size() << "KV namespaces from"
                                   << m_path;
@@ -36,7 +36,7 @@ Status KvConfigManager::load()
 
 Status KvConfigManager::put(const QByteArray &ns, const QByteArray &key, const QByteArray &value)
 {
-    QWriteLocker locker(&m_lock);
+    std::unique_lock locker(m_lock);
     const auto [it, inserted] = m_configTable[ns].insert_or_assign(key, value);
     Q_UNUSED(it);
     qCInfo(lcNamesrvKv).noquote() << (inserted ? "put new KV config:" : "replaced KV config:") << ns
@@ -46,7 +46,7 @@ Status KvConfigManager::put(const QByteArray &ns, const QByteArray &key, const Q
 
 std::optional<QByteArray> KvConfigManager::value(const QByteArray &ns, const QByteArray &key) const
 {
-    QReadLocker locker(&m_lock);
+    std::shared_lock locker(m_lock);
     const auto t = m_configTable.find(ns);
     if (t == m_configTable.end())
         return std::nullopt;
@@ -58,7 +58,7 @@ std::optional<QByteArray> KvConfigManager::value(const QByteArray &ns, const QBy
 
 Status KvConfigManager::remove(const QByteArray &ns, const QByteArray &key)
 {
-    QWriteLocker locker(&m_lock);
+    std::unique_lock locker(m_lock);
     const auto t = m_configTable.find(ns);
     if (t == m_configTable.end() || t->second.erase(key) == 0)
         return {};
@@ -70,7 +70,7 @@ Status KvConfigManager::remove(const QByteArray &ns, const QByteArray &key)
 
 std::optional<KvConfigManager::Table> KvConfigManager::list(const QByteArray &ns) const
 {
-    QReadLocker locker(&m_lock);
+    std::shared_lock locker(m_lock);
     const auto t = m_configTable.find(ns);
     if (t == m_configTable.end() || t->second.empty())
         return std::nullopt;

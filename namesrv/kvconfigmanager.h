@@ -5,17 +5,17 @@
 // `{"configTable":{namespace:{key:value}}}` after every change (tmp -> .bak -> rename; loading
 // falls back to the .bak file).
 //
-// Thread safety: all methods may be called from any thread (one QReadWriteLock). Persisting
+// Thread safety: all methods may be called from any thread (one std::shared_mutex). Persisting
 // happens under the write lock, so the file always matches a state the table had.
 
 #include "clientlib/common/result.h"
 
 #include <QByteArray>
-#include <QReadWriteLock>
 #include <QString>
 
 #include <map>
 #include <optional>
+#include <shared_mutex>
 
 namespace qrocket::namesrv {
 
@@ -48,7 +48,7 @@ private:
     Status persistLocked() const;
 
     const QString m_path;
-    mutable QReadWriteLock m_lock;
+    mutable std::shared_mutex m_lock;
     std::map<QByteArray, Table> m_configTable; // guarded by m_lock
 };
 

@@ -121,7 +121,7 @@ NamesrvConfigStore::NamesrvConfigStore(const NamesrvConfig &initial) : m_config(
 
 NamesrvConfig NamesrvConfigStore::snapshot() const
 {
-    QMutexLocker locker(&m_mutex);
+    std::lock_guard locker(m_mutex);
     return m_config;
 }
 
@@ -132,26 +132,26 @@ bool NamesrvConfigStore::orderMessageEnable() const
 
 std::int64_t NamesrvConfigStore::brokerChannelExpiredTime() const
 {
-    QMutexLocker locker(&m_mutex);
+    std::lock_guard locker(m_mutex);
     return m_config.brokerChannelExpiredTime;
 }
 
 std::int64_t NamesrvConfigStore::scanNotActiveBrokerInterval() const
 {
-    QMutexLocker locker(&m_mutex);
+    std::lock_guard locker(m_mutex);
     return m_config.scanNotActiveBrokerInterval;
 }
 
 QByteArray NamesrvConfigStore::propertiesText() const
 {
-    QMutexLocker locker(&m_mutex);
+    std::lock_guard locker(m_mutex);
     return formatProperties(m_config.schema().entries());
 }
 
 NamesrvConfigStore::UpdateError NamesrvConfigStore::update(QByteArrayView text, QString *error)
 {
     const Properties props = parseProperties(text);
-    QMutexLocker locker(&m_mutex);
+    std::lock_guard locker(m_mutex);
     const QStringList black = m_config.blackList();
     for (const PropertyEntry &e : props) {
         if (black.contains(e.key)) {

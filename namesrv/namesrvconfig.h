@@ -9,10 +9,10 @@
 
 #include "clientlib/common/properties.h"
 
-#include <QMutex>
 #include <QString>
 
 #include <atomic>
+#include <mutex>
 
 namespace qrocket::namesrv {
 
@@ -85,7 +85,7 @@ public:
     UpdateError update(QByteArrayView propertiesText, QString *error);
 
 private:
-    mutable QMutex m_mutex;
+    mutable std::mutex m_mutex;
     NamesrvConfig m_config; // guarded by m_mutex
     /// Read on every GET_ROUTEINFO_BY_TOPIC by all I/O threads: kept outside the mutex.
     std::atomic<bool> m_orderMessageEnable;

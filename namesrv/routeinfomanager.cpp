@@ -39,7 +39,7 @@ void RouteInfoManager::setClock(Clock monotonicMs)
 
 void RouteInfoManager::setDeleteTopicWithBrokerRegistration(bool on)
 {
-    QWriteLocker locker(&m_lock);
+    std::unique_lock locker(m_lock);
     m_deleteTopicWithBrokerRegistration = on;
 }
 
@@ -52,7 +52,7 @@ RegisterBrokerResult RouteInfoManager::registerBroker(const QByteArray &clusterN
     bool newLive = false;
     const TopicConfigSerializeWrapper &wrapper = body.topicConfigSerializeWrapper;
     {
-        QWriteLocker locker(&m_lock);
+        std::unique_lock locker(m_lock);
         m_clusterAddrTable[clusterName].insert(brokerName);
 
         auto [bdIt, registerFirst] = m_brokerAddrTable.try_emplace(brokerName);
@@ -143,7 +143,7 @@ void RouteInfoManager::unregisterBroker(const QByteArray &clusterName, const QBy
 {
     bool wasLive = false;
     {
-        QWriteLocker locker(&m_lock);
+        std::unique_lock locker(m_lock);
         wasLive = m_brokerLiveTable.erase(brokerAddr) > 0;
         m_filterServerTable.erase(brokerAddr);
 
@@ -195,7 +195,7 @@ bool RouteInfoManager::isBrokerTopicConfigChanged(
 std::optional<DataVersion> RouteInfoManager::queryBrokerTopicConfig(
     const QByteArray &brokerAddr) const
 {
-    QReadLocker locker(&m_lock);
+    std::shared_lock locker(m_lock);
     const auto it = m_brokerLiveTable.find(brokerAddr);
     if (it == m_brokerLiveTable.end())
         return std::nullopt;
@@ -204,7 +204,7 @@ std::optional<DataVersion> RouteInfoManager::queryBrokerTopicConfig(
 
 void RouteInfoManager::updateBrokerInfoUpdateTimestamp(const QByteArray &brokerAddr)
 {
-    QWriteLocker locker(&m_lock);
+    std::unique_lock locker(m_lock);
     const auto it = m_brokerLiveTable.find(brokerAddr);
     if (it != m_brokerLiveTable.end()) {
         it->second.lastUpdateMs = now();
@@ -214,7 +214,7 @@ void RouteInfoManager::updateBrokerInfoUpdateTimestamp(const QByteArray &brokerA
 
 std::optional<TopicRouteData> RouteInfoManager::pickupTopicRouteData(const QByteArray &topic) const
 {
-    QReadLocker locker(&m_lock);
+    std::shared_lock locker(m_lock);
     const auto qdIt = m_topicQueueTable.find(topic);
     if (qdIt == m_topicQueueTable.end() || qdIt->second.empty())
         return std::nullopt;
@@ -240,7 +240,7 @@ std::optional<TopicRouteData> RouteInfoManager::pickupTopicRouteData(const QByte
 std::optional<QByteArray> RouteInfoManager::topicRouteJson(
     const QByteArray &topic, const QByteArray &orderTopicConf) const
 {
-    QReadLocker locker(&m_lock);
+    std::shared_lock locker(m_lock);
     const auto qdIt = m_topicQueueTable.find(topic);
     if (qdIt == m_topicQueueTable.end() || qdIt->second.empty())
         return std::nullopt;
@@ -304,13 +304,13 @@ std::optional<QByteArray> RouteInfoManager::topicRouteJson(
 
 QByteArray RouteInfoManager::clusterInfoJson() const
 {
-    QReadLocker locker(&m_lock);
+    std::shared_lock locker(m_lock);
     return namesrv::clusterInfoJson(m_brokerAddrTable, m_clusterAddrTable);
 }
 
 QList<QByteArray> RouteInfoManager::allTopicList() const
 {
-    QReadLocker locker(&m_lock);
+    std::shared_lock locker(m_lock);
     QList<QByteArray> topics;
     topics.reserve(static_cast<qsizetype>(m_topicQueueTable.size()));
     for (const auto &[topic, byBroker] : m_topicQueueTable)
@@ -320,7 +320,7 @@ QList<QByteArray> RouteInfoManager::allTopicList() const
 
 QList<QByteArray> RouteInfoManager::topicsByCluster(const QByteArray &cluster) const
 {
-    QReadLocker locker(&m_lock);
+    std::shared_lock locker(m_lock);
     QList<QByteArray> topics;
     const auto names = m_clusterAddrTable.find(cluster);
     if (names == m_clusterAddrTable.end())
@@ -338,7 +338,7 @@ QList<QByteArray> RouteInfoManager::topicsByCluster(const QByteArray &cluster) c
 
 QList<QByteArray> RouteInfoManager::systemTopicList(QByteArray *brokerAddr) const
 {
-    QReadLocker locker(&m_lock);
+    std::shared_lock locker(m_lock);
     std::set<QByteArray> names;
     for (const auto &[cluster, brokerNames] : m_clusterAddrTable) {
         names.insert(cluster);
@@ -358,7 +358,7 @@ QList<QByteArray> RouteInfoManager::systemTopicList(QByteArray *brokerAddr) cons
 
 QList<QByteArray> RouteInfoManager::unitTopics() const
 {
-    QReadLocker locker(&m_lock);
+    std::shared_lock locker(m_lock);
     QList<QByteArray> topics;
     for (const auto &[topic, byBroker] : m_topicQueueTable) {
         if (!byBroker.empty() && (byBroker.begin()->second.topicSysFlag & kTopicSysFlagUnit))
@@ -369,7 +369,7 @@ QList<QByteArray> RouteInfoManager::unitTopics() const
 
 QList<QByteArray> RouteInfoManager::hasUnitSubTopics() const
 {
-    QReadLocker locker(&m_lock);
+    std::shared_lock locker(m_lock);
     QList<QByteArray> topics;
     for (const auto &[topic, byBroker] : m_topicQueueTable) {
         if (!byBroker.empty() && (byBroker.begin()->second.topicSysFlag & kTopicSysFlagUnitSub))
@@ -380,7 +380,7 @@ QList<QByteArray> RouteInfoManager::hasUnitSubTopics() const
 
 QList<QByteArray> RouteInfoManager::hasUnitSubUnUnitTopics() const
 {
-    QReadLocker locker(&m_lock);
+    std::shared_lock locker(m_lock);
     QList<QByteArray> topics;
     for (const auto &[topic, byBroker] : m_topicQueueTable) {
         if (byBroker.empty())
@@ -394,7 +394,7 @@ QList<QByteArray> RouteInfoManager::hasUnitSubUnUnitTopics() const
 
 void RouteInfoManager::deleteTopic(const QByteArray &topic, const QByteArray &clusterName)
 {
-    QWriteLocker locker(&m_lock);
+    std::unique_lock locker(m_lock);
     if (clusterName.isEmpty()) {
         m_topicQueueTable.erase(topic);
         return;
@@ -411,7 +411,7 @@ void RouteInfoManager::deleteTopic(const QByteArray &topic, const QByteArray &cl
 
 int RouteInfoManager::wipeWritePermOfBroker(const QByteArray &brokerName)
 {
-    QWriteLocker locker(&m_lock);
+    std::unique_lock locker(m_lock);
     int count = 0;
     for (auto &[topic, byBroker] : m_topicQueueTable) {
         const auto it = byBroker.find(brokerName);
@@ -425,7 +425,7 @@ int RouteInfoManager::wipeWritePermOfBroker(const QByteArray &brokerName)
 
 int RouteInfoManager::addWritePermOfBroker(const QByteArray &brokerName)
 {
-    QWriteLocker locker(&m_lock);
+    std::unique_lock locker(m_lock);
     int count = 0;
     for (auto &[topic, byBroker] : m_topicQueueTable) {
         const auto it = byBroker.find(brokerName);
@@ -467,7 +467,7 @@ int RouteInfoManager::scanNotActiveBroker(std::int64_t expiredMs)
 {
     QList<std::pair<QByteArray, remoting::ChannelPtr>> expired;
     {
-        QWriteLocker locker(&m_lock);
+        std::unique_lock locker(m_lock);
         const std::int64_t t = now();
         for (const auto &[addr, info] : m_brokerLiveTable) {
             if (info.lastUpdateMs + expiredMs < t)
@@ -490,7 +490,7 @@ void RouteInfoManager::onChannelDestroy(std::uint64_t channelId)
 {
     QByteArray found;
     {
-        QWriteLocker locker(&m_lock);
+        std::unique_lock locker(m_lock);
         for (const auto &[addr, info] : m_brokerLiveTable) {
             if (info.channel && info.channel->id() == channelId) {
                 found = addr;
@@ -507,7 +507,7 @@ void RouteInfoManager::onChannelDestroy(std::uint64_t channelId)
 
 QList<BrokerLiveness> RouteInfoManager::brokerLiveness() const
 {
-    QReadLocker locker(&m_lock);
+    std::shared_lock locker(m_lock);
     const std::int64_t t = now();
     QList<BrokerLiveness> out;
     out.reserve(static_cast<qsizetype>(m_brokerLiveTable.size()));
@@ -520,13 +520,13 @@ QList<BrokerLiveness> RouteInfoManager::brokerLiveness() const
 
 bool RouteInfoManager::isBrokerLive(const QByteArray &brokerAddr) const
 {
-    QReadLocker locker(&m_lock);
+    std::shared_lock locker(m_lock);
     return m_brokerLiveTable.contains(brokerAddr);
 }
 
 int RouteInfoManager::liveBrokerCount() const
 {
-    QReadLocker locker(&m_lock);
+    std::shared_lock locker(m_lock);
     return static_cast<int>(m_brokerLiveTable.size());
 }
 

@@ -10,7 +10,7 @@
 //   filterServerTable brokerAddr -> [filter server addr]
 //
 // Thread safety: every public method may be called from any thread; the five tables are guarded
-// by one QReadWriteLock (readers: route lookups; writers: registrations, expiry, admin changes).
+// by one std::shared_mutex (readers: route lookups; writers: registrations, expiry, admin changes).
 // Signals are emitted after the lock is released, from the calling thread.
 //
 // Time: liveness uses a monotonic millisecond clock (replaceable for tests); the wall-clock time
@@ -20,12 +20,12 @@
 #include "namesrv/routedata.h"
 
 #include <QObject>
-#include <QReadWriteLock>
 
 #include <functional>
 #include <map>
 #include <optional>
 #include <set>
+#include <shared_mutex>
 #include <vector>
 
 namespace qrocket::namesrv {
@@ -142,7 +142,7 @@ private:
     Clock m_clock;
     bool m_deleteTopicWithBrokerRegistration = false;
 
-    mutable QReadWriteLock m_lock;
+    mutable std::shared_mutex m_lock;
     // guarded by m_lock:
     std::map<QByteArray, std::map<QByteArray, QueueData>> m_topicQueueTable;
     std::map<QByteArray, BrokerData> m_brokerAddrTable;
