@@ -14,6 +14,7 @@
 #include <QString>
 
 #include <map>
+#include <mutex>
 #include <optional>
 #include <shared_mutex>
 
