@@ -13,6 +13,25 @@
 
 namespace qrocket::client::adminimpl {
 
+namespace {
+
+/// A request without header fields to one broker, answered with T's JSON body.
+template<typename T>
+Result<T> brokerBody(Call &call, const QByteArray &addr, RequestCode code, const char *name)
+{
+    if (Status s = requireName(addr, "broker address"); !s)
+        return s;
+    auto r = invokeBroker(call, {{}, addr}, call.api().request(toInt(code)));
+    if (!r)
+        return r.error();
+    auto body = T::fromJson(r->body);
+    if (!body)
+        return corrupt(name, body.error());
+    return body;
+}
+
+} // namespace
+
 // -- the calls -------------------------------------------------------------------------------
 
 Result<protocol::ClusterInfo> doClusterInfo(Call &call)
@@ -22,16 +41,8 @@ Result<protocol::ClusterInfo> doClusterInfo(Call &call)
 
 Result<admin::BrokerRuntimeInfo> doBrokerRuntimeInfo(Call &call, const QByteArray &addr)
 {
-    if (Status s = requireName(addr, "broker address"); !s)
-        return s;
-    auto r = invokeBroker(
-        call, {{}, addr}, call.api().request(toInt(RequestCode::GetBrokerRuntimeInfo)));
-    if (!r)
-        return r.error();
-    auto info = admin::BrokerRuntimeInfo::fromJson(r->body);
-    if (!info)
-        return corrupt("GET_BROKER_RUNTIME_INFO", info.error());
-    return info;
+    return brokerBody<admin::BrokerRuntimeInfo>(
+        call, addr, RequestCode::GetBrokerRuntimeInfo, "GET_BROKER_RUNTIME_INFO");
 }
 
 Result<ClusterOverview> doClusterOverview(Call &call, bool withRuntimeInfo)
@@ -212,16 +223,8 @@ Result<admin::TopicStatsTable> doTopicStats(Call &call, const QByteArray &topic)
 
 Result<protocol::TopicConfigSerializeWrapper> doAllTopicConfig(Call &call, const QByteArray &addr)
 {
-    if (Status s = requireName(addr, "broker address"); !s)
-        return s;
-    auto r
-        = invokeBroker(call, {{}, addr}, call.api().request(toInt(RequestCode::GetAllTopicConfig)));
-    if (!r)
-        return r.error();
-    auto w = protocol::TopicConfigSerializeWrapper::fromJson(r->body);
-    if (!w)
-        return corrupt("GET_ALL_TOPIC_CONFIG", w.error());
-    return w;
+    return brokerBody<protocol::TopicConfigSerializeWrapper>(
+        call, addr, RequestCode::GetAllTopicConfig, "GET_ALL_TOPIC_CONFIG");
 }
 
 Result<protocol::TopicConfig> doTopicConfig(
@@ -409,16 +412,8 @@ Result<FanOutResult> doDeleteGroupInCluster(
 
 Result<admin::SubscriptionGroupWrapper> doAllGroups(Call &call, const QByteArray &addr)
 {
-    if (Status s = requireName(addr, "broker address"); !s)
-        return s;
-    auto r = invokeBroker(
-        call, {{}, addr}, call.api().request(toInt(RequestCode::GetAllSubscriptionGroupConfig)));
-    if (!r)
-        return r.error();
-    auto w = admin::SubscriptionGroupWrapper::fromJson(r->body);
-    if (!w)
-        return corrupt("GET_ALL_SUBSCRIPTIONGROUP_CONFIG", w.error());
-    return w;
+    return brokerBody<admin::SubscriptionGroupWrapper>(
+        call, addr, RequestCode::GetAllSubscriptionGroupConfig, "GET_ALL_SUBSCRIPTIONGROUP_CONFIG");
 }
 
 Result<admin::ConfigProperties> doBrokerConfig(Call &call, const QByteArray &addr)
