@@ -15,6 +15,11 @@
 //                        [--flush ASYNC_FLUSH,SYNC_FLUSH] [--messages N] [--no-echo]
 //                        [--rate half,20000] [--send-executor default|io|pool] [--no-pull]
 //                        [--io-threads N] [--open-only] [--config broker.conf] [--repeat N]
+//                        [--broker PORT]
+//
+// --broker PORT drives a broker daemon already on 127.0.0.1:PORT with the same generator (send
+// rows only): the floor for a client load generator (qrocket-bench, RocketMQ's benchmark) driving
+// that same process, as resources/scripts/bench-producer.sh runs it.
 //
 // --rate adds open-loop rows ("rate"): sends issued on a fixed schedule, latency measured from
 // each send's scheduled time (no coordinated omission); "half" = half the rate the same number of
@@ -279,15 +284,46 @@ int main(int argc, char *argv[])
         QStringLiteral("N"), QStringLiteral("1"));
     const QCommandLineOption noPullOpt(
         QStringLiteral("no-pull"), QStringLiteral("Skip pulling the messages back."));
+    const QCommandLineOption externalOpt(QStringLiteral("broker"),
+        QStringLiteral("Drive the broker already listening on 127.0.0.1:PORT (a qrocket-broker or "
+                       "RocketMQ daemon) instead of an in-process one: only the synchronous and "
+                       "pipelined send rows, so a client's load generator can be compared with "
+                       "this one on the same process (--flush, --config and --io-threads do not "
+                       "apply)."),
+        QStringLiteral("PORT"));
     const QCommandLineOption openOnlyOpt(QStringLiteral("open-only"),
         QStringLiteral("Run only the open-loop rows of --rate (numeric rates only)."));
-    parser.addOptions({secondsOpt, windowOpt, sizesOpt, connOpt, flushOpt, messagesOpt, noEchoOpt,
-        noPullOpt, executorOpt, rateOpt, ioThreadsOpt, openOnlyOpt, configOpt, repeatOpt});
+    parser.addOptions(
+        {secondsOpt, windowOpt, sizesOpt, connOpt, flushOpt, messagesOpt, noEchoOpt, noPullOpt,
+            executorOpt, rateOpt, ioThreadsOpt, openOnlyOpt, configOpt, repeatOpt, externalOpt});
     parser.process(app);
     const double seconds = parser.value(secondsOpt).toDouble();
     const int window = std::max(1, parser.value(windowOpt).toInt());
     const std::int64_t maxMessages = parser.value(messagesOpt).toLongLong();
     const int repeat = std::max(1, parser.value(repeatOpt).toInt());
+
+    if (parser.isSet(externalOpt)) {
+        bool ok = false;
+        const uint port = parser.value(externalOpt).toUInt(&ok);
+        if (!ok || port == 0 || port > 65535) {
+            std::fprintf(
+                stderr, "--broker: not a port: %s\n", qPrintable(parser.value(externalOpt)));
+            return 2;
+        }
+        std::printf("== external broker 127.0.0.1:%u, %.1f s per row\n", port, seconds);
+        for (int size : intList(parser.value(sizesOpt))) {
+            const QByteArray topic = "BenchTopic" + QByteArray::number(size);
+            for (int connections : intList(parser.value(connOpt))) {
+                for (int w : {1, window}) {
+                    const RemotingCommand send = sendRequest(topic, 0, size);
+                    LoadGenerator load(quint16(port), send, connections, w);
+                    printRow("send", size, connections, w,
+                        load.run(seconds, maxMessages, send.body.size()));
+                }
+            }
+        }
+        return 0;
+    }
 
     for (const QString &flush : parser.value(flushOpt).split(u',', Qt::SkipEmptyParts)) {
         QTemporaryDir dir;
