@@ -299,7 +299,7 @@ void Connection::writeBytes(QByteArrayView bytes)
         m_preconnect.append(bytes);
         return;
     }
-    if (m_inProcessInput) {
+    if (m_inProcessInput || m_ownerCorked) {
         m_corked.append(bytes);
         return;
     }
@@ -309,6 +309,13 @@ void Connection::writeBytes(QByteArrayView bytes)
         return;
     }
     m_lastActivity.start();
+}
+
+void Connection::uncork()
+{
+    m_ownerCorked = false;
+    if (!m_inProcessInput)
+        flushCorked();
 }
 
 void Connection::flushCorked()
@@ -440,7 +447,8 @@ void Connection::processInput()
             m_in.resize(0);
     }
     m_inProcessInput = false;
-    flushCorked();
+    if (!m_ownerCorked)
+        flushCorked();
     if (!m_closed && m_readPending)
         invokeOn(this, [this] { onReadyRead(); });
 }

@@ -101,6 +101,13 @@ public:
 
     std::size_t pendingCount() const { return m_pending.size(); }
 
+    /// Frames written from now on wait in one buffer until uncork() writes them with one
+    /// syscall: requests queued by other threads go out together (one loopback write costs
+    /// about as much as the frame it carries), and the peer reads them together too.
+    void cork() { m_ownerCorked = true; }
+    void uncork();
+    bool isCorked() const { return m_ownerCorked; }
+
 private:
     struct Pending
     {
@@ -141,6 +148,7 @@ private:
     bool m_connected = false;
     bool m_closed = false;
     bool m_inProcessInput = false;
+    bool m_ownerCorked = false; // cork() .. uncork()
     bool m_readPending = false; // more may be readable: onReadyRead() again after decoding
 
     QByteArray m_in; // received bytes; [m_inPos, size) not yet decoded

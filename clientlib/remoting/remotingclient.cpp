@@ -176,6 +176,10 @@ void RemotingClient::drainSubmitted()
         batch.swap(m_submitted);
         m_drainPosted = false;
     }
+    // The batch's frames go out with one write per connection, not one per request.
+    std::vector<Connection *> corked;
+    if (batch.size() > 1)
+        m_corking = &corked;
     for (Submission &s : batch) {
         if (m_shutdown.load()) {
             completeInvocation(s.callback, Status::unavailable(QStringLiteral("client shut down")));
@@ -183,6 +187,11 @@ void RemotingClient::drainSubmitted()
         }
         startInvoke(s.address, std::move(s.request), s.deadline, std::move(s.callback));
     }
+    m_corking = nullptr;
+    // A connection closed meanwhile is only deleted later (deleteLater), and uncork() writes
+    // nothing on a closed one.
+    for (Connection *c : corked)
+        c->uncork();
 }
 
 void RemotingClient::startInvoke(const QByteArray &address, RemotingCommand request,
@@ -200,6 +209,10 @@ void RemotingClient::startInvoke(const QByteArray &address, RemotingCommand requ
             Status::invalidArgument(
                 QStringLiteral("bad address \"%1\"").arg(QLatin1String(address))));
         return;
+    }
+    if (m_corking && !connection->isCorked()) {
+        connection->cork();
+        m_corking->push_back(connection);
     }
     connection->invokeUntil(std::move(request), deadline, std::move(callback));
 }

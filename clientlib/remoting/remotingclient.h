@@ -146,6 +146,8 @@ private:
     mutable std::mutex m_poolMutex; // guards posting against shutdown
     std::vector<Submission> m_submitted; // guarded by m_poolMutex
     bool m_drainPosted = false; // guarded by m_poolMutex
+    // I/O thread: while drainSubmitted() runs, the connections it corked (uncorked at its end).
+    std::vector<Connection *> *m_corking = nullptr;
     QHash<QByteArray, Connection *> m_connections; // I/O thread only
     // The last connection looked up (I/O thread only): most calls go to the same address, and
     // this skips hashing it.

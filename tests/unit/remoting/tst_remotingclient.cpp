@@ -6,6 +6,7 @@
 #include <QFile>
 #include <QTcpServer>
 
+#include <future>
 #include <set>
 #include <thread>
 
@@ -45,6 +46,19 @@ qint64 vmPeakKiB()
             return line.mid(7).trimmed().split(' ').front().toLongLong();
     }
     return 0;
+}
+
+/// Write syscalls this process has made (/proc/self/io "syscw"); -1 when unreadable.
+qint64 writeSyscalls()
+{
+    QFile f(QStringLiteral("/proc/self/io"));
+    if (!f.open(QIODevice::ReadOnly))
+        return -1;
+    for (const QByteArray &line : f.readAll().split('\n')) {
+        if (line.startsWith("syscw:"))
+            return line.mid(6).trimmed().toLongLong();
+    }
+    return -1;
 }
 
 } // namespace
@@ -135,6 +149,47 @@ private Q_SLOTS:
         qInfo("VmPeak grew by %lld MiB for %d MiB of responses", grownMiB,
             int(qint64(kTotal) * body.size() >> 20));
         QVERIFY2(grownMiB < 512, qPrintable(QStringLiteral("VmPeak grew by %1 MiB").arg(grownMiB)));
+    }
+
+    void requestsQueuedTogetherLeaveInOneWrite()
+    {
+        // Requests that other threads queued while the I/O thread was busy are drained as one
+        // batch and go out corked: one write() per connection for the batch, not one per
+        // request (each loopback write costs about what the frame does, on both ends).
+        if (writeSyscalls() < 0)
+            QSKIP("no /proc/self/io on this system");
+        auto server = startServer();
+        QVERIFY(server);
+        RemotingClient client(fastClientOptions());
+        QVERIFY(client.invokeSync(addressOf(*server), makeRequest(kEchoCode), 5000).has_value());
+        // Hold the I/O thread inside a callback while the batch is queued.
+        std::promise<void> entered;
+        std::promise<void> release;
+        std::shared_future<void> released = release.get_future().share();
+        client.invokeAsync(addressOf(*server), makeRequest(kEchoCode), 5000, [&, released](auto) {
+            entered.set_value();
+            released.wait_for(std::chrono::seconds(10));
+        });
+        QCOMPARE(
+            entered.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
+        constexpr int kBatch = 64;
+        const int callsBefore = m_silent->calls.load();
+        ResultSink sink;
+        const qint64 writesBefore = writeSyscalls();
+        for (int i = 0; i < kBatch; ++i)
+            client.invokeAsync(addressOf(*server), makeRequest(kSilentCode, QByteArray(100, 'x')),
+                1000, sink.callback());
+        release.set_value();
+        QTRY_COMPARE_WITH_TIMEOUT(m_silent->calls.load() - callsBefore, kBatch, 10000);
+        const qint64 writes = writeSyscalls() - writesBefore;
+        qInfo("%d queued requests: %lld write syscalls in the process", kBatch, writes);
+        // One socket write plus a few event-loop wake-ups (eventfd writes); one write per
+        // request would be at least kBatch.
+        QVERIFY2(writes < kBatch / 4, qPrintable(QString::number(writes)));
+        // Every one of them still completes (the silent server never answers: timeouts).
+        QTRY_COMPARE_WITH_TIMEOUT(sink.count(), kBatch, 10000);
+        for (int i = 0; i < kBatch; ++i)
+            QCOMPARE(sink.at(i).error().code(), Status::Code::Timeout);
     }
 
     void invokeSyncRefusedOnIoThread()
