@@ -17,9 +17,10 @@
 //                        [--io-threads N] [--open-only] [--config broker.conf] [--repeat N]
 //                        [--broker PORT]
 //
-// --broker PORT drives a broker daemon already on 127.0.0.1:PORT with the same generator (send
-// rows only): the floor for a client load generator (qrocket-bench, RocketMQ's benchmark) driving
-// that same process, as resources/scripts/bench-producer.sh runs it.
+// --broker PORT drives a broker daemon already on 127.0.0.1:PORT with the same generator (one send
+// row per size and connection count, --window requests in flight on each): the floor for a client
+// load generator (qrocket-bench, RocketMQ's benchmark) driving that same process, as
+// resources/scripts/bench-producer.sh runs it.
 //
 // --rate adds open-loop rows ("rate"): sends issued on a fixed schedule, latency measured from
 // each send's scheduled time (no coordinated omission); "half" = half the rate the same number of
@@ -286,8 +287,9 @@ int main(int argc, char *argv[])
         QStringLiteral("no-pull"), QStringLiteral("Skip pulling the messages back."));
     const QCommandLineOption externalOpt(QStringLiteral("broker"),
         QStringLiteral("Drive the broker already listening on 127.0.0.1:PORT (a qrocket-broker or "
-                       "RocketMQ daemon) instead of an in-process one: only the synchronous and "
-                       "pipelined send rows, so a client's load generator can be compared with "
+                       "RocketMQ daemon) instead of an in-process one: one send row per size and "
+                       "connection count, --window in flight on each, so a client's load generator "
+                       "can be compared with "
                        "this one on the same process (--flush, --config and --io-threads do not "
                        "apply)."),
         QStringLiteral("PORT"));
@@ -314,12 +316,10 @@ int main(int argc, char *argv[])
         for (int size : intList(parser.value(sizesOpt))) {
             const QByteArray topic = "BenchTopic" + QByteArray::number(size);
             for (int connections : intList(parser.value(connOpt))) {
-                for (int w : {1, window}) {
-                    const RemotingCommand send = sendRequest(topic, 0, size);
-                    LoadGenerator load(quint16(port), send, connections, w);
-                    printRow("send", size, connections, w,
-                        load.run(seconds, maxMessages, send.body.size()));
-                }
+                const RemotingCommand send = sendRequest(topic, 0, size);
+                LoadGenerator load(quint16(port), send, connections, window);
+                printRow("send", size, connections, window,
+                    load.run(seconds, maxMessages, send.body.size()));
             }
         }
         return 0;
