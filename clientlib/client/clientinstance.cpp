@@ -559,7 +559,7 @@ std::optional<ClientInstance::BrokerAddress> ClientInstance::brokerAddress(
     return BrokerAddress {first->second, first->first != 0};
 }
 
-QByteArray ClientInstance::anyBrokerAddressOf(const QByteArray &topic)
+std::vector<QByteArray> ClientInstance::brokerAddressesOf(const QByteArray &topic)
 {
     std::vector<QByteArray> names;
     {
@@ -573,15 +573,20 @@ QByteArray ClientInstance::anyBrokerAddressOf(const QByteArray &topic)
     if (names.empty()) {
         auto route = refreshTopicRoute(topic);
         if (!route)
-            return QByteArray();
+            return {};
         for (const protocol::BrokerData &b : route->brokerDatas)
             names.push_back(b.brokerName);
     }
+    std::vector<QByteArray> addresses;
+    std::lock_guard lock(d->mutex);
     for (const QByteArray &name : names) {
-        if (auto a = brokerAddress(name, 0, false))
-            return a->address;
+        const auto it = d->brokers.find(name);
+        if (it == d->brokers.end())
+            continue;
+        for (const auto &[id, address] : it->second) // ordered: the master (0) first
+            addresses.push_back(address);
     }
-    return QByteArray();
+    return addresses;
 }
 
 std::map<QByteArray, std::map<std::int64_t, QByteArray>> ClientInstance::brokerAddressTable() const
@@ -683,11 +688,26 @@ void ClientInstance::persistAllConsumerOffsets()
 Result<std::vector<QByteArray>> ClientInstance::consumerIdList(
     const QByteArray &topic, const QByteArray &group)
 {
-    const QByteArray addr = anyBrokerAddressOf(topic);
-    if (addr.isEmpty())
+    // Any broker the group's members heartbeat to knows them all. Java asks one and skips the
+    // rebalance when it fails; a master that just died (still in the cached route) or one that
+    // just restarted (no heartbeats yet) then kept every queue where it was until the next 20 s
+    // rebalance. The next broker (or the dead master's slave, which gets heartbeats too) answers.
+    const std::vector<QByteArray> addresses = brokerAddressesOf(topic);
+    if (addresses.empty())
         return Status::notFound(
             QStringLiteral("no broker serves topic %1").arg(QString::fromUtf8(topic)));
-    return m_api->getConsumerIdList(addr, group, m_config.mqClientApiTimeout);
+    Status last;
+    for (const QByteArray &addr : addresses) {
+        auto ids = m_api->getConsumerIdList(addr, group, m_config.mqClientApiTimeout);
+        if (ids && !ids->empty())
+            return ids;
+        last = ids ? Status::notFound(QStringLiteral("%1 knows no member of group %2")
+                                          .arg(QLatin1String(addr), QString::fromUtf8(group)))
+                   : ids.error();
+        qCDebug(lcClient, "consumer list of %s from %s: %s", group.constData(), addr.constData(),
+            qPrintable(last.message()));
+    }
+    return last;
 }
 
 protocol::HeartbeatData ClientInstance::heartbeatData() const

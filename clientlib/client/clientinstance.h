@@ -130,13 +130,15 @@ public:
     /// other id of that broker when that one is not known (master first).
     std::optional<BrokerAddress> brokerAddress(
         const QByteArray &brokerName, std::int64_t brokerId, bool onlyThisBroker) const;
-    /// Any broker address serving `topic` (for group-wide queries), null when none.
-    QByteArray anyBrokerAddressOf(const QByteArray &topic);
+    /// Every broker address serving `topic` (for group-wide queries): each broker's master
+    /// first, then its slaves, in the route's order; empty when none is known.
+    std::vector<QByteArray> brokerAddressesOf(const QByteArray &topic);
     /// Every broker (name -> id -> address) of the cached routes.
     std::map<QByteArray, std::map<std::int64_t, QByteArray>> brokerAddressTable() const;
 
     // -- consumers -------------------------------------------------------------------------
-    /// GET_CONSUMER_LIST_BY_GROUP at a broker of `topic`.
+    /// GET_CONSUMER_LIST_BY_GROUP at the brokers of `topic` (brokerAddressesOf), in turn until
+    /// one names a member: the first error or empty answer does not end it.
     Result<std::vector<QByteArray>> consumerIdList(
         const QByteArray &topic, const QByteArray &group);
     /// Heartbeats to every broker now; with `wait`, returns once all answered (bounded by the

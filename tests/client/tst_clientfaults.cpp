@@ -4,6 +4,7 @@
 // corrupt body or never answers: a clear error in bounded time, never a hang or a crash.
 
 #include "clientlib/client/clientinstance.h"
+#include "clientlib/client/pushconsumer.h"
 #include "clientlib/protocol/framecodec.h"
 #include "clientlib/protocol/headers/adminheaders.h"
 #include "clientlib/protocol/requestcode.h"
@@ -122,6 +123,7 @@ private slots:
     void deadFirstNameServerIsSkipped();
     void misbehavingBrokerGivesAClearError_data();
     void misbehavingBrokerGivesAClearError();
+    void consumerListSkipsADeadBroker();
 };
 
 void tst_ClientFaults::sendsSurviveABrokerKilled()
@@ -274,6 +276,57 @@ void tst_ClientFaults::misbehavingBrokerGivesAClearError()
         instance->api().request(protocol::toInt(protocol::RequestCode::HeartBeat)), 1000);
     if (mode != int(FakeBroker::Mode::CorruptPullBody))
         QVERIFY(!again);
+}
+
+void tst_ClientFaults::consumerListSkipsADeadBroker()
+{
+    // A rebalance asks a broker of the topic for the group's members. When the first broker of
+    // the cached route has just gone away (its route entry lives until the next route poll), the
+    // next one answers instead: the rebalance is not skipped, so the dead broker's queues are not
+    // kept by everybody until the next 20 s rebalance.
+    auto cluster = startCluster(2);
+    QVERIFY(cluster);
+    QVERIFY(cluster->createTopic(QStringLiteral("ListT"), 4));
+    QVERIFY(cluster->waitForRoute(QStringLiteral("ListT")));
+    PushConsumerOptions co;
+    co.group = "list_group";
+    co.client = clientConfig(*cluster, "member");
+    PushConsumer member(co);
+    QVERIFY(member.subscribe("ListT", "*"));
+    member.registerMessageListener(
+        [](const std::vector<MessageExt> &, ConsumeConcurrentlyContext &) {
+            return ConsumeConcurrentlyStatus::ConsumeSuccess;
+        });
+    QVERIFY(member.start());
+
+    ClientConfig config = clientConfig(*cluster, "asker");
+    config.pollNameServerInterval = 600000; // keeps the route it has for the whole test
+    auto asker = ClientInstance::acquire(config);
+    QVERIFY(waitFor(
+        [&] {
+            auto ids = asker->consumerIdList("ListT", "list_group");
+            return ids && ids->size() == 1;
+        },
+        10000));
+    const std::vector<QByteArray> addresses = asker->brokerAddressesOf("ListT");
+    QCOMPARE(addresses.size(), std::size_t(2));
+    int first = -1;
+    for (int i = 0; i < cluster->brokerCount(); ++i) {
+        if (cluster->brokerAddress(i).toUtf8() == addresses.front())
+            first = i;
+    }
+    QVERIFY(first >= 0);
+    QVERIFY(cluster->stopBroker(first));
+
+    QElapsedTimer t;
+    t.start();
+    auto ids = asker->consumerIdList("ListT", "list_group");
+    QVERIFY2(ids, ids ? "" : qPrintable(errorText(ids.error())));
+    QCOMPARE(ids->size(), std::size_t(1));
+    QCOMPARE(ids->front(), member.clientId());
+    qInfo("members from the second broker in %lld ms", static_cast<long long>(t.elapsed()));
+    QVERIFY(t.elapsed() < 3000);
+    member.shutdown();
 }
 
 QTEST_GUILESS_MAIN(tst_ClientFaults)
