@@ -34,6 +34,7 @@ std::uint64_t nextConnectionId()
 }
 
 constexpr qsizetype kKeepBufferBytes = 1024 * 1024; // larger idle read buffers are released
+constexpr qsizetype kCompactOutBytes = 64 * 1024; // smallest sent prefix worth moving bytes for
 // Free space offered to each read(): grows (doubling) while reads fill it; an emptied read buffer
 // larger than this is released, so an idle connection holds at most this much.
 constexpr qsizetype kReadChunk = 16 * 1024;
@@ -208,6 +209,17 @@ bool Connection::writeOut(const char *data, qint64 size, QString &error)
         return false;
     }
     if (m_outPos < m_out.size()) {
+        // The sent prefix goes once it is as large as what is left (each byte moves at most once
+        // more than it is sent): a peer that keeps reading but never catches up would otherwise
+        // grow the buffer with everything ever sent through it, while the unsent bytes stay
+        // under the cap.
+        const qsizetype unsent = m_out.size() - m_outPos;
+        if (m_outPos >= kCompactOutBytes && m_outPos >= unsent) {
+            std::memmove(
+                m_out.data(), m_out.constData() + m_outPos, static_cast<std::size_t>(unsent));
+            m_out.resize(unsent);
+            m_outPos = 0;
+        }
         m_out.append(data, size); // keep the order: behind what the kernel has not taken yet
         return true;
     }

@@ -4,6 +4,7 @@
 #include "clientlib/remoting/executor.h"
 #include "remotingtestutil.h"
 
+#include <QFile>
 #include <QScopeGuard>
 #include <QTcpServer>
 #include <QtEndian>
@@ -19,6 +20,23 @@
 using namespace qrocket;
 using namespace qrocket::remoting;
 using namespace qrocket::remoting::test;
+
+namespace {
+
+/// The process's peak virtual size (VmPeak), in KiB.
+qint64 vmPeakKiB()
+{
+    QFile f(QStringLiteral("/proc/self/status"));
+    if (!f.open(QIODevice::ReadOnly))
+        return 0;
+    for (const QByteArray &line : f.readAll().split('\n')) {
+        if (line.startsWith("VmPeak:"))
+            return line.mid(7).trimmed().split(' ').front().toLongLong();
+    }
+    return 0;
+}
+
+} // namespace
 
 class tst_RemotingServer : public QObject
 {
@@ -459,6 +477,86 @@ private Q_SLOTS:
             ssize_t(requests.size()));
         QTRY_COMPARE_WITH_TIMEOUT(closedCount.load(), 1, 10000);
         ::close(fd);
+    }
+
+    void slowReaderKeepsTheWriteBufferBounded()
+    {
+        // A peer that keeps reading but never catches up: the server's unsent bytes stay under
+        // the cap, but its write buffer once kept everything ever sent through it (the sent
+        // prefix was only dropped when the buffer emptied), so it grew with the traffic.
+        RemotingServer::Options options = loopbackServerOptions();
+        auto server = startServer(options);
+        constexpr int kBody = 64 * 1024;
+        server->registerProcessor(kCountCode,
+            std::make_shared<FunctionProcessor>(
+                [](const ChannelPtr &, RemotingCommand, Responder respond) {
+                    RemotingCommand response;
+                    response.body = QByteArray(kBody, 'z');
+                    respond(std::move(response));
+                }));
+        const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+        QVERIFY(fd >= 0);
+        auto closeFd = qScopeGuard([fd] { ::close(fd); });
+        int buffer = 64 * 1024;
+        ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buffer, sizeof buffer);
+        timeval timeout {10, 0};
+        ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+        sockaddr_in addr {};
+        addr.sin_family = AF_INET;
+        addr.sin_port = htons(server->serverPort());
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        QCOMPARE(::connect(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr), 0);
+        // Reads exactly one frame; false on error or timeout.
+        QByteArray frame;
+        auto readFrame = [&] {
+            auto readExactly = [&](char *to, std::size_t n) {
+                while (n > 0) {
+                    const ssize_t got = ::recv(fd, to, n, 0);
+                    if (got <= 0)
+                        return false;
+                    to += got;
+                    n -= std::size_t(got);
+                }
+                return true;
+            };
+            quint32 length = 0;
+            if (!readExactly(reinterpret_cast<char *>(&length), 4))
+                return false;
+            frame.resize(qFromBigEndian(length));
+            return readExactly(frame.data(), std::size_t(frame.size()));
+        };
+        // Lockstep with a lag: request i is sent, then the answer to request i - kLag is read,
+        // so kLag answers (24 MiB, several times the kernel's socket buffers) always wait in
+        // the server.
+        constexpr int kTotal = 8192; // 512 MiB of answers
+        constexpr int kLag = 384;
+        const qint64 vmBefore = vmPeakKiB();
+        int read = 0;
+        for (int i = 0; i < kTotal + kLag; ++i) {
+            if (i < kTotal) {
+                QByteArray request;
+                RemotingCommand command = makeRequest(kCountCode);
+                command.opaque = i;
+                protocol::encodeFrame(command, request);
+                QCOMPARE(::send(fd, request.constData(), size_t(request.size()), MSG_NOSIGNAL),
+                    ssize_t(request.size()));
+            }
+            if (i >= kLag) {
+                QVERIFY2(readFrame(), "answer missing");
+                ++read;
+            }
+        }
+        QCOMPARE(read, kTotal);
+        const qint64 grownMiB = (vmPeakKiB() - vmBefore) / 1024;
+        qInfo("VmPeak grew by %lld MiB for %d MiB of answers", grownMiB, kTotal * kBody >> 20);
+#if defined(__SANITIZE_ADDRESS__)
+        // AddressSanitizer keeps up to 256 MiB of freed blocks (the answers) in its quarantine.
+        constexpr qint64 kLimitMiB = 480;
+#else
+        constexpr qint64 kLimitMiB = 200;
+#endif
+        QVERIFY2(grownMiB < kLimitMiB,
+            qPrintable(QStringLiteral("VmPeak grew by %1 MiB").arg(grownMiB)));
     }
 
     void channelEventsAndMappedPeerAddress()
