@@ -13,11 +13,63 @@
 #include <QCloseEvent>
 #include <QLabel>
 #include <QMenuBar>
+#include <QResizeEvent>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
 
+#include <algorithm>
+
 namespace qrocket::console {
+
+/// A one-line status text that never widens the window: what does not fit is cut with "…" and
+/// the whole text is its tooltip (a QLabel's size hint is its whole text, so a long error once
+/// pushed the status bar past the window's edge).
+class ElidedLabel : public QLabel
+{
+public:
+    ElidedLabel(QWidget *parent, QSizePolicy::Policy horizontal) : QLabel(parent)
+    {
+        setTextFormat(Qt::PlainText);
+        setSizePolicy(horizontal, QSizePolicy::Preferred);
+        if (horizontal == QSizePolicy::Ignored)
+            setMinimumWidth(1);
+    }
+    /// `colour` empty: the palette's text colour.
+    void setFullText(const QString &text, const QString &colour = QString())
+    {
+        m_text = text;
+        setStyleSheet(colour.isEmpty() ? QString() : QStringLiteral("color: %1").arg(colour));
+        setToolTip(text);
+        updateGeometry();
+        elide();
+    }
+    QSize sizeHint() const override
+    {
+        // The whole text's room, up to 60 characters (the stretch may give more).
+        const QSize whole
+            = QSize(fontMetrics().horizontalAdvance(m_text), QLabel::sizeHint().height());
+        return {std::min(whole.width(), fontMetrics().averageCharWidth() * 60), whole.height()};
+    }
+    QSize minimumSizeHint() const override { return sizeHint(); }
+
+protected:
+    void resizeEvent(QResizeEvent *event) override
+    {
+        QLabel::resizeEvent(event);
+        elide();
+    }
+
+private:
+    void elide()
+    {
+        const QString shown
+            = fontMetrics().elidedText(m_text, Qt::ElideRight, std::max(0, width()));
+        if (shown != text())
+            setText(shown);
+    }
+    QString m_text;
+};
 
 MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
 {
@@ -28,8 +80,8 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     m_clusters->setTabsClosable(true);
     m_clusters->setMovable(true);
     setCentralWidget(m_clusters);
-    m_problems = new QLabel(this);
-    m_alerts = new QLabel(this);
+    m_problems = new ElidedLabel(this, QSizePolicy::Ignored);
+    m_alerts = new ElidedLabel(this, QSizePolicy::Minimum); // its hint: up to 60 characters
     statusBar()->addPermanentWidget(m_problems, 1);
     statusBar()->addPermanentWidget(m_alerts);
 
@@ -145,22 +197,20 @@ void MainWindow::updateStatus()
 {
     ClusterWidget *c = currentCluster();
     if (!c) {
-        m_problems->setText(tr("Not connected: File > Connect (Ctrl+N)"));
-        m_alerts->clear();
+        m_problems->setFullText(tr("Not connected: File > Connect (Ctrl+N)"));
+        m_alerts->setFullText(QString());
         return;
     }
     const QString problems = c->session()->problemSummary();
-    m_problems->setText(problems.isEmpty()
-            ? QString()
-            : QStringLiteral("<span style='color:#f0b429'>&#9888; %1</span>")
-                  .arg(problems.toHtmlEscaped()));
-    m_problems->setToolTip(problems);
+    m_problems->setFullText(problems.isEmpty() ? QString() : QStringLiteral("\u26A0 ") + problems,
+        QStringLiteral("#f0b429"));
     const auto &active = c->alerts()->active();
-    m_alerts->setText(active.empty()
-            ? tr("no alerts")
-            : QStringLiteral("<span style='color:#ff6b6b'>&#9888; %1 alert(s): %2</span>")
-                  .arg(active.size())
-                  .arg(active.back().text.toHtmlEscaped()));
+    if (active.empty())
+        m_alerts->setFullText(tr("no alerts"));
+    else
+        m_alerts->setFullText(QStringLiteral("\u26A0 ")
+                + tr("%1 alert(s): %2").arg(active.size()).arg(active.back().text),
+            QStringLiteral("#ff6b6b"));
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

@@ -14,6 +14,7 @@ class QTabWidget;
 namespace qrocket::console {
 
 class ClusterWidget;
+class ElidedLabel;
 
 class MainWindow : public QMainWindow
 {
@@ -44,8 +45,8 @@ private:
     void closeCluster(int index);
 
     QTabWidget *m_clusters;
-    QLabel *m_problems;
-    QLabel *m_alerts;
+    ElidedLabel *m_problems; // stretches; a long text is cut with "…", whole in its tooltip
+    ElidedLabel *m_alerts;
 };
 
 } // namespace qrocket::console
