@@ -7,6 +7,7 @@
 #include "clientlib/remoting/remotingclient.h"
 #include "clientlib/remoting/remotingserver.h"
 
+#include <QFile>
 #include <QTcpSocket>
 #include <QTest>
 
@@ -103,6 +104,19 @@ public:
 private:
     Function m_f;
 };
+
+/// The process's peak virtual size (VmPeak), in KiB.
+inline qint64 vmPeakKiB()
+{
+    QFile f(QStringLiteral("/proc/self/status"));
+    if (!f.open(QIODevice::ReadOnly))
+        return 0;
+    for (const QByteArray &line : f.readAll().split('\n')) {
+        if (line.startsWith("VmPeak:"))
+            return line.mid(7).trimmed().split(' ').front().toLongLong();
+    }
+    return 0;
+}
 
 inline RemotingServer::Options loopbackServerOptions()
 {

@@ -35,19 +35,6 @@ quint16 deadPort()
     return port;
 }
 
-/// The process's peak virtual size (VmPeak), in KiB.
-qint64 vmPeakKiB()
-{
-    QFile f(QStringLiteral("/proc/self/status"));
-    if (!f.open(QIODevice::ReadOnly))
-        return 0;
-    for (const QByteArray &line : f.readAll().split('\n')) {
-        if (line.startsWith("VmPeak:"))
-            return line.mid(7).trimmed().split(' ').front().toLongLong();
-    }
-    return 0;
-}
-
 /// Write syscalls this process has made (/proc/self/io "syscw"); -1 when unreadable.
 qint64 writeSyscalls()
 {

@@ -4,7 +4,6 @@
 #include "clientlib/remoting/executor.h"
 #include "remotingtestutil.h"
 
-#include <QFile>
 #include <QScopeGuard>
 #include <QTcpServer>
 #include <QtEndian>
@@ -23,17 +22,23 @@ using namespace qrocket::remoting::test;
 
 namespace {
 
-/// The process's peak virtual size (VmPeak), in KiB.
-qint64 vmPeakKiB()
+/// A blocking TCP socket connected to 127.0.0.1:`port`, its receive buffer set to
+/// `receiveBuffer` bytes first; -1 when the socket or the connection fails.
+int connectBlocking(quint16 port, int receiveBuffer)
 {
-    QFile f(QStringLiteral("/proc/self/status"));
-    if (!f.open(QIODevice::ReadOnly))
-        return 0;
-    for (const QByteArray &line : f.readAll().split('\n')) {
-        if (line.startsWith("VmPeak:"))
-            return line.mid(7).trimmed().split(' ').front().toLongLong();
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0)
+        return -1;
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &receiveBuffer, sizeof receiveBuffer);
+    sockaddr_in addr {};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) != 0) {
+        ::close(fd);
+        return -1;
     }
-    return 0;
+    return fd;
 }
 
 } // namespace
@@ -458,15 +463,8 @@ private Q_SLOTS:
                     respond(std::move(response));
                 }));
         // A plain blocking socket that sends requests and never reads.
-        const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+        const int fd = connectBlocking(server->serverPort(), 4096);
         QVERIFY(fd >= 0);
-        int small = 4096;
-        ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
-        sockaddr_in addr {};
-        addr.sin_family = AF_INET;
-        addr.sin_port = htons(server->serverPort());
-        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        QCOMPARE(::connect(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr), 0);
         QByteArray requests;
         for (int i = 0; i < 500; ++i) {
             RemotingCommand request = makeRequest(kCountCode);
@@ -494,18 +492,11 @@ private Q_SLOTS:
                     response.body = QByteArray(kBody, 'z');
                     respond(std::move(response));
                 }));
-        const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+        const int fd = connectBlocking(server->serverPort(), 64 * 1024);
         QVERIFY(fd >= 0);
         auto closeFd = qScopeGuard([fd] { ::close(fd); });
-        int buffer = 64 * 1024;
-        ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buffer, sizeof buffer);
         timeval timeout {10, 0};
         ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-        sockaddr_in addr {};
-        addr.sin_family = AF_INET;
-        addr.sin_port = htons(server->serverPort());
-        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        QCOMPARE(::connect(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr), 0);
         // Reads exactly one frame; false on error or timeout.
         QByteArray frame;
         auto readFrame = [&] {
