@@ -3,11 +3,14 @@
 #include <QDeadlineTimer>
 #include <QDir>
 #include <QFile>
+#include <QRandomGenerator>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QThread>
 
 #include <csignal>
+#include <memory>
+#include <vector>
 
 namespace qrocket::testlib {
 
@@ -17,8 +20,52 @@ QString binDir()
     return dir.isEmpty() ? QDir::currentPath() : QString::fromLocal8Bit(dir);
 }
 
+namespace {
+
+/// The first port of the kernel's ephemeral range (outgoing connections take their local port
+/// from it), 32768 when it cannot be read.
+int ephemeralLow()
+{
+    QFile f(QStringLiteral("/proc/sys/net/ipv4/ip_local_port_range"));
+    if (f.open(QIODevice::ReadOnly)) {
+        bool ok = false;
+        const int low = f.readAll().simplified().split(' ').value(0).toInt(&ok);
+        if (ok && low > 0)
+            return low;
+    }
+    return 32768;
+}
+
+/// true when every port of [first, last] can be listened on for all addresses (the daemons' bind,
+/// with the same SO_REUSEADDR that QTcpServer sets).
+bool bindable(int first, int last)
+{
+    std::vector<std::unique_ptr<QTcpServer>> held;
+    for (int p = first; p <= last; ++p) {
+        auto probe = std::make_unique<QTcpServer>();
+        if (p < 1 || p > 65535 || !probe->listen(QHostAddress::Any, quint16(p)))
+            return false;
+        held.push_back(std::move(probe));
+    }
+    return true;
+}
+
+} // namespace
+
 quint16 freePort()
 {
+    // Below the ephemeral range when there is room: a port there is never the local port of an
+    // outgoing connection, live or in TIME_WAIT (either makes a listener's bind fail, and a busy
+    // test run leaves thousands), and a connect to it can never connect to itself.
+    constexpr int kLowest = 10000;
+    const int high = ephemeralLow() - 2;
+    if (high - kLowest >= 1000) {
+        for (int attempt = 0; attempt < 200; ++attempt) {
+            const int port = int(QRandomGenerator::global()->bounded(kLowest + 2, high));
+            if (bindable(port - 2, port + 1))
+                return quint16(port);
+        }
+    }
     QTcpServer probe;
     if (!probe.listen(QHostAddress::LocalHost, 0))
         return 0;
@@ -59,6 +106,7 @@ bool DaemonProcess::start(const QString &configPath, const QByteArray &config, q
         return false;
     }
     f.close();
+    kill(); // a daemon from an earlier start() of this object
     m_output.clear();
     m_process = std::make_unique<QProcess>();
     m_process->setProcessChannelMode(QProcess::MergedChannels);
@@ -70,6 +118,9 @@ bool DaemonProcess::start(const QString &configPath, const QByteArray &config, q
         return false;
     }
     if (port != 0 && !waitForPort(port, timeoutMs)) {
+        // Stop it (it may still be starting, or be gone already) so that what it printed, such
+        // as why it could not bind, is read from the pipe into the message.
+        kill();
         m_error = QStringLiteral("%1 is not listening on %2 after %3 ms; output:\n%4")
                       .arg(m_program)
                       .arg(port)
@@ -129,7 +180,7 @@ bool startOnFreePort(DaemonProcess &daemon, const QString &configPath, quint16 &
             continue;
         if (daemon.start(configPath, config(port), port))
             return true;
-        qWarning("daemon did not start on %u: %s", port, daemon.output().constData());
+        qWarning("daemon did not start on %u: %s", port, qPrintable(daemon.error()));
     }
     return false;
 }

@@ -17,7 +17,10 @@ namespace qrocket::testlib {
 
 /// The directory of the built daemons (env QROCKET_BIN_DIR, set by ctest).
 QString binDir();
-/// A TCP port on 127.0.0.1 that was free a moment ago (bind to port 0, read it, close).
+/// A TCP port for a daemon that was free a moment ago together with its neighbours port - 2 ..
+/// port + 1 (a broker also binds listenPort - 2 and + 1). Chosen at random below the kernel's
+/// ephemeral port range, where no outgoing connection, live or in TIME_WAIT, can hold it; from
+/// that range (bind to port 0) only when there is no room below it.
 quint16 freePort();
 /// true when something accepts TCP connections on 127.0.0.1:port within `timeoutMs`.
 bool waitForPort(quint16 port, int timeoutMs);

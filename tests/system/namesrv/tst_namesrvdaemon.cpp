@@ -2,6 +2,7 @@
 // broker against the real daemon (persistence across a restart).
 
 #include "rawclient.h"
+#include "tests/testlib/daemonprocess.h"
 
 #include <QProcess>
 #include <QRegularExpression>
@@ -20,14 +21,6 @@ namespace {
 QString daemonPath()
 {
     return qEnvironmentVariable("QROCKET_BIN_DIR") + QStringLiteral("/qrocket-namesrv");
-}
-
-quint16 freePort()
-{
-    QTcpServer probe;
-    if (!probe.listen(QHostAddress::LocalHost, 0))
-        return 0;
-    return probe.serverPort();
 }
 
 /// Keys of `key=value` and `#key=value` lines (descriptions are `# text`).
@@ -202,7 +195,7 @@ void tst_NamesrvDaemon::portInUseExitsNonZero()
 void tst_NamesrvDaemon::servesBrokerAndExitsCleanlyOnSigterm()
 {
     QROCKET_REQUIRE_VECTORS();
-    const quint16 port = freePort();
+    const quint16 port = testlib::freePort();
     QVERIFY(port != 0);
     const QString kvPath = m_dir.filePath(QStringLiteral("kv-daemon.json"));
     const QString cfg
@@ -242,7 +235,7 @@ void tst_NamesrvDaemon::servesBrokerAndExitsCleanlyOnSigterm()
 
 void tst_NamesrvDaemon::sigintAlsoStops()
 {
-    const quint16 port = freePort();
+    const quint16 port = testlib::freePort();
     const QString cfg
         = writeConfig("listenAddress=127.0.0.1\nlistenPort=" + QByteArray::number(port)
             + "\nkvConfigPath=" + m_dir.filePath(QStringLiteral("kv-int.json")).toUtf8() + '\n');
