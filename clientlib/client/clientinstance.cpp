@@ -100,7 +100,7 @@ struct ClientInstance::Private
     std::atomic<bool> rebalancePosted {false};
 };
 
-std::shared_ptr<ClientInstance> ClientInstance::acquire(const ClientConfig &config)
+ClientInstance::Lease ClientInstance::acquire(const ClientConfig &config)
 {
     // Keyed by the name servers too: an explicit instance name used for two clusters gives two
     // instances, never one that talks to the wrong cluster.
@@ -113,12 +113,47 @@ std::shared_ptr<ClientInstance> ClientInstance::acquire(const ClientConfig &conf
         else
             ++it;
     }
-    if (auto existing = r.instances[id].lock())
-        return existing;
+    if (auto existing = r.instances[id].lock()) {
+        ++existing->m_leases;
+        return Lease(std::move(existing));
+    }
     std::shared_ptr<ClientInstance> created(new ClientInstance(config));
     created->registerBrokerProcessors();
+    created->m_registryKey = id;
+    created->m_leases = 1;
     r.instances[id] = created;
-    return created;
+    return Lease(std::move(created));
+}
+
+ClientInstance::Lease &ClientInstance::Lease::operator=(Lease &&other) noexcept
+{
+    if (this != &other) {
+        reset();
+        m_instance = std::move(other.m_instance);
+    }
+    return *this;
+}
+
+void ClientInstance::Lease::reset()
+{
+    if (auto instance = std::move(m_instance))
+        instance->releaseLease();
+}
+
+void ClientInstance::releaseLease()
+{
+    {
+        Registry &r = registry();
+        std::lock_guard lock(r.mutex);
+        if (--m_leases > 0)
+            return;
+        // Gone from the registry first: an acquire() from now on creates a new instance.
+        const auto it = r.instances.find(m_registryKey);
+        if (it != r.instances.end() && !it->second.owner_before(weak_from_this())
+            && !weak_from_this().owner_before(it->second))
+            r.instances.erase(it);
+    }
+    shutdown();
 }
 
 ClientInstance::ClientInstance(const ClientConfig &config)
@@ -136,6 +171,21 @@ ClientInstance::ClientInstance(const ClientConfig &config)
 
 ClientInstance::~ClientInstance()
 {
+    shutdown();
+    // Joined by shutdown() unless it ran on the I/O thread: then a helper thread does it (the
+    // last holder may have been a callback there).
+    if (m_remoting->isIoThread()) {
+        std::thread([remoting = std::move(m_remoting)]() mutable {
+            remoting->shutdown();
+        }).detach();
+    }
+    qCDebug(lcClient, "client instance %s destroyed", m_clientId.constData());
+}
+
+void ClientInstance::shutdown()
+{
+    if (m_shutDown.exchange(true))
+        return;
     m_scheduler->shutdown();
     m_rebalancer->shutdown();
     std::map<QByteArray, Private::PendingReply> replies;
@@ -146,15 +196,9 @@ ClientInstance::~ClientInstance()
     for (auto &[id, pending] : replies)
         pending.callback(Status::unavailable(QStringLiteral("client shut down")));
     m_callbackPool->shutdown();
-    // RemotingClient joins its I/O thread: never from that thread (the last owner may have been
-    // a callback there); then a helper thread does it.
-    if (m_remoting->isIoThread()) {
-        std::thread([remoting = std::move(m_remoting)]() mutable {
-            remoting->shutdown();
-        }).detach();
-    } else {
+    // RemotingClient joins its I/O thread: never from that thread (see the destructor).
+    if (!m_remoting->isIoThread())
         m_remoting->shutdown();
-    }
     qCDebug(lcClient, "client instance %s shut down", m_clientId.constData());
 }
 
@@ -794,7 +838,12 @@ void ClientInstance::expectReply(
     const QByteArray &correlationId, int timeoutMs, ReplyCallback callback)
 {
     std::weak_ptr<ClientInstance> weak = weak_from_this();
-    std::lock_guard lock(d->mutex);
+    std::unique_lock lock(d->mutex);
+    if (m_shutDown.load()) { // shutdown() fails what it finds in d->replies under this mutex
+        lock.unlock();
+        callback(Status::unavailable(QStringLiteral("client shut down")));
+        return;
+    }
     Private::PendingReply &p = d->replies[correlationId];
     p.callback = std::move(callback);
     p.timer = m_scheduler->schedule(

@@ -5,8 +5,9 @@
 // name-server failover), the route cache, the broker address table, the heartbeat, and the
 // answers to the requests brokers send to clients (protocol.md §4.10).
 //
-//   auto instance = ClientInstance::acquire(config);   // shared per clientId
-//   instance->registerProducer(group, producer);        // starts the timers on first use
+//   ClientInstance::Lease lease = ClientInstance::acquire(config);   // shared per clientId
+//   lease->registerProducer(group, producer);        // starts the timers on first use
+//   lease.reset();                                   // the last lease shuts the instance down
 //
 // Routes: a topic is cached on first use and refreshed every pollNameServerInterval, and at once
 // after a send or pull failure (refreshTopicRoute). Brokers that no cached route names any more
@@ -16,8 +17,15 @@
 // Threads: the timers run on the instance's "qrocket-timer" thread; rebalances on
 // "qrocket-rebal"; broker->client requests on a small pool ("qrocket-cb"); none on the remoting
 // I/O thread. Every public method is thread-safe. Registered objects are held as weak_ptr: they
-// own the instance (shared_ptr), not the other way round; the last one to let go destroys it,
-// from whatever thread (the destructor never joins the thread it runs on).
+// own the instance (a Lease), not the other way round.
+//
+// Lifetime: the instance runs while a Lease on it exists. Dropping the last one shuts it down on
+// the dropping thread before that returns (timers, pools and the I/O thread stopped and joined),
+// so a program that shuts its producers and consumers down has no client thread left when it
+// exits; the next acquire() of the same client id creates a new instance. Callbacks in flight may
+// still hold the object (a shared_ptr) for a moment: it stays valid, but does nothing any more.
+// If the last lease is dropped on one of the instance's own threads (a callback that shuts its
+// producer down), the threads that cannot join themselves are left to finish on their own.
 
 #include "clientlib/client/clientapi.h"
 #include "clientlib/client/clientconfig.h"
@@ -26,6 +34,7 @@
 #include <QByteArray>
 #include <QHash>
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -85,9 +94,39 @@ class ClientInstance : public std::enable_shared_from_this<ClientInstance>
     struct Private;
 
 public:
-    /// The instance of `config`'s client id, created (not started) if there is none.
-    static std::shared_ptr<ClientInstance> acquire(const ClientConfig &config);
+    /// One user's hold on an instance (see Lifetime above). Move-only; reset() or destruction
+    /// releases it.
+    class Lease
+    {
+    public:
+        Lease() = default;
+        Lease(Lease &&other) noexcept : m_instance(std::move(other.m_instance)) { }
+        Lease &operator=(Lease &&other) noexcept;
+        Lease(const Lease &) = delete;
+        Lease &operator=(const Lease &) = delete;
+        ~Lease() { reset(); }
+
+        void reset();
+        const std::shared_ptr<ClientInstance> &instance() const { return m_instance; }
+        ClientInstance *operator->() const { return m_instance.get(); }
+        ClientInstance &operator*() const { return *m_instance; }
+        explicit operator bool() const { return m_instance != nullptr; }
+
+    private:
+        friend class ClientInstance;
+        explicit Lease(std::shared_ptr<ClientInstance> instance) : m_instance(std::move(instance))
+        { }
+        std::shared_ptr<ClientInstance> m_instance;
+    };
+
+    /// A lease on the instance of `config`'s client id, created (not started) if there is none
+    /// or if the last one was shut down.
+    static Lease acquire(const ClientConfig &config);
     ~ClientInstance();
+    /// Stops the timers, the pools and the remoting client, and fails replies still awaited.
+    /// Idempotent; the last Lease calls it. Afterwards requests fail with "client shut down".
+    void shutdown();
+    bool isShutDown() const { return m_shutDown.load(); }
     ClientInstance(const ClientInstance &) = delete;
     ClientInstance &operator=(const ClientInstance &) = delete;
 
@@ -166,8 +205,13 @@ private:
     std::vector<std::shared_ptr<ProducerInner>> producers() const;
     protocol::HeartbeatData heartbeatData() const;
 
+    void releaseLease();
+
     const ClientConfig m_config;
     const QByteArray m_clientId;
+    QByteArray m_registryKey;
+    int m_leases = 0; // guarded by the registry's mutex
+    std::atomic<bool> m_shutDown {false};
     std::unique_ptr<remoting::RemotingClient> m_remoting;
     std::unique_ptr<ClientApi> m_api;
     std::unique_ptr<Scheduler> m_scheduler;

@@ -111,9 +111,11 @@ Status ProducerImpl::start()
     if (m_options.client.resolvedNamesrvAddr().isEmpty())
         return Status::invalidArgument(
             QStringLiteral("no name server address: set namesrvAddr or NAMESRV_ADDR"));
-    m_instance = ClientInstance::acquire(m_options.client);
+    m_lease = ClientInstance::acquire(m_options.client);
+    m_instance = m_lease.instance();
     if (Status s = m_instance->registerProducer(m_options.group, weak_from_this()); !s) {
         m_instance.reset();
+        m_lease.reset();
         return s;
     }
     m_callbacks = std::make_shared<WorkerPool>("qrocket-send", m_options.callbackThreads);
@@ -150,6 +152,7 @@ void ProducerImpl::shutdown()
         m_instance->unregisterProducer(m_options.group);
     m_callbacks->shutdown();
     m_checks->shutdown();
+    m_lease.reset(); // the last user's shutdown stops the client instance here
     qCInfo(lcProducer, "producer %s shut down", m_options.group.constData());
 }
 

@@ -87,6 +87,7 @@ private:
     void noteFailure(const QByteArray &topic);
 
     const ProducerOptions m_options;
+    ClientInstance::Lease m_lease; // start() only: an inner producer uses its consumer's
     std::shared_ptr<ClientInstance> m_instance;
     std::shared_ptr<WorkerPool> m_callbacks;
     std::shared_ptr<WorkerPool> m_checks;

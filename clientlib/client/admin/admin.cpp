@@ -97,7 +97,7 @@ Status Admin::start()
     std::lock_guard lock(d->mutex);
     if (d->started)
         return {};
-    auto instance = ClientInstance::acquire(d->options.client);
+    ClientInstance::Lease instance = ClientInstance::acquire(d->options.client);
     const QByteArray namesrv = d->options.client.resolvedNamesrvAddr();
     if (instance->config().resolvedNamesrvAddr() != namesrv) {
         // The process's default client id is in use with other name servers (another Admin
@@ -115,7 +115,8 @@ Status Admin::start()
             = own.resolvedInstanceName() + "#admin-" + QByteArray::number(qHash(namesrv), 16);
         instance = ClientInstance::acquire(own);
     }
-    d->instance = std::move(instance);
+    d->lease = std::move(instance);
+    d->instance = d->lease.instance();
     d->instance->start();
     d->pool = std::make_shared<WorkerPool>(
         QByteArrayLiteral("qrocket-admin"), d->options.callbackThreads);
@@ -126,17 +127,19 @@ Status Admin::start()
 void Admin::shutdown()
 {
     std::shared_ptr<WorkerPool> pool;
-    std::shared_ptr<ClientInstance> instance;
+    ClientInstance::Lease lease;
     {
         std::lock_guard lock(d->mutex);
         if (!d->started)
             return;
         d->started = false;
         pool = std::move(d->pool);
-        instance = std::move(d->instance);
+        lease = std::move(d->lease);
+        d->instance.reset();
     }
     // Queued calls are dropped: their callbacks run here with Unavailable (Once).
     pool->shutdown(std::chrono::seconds(3));
+    lease.reset(); // the last user's shutdown stops the client instance here
 }
 
 bool Admin::isStarted() const

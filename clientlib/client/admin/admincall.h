@@ -24,7 +24,8 @@ struct Admin::Core
 
     const AdminOptions options;
     mutable std::mutex mutex;
-    std::shared_ptr<ClientInstance> instance; // guarded by mutex
+    ClientInstance::Lease lease; // guarded by mutex
+    std::shared_ptr<ClientInstance> instance; // lease's; guarded by mutex
     std::shared_ptr<WorkerPool> pool; // guarded by mutex
     bool started = false; // guarded by mutex
 };

@@ -46,7 +46,8 @@ public:
     };
 
     const LitePullConsumerOptions m_options;
-    std::shared_ptr<ClientInstance> m_instance;
+    ClientInstance::Lease m_lease;
+    std::shared_ptr<ClientInstance> m_instance; // m_lease's
     std::unique_ptr<OffsetStore> m_offsets;
     std::unique_ptr<Scheduler> m_pullScheduler;
     std::atomic<bool> m_started {false};
@@ -147,7 +148,8 @@ public:
         config.instanceNameToPid = clustering;
         m_startTimestamp = currentTimeMillis();
         m_lastCommit = m_startTimestamp;
-        m_instance = ClientInstance::acquire(config);
+        m_lease = ClientInstance::acquire(config);
+        m_instance = m_lease.instance();
         if (clustering)
             m_offsets = std::make_unique<RemoteBrokerOffsetStore>(m_instance, m_options.group);
         else
@@ -191,6 +193,7 @@ public:
         if (m_options.autoCommit)
             (void)commit(true);
         m_instance->unregisterConsumer(m_options.group);
+        m_lease.reset(); // the last user's shutdown stops the client instance here
         {
             std::lock_guard lock(m_mutex);
             m_buffer.clear();
@@ -751,7 +754,8 @@ Result<std::vector<MessageQueue>> LitePullConsumer::fetchMessageQueues(const QBy
     if (!m_impl->m_instance) {
         ClientConfig config = m_impl->m_options.client;
         config.instanceNameToPid = m_impl->m_options.messageModel == MessageModel::Clustering;
-        return ClientInstance::acquire(config)->subscribeQueues(topic);
+        const ClientInstance::Lease lease = ClientInstance::acquire(config);
+        return lease->subscribeQueues(topic);
     }
     return m_impl->m_instance->subscribeQueues(topic);
 }

@@ -144,7 +144,8 @@ Status PushConsumerImpl::start()
     ClientConfig config = m_options.client;
     config.instanceNameToPid = clustering;
     m_startTimestamp = currentTimeMillis();
-    m_instance = ClientInstance::acquire(config);
+    m_lease = ClientInstance::acquire(config);
+    m_instance = m_lease.instance();
     if (clustering) {
         protocol::SubscriptionData retry;
         retry.topic = m_retryTopic;
@@ -239,6 +240,8 @@ void PushConsumerImpl::shutdown()
     if (orderly() && m_options.messageModel == MessageModel::Clustering)
         unlockAll();
     m_instance->unregisterConsumer(m_options.group);
+    m_retryProducer->shutdown();
+    m_lease.reset(); // the last user's shutdown stops the client instance here
     qCInfo(lcConsumer, "push consumer %s shut down", m_options.group.constData());
 }
 

@@ -110,7 +110,8 @@ private:
     TopicStats &stats(const QByteArray &topic);
 
     const PushConsumerOptions m_options;
-    std::shared_ptr<ClientInstance> m_instance;
+    ClientInstance::Lease m_lease;
+    std::shared_ptr<ClientInstance> m_instance; // m_lease's
     std::unique_ptr<OffsetStore> m_offsets;
     std::shared_ptr<WorkerPool> m_consumePool;
     std::unique_ptr<Scheduler> m_pullScheduler;
