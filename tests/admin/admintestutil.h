@@ -49,13 +49,6 @@ inline Run runAdmin(
     env.remove(QStringLiteral("NAMESRV_ADDR"));
     for (const QString &k : extraEnv.keys())
         env.insert(k, extraEnv.value(k));
-    // Under LeakSanitizer: the CLI's known exit-time report of Qt's per-thread data
-    // (resources/sanitizers/lsan-admin.supp says what and why).
-    const QString captures = qEnvironmentVariable("QROCKET_MQADMIN_CAPTURES");
-    if (!env.contains(QStringLiteral("LSAN_OPTIONS")) && !captures.isEmpty())
-        env.insert(QStringLiteral("LSAN_OPTIONS"),
-            QStringLiteral("suppressions=") + captures
-                + QStringLiteral("/../../../resources/sanitizers/lsan-admin.supp"));
     p.setProcessEnvironment(env);
     QElapsedTimer t;
     t.start();
