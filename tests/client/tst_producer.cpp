@@ -7,12 +7,17 @@
 #include "clientlib/protocol/responsecode.h"
 #include "clienttestutil.h"
 
+#include <QDeadlineTimer>
+#include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
 #include <QTest>
 #include <QThread>
 
 #include <condition_variable>
 #include <future>
+#include <map>
 
 using namespace qrocket;
 using namespace qrocket::client;
@@ -39,6 +44,7 @@ private slots:
     void requestGetsItsReply();
     void transactionsCommitRollbackAndCheckBack();
     void retryKeepsTheUniqueKey();
+    void shutdownStopsEveryClientThread();
 
 private:
     Result<std::vector<MessageExt>> pullAll(const QByteArray &topic);
@@ -430,6 +436,90 @@ void tst_Producer::retryKeepsTheUniqueKey()
     auto q = impl.prepare(withKey);
     QVERIFY(q);
     QCOMPARE(q->uniqueIds, QByteArray("MYOWNKEY"));
+}
+
+namespace {
+
+/// This process's client threads by thread id: those whose name (/proc/self/task/*/comm, which
+/// Linux truncates to 15 bytes) is one the client library gives.
+std::map<QString, QByteArray> clientThreads()
+{
+    static const QByteArrayList kNames {"qrocket-cli-io", "qrocket-timer", "qrocket-rebal",
+        "qrocket-cb", "qrocket-send", "qrocket-txcheck"};
+    std::map<QString, QByteArray> threads;
+    const QDir tasks(QStringLiteral("/proc/self/task"));
+    for (const QString &tid : tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        QFile comm(tasks.filePath(tid + QStringLiteral("/comm")));
+        if (!comm.open(QIODevice::ReadOnly))
+            continue; // the thread ended meanwhile
+        const QByteArray name = comm.readAll().trimmed();
+        for (const QByteArray &known : kNames) {
+            if (name.startsWith(known.left(15)))
+                threads[tid] = name;
+        }
+    }
+    return threads;
+}
+
+} // namespace
+
+void tst_Producer::shutdownStopsEveryClientThread()
+{
+    // A producer of its own client id: the last user of its ClientInstance. Async sends make a
+    // callback thread and the I/O thread hold the instance last, the case that once left the
+    // instance's threads running after shutdown() returned.
+    ProducerOptions o;
+    o.group = "tst_producer_lease";
+    o.client = clientConfig(*m_cluster, "lease");
+    for (int round = 0; round < 2; ++round) { // the second round needs a new instance
+        const std::map<QString, QByteArray> before = clientThreads();
+        auto producer = std::make_unique<Producer>(o);
+        QVERIFY_OK(producer->start());
+        // This producer's and its instance's threads (I/O, timer, rebalance, 2 callback, send,
+        // check): each names itself once running, so wait (bounded) for the names to show.
+        std::map<QString, QByteArray> started;
+        const auto newThreads = [&] {
+            started.clear();
+            for (const auto &[tid, name] : clientThreads()) {
+                if (!before.contains(tid))
+                    started[tid] = name;
+            }
+            return started.size();
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(newThreads() >= 7, 5000);
+        std::promise<Result<SendResult>> last;
+        constexpr int kCount = 50;
+        std::atomic<int> done {0};
+        for (int i = 0; i < kCount; ++i) {
+            producer->sendAsync(Message("ProducerTopic", "lease"), [&](Result<SendResult> r) {
+                if (++done == kCount)
+                    last.set_value(std::move(r));
+            });
+        }
+        auto future = last.get_future();
+        QVERIFY(future.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+        QVERIFY_OK(future.get());
+        producer->shutdown();
+        // Every one of those threads has finished its work now; the kernel thread under a QThread
+        // ends a moment after QThread::wait() returns (Qt detaches it), hence a short bound. Before
+        // the lease they all ran until the producer object was destroyed.
+        QStringList running;
+        const auto stillRunning = [&] {
+            running.clear();
+            for (const auto &[tid, name] : started) {
+                if (QFileInfo::exists(QStringLiteral("/proc/self/task/") + tid))
+                    running << QString::fromLatin1(name);
+            }
+            return running.size();
+        };
+        const QDeadlineTimer deadline(2000);
+        while (stillRunning() != 0 && !deadline.hasExpired())
+            QThread::msleep(10);
+        QVERIFY2(running.isEmpty(),
+            qPrintable(QStringLiteral("round %1: still running after shutdown: %2")
+                           .arg(round)
+                           .arg(running.join(QStringLiteral(", ")))));
+    }
 }
 
 QTEST_GUILESS_MAIN(tst_Producer)
