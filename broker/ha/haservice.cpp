@@ -111,8 +111,8 @@ bool HAConnection::onReport(std::int64_t offset)
             return false;
         }
         m_requestOffset.store(offset);
-        qCInfo(lcBrokerHa).noquote() << "slave" << m_peer << "follows from commit-log offset"
-                                     << offset << "(master ends at" << masterEnd << ")";
+        qCInfo(lcBrokerHa, "slave %s follows from commit-log offset %lld (master ends at %lld)",
+            m_peer.constData(), static_cast<long long>(offset), static_cast<long long>(masterEnd));
         m_service.wakeAllWriters();
     } else if (offset > masterEnd) {
         close(QStringLiteral("acknowledged offset %1 beyond the commit-log end %2")
