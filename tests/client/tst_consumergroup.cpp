@@ -125,6 +125,7 @@ private:
         env.insert(QStringLiteral("QT_LOGGING_RULES"), QStringLiteral("qrocket.*.info=false"));
         m->process->setProcessEnvironment(env);
         m->process->setProcessChannelMode(QProcess::SeparateChannels);
+        testlib::dieWithTheTest(*m->process);
         m->process->start(QCoreApplication::applicationFilePath(), {});
         Member *raw = m.get();
         connect(raw->process.get(), &QProcess::readyReadStandardOutput, this,

@@ -10,6 +10,8 @@
 
 #include <csignal>
 #include <memory>
+#include <sys/prctl.h>
+#include <unistd.h>
 #include <vector>
 
 namespace qrocket::testlib {
@@ -88,6 +90,16 @@ bool waitForPort(quint16 port, int timeoutMs)
     return false;
 }
 
+void dieWithTheTest(QProcess &process)
+{
+    const pid_t parent = ::getpid();
+    process.setChildProcessModifier([parent] {
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != parent) // the test died before the line above
+            ::_exit(127);
+    });
+}
+
 DaemonProcess::DaemonProcess(QString program) : m_program(std::move(program))
 { }
 
@@ -112,6 +124,7 @@ bool DaemonProcess::start(const QString &configPath, const QByteArray &config, q
     m_process->setProcessChannelMode(QProcess::MergedChannels);
     QStringList args {QStringLiteral("-c"), configPath};
     args += extraArgs;
+    dieWithTheTest(*m_process);
     m_process->start(QDir(binDir()).filePath(m_program), args);
     if (!m_process->waitForStarted(timeoutMs)) {
         m_error = QStringLiteral("%1 did not start: %2").arg(m_program, m_process->errorString());

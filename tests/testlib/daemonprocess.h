@@ -25,6 +25,12 @@ quint16 freePort();
 /// true when something accepts TCP connections on 127.0.0.1:port within `timeoutMs`.
 bool waitForPort(quint16 port, int timeoutMs);
 
+/// Makes the child `process` starts die (SIGKILL) when the test process does: a test that
+/// crashes, or that ctest kills at its timeout, runs no destructor, and an orphaned daemon would
+/// keep its ports, its store and a share of the CPU for the rest of the run. Call before start().
+/// (PR_SET_PDEATHSIG follows the thread that forks: start children from the main thread.)
+void dieWithTheTest(QProcess &process);
+
 class DaemonProcess
 {
 public:

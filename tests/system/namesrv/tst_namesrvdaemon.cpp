@@ -76,6 +76,7 @@ QString tst_NamesrvDaemon::writeConfig(const QByteArray &content)
 bool tst_NamesrvDaemon::startDaemon(QProcess &proc, const QString &configPath, quint16 port)
 {
     proc.setProcessChannelMode(QProcess::SeparateChannels);
+    testlib::dieWithTheTest(proc);
     proc.start(daemonPath(), {QStringLiteral("-c"), configPath});
     if (!proc.waitForStarted(5000))
         return false;
