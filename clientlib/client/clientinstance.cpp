@@ -64,7 +64,7 @@ RemotingCommand reply(const RemotingCommand &request, int code, QByteArray remar
 struct Registry
 {
     std::mutex mutex;
-    std::map<QByteArray, std::weak_ptr<ClientInstance>> instances;
+    std::map<QByteArray, std::weak_ptr<ClientInstance>> instances; // the leased ones
 };
 
 Registry &registry()
@@ -107,15 +107,12 @@ ClientInstance::Lease ClientInstance::acquire(const ClientConfig &config)
     const QByteArray id = config.buildClientId() + '|' + config.resolvedNamesrvAddr();
     Registry &r = registry();
     std::lock_guard lock(r.mutex);
-    for (auto it = r.instances.begin(); it != r.instances.end();) {
-        if (it->second.expired())
-            it = r.instances.erase(it);
-        else
-            ++it;
-    }
-    if (auto existing = r.instances[id].lock()) {
-        ++existing->m_leases;
-        return Lease(std::move(existing));
+    // An entry is alive: its leases hold it, and the last one erases it.
+    if (const auto it = r.instances.find(id); it != r.instances.end()) {
+        if (auto existing = it->second.lock()) {
+            ++existing->m_leases;
+            return Lease(std::move(existing));
+        }
     }
     std::shared_ptr<ClientInstance> created(new ClientInstance(config));
     created->registerBrokerProcessors();
@@ -148,10 +145,7 @@ void ClientInstance::releaseLease()
         if (--m_leases > 0)
             return;
         // Gone from the registry first: an acquire() from now on creates a new instance.
-        const auto it = r.instances.find(m_registryKey);
-        if (it != r.instances.end() && !it->second.owner_before(weak_from_this())
-            && !weak_from_this().owner_before(it->second))
-            r.instances.erase(it);
+        r.instances.erase(m_registryKey);
     }
     shutdown();
 }

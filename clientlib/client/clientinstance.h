@@ -109,7 +109,6 @@ public:
         void reset();
         const std::shared_ptr<ClientInstance> &instance() const { return m_instance; }
         ClientInstance *operator->() const { return m_instance.get(); }
-        ClientInstance &operator*() const { return *m_instance; }
         explicit operator bool() const { return m_instance != nullptr; }
 
     private:
@@ -126,7 +125,6 @@ public:
     /// Stops the timers, the pools and the remoting client, and fails replies still awaited.
     /// Idempotent; the last Lease calls it. Afterwards requests fail with "client shut down".
     void shutdown();
-    bool isShutDown() const { return m_shutDown.load(); }
     ClientInstance(const ClientInstance &) = delete;
     ClientInstance &operator=(const ClientInstance &) = delete;
 

@@ -116,8 +116,7 @@ Status Admin::start()
         instance = ClientInstance::acquire(own);
     }
     d->lease = std::move(instance);
-    d->instance = d->lease.instance();
-    d->instance->start();
+    d->lease->start();
     d->pool = std::make_shared<WorkerPool>(
         QByteArrayLiteral("qrocket-admin"), d->options.callbackThreads);
     d->started = true;
@@ -135,7 +134,6 @@ void Admin::shutdown()
         d->started = false;
         pool = std::move(d->pool);
         lease = std::move(d->lease);
-        d->instance.reset();
     }
     // Queued calls are dropped: their callbacks run here with Unavailable (Once).
     pool->shutdown(std::chrono::seconds(3));
@@ -156,7 +154,7 @@ const AdminOptions &Admin::options() const
 QByteArray Admin::clientId() const
 {
     std::lock_guard lock(d->mutex);
-    return d->instance ? d->instance->clientId() : d->options.client.buildClientId();
+    return d->lease ? d->lease->clientId() : d->options.client.buildClientId();
 }
 
 // Each call: the blocking form runs `do...` on the calling thread; the async form runs it on the

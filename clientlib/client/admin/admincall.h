@@ -25,7 +25,6 @@ struct Admin::Core
     const AdminOptions options;
     mutable std::mutex mutex;
     ClientInstance::Lease lease; // guarded by mutex
-    std::shared_ptr<ClientInstance> instance; // lease's; guarded by mutex
     std::shared_ptr<WorkerPool> pool; // guarded by mutex
     bool started = false; // guarded by mutex
 };
@@ -53,7 +52,7 @@ public:
         , m_deadline(Clock::now() + std::chrono::milliseconds(std::max(m_timeoutMs, 1)))
     {
         std::lock_guard lock(core.mutex);
-        m_instance = core.instance;
+        m_instance = core.lease.instance();
     }
 
     /// Unavailable when the admin is not started; Internal on the remoting I/O thread.
