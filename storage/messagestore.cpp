@@ -333,7 +333,16 @@ bool MessageStore::dispatch(const protocol::MessageRecordView &rec, std::int64_t
             m_dispatchTopic.assign(rec.topic.data(), static_cast<size_t>(rec.topic.size()));
         }
         if (!cq) {
-            qCCritical(lcStore) << "dispatch: no consume queue for" << rec.topic << rec.queueId;
+            // A record whose topic or queue id no consume queue may have (a hostile master's
+            // stream, a foreign commit log): kept in the commit log, filed nowhere.
+            if (m_undispatchable++ % 10000 == 0)
+                qCCritical(lcStore).noquote()
+                    << "dispatch: record at offset" << offset << "has topic"
+                    << rec.topic.first(std::min<qsizetype>(rec.topic.size(), 200))
+                           .toByteArray()
+                           .toPercentEncoding()
+                    << "queue" << rec.queueId << "that no consume queue may have; not dispatched ("
+                    << m_undispatchable << "such records so far)";
         } else if (Status s = cq->putUnit(offset, rec.totalSize, tagsCode, rec.queueOffset); !s) {
             // Most likely a full disk (a new consume-queue file): keep the record for the next
             // pass instead of leaving a stored message unreachable.
@@ -443,6 +452,8 @@ ConsumeQueue *MessageStore::findOrCreateConsumeQueue(QByteArrayView topic, int q
 {
     if (ConsumeQueue *cq = findConsumeQueue(topic, queueId))
         return cq;
+    if (!isStorableTopicName(topic) || !isStorableQueueId(queueId))
+        return nullptr; // never a path built from such a name
     char buf[160];
     const std::string_view key = topicQueueKey(topic, queueId, buf);
     std::unique_lock lock(m_cqMutex);
@@ -453,8 +464,17 @@ ConsumeQueue *MessageStore::findOrCreateConsumeQueue(QByteArrayView topic, int q
     return slot.get();
 }
 
-int MessageStore::deleteTopics(const QList<QByteArray> &topics)
+int MessageStore::deleteTopics(const QList<QByteArray> &requested)
 {
+    QList<QByteArray> topics;
+    for (const QByteArray &topic : requested) {
+        if (isStorableTopicName(topic))
+            topics.append(topic);
+        else
+            qCWarning(lcStore).noquote()
+                << "not deleting topic" << topic.left(200).toPercentEncoding()
+                << "- not a topic name the store could hold";
+    }
     std::vector<ConsumeQueue *> doomed;
     {
         std::lock_guard dispatchLock(m_dispatchMutex);

@@ -162,6 +162,7 @@ public:
     /// the commit-log end at deletion, below which its records are never dispatched again (the
     /// entry goes once the commit log starts past it). Safe against concurrent dispatch and
     /// reads. Returns the number of consume queues deleted.
+    /// A name that is no storable topic (isStorableTopicName) is skipped with a warning.
     int deleteTopics(const QList<QByteArray> &topics);
 
     ConsumeQueue *findConsumeQueue(QByteArrayView topic, int queueId) const;
@@ -256,6 +257,7 @@ private:
     int m_dispatchQueueId = -1;
     ConsumeQueue *m_dispatchQueue = nullptr;
     std::int64_t m_dispatchFailedAt = -1; // logged once per failing offset
+    std::uint64_t m_undispatchable = 0; // records with a topic no consume queue may have
     std::atomic<bool> m_open {false};
 
     // statistics

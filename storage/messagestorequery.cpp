@@ -43,6 +43,11 @@ Status MessageStore::loadConsumeQueues()
                 continue;
             }
             ConsumeQueue *cq = findOrCreateConsumeQueue(topic.toUtf8(), queueId);
+            if (!cq) {
+                qCWarning(lcStoreRecovery)
+                    << "ignoring directory with no topic name" << td.filePath(qid);
+                continue;
+            }
             if (Status s = cq->load(); !s)
                 return s;
             if (isStaleDeletedQueue(*cq)) {

@@ -8,6 +8,19 @@
 
 namespace qrocket::storage {
 
+bool isStorableTopicName(QByteArrayView topic)
+{
+    if (topic.isEmpty() || topic.size() > protocol::kMaxTopicLength)
+        return false;
+    for (char c : topic) {
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+            || c == '%' || c == '|' || c == '_' || c == '-';
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
 const char *putMessageStatusName(PutMessageStatus s)
 {
     switch (s) {

@@ -18,6 +18,16 @@ namespace qrocket::storage {
 
 class MappedFile;
 
+/// Whether `topic` may name a directory of the store (consumequeue/<topic>/<queueId>): RocketMQ's
+/// topic characters ^[%|a-zA-Z0-9_-]+$ and at most 127 of them, so no name can climb out of the
+/// store ("..", "/") whoever wrote it: a request, a replicated record, a directory on disk.
+bool isStorableTopicName(QByteArrayView topic);
+/// Queue ids a consume queue may have (0..65535, RocketMQ's queue count limit).
+inline bool isStorableQueueId(int queueId)
+{
+    return queueId >= 0 && queueId <= 65535;
+}
+
 /// One message to append (MessageExtBrokerInner). Byte fields are owned (QByteArray, implicitly
 /// shared: the broker can pass frame slices without copying).
 struct MessageExtBrokerInner

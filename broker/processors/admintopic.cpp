@@ -64,6 +64,10 @@ RemotingCommand AdminProcessor::deleteTopic(const RemotingCommand &request)
     const QByteArray topic = request.extString("topic").toByteArray();
     if (topic.isEmpty())
         return makeResponse(request, toInt(ResponseCode::SystemError), missingFieldRemark("topic"));
+    // A name that is no topic ("../..") never reaches the store, whose consume-queue folders are
+    // named after topics (the class of CVE-2019-17572).
+    if (Status s = topics::validateTopic(topic); !s)
+        return makeResponse(request, toInt(ResponseCode::SystemError), utf8(s.message()));
     if (!m_ctx.config->isMaster())
         return makeResponse(request, toInt(ResponseCode::SystemError),
             QByteArrayLiteral("Can't delete topic from slave broker"));

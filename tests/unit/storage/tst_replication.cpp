@@ -7,6 +7,8 @@
 #include "storage/storecheckpoint.h"
 #include "tests/unit/storage/storetestutil.h"
 
+#include <QDir>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -75,6 +77,7 @@ class tst_Replication final : public QObject
 private Q_SLOTS:
     void slaveTakesMasterBytesVerbatim();
     void slaveRefusesWrongOffset();
+    void recordsWithNoTopicNameBuildNoPath();
     void emptySlaveStartsAtMastersFile();
     void syncMasterWithoutSlaveAnswersSlaveNotAvailable();
     void syncMasterCompletesOnAck();
@@ -138,6 +141,52 @@ void tst_Replication::slaveTakesMasterBytesVerbatim()
         smallConfig(dir.filePath(QStringLiteral("m")), 4096 * 4).checkpointPath());
     QVERIFY(masterCp.open());
     QCOMPARE(slaveCp.physicMsgTimestamp(), masterCp.physicMsgTimestamp());
+}
+
+void tst_Replication::recordsWithNoTopicNameBuildNoPath()
+{
+    // A hostile master (or a foreign commit log) streams records whose topic climbs out of the
+    // store ("../../escape") or whose queue id no queue has: the slave keeps the bytes, as it
+    // must to stay a byte-for-byte copy, but files them under no consume queue, and every
+    // record after them is dispatched as usual.
+    QTemporaryDir dir;
+    const QString root = dir.filePath(QStringLiteral("nest/deeper"));
+    MessageStore master(smallConfig(root + QStringLiteral("/m"), 4096 * 4));
+    MessageStoreConfig slaveConfig = smallConfig(root + QStringLiteral("/s"), 4096 * 4);
+    slaveConfig.brokerRole = QStringLiteral("SLAVE");
+    MessageStore slave(slaveConfig);
+    QVERIFY(master.open());
+    QVERIFY(slave.open());
+    QVERIFY(master.putMessageAndWait(message("../../../../escape", 0, "evil")).isOk());
+    QVERIFY(master.putMessageAndWait(message("%RETRY%a/b", 1, "evil")).isOk());
+    QVERIFY(master.putMessageAndWait(message("TopicA", 70000, "evil")).isOk());
+    QVERIFY(master.putMessageAndWait(message("TopicA", 0, "good")).isOk());
+    QCOMPARE(replicate(master, slave, 0), master.commitLogMaxOffset());
+    QVERIFY(master.waitForDispatch(5000));
+    QVERIFY(slave.waitForDispatch(5000));
+    for (MessageStore *store : {&master, &slave}) {
+        QCOMPARE(store->maxOffsetInQueue("TopicA", 0), 1);
+        QVERIFY(!store->findConsumeQueue("TopicA", 70000));
+        QVERIFY(!store->findConsumeQueue("../../../../escape", 0));
+    }
+    QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("escape"))));
+    QVERIFY(!QFileInfo::exists(root + QStringLiteral("/escape")));
+    QVERIFY(!QFileInfo::exists(root + QStringLiteral("/m/escape")));
+    QVERIFY(!QFileInfo::exists(root + QStringLiteral("/s/escape")));
+    QVERIFY(!QFileInfo::exists(slaveConfig.consumeQueueDir() + QStringLiteral("/%RETRY%a")));
+    // Nor does a delete of such a name remove anything outside the store.
+    QVERIFY(QDir().mkpath(root + QStringLiteral("/keepme")));
+    QCOMPARE(slave.deleteTopics({QByteArrayLiteral("../../keepme")}), 0);
+    QVERIFY(QFileInfo::exists(root + QStringLiteral("/keepme")));
+    // A restart recovers the same way.
+    slave.shutdown();
+    MessageStore again(slaveConfig);
+    QVERIFY(again.open());
+    QVERIFY(again.waitForDispatch(5000));
+    QCOMPARE(again.maxOffsetInQueue("TopicA", 0), 1);
+    QVERIFY(!QFileInfo::exists(root + QStringLiteral("/escape")));
+    again.shutdown();
+    master.shutdown();
 }
 
 void tst_Replication::slaveRefusesWrongOffset()
