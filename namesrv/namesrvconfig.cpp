@@ -1,5 +1,6 @@
 #include "namesrv/namesrvconfig.h"
 
+#include "clientlib/common/configkeys.h"
 #include "namesrv/filestore.h"
 
 #include <QDir>
@@ -145,7 +146,9 @@ std::int64_t NamesrvConfigStore::scanNotActiveBrokerInterval() const
 QByteArray NamesrvConfigStore::propertiesText() const
 {
     std::lock_guard locker(m_mutex);
-    return formatProperties(m_config.schema().entries());
+    QList<std::pair<QString, QString>> entries = m_config.schema().entries();
+    entries.removeIf([](const auto &entry) { return isSecretConfigKey(entry.first); });
+    return formatProperties(entries);
 }
 
 NamesrvConfigStore::UpdateError NamesrvConfigStore::update(QByteArrayView text, QString *error)
@@ -154,8 +157,11 @@ NamesrvConfigStore::UpdateError NamesrvConfigStore::update(QByteArrayView text, 
     std::lock_guard locker(m_mutex);
     const QStringList black = m_config.blackList();
     for (const PropertyEntry &e : props) {
-        if (black.contains(e.key)) {
-            *error = QStringLiteral("Can not update config in black list: %1").arg(e.key);
+        // Paths, addresses, ports and security keys whatever configBlackList says: a narrowed
+        // black list must not bring CVE-2023-37582 back (configStorePath written at once).
+        const QString why = remoteConfigRefusal(e.key, {});
+        if (!why.isEmpty() || black.contains(e.key)) {
+            *error = blackListRemark(e.key, why);
             return UpdateError::BlackListed;
         }
     }

@@ -74,12 +74,15 @@ public:
     bool orderMessageEnable() const;
     std::int64_t brokerChannelExpiredTime() const;
     std::int64_t scanNotActiveBrokerInterval() const;
-    /// `key=value` lines of every setting (GET_NAMESRV_CONFIG body).
+    /// `key=value` lines of every setting but secrets (GET_NAMESRV_CONFIG body).
     QByteArray propertiesText() const;
 
     enum class UpdateError { None, BlackListed, Invalid, Persist };
-    /// Applies a properties text (UPDATE_NAMESRV_CONFIG body): all keys or none. Refuses keys in
-    /// configBlackList (BlackListed) and unknown keys or bad values (Invalid); then persists the
+    /// Applies a properties text (UPDATE_NAMESRV_CONFIG body): all keys or none. Refuses
+    /// (BlackListed) every path, address, port and security key (configStorePath, kvConfigPath,
+    /// rocketmqHome, listenAddress, listenPort, ...; clientlib/common/configkeys.h) whatever
+    /// configBlackList says, and the keys in configBlackList; refuses unknown keys or bad values
+    /// (Invalid); then persists the
     /// whole config to configStorePath (Persist on failure; the update stays applied, as RocketMQ
     /// does). `error` gets a message.
     UpdateError update(QByteArrayView propertiesText, QString *error);

@@ -3,11 +3,10 @@
 #include "broker/config/brokerconfig.h"
 #include "broker/logging.h"
 #include "broker/managers/configfilestore.h"
+#include "clientlib/common/configkeys.h"
 
 #include <QFileInfo>
 #include <QSet>
-
-#include <algorithm>
 
 namespace qrocket::broker {
 
@@ -26,6 +25,15 @@ QSet<QString> blackList(const QString &configured)
         QStringLiteral("configBlackList")};
     for (const QString &k : configured.split(u';', Qt::SkipEmptyParts))
         keys.insert(k.trimmed());
+    return keys;
+}
+
+// The broker's identity keys that no name-shape rule of remoteConfigRefusal() covers.
+const QStringList &brokerIdentityKeys()
+{
+    static const QStringList keys {QStringLiteral("brokerId"), QStringLiteral("brokerName"),
+        QStringLiteral("brokerClusterName"), QStringLiteral("brokerIP1"),
+        QStringLiteral("brokerIP2")};
     return keys;
 }
 
@@ -58,7 +66,7 @@ BrokerConfiguration::BrokerConfiguration(
     }
 }
 
-QList<std::pair<QString, QString>> BrokerConfiguration::entriesLocked() const
+QList<std::pair<QString, QString>> BrokerConfiguration::entriesLocked(bool forFile) const
 {
     QList<std::pair<QString, QString>> out = m_config.schema().entries();
     QSet<QString> keys;
@@ -76,9 +84,13 @@ QList<std::pair<QString, QString>> BrokerConfiguration::entriesLocked() const
             out.append(entry);
         }
     }
-    for (const auto &entry : m_fileExtras) {
-        if (!keys.contains(entry.first))
-            out.append(entry);
+    if (forFile) {
+        for (const auto &entry : m_fileExtras) {
+            if (!keys.contains(entry.first))
+                out.append(entry);
+        }
+    } else {
+        out.removeIf([](const auto &entry) { return isSecretConfigKey(entry.first); });
     }
     return out;
 }
@@ -86,7 +98,7 @@ QList<std::pair<QString, QString>> BrokerConfiguration::entriesLocked() const
 QByteArray BrokerConfiguration::text() const
 {
     std::lock_guard lock(m_mutex);
-    return formatProperties(entriesLocked());
+    return formatProperties(entriesLocked(false));
 }
 
 DataVersion BrokerConfiguration::dataVersion() const
@@ -100,8 +112,9 @@ Result<BrokerConfiguration::Update> BrokerConfiguration::update(const Properties
     std::lock_guard lock(m_mutex);
     const QSet<QString> refused = blackList(m_config.configBlackList);
     for (const PropertyEntry &e : props) {
-        if (refused.contains(e.key))
-            return Status::notSupported(QStringLiteral("Can not update config in black list."));
+        const QString why = remoteConfigRefusal(e.key, brokerIdentityKeys());
+        if (!why.isEmpty() || refused.contains(e.key))
+            return Status::notSupported(blackListRemark(e.key, why));
     }
 
     // Check the whole update on copies first: nothing changes unless all of it is acceptable
@@ -118,10 +131,8 @@ Result<BrokerConfiguration::Update> BrokerConfiguration::update(const Properties
         const bool brokerKey = brokerCopyKeys.contains(e.key);
         const bool storeKey = storeCopyKeys.contains(e.key);
         if (!brokerKey && !storeKey) {
-            const bool extra = std::any_of(m_fileExtras.cbegin(), m_fileExtras.cend(),
-                [&e](const auto &entry) { return entry.first == e.key; });
-            if (!extra)
-                result.ignored.append(e.key);
+            // Keys of the file that the broker does not know stay as the operator wrote them.
+            result.ignored.append(e.key);
             continue;
         }
         if (brokerKey)
@@ -153,10 +164,6 @@ Result<BrokerConfiguration::Update> BrokerConfiguration::update(const Properties
         }
         if (!current.isNull())
             m_pending.insert(e.key, e.value);
-        if (auto it = std::find_if(m_fileExtras.begin(), m_fileExtras.end(),
-                [&e](const auto &entry) { return entry.first == e.key; });
-            it != m_fileExtras.end())
-            it->second = e.value;
         result.atNextStart.append(e.key);
     }
     m_storeConfig = storeCopy;
@@ -164,7 +171,8 @@ Result<BrokerConfiguration::Update> BrokerConfiguration::update(const Properties
 
     // RocketMQ only logs a failed persist; the update stands.
     if (!m_filePath.isEmpty())
-        if (Status s = ConfigFileStore::write(m_filePath, formatProperties(entriesLocked())); !s)
+        if (Status s = ConfigFileStore::write(m_filePath, formatProperties(entriesLocked(true)));
+            !s)
             qCWarning(lcBrokerConfig).noquote() << "persist broker config:" << s.message();
     return result;
 }

@@ -4,11 +4,16 @@
 // Configuration over BrokerConfig and MessageStoreConfig), behind GET_BROKER_CONFIG (26) and
 // UPDATE_BROKER_CONFIG (25).
 //
-// - text(): every BrokerConfig key, every store key the broker does not already print, and the
-//   keys of the config file that neither knows, as `key=value` lines.
-// - update(): refuses keys on the black list (RocketMQ 4.9.8: rocketmqHome, brokerConfigPath,
-//   configBlackList and the ';'-separated configBlackList setting) as NotSupported; ignores keys
-//   nobody knows (RocketMQ's mergeIfExist). Numeric and boolean BrokerConfig keys take effect at
+// - text(): every BrokerConfig key and every store key the broker does not already print, as
+//   `key=value` lines; never a secret (isSecretConfigKey) nor a key of the config file that
+//   neither knows (RocketMQ prints those: a credential an operator put there would leak).
+// - update(): refuses, as NotSupported with a remark naming the key, every path, address, port,
+//   role, identity and security key (clientlib/common/configkeys.h: storePathRootDir,
+//   namesrvAddr, brokerIP1, haMasterAddress, brokerRole, brokerId, aclEnable, tls.*, ...) whatever
+//   configBlackList says, and the keys of RocketMQ 4.9.8's black list (rocketmqHome,
+//   brokerConfigPath, configBlackList and the ';'-separated configBlackList setting); ignores
+//   keys nobody knows (RocketMQ's mergeIfExist), including the file's unknown keys, which are
+//   written back unchanged. Numeric and boolean BrokerConfig keys take effect at
 //   once; text keys and store keys are kept as pending values, shown by text() and applied at
 //   the next start (other threads read those fields without a lock). Bumps the DataVersion and
 //   rewrites the config file (RocketMQ persists to the -c file, else
@@ -59,7 +64,8 @@ public:
     Result<Update> update(const Properties &props);
 
 private:
-    QList<std::pair<QString, QString>> entriesLocked() const;
+    /// forFile: with the file's unknown keys (persisting); else without them and secrets.
+    QList<std::pair<QString, QString>> entriesLocked(bool forFile) const;
 
     BrokerConfig &m_config;
     const QString m_filePath;

@@ -92,6 +92,8 @@ RemotingCommand AdminProcessor::updateBrokerConfig(const RemotingCommand &reques
     Result<BrokerConfiguration::Update> updated = m_ctx.configuration->update(props);
     if (!updated) {
         const bool blackListed = updated.error().code() == Status::Code::NotSupported;
+        qCWarning(lcBrokerConfig).noquote()
+            << "broker config update refused:" << updated.error().message();
         return makeResponse(request,
             toInt(blackListed ? ResponseCode::NoPermission : ResponseCode::SystemError),
             utf8(updated.error().message()));

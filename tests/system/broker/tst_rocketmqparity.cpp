@@ -53,7 +53,10 @@ private Q_SLOTS:
     void queryOffsetOfNewGroupOnDisk();
     void updateBrokerConfigIsShownAndPersisted();
     void updateBrokerConfigRefusals();
+    void updateBrokerConfigRefusesTakeoverKeys_data();
+    void updateBrokerConfigRefusesTakeoverKeys();
     void brokerPermissionReachesRoutesAndPulls();
+    void deleteTopicOutsideTheStoreIsRefused();
     void sendChecksFollowMsgCheck();
     void runtimeInfoHasRealValues();
     void correctedPullPostsOffsetMovedEvent();
@@ -221,7 +224,7 @@ void tst_RocketmqParity::updateBrokerConfigIsShownAndPersisted()
     {
         QFile f(file);
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("brokerName=broker-persist\ncustomToolKey=1\n");
+        f.write("brokerName=broker-persist\ncustomToolKey=1\ncustomSecretKey=s3cr3t\n");
     }
     BrokerOptions options;
     options.name = QStringLiteral("broker-persist");
@@ -231,15 +234,18 @@ void tst_RocketmqParity::updateBrokerConfigIsShownAndPersisted()
     QVERIFY(b);
     const RemotingCommand before = call(*b, request(26));
     QCOMPARE(before.code, 0);
-    QCOMPARE(configValue(before.body, "customToolKey"), QByteArray("1")); // kept from the file
+    // Keys of the file the broker does not know, and secrets, are never answered (RocketMQ
+    // prints them: a credential an operator put in the file would leak).
+    QCOMPARE(configValue(before.body, "customToolKey"), QByteArray("<absent>"));
+    QVERIFY(!before.body.contains("s3cr3t"));
     const auto v1 = protocol::parseJson(before.extString("version").toByteArray());
     QVERIFY(v1.has_value());
 
-    // A number (applied now), a text key and a store key (next start), a file-only key, and a
-    // key nobody knows (ignored, as RocketMQ's mergeIfExist).
+    // A number (applied now), a text key and a store key (next start), a file-only key and a
+    // key nobody knows (both ignored, as RocketMQ's mergeIfExist ignores unknown keys).
     const RemotingCommand update = call(*b,
         request(25, {},
-            "defaultTopicQueueNums=3\nbrokerClusterName=ParityCluster\nfileReservedTime=96\n"
+            "defaultTopicQueueNums=3\nregionId=ParityRegion\nfileReservedTime=96\n"
             "customToolKey=2\nnoSuchKey=x\n"));
     QCOMPARE(update.code, 0);
     QVERIFY(update.remark.isEmpty());
@@ -247,9 +253,9 @@ void tst_RocketmqParity::updateBrokerConfigIsShownAndPersisted()
 
     const RemotingCommand after = call(*b, request(26));
     QCOMPARE(configValue(after.body, "defaultTopicQueueNums"), QByteArray("3"));
-    QCOMPARE(configValue(after.body, "brokerClusterName"), QByteArray("ParityCluster"));
+    QCOMPARE(configValue(after.body, "regionId"), QByteArray("ParityRegion"));
     QCOMPARE(configValue(after.body, "fileReservedTime"), QByteArray("96"));
-    QCOMPARE(configValue(after.body, "customToolKey"), QByteArray("2"));
+    QCOMPARE(configValue(after.body, "customToolKey"), QByteArray("<absent>"));
     QCOMPARE(configValue(after.body, "noSuchKey"), QByteArray("<absent>"));
     const auto v2 = protocol::parseJson(after.extString("version").toByteArray());
     QVERIFY(v2.has_value());
@@ -260,9 +266,10 @@ void tst_RocketmqParity::updateBrokerConfigIsShownAndPersisted()
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QByteArray persisted = f.readAll();
     QCOMPARE(configValue(persisted, "defaultTopicQueueNums"), QByteArray("3"));
-    QCOMPARE(configValue(persisted, "brokerClusterName"), QByteArray("ParityCluster"));
+    QCOMPARE(configValue(persisted, "regionId"), QByteArray("ParityRegion"));
     QCOMPARE(configValue(persisted, "fileReservedTime"), QByteArray("96"));
-    QCOMPARE(configValue(persisted, "customToolKey"), QByteArray("2"));
+    QCOMPARE(configValue(persisted, "customToolKey"), QByteArray("1")); // as the operator wrote
+    QCOMPARE(configValue(persisted, "customSecretKey"), QByteArray("s3cr3t"));
     QVERIFY(QFile::exists(file + QStringLiteral(".bak")));
     b->shutdown();
     b.reset();
@@ -271,14 +278,15 @@ void tst_RocketmqParity::updateBrokerConfigIsShownAndPersisted()
     broker::BrokerStartupConfig restarted;
     QStringList unknown;
     QVERIFY(restarted.load(file, {}, &unknown).isOk());
-    QCOMPARE(unknown, QStringList {QStringLiteral("customToolKey")});
+    QCOMPARE(unknown,
+        (QStringList {QStringLiteral("customToolKey"), QStringLiteral("customSecretKey")}));
     QCOMPARE(restarted.broker.defaultTopicQueueNums, 3);
-    QCOMPARE(restarted.broker.brokerClusterName, QStringLiteral("ParityCluster"));
+    QCOMPARE(restarted.broker.regionId, QStringLiteral("ParityRegion"));
     QCOMPARE(restarted.store.fileReservedTime, 96);
     auto again = startBroker(store, options, &restarted);
     QVERIFY(again);
-    QCOMPARE(again->config().brokerClusterName, QStringLiteral("ParityCluster"));
-    QCOMPARE(configValue(call(*again, request(26)).body, "customToolKey"), QByteArray("2"));
+    QCOMPARE(again->config().regionId, QStringLiteral("ParityRegion"));
+    QCOMPARE(configValue(call(*again, request(26)).body, "customToolKey"), QByteArray("<absent>"));
     again->shutdown();
 }
 
@@ -296,13 +304,14 @@ void tst_RocketmqParity::updateBrokerConfigRefusals()
              QByteArray("defaultTopicQueueNums=2\nbrokerIP1=10.0.0.1\n")}) {
         const RemotingCommand r = call(*b, request(25, {}, body));
         QCOMPARE(r.code, 16);
-        QCOMPARE(r.remark, QByteArray("Can not update config in black list."));
+        QVERIFY2(
+            r.remark.startsWith("Can not update config in black list: "), r.remark.constData());
     }
     QCOMPARE(b->config().defaultTopicQueueNums, 8);
     QVERIFY(!QFile::exists(options.configFile)); // nothing persisted
     // A value the next start would refuse is refused now (RocketMQ would persist it).
     for (const QByteArray &body : {QByteArray("defaultTopicQueueNums=abc\n"),
-             QByteArray("brokerPermission=99\n"), QByteArray("brokerRole=PRIMARY\n")}) {
+             QByteArray("brokerPermission=99\n"), QByteArray("flushDiskType=PRIMARY\n")}) {
         const RemotingCommand r = call(*b, request(25, {}, body));
         QCOMPARE(r.code, 1);
         QVERIFY(!r.remark.isEmpty());
@@ -310,6 +319,69 @@ void tst_RocketmqParity::updateBrokerConfigRefusals()
     QCOMPARE(b->config().brokerPermission, 6);
     // No body: SUCCESS and nothing else.
     QCOMPARE(call(*b, request(25)).code, 0);
+    b->shutdown();
+}
+
+void tst_RocketmqParity::updateBrokerConfigRefusesTakeoverKeys_data()
+{
+    QTest::addColumn<QByteArray>("key");
+    QTest::addColumn<QByteArray>("value");
+    // Every path, address, port, role, identity and security key (CVE-2023-33246's class).
+    const std::pair<const char *, const char *> keys[] = {{"storePathRootDir", "/tmp/evil"},
+        {"storePathCommitLog", "/tmp/evil/commitlog"}, {"brokerConfigPath", "/tmp/evil.conf"},
+        {"rocketmqHome", "/tmp/evil"}, {"configBlackList", "x"}, {"namesrvAddr", "10.9.9.9:9876"},
+        {"brokerIP1", "10.9.9.9"}, {"brokerIP2", "10.9.9.9"}, {"listenPort", "12345"},
+        {"haListenPort", "12346"}, {"haMasterAddress", "10.9.9.9:10912"}, {"brokerRole", "SLAVE"},
+        {"brokerId", "1"}, {"brokerName", "evil"}, {"brokerClusterName", "EvilCluster"},
+        {"aclEnable", "false"}, {"haAllowedAddresses", "*"}, {"tls.server.mode", "disabled"},
+        {"tls.server.certPath", "/tmp/evil.pem"}, {"innerSecretKey", "x"}, {"metricsPort", "1"}};
+    for (const auto &[key, value] : keys)
+        QTest::newRow(key) << QByteArray(key) << QByteArray(value);
+}
+
+void tst_RocketmqParity::updateBrokerConfigRefusesTakeoverKeys()
+{
+    QFETCH(QByteArray, key);
+    QFETCH(QByteArray, value);
+    // An operator who narrowed configBlackList to one harmless key gets the same protection.
+    const QString dir = m_dir.filePath(QStringLiteral("takeover-") + QString::fromUtf8(key));
+    BrokerOptions options;
+    options.configBlackList = QStringLiteral("regionId");
+    options.configFile = dir + QStringLiteral("/broker.properties");
+    auto b = startBroker(dir, options);
+    QVERIFY(b);
+    const QByteArray before = call(*b, request(26)).body;
+    // Alone and beside a harmless key: nothing of the request is applied or written.
+    for (const QByteArray &body :
+        {key + '=' + value + '\n', "defaultTopicQueueNums=2\n" + key + '=' + value + '\n'}) {
+        const RemotingCommand r = call(*b, request(25, {}, body));
+        QCOMPARE(r.code, 16);
+        QVERIFY2(r.remark.startsWith("Can not update config in black list: " + key),
+            r.remark.constData());
+    }
+    QCOMPARE(b->config().defaultTopicQueueNums, 8);
+    QCOMPARE(call(*b, request(26)).body, before);
+    QVERIFY(!QFile::exists(options.configFile));
+    b->shutdown();
+}
+
+void tst_RocketmqParity::deleteTopicOutsideTheStoreIsRefused()
+{
+    // DELETE_TOPIC_IN_BROKER (215) removed consumequeue/<topic> recursively, whatever the name:
+    // "../../x" deleted folders outside the store (CVE-2019-17572's class).
+    const QString store = m_dir.filePath(QStringLiteral("del-path/store"));
+    auto b = startBroker(store, BrokerOptions::named(QStringLiteral("broker-delpath")));
+    QVERIFY(b);
+    const QString victim = m_dir.filePath(QStringLiteral("del-path/victim"));
+    QVERIFY(QDir().mkpath(victim + QStringLiteral("/0")));
+    for (const QByteArray &topic : {QByteArray("../../victim"), QByteArray("../consumequeue"),
+             QByteArray(".."), QByteArray("a/../../../victim")}) {
+        const RemotingCommand r = call(*b, request(215, {{"topic", topic}}));
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.remark.contains("illegal characters"), r.remark.constData());
+    }
+    QVERIFY(QFileInfo::exists(victim + QStringLiteral("/0")));
+    QVERIFY(QFileInfo::exists(store));
     b->shutdown();
 }
 

@@ -417,7 +417,21 @@ void tst_NamesrvServer::namesrvConfigGetAndUpdate()
     QCOMPARE(resp->code, 16);
     resp = m_broker.call(request(318, {}, "configBlackList=\n"));
     QCOMPARE(resp->code, 16);
-    resp = m_broker.call(request(318, {}, "listenPort=notanumber\n"));
+    // Narrowed black list (CVE-2023-37582): paths, addresses and ports stay refused.
+    resp = m_broker.call(request(318, {}, "configBlackList=productEnvName\n"));
+    QCOMPARE(resp->code, 16);
+    for (const QByteArray &body : {QByteArray("configStorePath=/tmp/evil.properties\n"),
+             QByteArray("kvConfigPath=/tmp/evil.json\n"), QByteArray("rocketmqHome=/tmp/x\n"),
+             QByteArray("listenAddress=10.9.9.9\n"), QByteArray("listenPort=1\n"),
+             QByteArray("clusterTest=true\nconfigStorePath=/tmp/evil.properties\n")}) {
+        resp = m_broker.call(request(318, {}, body));
+        QCOMPARE(resp->code, 16);
+        QVERIFY2(resp->remark.startsWith("Can not update config in black list: "),
+            resp->remark.constData());
+    }
+    QVERIFY(!QFile::exists(QStringLiteral("/tmp/evil.properties")));
+    QVERIFY(!m_broker.call(request(319))->body.contains("clusterTest=true"));
+    resp = m_broker.call(request(318, {}, "brokerChannelExpiredTime=notanumber\n"));
     QCOMPARE(resp->code, 1);
     resp = m_broker.call(request(318, {}, "noSuchKey=1\n"));
     QCOMPARE(resp->code, 1);

@@ -138,7 +138,7 @@ void tst_NamesrvConfig::updateIsAllOrNothing()
     c.configStorePath.clear();
     NamesrvConfigStore store(c);
     QString error;
-    QCOMPARE(store.update("orderMessageEnable=true\nlistenPort=bad\n", &error),
+    QCOMPARE(store.update("orderMessageEnable=true\nbrokerChannelExpiredTime=bad\n", &error),
         NamesrvConfigStore::UpdateError::Invalid);
     QVERIFY(!store.orderMessageEnable());
     QCOMPARE(store.update("orderMessageEnable=true\nnope=1\n", &error),

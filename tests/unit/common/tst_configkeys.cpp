@@ -1,0 +1,82 @@
+// The keys no request may change and the keys never printed (clientlib/common/configkeys.h).
+
+#include "clientlib/common/configkeys.h"
+
+#include <QTest>
+
+using namespace qrocket;
+
+class tst_ConfigKeys final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void refused_data()
+    {
+        QTest::addColumn<QString>("key");
+        // Both daemons' paths, addresses, ports, roles and security keys, and keys of the same
+        // shape that a later version may add.
+        for (const char *key : {"storePathRootDir", "storePathCommitLog", "brokerConfigPath",
+                 "rocketmqHome", "configBlackList", "configStorePath", "kvConfigPath",
+                 "namesrvAddr", "haMasterAddress", "listenAddress", "haAllowedAddresses",
+                 "etcdEndpoints", "brokerIP1", "brokerIP2", "listenPort", "haListenPort",
+                 "metricsPort", "grpcServerPort", "brokerRole", "enableControllerMode", "aclEnable",
+                 "aclFilePath", "tls.server.mode", "tls.server.keyPassword", "tls.config.file",
+                 "accessKey", "innerAccessKey", "innerSecretKey", "secretKey", "securityToken"})
+            QTest::newRow(key) << QString::fromLatin1(key);
+    }
+    void refused()
+    {
+        QFETCH(QString, key);
+        QVERIFY2(!remoteConfigRefusal(key, {}).isEmpty(), qPrintable(key));
+    }
+
+    void allowed_data()
+    {
+        QTest::addColumn<QString>("key");
+        // What operators change at run time with mqadmin updateBrokerConfig.
+        for (const char *key : {"brokerPermission", "defaultTopicQueueNums", "fileReservedTime",
+                 "deleteWhen", "diskMaxUsedSpaceRatio", "flushDiskType", "messageDelayLevel",
+                 "autoCreateTopicEnable", "autoCreateSubscriptionGroup", "msgTraceTopicName",
+                 "traceTopicEnable", "regionId", "warmMapedFileEnable",
+                 "accessMessageInMemoryMaxRatio", "maxTransferBytesOnMessageInDisk",
+                 "startAcceptSendRequestTimeStamp", "orderMessageEnable", "clusterTest",
+                 "brokerChannelExpiredTime", "productEnvName"})
+            QTest::newRow(key) << QString::fromLatin1(key);
+    }
+    void allowed()
+    {
+        QFETCH(QString, key);
+        QVERIFY2(remoteConfigRefusal(key, {}).isEmpty(), qPrintable(remoteConfigRefusal(key, {})));
+    }
+
+    void daemonIdentityKeys()
+    {
+        const QStringList identity {QStringLiteral("brokerName"), QStringLiteral("brokerId")};
+        QVERIFY(!remoteConfigRefusal(u"brokerName", identity).isEmpty());
+        QVERIFY(!remoteConfigRefusal(u"brokerId", identity).isEmpty());
+        QVERIFY(remoteConfigRefusal(u"brokerName", {}).isEmpty());
+    }
+
+    void secrets()
+    {
+        for (const char *key : {"secretKey", "innerSecretKey", "tls.server.keyPassword",
+                 "securityToken", "etcdCredentials"})
+            QVERIFY2(isSecretConfigKey(QString::fromLatin1(key)), key);
+        for (const char *key : {"accessKey", "brokerName", "tls.server.keyPath", "namesrvAddr"})
+            QVERIFY2(!isSecretConfigKey(QString::fromLatin1(key)), key);
+    }
+
+    void remarkStartsWithRocketmqWords()
+    {
+        const QString r = blackListRemark(u"storePathRootDir", QStringLiteral("a path"));
+        QVERIFY(
+            r.startsWith(QStringLiteral("Can not update config in black list: storePathRootDir")));
+        QVERIFY(r.contains(QStringLiteral("a path")));
+        QCOMPARE(
+            blackListRemark(u"x", {}), QStringLiteral("Can not update config in black list: x"));
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_ConfigKeys)
+#include "tst_configkeys.moc"
