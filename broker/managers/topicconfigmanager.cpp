@@ -130,11 +130,13 @@ Result<TopicConfig> TopicConfigManager::createTopicInSendMessageMethod(QByteArra
     return c;
 }
 
-TopicConfig TopicConfigManager::createTopicInSendMessageBackMethod(
+Result<TopicConfig> TopicConfigManager::createTopicInSendMessageBackMethod(
     QByteArrayView topic, int queueNums, int permission, int topicSysFlag)
 {
     if (auto existing = find(topic))
         return *existing;
+    if (Status st = topics::validateTopic(topic); !st)
+        return st;
     TopicConfig c(topic.toByteArray(), queueNums, permission);
     c.topicSysFlag = topicSysFlag;
     TopicConfig existing;
@@ -146,14 +148,18 @@ TopicConfig TopicConfigManager::createTopicInSendMessageBackMethod(
     return c;
 }
 
-TopicConfig TopicConfigManager::createRetryTopic(QByteArrayView group, int retryQueueNums)
+Result<TopicConfig> TopicConfigManager::createRetryTopic(QByteArrayView group, int retryQueueNums)
 {
+    if (Status st = topics::validateGroup(group); !st)
+        return st;
     return createTopicInSendMessageBackMethod(
         topics::retryTopic(group), retryQueueNums, Perm::Read | Perm::Write);
 }
 
-TopicConfig TopicConfigManager::createDlqTopic(QByteArrayView group)
+Result<TopicConfig> TopicConfigManager::createDlqTopic(QByteArrayView group)
 {
+    if (Status st = topics::validateGroup(group); !st)
+        return st;
     return createTopicInSendMessageBackMethod(topics::dlqTopic(group), 1, Perm::Read | Perm::Write);
 }
 

@@ -70,12 +70,14 @@ public:
         int topicSysFlag);
     /// Returns the existing config or creates `topic` with `queueNums` read/write queues
     /// (createTopicInSendMessageBackMethod; %RETRY%, %DLQ% and transaction topics).
-    TopicConfig createTopicInSendMessageBackMethod(
+    /// InvalidArgument for a name no topic may have (a retry topic of a group longer than
+    /// topics::kGroupMaxLength), so that nothing is stored that can never be delivered.
+    Result<TopicConfig> createTopicInSendMessageBackMethod(
         QByteArrayView topic, int queueNums, int perm, int topicSysFlag = 0);
-    /// %RETRY%<group> with `retryQueueNums` queues, perm 6.
-    TopicConfig createRetryTopic(QByteArrayView group, int retryQueueNums);
-    /// %DLQ%<group> with 1 queue, perm 6.
-    TopicConfig createDlqTopic(QByteArrayView group);
+    /// %RETRY%<group> with `retryQueueNums` queues, perm 6; InvalidArgument for a bad group.
+    Result<TopicConfig> createRetryTopic(QByteArrayView group, int retryQueueNums);
+    /// %DLQ%<group> with 1 queue, perm 6; InvalidArgument for a bad group.
+    Result<TopicConfig> createDlqTopic(QByteArrayView group);
 
     /// UPDATE_AND_CREATE_TOPIC: validates the name and queue counts, then creates or replaces.
     /// Refusing system topics is the admin processor's call (isSystemTopic()).

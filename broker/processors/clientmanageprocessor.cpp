@@ -9,6 +9,7 @@
 #include "broker/managers/producermanager.h"
 #include "broker/managers/subscriptiongroupmanager.h"
 #include "broker/managers/topicconfigmanager.h"
+#include "broker/managers/topicvalidator.h"
 #include "clientlib/protocol/json.h"
 
 #include <QDateTime>
@@ -76,6 +77,12 @@ RemotingCommand ClientManageProcessor::heartbeat(
     info.version = request.version;
     info.lastUpdateTimestamp = now;
 
+    for (const ConsumerData &consumer : data->consumerDataSet) {
+        // RocketMQ 5's group rule (at most 120 characters): the group's retry topic must be a
+        // topic, or its retried messages could never be delivered.
+        if (Status st = topics::validateGroup(consumer.groupName); !st)
+            return makeReply(request, toInt(ResponseCode::SystemError), st.message().toUtf8());
+    }
     for (const ConsumerData &consumer : data->consumerDataSet) {
         const auto groupConfig = m_ctx.subscriptionGroups->findOrCreate(consumer.groupName);
         if (groupConfig) {

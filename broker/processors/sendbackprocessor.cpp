@@ -23,12 +23,12 @@ using protocol::RemotingCommand;
 namespace {
 
 /// Creates the topic if needed; asks for an immediate re-registration when it is new.
-TopicConfig ensureTopic(
-    BrokerContext &ctx, QByteArrayView topic, const std::function<TopicConfig()> &create)
+Result<TopicConfig> ensureTopic(
+    BrokerContext &ctx, QByteArrayView topic, const std::function<Result<TopicConfig>()> &create)
 {
     const bool existed = ctx.topics->contains(topic);
-    TopicConfig config = create();
-    if (!existed && ctx.registerBrokerAllNow)
+    Result<TopicConfig> config = create();
+    if (!existed && config && ctx.registerBrokerAllNow)
         ctx.registerBrokerAllNow();
     return config;
 }
@@ -49,6 +49,12 @@ void SendBackProcessor::processRequest(
     if (!offset || group.isEmpty() || !headerDelay) {
         const char *field = !offset ? "offset" : group.isEmpty() ? "group" : "delayLevel";
         respond(makeResponse(request, toInt(ResponseCode::SystemError), missingFieldRemark(field)));
+        return;
+    }
+    // Before anything is created or stored: a group whose retry topic no topic may be would
+    // leave a delayed message that can never be delivered.
+    if (Status st = topics::validateGroup(group); !st) {
+        respond(makeResponse(request, toInt(ResponseCode::SystemError), utf8(st.message())));
         return;
     }
     if (!m_ctx.store || !m_ctx.topics || !m_ctx.subscriptionGroups) {
@@ -77,9 +83,14 @@ void SendBackProcessor::processRequest(
 
     QByteArray newTopic = topics::retryTopic(group);
     int queueId = randomQueue(groupConfig->retryQueueNums);
-    TopicConfig retryConfig = ensureTopic(m_ctx, newTopic,
+    Result<TopicConfig> retryConfig = ensureTopic(m_ctx, newTopic,
         [&] { return m_ctx.topics->createRetryTopic(group, groupConfig->retryQueueNums); });
-    if (!Perm::isWriteable(retryConfig.perm)) {
+    if (!retryConfig) {
+        respond(makeResponse(
+            request, toInt(ResponseCode::SystemError), utf8(retryConfig.error().message())));
+        return;
+    }
+    if (!Perm::isWriteable(retryConfig->perm)) {
         respond(makeResponse(request, toInt(ResponseCode::NoPermission),
             QByteArrayLiteral("the topic[") + newTopic
                 + QByteArrayLiteral("] sending message is forbidden")));
@@ -109,9 +120,14 @@ void SendBackProcessor::processRequest(
     if (rec.reconsumeTimes >= maxReconsumeTimes || delayLevel < 0) {
         newTopic = topics::dlqTopic(group);
         queueId = 0;
-        const TopicConfig dlq
+        const Result<TopicConfig> dlq
             = ensureTopic(m_ctx, newTopic, [&] { return m_ctx.topics->createDlqTopic(group); });
-        if (!Perm::isWriteable(dlq.perm)) {
+        if (!dlq) {
+            respond(makeResponse(
+                request, toInt(ResponseCode::SystemError), utf8(dlq.error().message())));
+            return;
+        }
+        if (!Perm::isWriteable(dlq->perm)) {
             respond(makeResponse(request, toInt(ResponseCode::NoPermission),
                 QByteArrayLiteral("the topic[") + newTopic
                     + QByteArrayLiteral("] sending message is forbidden")));

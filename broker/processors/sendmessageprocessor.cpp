@@ -264,8 +264,9 @@ std::optional<SendMessageProcessor::Refusal> SendMessageProcessor::msgCheck(Brok
             found = std::move(*created);
             // (TopicConfigManager logs the creation)
         } else if (retry) {
-            found = ctx.topics->createTopicInSendMessageBackMethod(
-                header.topic, 1, Perm::Read | Perm::Write, topicSysFlag);
+            if (auto back = ctx.topics->createTopicInSendMessageBackMethod(
+                    header.topic, 1, Perm::Read | Perm::Write, topicSysFlag))
+                found = std::move(*back);
         }
     }
     if (!found)
@@ -298,7 +299,10 @@ std::optional<RemotingCommand> SendMessageProcessor::handleRetryAndDlq(
         maxReconsumeTimes = *header.maxReconsumeTimes;
     if (header.reconsumeTimes < maxReconsumeTimes)
         return std::nullopt;
-    topicConfig = m_ctx.topics->createDlqTopic(group);
+    Result<TopicConfig> dlq = m_ctx.topics->createDlqTopic(group);
+    if (!dlq)
+        return makeReply(request, toInt(ResponseCode::SystemError), dlq.error().message().toUtf8());
+    topicConfig = std::move(*dlq);
     header.topic = topicConfig.topicName;
     header.queueId = 0;
     if (!protocol::findProperty(header.properties, mc::DelayTimeLevel).isNull())

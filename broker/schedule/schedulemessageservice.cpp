@@ -145,7 +145,17 @@ std::int64_t ScheduleMessageService::deliverLevel(int level)
             auto msg = schedule::messageTimeUp(rec, storeHostOr(rec.storeHost));
             if (msg.has_value()) {
                 const storage::PutMessageResult put = store->putMessageAndWait(msg.value());
-                if (!put.isOk()) {
+                const bool never = put.status == storage::PutMessageStatus::MessageIllegal
+                    || put.status == storage::PutMessageStatus::PropertiesSizeExceeded;
+                if (never) {
+                    m_undeliverable.fetch_add(1, std::memory_order_relaxed);
+                    qCWarning(lcBroker).noquote()
+                        << "schedule: level" << level << "offset" << offset << "(commit-log offset"
+                        << unit.commitLogOffset << ") can never be delivered to"
+                        << msg.value().topic.left(200) << ":"
+                        << storage::putMessageStatusName(put.status) << put.remark
+                        << "- skipped; the record stays in the commit log";
+                } else if (!put.isOk()) {
                     qCWarning(lcBroker).noquote()
                         << "schedule: re-put of level" << level << "offset" << offset << "to"
                         << msg.value().topic
@@ -154,10 +164,12 @@ std::int64_t ScheduleMessageService::deliverLevel(int level)
                     result = kDelayForAPeriodMillis;
                     break;
                 }
-                ++delivered;
-                if (m_ctx.statsManager)
-                    m_ctx.statsManager->onScheduleDelivered(
-                        msg.value().topic, put.msgNum, put.wroteBytes);
+                if (!never) {
+                    ++delivered;
+                    if (m_ctx.statsManager)
+                        m_ctx.statsManager->onScheduleDelivered(
+                            msg.value().topic, put.msgNum, put.wroteBytes);
+                }
             } else {
                 qCWarning(lcBroker).noquote() << "schedule: skipping level" << level << "offset"
                                               << offset << ":" << msg.error().message();
@@ -188,6 +200,8 @@ std::vector<std::pair<QByteArray, QByteArray>> ScheduleMessageService::runtimeIn
             QByteArray::number(m_ctx.delayOffsets->offset(level)) + ','
                 + QByteArray::number(cq->maxOffsetInQueue()));
     }
+    out.emplace_back(QByteArrayLiteral("scheduleMessageUndeliverable"),
+        QByteArray::number(m_undeliverable.load(std::memory_order_relaxed)));
     return out;
 }
 

@@ -24,6 +24,7 @@
 
 #include <QByteArray>
 
+#include <atomic>
 #include <functional>
 #include <vector>
 
@@ -71,12 +72,17 @@ public:
     bool isRunning() const;
 
     /// One run of a level's timer now: delivers every due unit, advances the offset. Returns the
-    /// ms until the level should run again. Used by the thread and by tests.
+    /// ms until the level should run again. Used by the thread and by tests. A put that fails
+    /// for a reason that may pass (disk full, page cache busy) is retried in 10 s; one that can
+    /// never succeed (the store calls the message illegal: a topic name too long, properties too
+    /// large) is skipped with a warning naming its commit-log offset and counted, so that one
+    /// record cannot hold up its delay level for every other message.
     std::int64_t deliverLevel(int level);
 
     /// For GET_BROKER_RUNTIME_INFO: "scheduleMessageOffset_<level>" -> "<offset>,<maxOffset>"
-    /// for each level whose queue exists.
+    /// for each level whose queue exists, and "scheduleMessageUndeliverable" (records skipped).
     std::vector<std::pair<QByteArray, QByteArray>> runtimeInfo() const;
+    std::uint64_t undeliverable() const { return m_undeliverable.load(std::memory_order_relaxed); }
 
 private:
     void run();
@@ -87,6 +93,7 @@ private:
     BrokerContext &m_ctx;
     Clock m_clock;
     schedule::DelayLevels m_levels;
+    std::atomic<std::uint64_t> m_undeliverable {0};
 
     storage::ServiceThread m_service;
 };

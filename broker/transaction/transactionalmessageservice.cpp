@@ -227,8 +227,11 @@ void TransactionalMessageService::discard(const HalfMessage &half, bool tooOld)
                                   << (tooOld ? "is older than fileReservedTime"
                                              : "has been checked too many times")
                                   << "- moving it to TRANS_CHECK_MAX_TIME_TOPIC";
-    const TopicConfig tc = m_ctx.topics->createTopicInSendMessageBackMethod(
-        transaction::kCheckMaxTimeTopic, 1, Perm::Read | Perm::Write);
+    // A fixed, valid system topic name: the creation cannot fail.
+    const TopicConfig tc = m_ctx.topics
+                               ->createTopicInSendMessageBackMethod(
+                                   transaction::kCheckMaxTimeTopic, 1, Perm::Read | Perm::Write)
+                               .value();
     storage::MessageExtBrokerInner m = half.inner;
     m.topic = tc.topicName;
     m.queueId = 0;
@@ -248,8 +251,10 @@ void TransactionalMessageService::check()
     if (!m_ctx.store || !m_ctx.consumerOffsets || !m_ctx.topics || !m_ctx.config)
         return;
     std::lock_guard lock(m_checkMutex);
-    const TopicConfig half = m_ctx.topics->createTopicInSendMessageBackMethod(
-        transaction::kHalfTopic, 1, Perm::Read | Perm::Write);
+    const TopicConfig half = m_ctx.topics
+                                 ->createTopicInSendMessageBackMethod(
+                                     transaction::kHalfTopic, 1, Perm::Read | Perm::Write)
+                                 .value();
     for (int queueId = 0; queueId < std::max(1, half.readQueueNums); ++queueId) {
         try {
             checkQueue(

@@ -204,6 +204,33 @@ private slots:
         QCOMPARE(f.store->maxOffsetInQueue("DelayT", 1), 1);
     }
 
+    void undeliverableRecordDoesNotHoldUpItsLevel()
+    {
+        // A record parked for a destination the store can never accept (here a retry topic of
+        // a 200-character group, as an older broker or a hostile send-back left it) used to be
+        // retried every 10 s forever, wedging its delay level for every user.
+        ExtrasFixture f;
+        f.fakeNow = 1'800'000'000'000;
+        QVERIFY(f.open(QStringLiteral("1s")));
+        auto bad = ExtrasFixture::message(
+            "%RETRY%" + QByteArray(200, 'g'), 0, "never", props({{"DELAY", "1"}}));
+        QCOMPARE(f.schedule->transform(bad), 1);
+        QVERIFY(f.put(bad).isOk());
+        auto good = ExtrasFixture::message("DelayOk", 0, "due", props({{"DELAY", "1"}}));
+        QCOMPARE(f.schedule->transform(good), 1);
+        QVERIFY(f.put(good).isOk());
+        f.fakeNow += 1000;
+        QCOMPARE(f.schedule->deliverLevel(1), ScheduleMessageService::kDelayForAWhileMillis);
+        QCOMPARE(f.delays->offset(1), 2);
+        QCOMPARE(f.schedule->undeliverable(), std::uint64_t(1));
+        QVERIFY(f.store->waitForDispatch(5000));
+        QCOMPARE(f.store->maxOffsetInQueue("DelayOk", 0), 1);
+        bool counted = false;
+        for (const auto &[key, value] : f.schedule->runtimeInfo())
+            counted = counted || (key == "scheduleMessageUndeliverable" && value == "1");
+        QVERIFY(counted);
+    }
+
     void backlogIsDeliveredInBoundedRuns()
     {
         ExtrasFixture f;
@@ -287,9 +314,11 @@ private slots:
         f.schedule->transform(m);
         QVERIFY(f.put(m).isOk());
         const auto info = f.schedule->runtimeInfo();
-        QCOMPARE(info.size(), std::size_t(1));
+        QCOMPARE(info.size(), std::size_t(2));
         QCOMPARE(info.front().first, QByteArray("scheduleMessageOffset_2"));
         QCOMPARE(info.front().second, QByteArray("0,1"));
+        QCOMPARE(info.back().first, QByteArray("scheduleMessageUndeliverable"));
+        QCOMPARE(info.back().second, QByteArray("0"));
     }
 };
 

@@ -179,6 +179,30 @@ private slots:
         QCOMPARE(ExtrasFixture::call(p, sendBack(orig.offset, 0))->code, 26);
     }
 
+    void groupLongerThan120IsRefusedBeforeAnythingIsStored()
+    {
+        // One send-back with a 200-character group used to create a retry topic the commit
+        // log refuses, parked for delivery: its delay level then retried it every 10 s forever.
+        ExtrasFixture f;
+        QVERIFY(f.open());
+        const Stored orig = putOriginal(f);
+        const std::int64_t scheduled = f.store->maxOffsetInQueue("SCHEDULE_TOPIC_XXXX", 2);
+        SendBackProcessor p(f.ctx);
+        RemotingCommand r = sendBack(orig.offset, 0);
+        const QByteArray group(200, 'g');
+        r.setExt("group", group);
+        const auto resp = ExtrasFixture::call(p, r);
+        QCOMPARE(resp->code, 1);
+        QVERIFY2(resp->remark.contains("longer than 120"), resp->remark.constData());
+        QVERIFY(!f.topics->contains("%RETRY%" + group));
+        QVERIFY(!f.groups->find(group));
+        QVERIFY(f.store->waitForDispatch(5000));
+        QCOMPARE(f.store->maxOffsetInQueue("SCHEDULE_TOPIC_XXXX", 2), scheduled);
+        // A 120-character group is fine (its retry topic has 127).
+        r.setExt("group", QByteArray(120, 'g'));
+        QCOMPARE(ExtrasFixture::call(p, r)->code, 0);
+    }
+
     void missingMessageIs1()
     {
         ExtrasFixture f;

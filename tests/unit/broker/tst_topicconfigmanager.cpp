@@ -206,7 +206,7 @@ private slots:
         TopicConfigManager m(testConfig(), TopicConfigManager::filePath(dir.path()));
         int calls = 0;
         m.setChangeListener([&](const QByteArray &) { ++calls; });
-        const TopicConfig retry = m.createRetryTopic("G1", 1);
+        const TopicConfig retry = m.createRetryTopic("G1", 1).value();
         QCOMPARE(retry.topicName, QByteArray("%RETRY%G1"));
         QCOMPARE(retry.writeQueueNums, 1);
         QCOMPARE(retry.readQueueNums, 1);
@@ -215,11 +215,19 @@ private slots:
         m.createRetryTopic("G1", 3); // exists: unchanged, no notification
         QCOMPARE(m.find("%RETRY%G1")->writeQueueNums, 1);
         QCOMPARE(calls, 1);
-        const TopicConfig dlq = m.createDlqTopic("G1");
+        const TopicConfig dlq = m.createDlqTopic("G1").value();
+        // A group whose retry topic could be no topic creates nothing (RocketMQ 5: <= 120).
+        QVERIFY(m.createRetryTopic(QByteArray(120, 'g'), 1));
+        const auto tooLong = m.createRetryTopic(QByteArray(121, 'g'), 1);
+        QVERIFY(!tooLong);
+        QVERIFY(tooLong.error().message().contains(QStringLiteral("120")));
+        QVERIFY(!m.createDlqTopic(QByteArray(200, 'g')));
+        QVERIFY(!m.createTopicInSendMessageBackMethod("%RETRY%../x", 1, 6));
+        QVERIFY(!m.find("%RETRY%" + QByteArray(121, 'g')));
         QCOMPARE(dlq.topicName, QByteArray("%DLQ%G1"));
         QCOMPARE(dlq.writeQueueNums, 1);
         QCOMPARE(dlq.perm, 6);
-        QCOMPARE(calls, 2);
+        QCOMPARE(calls, 3); // %RETRY%G1, %DLQ%G1 and the 120-character group's retry topic
         QVERIFY(topics::isRetryTopic("%RETRY%G1"));
         QVERIFY(topics::isDlqTopic("%DLQ%G1"));
     }
@@ -246,8 +254,8 @@ private slots:
         QTemporaryDir dir;
         TopicConfigManager m(testConfig(), TopicConfigManager::filePath(dir.path()));
         QCOMPARE(bool(m.updateTopicConfig(TopicConfig(name, 4))), valid);
-        QVERIFY(topics::validateGroup(QByteArray(255, 'g')));
-        QVERIFY(!topics::validateGroup(QByteArray(256, 'g')));
+        QVERIFY(topics::validateGroup(QByteArray(120, 'g')));
+        QVERIFY(!topics::validateGroup(QByteArray(121, 'g')));
         QVERIFY(topics::isNotAllowedSendTopic("SCHEDULE_TOPIC_XXXX"));
         QVERIFY(topics::isNotAllowedSendTopic("RMQ_SYS_TRANS_HALF_TOPIC"));
         QVERIFY(!topics::isNotAllowedSendTopic("TBW102"));
