@@ -10,6 +10,13 @@
 #include <QElapsedTimer>
 #include <QFile>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace qrocket::admincli {
 
 namespace {
@@ -90,20 +97,77 @@ QJsonObject messageJson(const MessageExt &m, bool withBody)
     return o;
 }
 
+/// This run's private folder for message bodies (mode 0700, made by mkdtemp), or an error text.
+/// mqadmin writes to /tmp/rocketmq/msgbodys/<msgId>, a shared folder and a name the producer
+/// chose (its UNIQ_KEY): a producer could make an operator's query write over any file the
+/// operator can write ("../../root/.bashrc", or a symlink planted in the shared folder).
+const QString &bodyFolder(QString *error)
+{
+    static QString folder;
+    static QString failure;
+    if (folder.isEmpty() && failure.isEmpty()) {
+        QByteArray templ
+            = QFile::encodeName(QDir::tempPath() + QStringLiteral("/qrocket-msgbodys-XXXXXX"));
+        if (::mkdtemp(templ.data()))
+            folder = QFile::decodeName(templ);
+        else
+            failure = QStringLiteral("cannot create a folder in %1: %2")
+                          .arg(QDir::tempPath(), QString::fromLocal8Bit(std::strerror(errno)));
+    }
+    *error = failure;
+    return folder;
+}
+
+/// Writes a body under bodyFolder() with a name made by QRocket, never followed through a link
+/// and never over an existing file. Returns the path, or "(not written: why)".
+QString writeBody(const MessageExt &m)
+{
+    QString error;
+    const QString &folder = bodyFolder(&error);
+    if (folder.isEmpty())
+        return QStringLiteral("(not written: %1)").arg(error);
+    // The broker's offset message id is hex made from the store address and the commit-log
+    // offset; anything else (a foreign broker's answer) gets the commit-log offset.
+    QByteArray name = m.offsetMsgId();
+    const bool hex = !name.isEmpty() && name.size() <= 64
+        && std::all_of(name.cbegin(), name.cend(),
+            [](char c) { return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'F'); });
+    if (!hex)
+        name = "offset-" + QByteArray::number(m.commitLogOffset());
+    const QString path = folder + QLatin1Char('/') + QString::fromLatin1(name);
+    for (int n = 1;; ++n) {
+        const QString candidate = n == 1 ? path : path + QLatin1Char('.') + QString::number(n);
+        const int fd = ::open(QFile::encodeName(candidate).constData(),
+            O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0 && errno == EEXIST && n < 100)
+            continue; // the same message shown twice in one run
+        if (fd < 0)
+            return QStringLiteral("(not written: %1)")
+                .arg(QString::fromLocal8Bit(std::strerror(errno)));
+        const QByteArray &body = m.body();
+        qsizetype done = 0;
+        while (done < body.size()) {
+            const ssize_t w
+                = ::write(fd, body.constData() + done, static_cast<size_t>(body.size() - done));
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0)
+                break;
+            done += w;
+        }
+        const int writeErrno = errno;
+        ::close(fd);
+        if (done != body.size())
+            return QStringLiteral("(not written: %1)")
+                .arg(QString::fromLocal8Bit(std::strerror(writeErrno)));
+        return candidate;
+    }
+}
+
 /// mqadmin's QueryMsgByIdSubCommand.printMsg: the fields, and the body written to a file.
 void printMessageDetail(Context &ctx, const MessageExt &m, bool withOffsetId)
 {
-    const QString dir = QDir::tempPath() + QStringLiteral("/rocketmq/msgbodys");
-    const QString path = dir + QLatin1Char('/') + QString::fromUtf8(m.msgId());
-    QString bodyPath = path;
-    if (!QDir().mkpath(dir)) {
-        bodyPath = QStringLiteral("(not written: cannot create %1)").arg(dir);
-    } else {
-        QFile f(path);
-        if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)
-            || f.write(m.body()) != m.body().size())
-            bodyPath = QStringLiteral("(not written: %1)").arg(f.errorString());
-    }
+    const QString bodyPath = writeBody(m);
     if (ctx.out().isJson()) {
         QJsonObject o = messageJson(m, true);
         o.insert(QStringLiteral("bodyPath"), bodyPath);

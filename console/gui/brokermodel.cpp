@@ -180,7 +180,7 @@ QVariant BrokerModel::data(const QModelIndex &index, int role) const
                       .arg(b->runtimeOkMono
                               ? formatAgo(ClusterSession::nowMono() - b->runtimeOkMono)
                               : tr("never"))
-                : tr("GET_BROKER_RUNTIME_INFO failed: %1").arg(b->runtimeError);
+                : plainToolTip(tr("GET_BROKER_RUNTIME_INFO failed: %1").arg(b->runtimeError));
         }
         if (col == Heartbeat || col == State || col == ExpiresIn) {
             if (!m_session->livenessSupported())

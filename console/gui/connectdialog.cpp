@@ -41,6 +41,7 @@ ConnectDialog::ConnectDialog(const QStringList &recent, QWidget *parent) : QDial
     layout->addWidget(m_address);
     m_error = new QLabel(this);
     m_error->setStyleSheet(QStringLiteral("color: #ff6b6b"));
+    m_error->setTextFormat(Qt::PlainText);
     layout->addWidget(m_error);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     buttons->button(QDialogButtonBox::Ok)->setText(tr("Connect"));

@@ -95,4 +95,12 @@ QString formatPerm(int perm)
     return s;
 }
 
+QString plainToolTip(const QString &text)
+{
+    if (text.isEmpty())
+        return text;
+    return QStringLiteral("<p style='white-space:pre-wrap'>") + text.toHtmlEscaped()
+        + QStringLiteral("</p>");
+}
+
 } // namespace qrocket::console

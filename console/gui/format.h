@@ -26,5 +26,8 @@ QString formatAgo(std::int64_t ageMs);
 QString formatTimestamp(std::int64_t epochMs);
 /// RocketMQ's permission bits as "RW", "R-", "-W", "--" (and " I" / " P" suffixes).
 QString formatPerm(int perm);
+/// A tooltip that shows `text` as it is: Qt renders a tooltip as HTML when it looks like HTML,
+/// and errors, addresses and names come from the cluster (any peer can put markup there).
+QString plainToolTip(const QString &text);
 
 } // namespace qrocket::console

@@ -131,7 +131,7 @@ QVariant GroupModel::data(const QModelIndex &index, int role) const
         break;
     case Qt::ToolTipRole:
         if (!g->statsError.isEmpty())
-            return g->statsError;
+            return plainToolTip(g->statsError);
         return headerData(col, Qt::Horizontal, Qt::ToolTipRole);
     }
     return {};

@@ -6,6 +6,7 @@
 #include "console/gui/clustersession.h"
 #include "console/gui/clusterwidget.h"
 #include "console/gui/connectdialog.h"
+#include "console/gui/format.h"
 #include "console/gui/style.h"
 
 #include <QAction>
@@ -40,7 +41,7 @@ public:
     {
         m_text = text;
         setStyleSheet(colour.isEmpty() ? QString() : QStringLiteral("color: %1").arg(colour));
-        setToolTip(text);
+        setToolTip(plainToolTip(text));
         updateGeometry();
         elide();
     }

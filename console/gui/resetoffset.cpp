@@ -207,6 +207,7 @@ void ResetOffsetPanel::reset()
             .arg(QString::fromUtf8(m_group), QString::fromUtf8(topic), formatTimestamp(ts))
             .arg(m_model->movingQueues()),
         QMessageBox::Yes | QMessageBox::Cancel, this);
+    box->setTextFormat(Qt::PlainText); // group and topic names come from the cluster
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->setDefaultButton(QMessageBox::Cancel);
     const QByteArray group = m_group;

@@ -139,7 +139,7 @@ QVariant RouteQueueModel::data(const QModelIndex &index, int role) const
         if (col == LastUpdate && r.lastUpdate)
             return formatTimestamp(r.lastUpdate);
         if (m_stale)
-            return tr("Stale: %1").arg(m_session->focusTopicPart().error);
+            return plainToolTip(tr("Stale: %1").arg(m_session->focusTopicPart().error));
         return headerData(col, Qt::Horizontal, Qt::ToolTipRole);
     }
     return {};

@@ -107,7 +107,7 @@ QVariant StoreFileModel::data(const QModelIndex &index, int role) const
         break;
     case Qt::ToolTipRole:
         if (col == File)
-            return QString::fromUtf8(r.file.path);
+            return plainToolTip(QString::fromUtf8(r.file.path));
         if (col == Expires)
             return formatTimestamp(r.file.expiresAt);
         return headerData(col, Qt::Horizontal, Qt::ToolTipRole);

@@ -156,15 +156,17 @@ void StorageView::refresh()
         m_gauges[i].second->setRatio(ratio, stale);
         m_brokerLabels[2 * i]->setText(QStringLiteral("<b>%1</b> %2")
                                            .arg(QString::fromUtf8(b.brokerName).toHtmlEscaped(),
-                                               QString::fromUtf8(b.address)));
+                                               QString::fromUtf8(b.address).toHtmlEscaped()));
         m_brokerLabels[2 * i]->setTextFormat(Qt::RichText);
         QStringList facts;
         facts << tr("fileReservedTime %1 h")
-                     .arg(b.storeFiles ? QString::number(b.storeFiles->fileReservedTimeHours)
-                                       : (b.fileReservedTime.isEmpty() ? QStringLiteral("?")
-                                                                       : b.fileReservedTime));
-        facts
-            << tr("deleteWhen %1").arg(b.deleteWhen.isEmpty() ? QStringLiteral("?") : b.deleteWhen);
+                     .arg(b.storeFiles
+                             ? QString::number(b.storeFiles->fileReservedTimeHours)
+                             : (b.fileReservedTime.isEmpty() ? QStringLiteral("?")
+                                                             : b.fileReservedTime.toHtmlEscaped()));
+        facts << tr("deleteWhen %1")
+                     .arg(b.deleteWhen.isEmpty() ? QStringLiteral("?")
+                                                 : b.deleteWhen.toHtmlEscaped());
         facts << tr("commit log %1 – %2")
                      .arg(formatCount(b.commitLogMinOffset), formatCount(b.commitLogMaxOffset));
         if (b.storeFiles) {

@@ -10,10 +10,13 @@
 #include "tests/admin/admintestutil.h"
 
 #include <QDateTime>
+#include <QDir>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <atomic>
@@ -36,6 +39,7 @@ private slots:
     void cloneGroupOffset();
     void producerConnection();
     void queryMessages();
+    void hostileUniqKeyWritesNothingOutsideItsFolder();
     void printMessages();
     void sendAndConsumeRoundTrip();
     void checkMsgSendRT();
@@ -317,6 +321,42 @@ void TestAdminGroups::queryMessages()
     QCOMPARE(r.lines().size(), 1); // the heading only
     r = at({"queryMsgByUniqueKey", "-t", "GT", "-i", "0123456789ABCDEF0123456789ABCDEF"});
     QCOMPARE(r.exitCode, 1);
+}
+
+void TestAdminGroups::hostileUniqKeyWritesNothingOutsideItsFolder()
+{
+    // mqadmin writes a queried body to /tmp/rocketmq/msgbodys/<msgId>, and the msgId shown is
+    // the producer's UNIQ_KEY: a producer could make an operator's query write any file.
+    QTemporaryDir victim;
+    QVERIFY(victim.isValid());
+    const QString target = victim.filePath(QStringLiteral("pwned"));
+    const QByteArray hostile = "../../../../../../.." + QFile::encodeName(target);
+    client::Message msg("EvilT", "TagEvil", "evil", "evil-body");
+    msg.setProperty(protocol::MessageConst::UniqClientMessageIdKeyIdx.toByteArray(), hostile);
+    auto sent = m_producer->sendSync(msg);
+    QVERIFY(sent.has_value());
+    QCOMPARE(sent->msgId, hostile);
+    for (const QStringList &args : {QStringList {QStringLiteral("queryMsgById"),
+                                        QStringLiteral("-i"), QString::fromUtf8(sent->offsetMsgId)},
+             QStringList {QStringLiteral("queryMsgByUniqueKey"), QStringLiteral("-t"),
+                 QStringLiteral("EvilT"), QStringLiteral("-i"), QString::fromUtf8(hostile)}}) {
+        const Run r = at(args);
+        QVERIFY2(r.exitCode == 0, r.describe().constData());
+        QVERIFY(!QFile::exists(target));
+        const QString bodyPath = fields(lineStartingWith(r, QStringLiteral("Message"))).last();
+        const QFileInfo info(bodyPath);
+        QVERIFY2(info.dir().dirName().startsWith(QStringLiteral("qrocket-msgbodys-")),
+            qPrintable(bodyPath));
+        QCOMPARE(QFileInfo(info.absolutePath()).dir().absolutePath(),
+            QFileInfo(QDir::tempPath()).absoluteFilePath());
+        QCOMPARE(QFileInfo(info.absolutePath()).permissions()
+                & (QFileDevice::ReadGroup | QFileDevice::ReadOther | QFileDevice::WriteOther),
+            QFileDevice::Permissions());
+        QFile body(bodyPath);
+        QVERIFY2(body.open(QIODevice::ReadOnly), qPrintable(bodyPath));
+        QCOMPARE(body.readAll(), QByteArray("evil-body"));
+        QVERIFY(!bodyPath.contains(QStringLiteral("..")));
+    }
 }
 
 void TestAdminGroups::printMessages()

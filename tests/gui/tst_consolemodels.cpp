@@ -20,6 +20,7 @@
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
 #include <QTest>
+#include <QTextDocument>
 
 using namespace qrocket;
 using namespace qrocket::console;
@@ -98,6 +99,16 @@ void tst_ConsoleModels::formatting()
     QCOMPARE(formatRate(2.25), QStringLiteral("2.3 msgs/s"));
     QCOMPARE(formatBytes(16 * 1024 * 1024), QStringLiteral("16.0 MiB"));
     QCOMPARE(formatBytes(512), QStringLiteral("512 B"));
+    // A peer's markup in an error or a name is shown, never rendered.
+    const QString hostile = QStringLiteral("<img src=\"x\"><b>bold</b> & more");
+    const QString tip = plainToolTip(hostile);
+    QVERIFY(!tip.contains(QStringLiteral("<img")));
+    QVERIFY(!tip.contains(QStringLiteral("<b>")));
+    QVERIFY(tip.contains(hostile.toHtmlEscaped()));
+    QTextDocument doc;
+    doc.setHtml(tip);
+    QCOMPARE(doc.toPlainText(), hostile);
+    QCOMPARE(plainToolTip(QString()), QString());
     QCOMPARE(formatAgo(180000), QStringLiteral("3 min ago"));
     QCOMPARE(formatAgo(500), QStringLiteral("just now"));
     QCOMPARE(formatDuration(97000), QStringLiteral("1 min 37 s"));

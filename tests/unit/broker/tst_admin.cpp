@@ -395,16 +395,20 @@ private slots:
         QCOMPARE(ExtrasFixture::call(p, update)->code, 0);
         QVERIFY(!f.config.autoCreateTopicEnable);
         RemotingCommand rename = ExtrasFixture::request(25);
-        rename.body = "brokerName=other\ndefaultTopicQueueNums=5\n";
+        rename.body = "regionId=OtherRegion\ndefaultTopicQueueNums=5\n";
         const auto renamed = ExtrasFixture::call(p, rename);
         QCOMPARE(renamed->code, 0);
         QVERIFY(renamed->remark.isEmpty()); // RocketMQ answers SUCCESS without a remark
         // A text key is taken for the next start (shown at once); a number applies now.
-        QCOMPARE(f.config.brokerName, QStringLiteral("broker-a"));
+        QCOMPARE(f.config.regionId, QStringLiteral("DefaultRegion"));
         QCOMPARE(f.config.defaultTopicQueueNums, 5);
+        // The broker's identity is never renamed by a request.
+        rename.body = "brokerName=other\n";
+        QCOMPARE(ExtrasFixture::call(p, rename)->code, 16);
         const auto get2 = ExtrasFixture::call(p, ExtrasFixture::request(26));
         QVERIFY(get2->body.contains("autoCreateTopicEnable=false\n"));
-        QVERIFY(get2->body.contains("brokerName=other\n"));
+        QVERIFY(get2->body.contains("regionId=OtherRegion\n"));
+        QVERIFY(get2->body.contains("brokerName=broker-a\n"));
         QVERIFY(get2->body.contains("defaultTopicQueueNums=5\n"));
         QVERIFY(parse(*get2->ext("version"))["counter"].toInteger() > v1["counter"].toInteger());
     }
