@@ -157,7 +157,8 @@ Status BrokerController::initialize()
             hold->notifyMessageArriving(topic, queueId, queueOffset, tagsCode, properties);
         });
     if (m_config.isMaster()) {
-        m_haService = std::make_unique<ha::HAService>(*m_store, m_storeConfig);
+        m_haService = std::make_unique<ha::HAService>(
+            *m_store, m_storeConfig, QStringList {m_config.brokerIP1, m_config.brokerIP2});
         m_store->setAppendObserver([ha = m_haService.get()] { ha->wakeup(); });
     }
     if (Status st = m_store->open(); !st)
@@ -274,7 +275,7 @@ Status BrokerController::start()
         // listenPort 0 (tests): any free port, as for the remoting servers.
         const auto haPort = static_cast<quint16>(
             m_config.listenPort == 0 ? 0 : std::max(0, m_storeConfig.haListenPort));
-        if (Status st = m_haService->start(haPort); !st) {
+        if (Status st = m_haService->start(haPort, m_config.haListenAddress()); !st) {
             m_server->stop();
             m_fastServer->stop();
             return st;

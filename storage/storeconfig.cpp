@@ -1,5 +1,6 @@
 #include "storage/storeconfig.h"
 
+#include "clientlib/common/addresspattern.h"
 #include "clientlib/common/properties.h"
 
 #include <QDir>
@@ -89,6 +90,8 @@ void MessageStoreConfig::bind(ConfigSchema &s)
     s.add("haTransferBatchSize", &haTransferBatchSize);
     s.add("haMasterAddress", &haMasterAddress, true);
     s.add("haSlaveFallbehindMax", &haSlaveFallbehindMax);
+    s.add("haAllowedAddresses", &haAllowedAddresses, true);
+    s.add("haMaxConnections", &haMaxConnections);
 }
 
 QList<int> MessageStoreConfig::deleteHours() const
@@ -185,6 +188,11 @@ Status MessageStoreConfig::validate() const
                        .arg(haTransferBatchSize));
     if (haSlaveFallbehindMax < 1)
         return bad(QStringLiteral("haSlaveFallbehindMax must be positive"));
+    if (const auto patterns = AddressPattern::parseList(haAllowedAddresses); !patterns)
+        return bad(QStringLiteral("haAllowedAddresses: %1").arg(patterns.error().message()));
+    if (haMaxConnections < 1 || haMaxConnections > 4096)
+        return bad(
+            QStringLiteral("haMaxConnections %1 out of range (1..4096)").arg(haMaxConnections));
     if (!haMasterAddress.isEmpty()) {
         const qsizetype colon = haMasterAddress.lastIndexOf(u':');
         bool ok = false;

@@ -71,6 +71,11 @@ struct MessageStoreConfig
     int haTransferBatchSize = 32 * 1024; // master: bytes per transfer at most
     QString haMasterAddress; // slave: "host:haPort" (else learnt from the name server)
     int haSlaveFallbehindMax = 256 * 1024 * 1024; // SYNC_MASTER: slave lag that fails puts
+    // Master: the peers that may connect to the HA port, as RocketMQ ACL address patterns
+    // (clientlib/common/addresspattern.h) separated by ',' or ';'. Empty: loopback and this
+    // broker's brokerIP1/brokerIP2 only; "*": everyone. Others are closed at accept.
+    QString haAllowedAddresses;
+    int haMaxConnections = 16; // master: HA connections beyond this are closed at accept
     QString messageDelayLevel
         = QStringLiteral("1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h");
 

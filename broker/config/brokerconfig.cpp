@@ -55,6 +55,7 @@ BrokerConfig::BrokerConfig()
     , brokerIP1(localIpv4Address())
     , brokerIP2(brokerIP1)
     , storePathRootDir(QDir::homePath() + QStringLiteral("/store"))
+    , m_detectedIp(brokerIP1)
 {
     if (brokerName.isEmpty())
         brokerName = QStringLiteral("localhost");
@@ -229,6 +230,16 @@ Status BrokerConfig::validate()
 QByteArray BrokerConfig::brokerAddr() const
 {
     return (brokerIP1 + u':' + QString::number(listenPort)).toUtf8();
+}
+
+QString BrokerConfig::haListenAddress() const
+{
+    const QString ip = (brokerIP2.isEmpty() ? brokerIP1 : brokerIP2).trimmed();
+    const QHostAddress a(ip);
+    if (a.isNull() || a == QHostAddress::AnyIPv4 || a == QHostAddress::AnyIPv6
+        || ip == m_detectedIp)
+        return {};
+    return ip;
 }
 
 QStringList BrokerConfig::namesrvAddrList() const

@@ -35,7 +35,7 @@ struct BrokerConfig
     QString brokerName; // host name
     std::int64_t brokerId = 0; // 0 = master, > 0 = slave
     QString brokerIP1; // address registered with the name server
-    QString brokerIP2; // HA address
+    QString brokerIP2; // HA address (and the master's HA port binds to it: haListenAddress())
     int listenPort = 10911; // the fast (VIP) port is listenPort - 2
     QString regionId = QStringLiteral("DefaultRegion");
     QString brokerRole = QStringLiteral("ASYNC_MASTER"); // ASYNC_MASTER, SYNC_MASTER or SLAVE
@@ -121,6 +121,13 @@ struct BrokerConfig
     bool isMaster() const { return m_role != BrokerRole::Slave; }
     /// "brokerIP1:listenPort", the address clients and the name server use.
     QByteArray brokerAddr() const;
+    /// Where a master's HA port listens: brokerIP2, the HA address slaves are told (validate()
+    /// sets an empty one to brokerIP1). Empty (every address, as RocketMQ) when it is a
+    /// wildcard (0.0.0.0, ::) or still the address the constructor detected, i.e. brokerIP2 was
+    /// not set (setting brokerIP1 alone leaves brokerIP2, and so the HA port, as detected).
+    /// HAService binds a loopback address on both families, and every address for one this
+    /// host does not have (NAT).
+    QString haListenAddress() const;
     /// namesrvAddr split on ';' (empty entries dropped).
     QStringList namesrvAddrList() const;
     /// Java Properties text of every key, as GET_BROKER_CONFIG (26) answers.
@@ -131,6 +138,7 @@ struct BrokerConfig
 
 private:
     BrokerRole m_role = BrokerRole::AsyncMaster;
+    QString m_detectedIp; // brokerIP1/brokerIP2 before any key set them
     std::vector<std::int64_t> m_delayLevels;
 };
 

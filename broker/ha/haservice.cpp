@@ -5,11 +5,16 @@
 #include "storage/messagestore.h"
 #include "storage/services/grouptransferservice.h"
 
+#include <QNetworkInterface>
+
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <poll.h>
 #include <pthread.h>
 #include <sys/socket.h>
+#include <system_error>
+#include <utility>
 
 namespace qrocket::broker::ha {
 
@@ -21,6 +26,24 @@ std::int64_t steadyMs()
         .count();
 }
 constexpr int kPollSliceMs = 100; // every wait is cut into slices this long (stop, close)
+constexpr std::int64_t kWarnIntervalMs = 10000; // refusal warnings: at most one per reason
+constexpr int kAcceptBurst = 256; // connections taken per wake-up before reaping again
+
+/// Closes a refused connection with a reset: a flood leaves no TIME_WAIT behind on the master.
+void abortiveClose(SocketFd &fd)
+{
+    const linger l {1, 0};
+    ::setsockopt(fd.get(), SOL_SOCKET, SO_LINGER, &l, sizeof l);
+    fd.reset();
+}
+
+/// The peer's address for the log; an IPv4-mapped one in IPv4 form.
+QString peerText(const QHostAddress &peer)
+{
+    bool v4 = false;
+    const quint32 ip = peer.toIPv4Address(&v4);
+    return v4 ? QHostAddress(ip).toString() : peer.toString();
+}
 } // namespace
 
 // One slave: the reader takes its reports, the writer streams to it. Either side ends the
@@ -35,12 +58,20 @@ public:
     HAConnection(const HAConnection &) = delete;
     HAConnection &operator=(const HAConnection &) = delete;
 
-    void start()
+    /// Starts the reader and the writer; Unavailable when the system refuses a thread (the
+    /// caller then closes the connection and joins the one that may have started).
+    Status start()
     {
-        m_reader = std::thread([this] { readLoop(); });
-        m_writer = std::thread([this] { writeLoop(); });
-        ::pthread_setname_np(m_reader.native_handle(), "qr-ha-read");
-        ::pthread_setname_np(m_writer.native_handle(), "qr-ha-write");
+        try {
+            m_reader = std::thread([this] { readLoop(); });
+            ::pthread_setname_np(m_reader.native_handle(), "qr-ha-read");
+            m_writer = std::thread([this] { writeLoop(); });
+            ::pthread_setname_np(m_writer.native_handle(), "qr-ha-write");
+        } catch (const std::system_error &e) {
+            return Status::unavailable(
+                QStringLiteral("cannot start a thread: %1").arg(QString::fromLocal8Bit(e.what())));
+        }
+        return {};
     }
     void close(const QString &why, bool warn)
     {
@@ -232,31 +263,109 @@ void HAConnection::writeLoop()
     }
 }
 
-HAService::HAService(storage::MessageStore &store, const storage::MessageStoreConfig &config)
+HAService::HAService(storage::MessageStore &store, const storage::MessageStoreConfig &config,
+    const QStringList &ownAddresses)
     : m_store(store)
     , m_heartbeatMs(config.haSendHeartbeatInterval)
     , m_housekeepingMs(config.haHousekeepingInterval)
     , m_batchSize(config.haTransferBatchSize)
     , m_fileSize(config.mappedFileSizeCommitLog)
-{ }
+    , m_maxConnections(std::max(1, config.haMaxConnections))
+{
+    if (auto patterns = AddressPattern::parseList(config.haAllowedAddresses); !patterns) {
+        m_allowedError = Status::invalidArgument(
+            QStringLiteral("haAllowedAddresses: %1").arg(patterns.error().message()));
+    } else if (!patterns->empty()) {
+        m_allowed = std::move(patterns).value();
+        m_allowedText = config.haAllowedAddresses.trimmed();
+    }
+    if (m_allowed.empty() && m_allowedError.isOk()) {
+        // Not set: the loopback addresses and this broker's own (a same-host slave).
+        QStringList text {QStringLiteral("127.*"), QStringLiteral("::1")};
+        for (const QString &own : ownAddresses) {
+            const QHostAddress a(own);
+            if (a.isNull() || a == QHostAddress::AnyIPv4 || a == QHostAddress::AnyIPv6
+                || a.isLoopback() || text.contains(own.trimmed()))
+                continue;
+            text.append(own.trimmed());
+        }
+        for (const QString &t : std::as_const(text))
+            if (auto p = AddressPattern::parse(t))
+                m_allowed.push_back(std::move(p).value());
+        m_allowedText = text.join(u',')
+            + QStringLiteral(" - the default when not set: loopback and brokerIP1/brokerIP2");
+    }
+}
 
 HAService::~HAService()
 {
     stop();
 }
 
-Status HAService::start(quint16 port)
+Status HAService::start(quint16 port, const QString &address)
 {
-    Result<SocketFd> fd = listenTcp(port);
-    if (!fd)
-        return Status::ioError(
-            QStringLiteral("HA port %1: %2").arg(port).arg(fd.error().message()));
-    m_listen = std::move(*fd);
-    m_port = localPort(m_listen.get());
+    if (!m_allowedError.isOk())
+        return m_allowedError;
+    // Which addresses to bind (see the file comment); empty: every address, dual stack.
+    QList<QHostAddress> bind;
+    const QHostAddress wanted(address);
+    if (!wanted.isNull() && wanted != QHostAddress::AnyIPv4 && wanted != QHostAddress::AnyIPv6
+        && wanted != QHostAddress::Any) {
+        if (wanted.isLoopback()) {
+            bind = {wanted,
+                wanted.protocol() == QAbstractSocket::IPv4Protocol ? QHostAddress::LocalHostIPv6
+                                                                   : QHostAddress::LocalHost};
+        } else if (QNetworkInterface::allAddresses().contains(wanted)) {
+            bind = {wanted};
+        } else {
+            qCWarning(lcBrokerHa).noquote()
+                << "HA address" << address
+                << "is not an address of this host (NAT or container?): listening on every "
+                   "address; haAllowedAddresses still decides who may connect";
+        }
+    }
+    std::vector<SocketFd> sockets;
+    QStringList where;
+    quint16 at = port;
+    for (const QHostAddress &a : std::as_const(bind)) {
+        Result<SocketFd> fd = listenTcp(at, a.toString().toLatin1());
+        if (!fd && sockets.empty())
+            return Status::ioError(QStringLiteral("HA port %1 on %2: %3")
+                                       .arg(port)
+                                       .arg(a.toString(), fd.error().message()));
+        if (!fd) { // the second loopback (no IPv6 on this host): the first one is enough
+            qCInfo(lcBrokerHa).noquote()
+                << "HA port not on" << a.toString() << "as well:" << fd.error().message();
+            continue;
+        }
+        at = localPort(fd->get()); // port 0: the second socket takes the port of the first
+        sockets.push_back(std::move(*fd));
+        where.append(a.protocol() == QAbstractSocket::IPv6Protocol ? u'[' + a.toString() + u']'
+                                                                   : a.toString());
+    }
+    if (sockets.empty()) {
+        Result<SocketFd> fd = listenTcp(port);
+        if (!fd)
+            return Status::ioError(
+                QStringLiteral("HA port %1: %2").arg(port).arg(fd.error().message()));
+        sockets.push_back(std::move(*fd));
+        where.append(QStringLiteral("every address"));
+    }
+    m_listen = std::move(sockets);
+    m_port = localPort(m_listen.front().get());
     m_stopping = false;
-    m_acceptThread = std::thread([this] { acceptLoop(); });
+    try {
+        m_acceptThread = std::thread([this] { acceptLoop(); });
+    } catch (const std::system_error &e) {
+        m_listen.clear();
+        return Status::ioError(QStringLiteral("HA port %1: cannot start the accept thread: %2")
+                                   .arg(m_port)
+                                   .arg(QString::fromLocal8Bit(e.what())));
+    }
     ::pthread_setname_np(m_acceptThread.native_handle(), "qr-ha-accept");
-    qCInfo(lcBrokerHa) << "HA server listening on port" << m_port;
+    qCInfo(lcBrokerHa).noquote() << "HA server listening on port" << m_port << "of"
+                                 << where.join(QStringLiteral(", ")) << "for" << m_allowedText
+                                 << "- at most" << m_maxConnections << "connections";
     return {};
 }
 
@@ -302,28 +411,114 @@ void HAService::stop()
             c->close(QStringLiteral("master shutting down"), false);
     }
     reap(true);
-    m_listen.reset();
+    m_listen.clear();
 }
+
+namespace {
+/// True when a throttled warning is due now; `skipped` tells how many were held back before it.
+bool warningDue(std::int64_t &lastMs, std::int64_t &skippedCount, std::int64_t &skipped)
+{
+    const std::int64_t now = steadyMs();
+    if (lastMs >= 0 && now - lastMs < kWarnIntervalMs) {
+        ++skippedCount;
+        return false;
+    }
+    lastMs = now;
+    skipped = std::exchange(skippedCount, 0);
+    return true;
+}
+QString heldBack(std::int64_t skipped)
+{
+    return skipped > 0 ? QStringLiteral(" (%1 more since the last warning)").arg(skipped)
+                       : QString();
+}
+} // namespace
 
 void HAService::acceptLoop()
 {
+    std::vector<pollfd> fds;
+    for (const SocketFd &l : m_listen)
+        fds.push_back({l.get(), POLLIN, 0});
     while (!m_stopping.load()) {
         reap(false);
-        if (waitReadable(m_listen.get(), kPollSliceMs) <= 0)
+        for (pollfd &p : fds)
+            p.revents = 0;
+        if (::poll(fds.data(), fds.size(), kPollSliceMs) <= 0)
             continue;
-        const int fd = ::accept4(m_listen.get(), nullptr, nullptr, SOCK_CLOEXEC);
-        if (fd < 0)
-            continue; // EAGAIN, or a connection reset before it was accepted
-        prepareAccepted(fd);
-        auto c = std::make_shared<HAConnection>(*this, SocketFd(fd));
-        qCInfo(lcBrokerHa).noquote() << "slave connected from" << c->state().address;
-        {
-            std::lock_guard lock(m_connectionsMutex);
-            m_connections.push_back(c);
+        for (const pollfd &p : fds)
+            if (p.revents != 0)
+                acceptPending(p.fd);
+    }
+}
+
+void HAService::acceptPending(int listenFd)
+{
+    for (int i = 0; i < kAcceptBurst && !m_stopping.load(); ++i) {
+        sockaddr_storage addr {};
+        socklen_t len = sizeof addr;
+        SocketFd fd(::accept4(
+            listenFd, reinterpret_cast<sockaddr *>(&addr), &len, SOCK_CLOEXEC | SOCK_NONBLOCK));
+        if (fd.isValid()) {
+            admit(std::move(fd), QHostAddress(reinterpret_cast<const sockaddr *>(&addr)));
+            continue;
         }
-        // Counted on accept, as RocketMQ does: SYNC_MASTER puts wait for it from now on.
-        countConnection(+1);
-        c->start();
+        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+            // Out of descriptors or memory: the pending connection stays queued; retry later.
+            std::int64_t skipped = 0;
+            if (warningDue(m_acceptWarning.lastMs, m_acceptWarning.skipped, skipped))
+                qCWarning(lcBrokerHa).noquote()
+                    << "HA port: accept failed:" << QString::fromLocal8Bit(::strerror(errno))
+                    << heldBack(skipped);
+            std::this_thread::sleep_for(std::chrono::milliseconds(kPollSliceMs));
+        }
+        return; // EAGAIN: nothing more waiting, or a connection reset before it was accepted
+    }
+}
+
+void HAService::admit(SocketFd fd, const QHostAddress &peer)
+{
+    std::int64_t skipped = 0;
+    if (!AddressPattern::matchesAny(m_allowed, peer)) {
+        m_refusedByAddress.fetch_add(1);
+        abortiveClose(fd);
+        if (warningDue(m_addressWarning.lastMs, m_addressWarning.skipped, skipped))
+            qCWarning(lcBrokerHa).noquote()
+                << QStringLiteral("HA connection from %1 refused: not in haAllowedAddresses (%2); "
+                                  "set haAllowedAddresses in the broker's config file to let it "
+                                  "replicate%3")
+                       .arg(peerText(peer), m_allowedText, heldBack(skipped));
+        return;
+    }
+    std::size_t open = 0;
+    {
+        std::lock_guard lock(m_connectionsMutex);
+        open = m_connections.size(); // closing ones too: their threads still run
+    }
+    if (open >= static_cast<std::size_t>(m_maxConnections)) {
+        m_refusedByLimit.fetch_add(1);
+        abortiveClose(fd);
+        if (warningDue(m_limitWarning.lastMs, m_limitWarning.skipped, skipped))
+            qCWarning(lcBrokerHa).noquote()
+                << QStringLiteral("HA connection from %1 refused: %2 HA connections are open "
+                                  "(haMaxConnections)%3")
+                       .arg(peerText(peer))
+                       .arg(m_maxConnections)
+                       .arg(heldBack(skipped));
+        return;
+    }
+    prepareAccepted(fd.get());
+    auto c = std::make_shared<HAConnection>(*this, std::move(fd));
+    qCInfo(lcBrokerHa).noquote() << "slave connected from" << c->state().address;
+    {
+        std::lock_guard lock(m_connectionsMutex);
+        m_connections.push_back(c);
+    }
+    // Counted on accept, as RocketMQ does: SYNC_MASTER puts wait for it from now on.
+    countConnection(+1);
+    if (Status st = c->start(); !st) {
+        m_refusedByLimit.fetch_add(1);
+        c->close(QStringLiteral("refused: %1").arg(st.message()), true); // uncounts it
+        // reap() joins whichever of its threads started.
     }
 }
 

@@ -15,6 +15,23 @@
 // beyond what was written, a report that stays incomplete, and silence longer than
 // haHousekeepingInterval.
 //
+// Who may connect (the commit log is the whole data set, and a connection's reports count as a
+// slave's acknowledgements for SYNC_MASTER): peers matching haAllowedAddresses (RocketMQ ACL
+// address patterns, clientlib/common/addresspattern.h); when it is not set, loopback peers and
+// this broker's own addresses (`ownAddresses`: brokerIP1, brokerIP2), so a slave on the same
+// host works and any other host needs the key. At most haMaxConnections connections are open.
+// A peer outside the list, one beyond the cap, and one whose threads cannot be started
+// (std::system_error) are closed right after accept, before any byte is sent or any report is
+// read, counted (refusedByAddress(), refusedByLimit()) and logged at most once per 10 s per
+// reason with the number refused in between. The accept thread drains a burst of connections at
+// once, so a flood costs an accept and a close per connection, no thread.
+//
+// Where it listens (start()): every address, IPv4 and IPv6, when no address is given or a
+// wildcard (0.0.0.0, ::); the loopback of both families (127.0.0.1 and ::1) for a loopback
+// address, since a one-host cluster's slaves may be told either; else that address only. An
+// address this host does not have (EADDRNOTAVAIL: brokerIP2 is a NAT or container's outside
+// address) falls back to every address with a warning; the allow list still applies.
+//
 // Threads: one accept thread, and per connection a reader (reports) and a writer (transfers),
 // all blocking in poll() with bounded waits; the sockets are plain non-blocking descriptors
 // (bulk streaming to a few peers needs no event loop). wakeup() may be called from any thread
@@ -22,8 +39,10 @@
 // start()/stop() from the owning thread; the store must outlive the service.
 
 #include "broker/ha/hasocket.h"
+#include "clientlib/common/addresspattern.h"
 
 #include <QByteArray>
+#include <QStringList>
 
 #include <atomic>
 #include <condition_variable>
@@ -44,14 +63,18 @@ class HAConnection;
 class HAService
 {
 public:
-    HAService(storage::MessageStore &store, const storage::MessageStoreConfig &config);
+    /// `ownAddresses`: this broker's addresses (brokerIP1, brokerIP2), allowed beside loopback
+    /// when haAllowedAddresses is not set.
+    HAService(storage::MessageStore &store, const storage::MessageStoreConfig &config,
+        const QStringList &ownAddresses = {});
     ~HAService();
     HAService(const HAService &) = delete;
     HAService &operator=(const HAService &) = delete;
 
-    /// Listens on every address, IPv4 and IPv6 (listenTcp; 0: a free port), and starts accepting
-    /// slaves.
-    Status start(quint16 port);
+    /// Listens on `port` (0: a free port) at `address` (see the file comment; empty: every
+    /// address) and starts accepting slaves. InvalidArgument for a bad haAllowedAddresses,
+    /// IoError when it cannot listen or start its thread.
+    Status start(quint16 port, const QString &address = {});
     /// Waits (at most min(5 s, haHousekeepingInterval)) until every connected slave has
     /// acknowledged the commit-log end, then closes every connection and joins every thread.
     /// Call it once no more puts arrive. Idempotent.
@@ -70,6 +93,13 @@ public:
     };
     std::vector<SlaveState> slaves() const;
     int connectionCount() const { return m_live.load(std::memory_order_acquire); }
+    /// Connections closed at accept because the peer is not in the allow list.
+    std::int64_t refusedByAddress() const { return m_refusedByAddress.load(); }
+    /// Connections closed at accept because haMaxConnections were open or their threads could
+    /// not be started.
+    std::int64_t refusedByLimit() const { return m_refusedByLimit.load(); }
+    /// The allow list in force, as the refusal log line shows it.
+    QString allowedAddresses() const { return m_allowedText; }
     /// The largest offset any slave acknowledged (RocketMQ's push2SlaveMaxOffset).
     std::int64_t push2SlaveMaxOffset() const
     {
@@ -79,6 +109,9 @@ public:
 private:
     friend class HAConnection;
     void acceptLoop();
+    /// Accepts what is waiting on `listenFd` (a burst at once) and admits or refuses each.
+    void acceptPending(int listenFd);
+    void admit(SocketFd fd, const QHostAddress &peer);
     /// stop(): waits until the connected slaves acknowledged the commit-log end, bounded.
     void drain(int timeoutMs);
     /// Joins and forgets closed connections (accept thread).
@@ -96,8 +129,12 @@ private:
     const int m_housekeepingMs;
     const int m_batchSize;
     const std::int64_t m_fileSize;
+    const int m_maxConnections;
+    std::vector<AddressPattern> m_allowed;
+    QString m_allowedText; // for the log
+    Status m_allowedError; // a bad haAllowedAddresses: start() fails with it
 
-    SocketFd m_listen;
+    std::vector<SocketFd> m_listen; // one dual-stack socket, or one per bound address
     quint16 m_port = 0;
     std::atomic<bool> m_stopping {false};
     std::thread m_acceptThread;
@@ -107,6 +144,17 @@ private:
     std::mutex m_countMutex; // orders the updates of m_live and the store's count
     std::atomic<int> m_live {0};
     std::atomic<std::int64_t> m_push2SlaveMax {0};
+    std::atomic<std::int64_t> m_refusedByAddress {0};
+    std::atomic<std::int64_t> m_refusedByLimit {0};
+    // Rate limits of the refusal warnings (accept thread only).
+    struct Throttle
+    {
+        std::int64_t lastMs = -1;
+        std::int64_t skipped = 0;
+    };
+    Throttle m_addressWarning;
+    Throttle m_limitWarning;
+    Throttle m_acceptWarning;
 
     // Idle writers sleep on m_wakeCv; wakeup() bumps m_wakeGeneration when any does.
     std::mutex m_wakeMutex;

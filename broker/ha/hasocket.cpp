@@ -40,6 +40,38 @@ void setOptions(int fd)
     ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
 }
 
+Result<SocketFd> listenTcpOn(quint16 port, const QByteArray &ip, int backlog)
+{
+    sockaddr_storage addr {};
+    socklen_t len = 0;
+    auto *in4 = reinterpret_cast<sockaddr_in *>(&addr);
+    auto *in6 = reinterpret_cast<sockaddr_in6 *>(&addr);
+    if (::inet_pton(AF_INET, ip.constData(), &in4->sin_addr) == 1) {
+        in4->sin_family = AF_INET;
+        in4->sin_port = htons(port);
+        len = sizeof *in4;
+    } else if (::inet_pton(AF_INET6, ip.constData(), &in6->sin6_addr) == 1) {
+        in6->sin6_family = AF_INET6;
+        in6->sin6_port = htons(port);
+        len = sizeof *in6;
+    } else {
+        return Status::invalidArgument(
+            QStringLiteral("'%1' is not an IP address").arg(QString::fromUtf8(ip)));
+    }
+    SocketFd fd(::socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+    if (!fd.isValid())
+        return Status::ioError(errnoText("socket"));
+    const int one = 1;
+    ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (addr.ss_family == AF_INET6)
+        ::setsockopt(fd.get(), IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+    if (::bind(fd.get(), reinterpret_cast<const sockaddr *>(&addr), len) != 0)
+        return Status::ioError(errnoText("bind"));
+    if (::listen(fd.get(), backlog) != 0)
+        return Status::ioError(errnoText("listen"));
+    return fd;
+}
+
 } // namespace
 
 SocketFd &SocketFd::operator=(SocketFd &&o) noexcept
@@ -58,8 +90,10 @@ void SocketFd::reset(int fd)
     m_fd = fd;
 }
 
-Result<SocketFd> listenTcp(quint16 port, int backlog)
+Result<SocketFd> listenTcp(quint16 port, const QByteArray &ip, int backlog)
 {
+    if (!ip.isEmpty())
+        return listenTcpOn(port, ip, backlog);
     // Dual stack like the broker's remoting port (QHostAddress::Any): [::]:port taking IPv4 as
     // v4-mapped addresses; 0.0.0.0:port on a host without IPv6.
     SocketFd fd(::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));

@@ -36,8 +36,9 @@ private:
 
 /// A listening socket on every address, dual stack as the broker's remoting port: [::]:port
 /// with IPv4 peers as v4-mapped addresses, or 0.0.0.0:port on a host without IPv6 (0: any free
-/// port); non-blocking, SO_REUSEADDR.
-Result<SocketFd> listenTcp(quint16 port, int backlog = 64);
+/// port); non-blocking, SO_REUSEADDR. With `ip` (a numeric IPv4 or IPv6 address), a socket of
+/// that family bound to it only.
+Result<SocketFd> listenTcp(quint16 port, const QByteArray &ip = {}, int backlog = 128);
 /// The local port of a bound socket.
 quint16 localPort(int fd);
 /// "ip:port" of the peer ("[v6]:port" for an IPv6 one; a v4-mapped peer prints as IPv4).

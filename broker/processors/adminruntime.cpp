@@ -145,6 +145,8 @@ void AdminProcessor::replicationInfo(
         t.emplace_back("haListenPort", QByteArray::number(ha->port()));
         t.emplace_back("haConnectionCount", QByteArray::number(ha->connectionCount()));
         t.emplace_back("haPush2SlaveMaxOffset", QByteArray::number(acked));
+        t.emplace_back("haConnectionsRefusedByAddress", QByteArray::number(ha->refusedByAddress()));
+        t.emplace_back("haConnectionsRefusedByLimit", QByteArray::number(ha->refusedByLimit()));
         t.emplace_back("slaveFallBehindMuch",
             QByteArray::number(ha->connectionCount() > 0
                     ? std::max<std::int64_t>(0, commitLogMaxOffset - acked)

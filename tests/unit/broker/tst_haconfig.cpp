@@ -89,6 +89,20 @@ private Q_SLOTS:
                                     << QStringLiteral("haTransferBatchSize");
         QTest::addRow("fall-behind 0") << QByteArray("haSlaveFallbehindMax=0\n") << false
                                        << QStringLiteral("haSlaveFallbehindMax");
+        QTest::addRow("allowed list") << QByteArray("haAllowedAddresses=10.0.0.1;192.168.1.{1,2},"
+                                                    "2001:db8::*\n")
+                                      << true << QString();
+        QTest::addRow("allowed everyone")
+            << QByteArray("haAllowedAddresses=*\n") << true << QString();
+        QTest::addRow("allowed bad pattern")
+            << QByteArray("haAllowedAddresses=10.0.0.1;10.0.0.300\n") << false
+            << QStringLiteral("haAllowedAddresses: address pattern '10.0.0.300'");
+        QTest::addRow("allowed host name") << QByteArray("haAllowedAddresses=slave-host\n") << false
+                                           << QStringLiteral("haAllowedAddresses");
+        QTest::addRow("max connections 0")
+            << QByteArray("haMaxConnections=0\n") << false << QStringLiteral("haMaxConnections");
+        QTest::addRow("max connections 2")
+            << QByteArray("haMaxConnections=2\n") << true << QString();
     }
     void rolesAndIds()
     {
@@ -100,6 +114,46 @@ private Q_SLOTS:
         QCOMPARE(st.isOk(), ok);
         if (!ok)
             QVERIFY2(st.message().contains(mentions), qPrintable(st.message()));
+    }
+
+    void haSecurityDefaults()
+    {
+        BrokerStartupConfig c;
+        QVERIFY(load("", c));
+        QVERIFY(c.store.haAllowedAddresses.isEmpty());
+        QCOMPARE(c.store.haMaxConnections, 16);
+        const QString printed = c.print(false);
+        QVERIFY(printed.contains(QLatin1String("haAllowedAddresses=")));
+        QVERIFY(printed.contains(QLatin1String("haMaxConnections=16")));
+        QVERIFY(c.print(true).contains(QLatin1String("haAllowedAddresses=")));
+    }
+
+    // The HA port binds to brokerIP2 when it names an address; every address when brokerIP2 is
+    // the detected default or a wildcard.
+    void haListenAddress()
+    {
+        // On a host without another interface the detected address is 127.0.0.1 itself.
+        const QString loopback = BrokerConfig::localIpv4Address() == QLatin1String("127.0.0.1")
+            ? QString()
+            : QStringLiteral("127.0.0.1");
+        BrokerStartupConfig detected;
+        QVERIFY(load("", detected));
+        QCOMPARE(detected.broker.haListenAddress(), QString());
+        BrokerStartupConfig both;
+        QVERIFY(load("brokerIP1=127.0.0.1\nbrokerIP2=127.0.0.1\n", both));
+        QCOMPARE(both.broker.haListenAddress(), loopback);
+        BrokerStartupConfig two;
+        QVERIFY(load("brokerIP1=127.0.0.1\nbrokerIP2=::1\n", two));
+        QCOMPARE(two.broker.haListenAddress(), QStringLiteral("::1"));
+        BrokerStartupConfig emptyTwo; // an empty brokerIP2 follows brokerIP1
+        QVERIFY(load("brokerIP1=127.0.0.1\nbrokerIP2=\n", emptyTwo));
+        QCOMPARE(emptyTwo.broker.haListenAddress(), loopback);
+        BrokerStartupConfig wildcard;
+        QVERIFY(load("brokerIP1=127.0.0.1\nbrokerIP2=0.0.0.0\n", wildcard));
+        QCOMPARE(wildcard.broker.haListenAddress(), QString());
+        BrokerStartupConfig onlyOne; // brokerIP2 (the HA address slaves are told) stays detected
+        QVERIFY(load("brokerIP1=127.0.0.1\n", onlyOne));
+        QCOMPARE(onlyOne.broker.haListenAddress(), QString());
     }
 
     void wireFormat()
