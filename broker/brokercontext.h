@@ -21,6 +21,10 @@ class MessageStore;
 struct MessageExtBrokerInner;
 } // namespace qrocket::storage
 
+namespace qrocket::acl {
+class AclGuard;
+} // namespace qrocket::acl
+
 namespace qrocket::broker {
 
 struct BrokerConfig;
@@ -62,6 +66,7 @@ struct BrokerContext
     filter::SqlFilterCache *sqlFilters = nullptr; // SQL92 subscriptions' compiled selectors
     ha::HAService *haService = nullptr; // a master's HA server (null on a slave)
     ha::HAClient *haClient = nullptr; // a slave's HA client (null on a master)
+    qrocket::acl::AclGuard *acl = nullptr; // aclEnable only
     /// Orderly consumers' queue locks (LOCK/UNLOCK_BATCH_MQ): created by registerExtraProcessors
     /// on its first call when unset, then shared by the LockProcessors of both servers.
     std::shared_ptr<RebalanceLockManager> rebalanceLocks;

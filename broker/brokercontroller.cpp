@@ -23,6 +23,7 @@
 #include "broker/stats/brokerstatsmanager.h"
 #include "broker/transaction/endtransactionprocessor.h"
 #include "broker/transaction/transactionalmessageservice.h"
+#include "clientlib/acl/aclguard.h"
 #include "clientlib/common/tsanannotations.h"
 #include "clientlib/remoting/remotingserver.h"
 #include "storage/messagestore.h"
@@ -97,6 +98,14 @@ Status BrokerController::initialize()
 {
     if (m_initialized)
         return {};
+    if (m_config.aclEnable) {
+        // First: a broker whose ACL cannot load must not open its store or ports.
+        m_acl = std::make_shared<qrocket::acl::AclGuard>(
+            qrocket::acl::AclGuard::defaultPath(m_config.aclFilePath, m_config.rocketmqHome));
+        if (Status st = m_acl->start(); !st)
+            return st;
+        m_ctx.acl = m_acl.get();
+    }
     if (Status st = loadManagers(); !st)
         return st;
 
@@ -179,6 +188,10 @@ Status BrokerController::initialize()
             [this](quint64 channelId, const QByteArray &) { onChannelClosed(channelId); });
     m_transactions = std::make_shared<TransactionalMessageService>(m_ctx);
     createProcessors();
+    if (m_acl) {
+        m_server->processorTable().setRequestGuard(m_acl);
+        m_fastServer->processorTable().setRequestGuard(m_acl);
+    }
 
     m_registrar = std::make_unique<NamesrvRegistrar>(m_ctx);
     m_registrar->setNameServers(m_config.namesrvAddr.toUtf8());
@@ -429,6 +442,8 @@ void BrokerController::shutdown()
     m_registrar->shutdown();
     m_server->stop();
     m_fastServer->stop();
+    if (m_acl)
+        m_acl->stop();
     // Before the store: the slave stops appending, the master's waiting puts fail at the
     // store's shutdown (FLUSH_SLAVE_TIMEOUT) instead of waiting for a slave it no longer serves.
     if (m_haClient)

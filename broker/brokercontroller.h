@@ -45,6 +45,10 @@ class RemotingServer;
 class ThreadPoolExecutor;
 } // namespace qrocket::remoting
 
+namespace qrocket::acl {
+class AclGuard;
+} // namespace qrocket::acl
+
 namespace qrocket::broker {
 
 namespace ha {
@@ -154,6 +158,7 @@ private:
     std::shared_ptr<remoting::ThreadPoolExecutor> m_clientPool;
     std::shared_ptr<remoting::ThreadPoolExecutor> m_adminPool;
     std::shared_ptr<PullMessageProcessor> m_pullProcessor;
+    std::shared_ptr<qrocket::acl::AclGuard> m_acl; // aclEnable only
     std::unique_ptr<remoting::RemotingServer> m_server;
     std::unique_ptr<remoting::RemotingServer> m_fastServer;
 

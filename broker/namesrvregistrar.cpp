@@ -16,9 +16,11 @@ namespace qrocket::broker {
 using protocol::RemotingCommand;
 
 NamesrvRegistrar::NamesrvRegistrar(BrokerContext &context)
-    : m_ctx(context), m_client(std::make_unique<remoting::RemotingClient>([] {
+    : m_ctx(context), m_client(std::make_unique<remoting::RemotingClient>([&context] {
         remoting::RemotingClientOptions o;
         o.threadName = QStringLiteral("qrocket-ns-io");
+        if (context.config)
+            o.requestHook = context.config->innerRequestSigner();
         return o;
     }()))
 { }

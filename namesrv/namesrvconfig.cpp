@@ -39,6 +39,8 @@ NamesrvConfig &NamesrvConfig::operator=(const NamesrvConfig &other)
     scanNotActiveBrokerInterval = other.scanNotActiveBrokerInterval;
     brokerChannelExpiredTime = other.brokerChannelExpiredTime;
     deleteTopicWithBrokerRegistration = other.deleteTopicWithBrokerRegistration;
+    aclEnable = other.aclEnable;
+    aclFilePath = other.aclFilePath;
     listenAddress = other.listenAddress;
     listenPort = other.listenPort;
     serverSelectorThreads = other.serverSelectorThreads;
@@ -61,6 +63,8 @@ void NamesrvConfig::bind()
     m_schema.add("scanNotActiveBrokerInterval", &scanNotActiveBrokerInterval, true);
     m_schema.add("brokerChannelExpiredTime", &brokerChannelExpiredTime, true);
     m_schema.add("deleteTopicWithBrokerRegistration", &deleteTopicWithBrokerRegistration);
+    m_schema.add("aclEnable", &aclEnable, true);
+    m_schema.add("aclFilePath", &aclFilePath);
     m_schema.add("listenAddress", &listenAddress, true);
     m_schema.add("listenPort", &listenPort, true);
     m_schema.add("serverSelectorThreads", &serverSelectorThreads);

@@ -38,6 +38,11 @@ public:
     std::int64_t scanNotActiveBrokerInterval = 10000;
     std::int64_t brokerChannelExpiredTime = 120000;
     bool deleteTopicWithBrokerRegistration = false;
+    /// Every request is checked against plain_acl.yml (clientlib/acl/aclguard.h): admin codes
+    /// (config, KV, permission and topic changes, broker registration) need an admin account.
+    bool aclEnable = false;
+    /// QRocket: where plain_acl.yml is; empty: ${rocketmqHome}/conf/plain_acl.yml.
+    QString aclFilePath;
     // Server (RocketMQ NettyServerConfig names)
     QString listenAddress = QStringLiteral("0.0.0.0");
     int listenPort = 9876;

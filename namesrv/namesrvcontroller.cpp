@@ -1,5 +1,6 @@
 #include "namesrv/namesrvcontroller.h"
 
+#include "clientlib/acl/aclguard.h"
 #include "clientlib/remoting/executor.h"
 #include "clientlib/remoting/remotingserver.h"
 #include "namesrv/defaultrequestprocessor.h"
@@ -35,6 +36,12 @@ Status NamesrvController::initialize()
     if (Status st = m_kv->load(); !st.isOk())
         return Status(st.code(), QStringLiteral("cannot load KV config: %1").arg(st.message()));
     m_routes->setDeleteTopicWithBrokerRegistration(config.deleteTopicWithBrokerRegistration);
+    if (config.aclEnable) {
+        m_acl = std::make_shared<acl::AclGuard>(
+            acl::AclGuard::defaultPath(config.aclFilePath, config.rocketmqHome));
+        if (Status st = m_acl->start(); !st.isOk())
+            return st;
+    }
 
     remoting::RemotingServer::Options options;
     options.listenAddress = QHostAddress(config.listenAddress);
@@ -56,6 +63,8 @@ Status NamesrvController::initialize()
     }
     connect(m_server.get(), &remoting::RemotingServer::channelClosed, this,
         [this](quint64 channelId, const QByteArray &) { onChannelClosed(channelId); });
+    if (m_acl)
+        m_server->processorTable().setRequestGuard(m_acl);
     m_initialized = true;
     return {};
 }
@@ -91,6 +100,8 @@ void NamesrvController::shutdown()
     }
     if (m_writer)
         m_writer->shutdown();
+    if (m_acl)
+        m_acl->stop();
 }
 
 quint16 NamesrvController::serverPort() const

@@ -28,6 +28,10 @@ class RemotingServer;
 class ThreadPoolExecutor;
 } // namespace qrocket::remoting
 
+namespace qrocket::acl {
+class AclGuard;
+} // namespace qrocket::acl
+
 namespace qrocket::namesrv {
 
 class DefaultRequestProcessor;
@@ -62,6 +66,7 @@ private:
     std::unique_ptr<KvConfigManager> m_kv;
     std::shared_ptr<DefaultRequestProcessor> m_processor;
     std::shared_ptr<remoting::ThreadPoolExecutor> m_writer;
+    std::shared_ptr<acl::AclGuard> m_acl; // aclEnable only
     std::unique_ptr<remoting::RemotingServer> m_server;
     QTimer m_scanTimer;
     bool m_initialized = false;

@@ -1,6 +1,7 @@
 #include "broker/config/brokerconfig.h"
 
 #include "broker/config/delaylevel.h"
+#include "clientlib/protocol/aclsignature.h"
 
 #include <QDir>
 #include <QHostAddress>
@@ -145,7 +146,10 @@ void BrokerConfig::bind(ConfigSchema &s, bool withSharedStoreKeys)
     s.add("transactionTimeOut", &transactionTimeOut);
     s.add("transactionCheckMax", &transactionCheckMax);
     s.add("transactionCheckInterval", &transactionCheckInterval);
-    s.add("aclEnable", &aclEnable);
+    s.add("aclEnable", &aclEnable, true);
+    s.add("aclFilePath", &aclFilePath);
+    s.add("innerAccessKey", &innerAccessKey);
+    s.add("innerSecretKey", &innerSecretKey);
     s.add("configBlackList", &configBlackList);
     s.add("serverSelectorThreads", &serverSelectorThreads);
     s.add("sendMessageThreadPoolNums", &sendMessageThreadPoolNums);
@@ -257,6 +261,14 @@ QStringList BrokerConfig::namesrvAddrList() const
 QByteArray BrokerConfig::toProperties()
 {
     return formatProperties(schema().entries());
+}
+
+std::function<void(protocol::RemotingCommand &)> BrokerConfig::innerRequestSigner() const
+{
+    if (innerAccessKey.isEmpty())
+        return {};
+    return [ak = innerAccessKey.toUtf8(), sk = innerSecretKey.toUtf8()](
+               protocol::RemotingCommand &request) { protocol::aclSign(request, ak, sk); };
 }
 
 } // namespace qrocket::broker

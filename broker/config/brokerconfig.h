@@ -17,7 +17,12 @@
 #include <QStringList>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
+
+namespace qrocket::protocol {
+class RemotingCommand;
+} // namespace qrocket::protocol
 
 namespace qrocket::broker {
 
@@ -80,7 +85,18 @@ struct BrokerConfig
     std::int64_t transactionTimeOut = 6000;
     int transactionCheckMax = 15;
     std::int64_t transactionCheckInterval = 60000;
+    /// Every request is checked against plain_acl.yml (broker/acl/aclguard.h).
     bool aclEnable = false;
+    /// QRocket: where plain_acl.yml is; empty: ${rocketmqHome}/conf/plain_acl.yml, as RocketMQ.
+    QString aclFilePath;
+    /// The account this broker signs its own requests with (registrations at name servers with
+    /// aclEnable, a slave's requests to its master): an admin account of their plain_acl.yml.
+    /// Empty: unsigned. The secret is never printed (GET_BROKER_CONFIG, -p) nor logged.
+    QString innerAccessKey;
+    QString innerSecretKey;
+    /// Signs a request with innerAccessKey/innerSecretKey (empty function when there is none):
+    /// RemotingClientOptions::requestHook of the broker's own clients.
+    std::function<void(protocol::RemotingCommand &)> innerRequestSigner() const;
     /// Keys UPDATE_BROKER_CONFIG refuses, ';'-separated (RocketMQ 4.9.8; rocketmqHome,
     /// brokerConfigPath and configBlackList are always refused).
     QString configBlackList = QStringLiteral("configBlackList;brokerConfigPath");

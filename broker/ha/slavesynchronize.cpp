@@ -36,9 +36,11 @@ bool sameVersion(const QByteArray &body, const DataVersion &current)
 SlaveSynchronize::SlaveSynchronize(BrokerContext &context, AddressProvider masterAddress)
     : m_ctx(context)
     , m_masterAddress(std::move(masterAddress))
-    , m_client(std::make_unique<remoting::RemotingClient>([] {
+    , m_client(std::make_unique<remoting::RemotingClient>([&context] {
         remoting::RemotingClientOptions o;
         o.threadName = QStringLiteral("qrocket-slavesync-io");
+        if (context.config)
+            o.requestHook = context.config->innerRequestSigner();
         return o;
     }()))
 { }

@@ -35,6 +35,12 @@ struct ClientConfig
     bool instanceNameToPid = true;
     /// The language and version written into every request header.
     protocol::LanguageCode language = protocol::LanguageCode::Cpp;
+    /// ACL credentials (RocketMQ's SessionCredentials / AclClientRPCHook): with an accessKey,
+    /// every request this client sends is signed (clientlib/protocol/aclsignature.h). Objects
+    /// with different access keys never share a client instance.
+    QByteArray accessKey;
+    QByteArray secretKey;
+    QByteArray securityToken;
 
     /// namesrvAddr, or NAMESRV_ADDR when empty.
     QByteArray resolvedNamesrvAddr() const;

@@ -2,6 +2,7 @@
 
 #include "clientlib/client/logging.h"
 #include "clientlib/client/threads.h"
+#include "clientlib/protocol/aclsignature.h"
 #include "clientlib/protocol/headers/adminheaders.h"
 #include "clientlib/protocol/json.h"
 #include "clientlib/protocol/requestcode.h"
@@ -104,7 +105,8 @@ ClientInstance::Lease ClientInstance::acquire(const ClientConfig &config)
 {
     // Keyed by the name servers too: an explicit instance name used for two clusters gives two
     // instances, never one that talks to the wrong cluster.
-    const QByteArray id = config.buildClientId() + '|' + config.resolvedNamesrvAddr();
+    const QByteArray id
+        = config.buildClientId() + '|' + config.resolvedNamesrvAddr() + '|' + config.accessKey;
     Registry &r = registry();
     std::lock_guard lock(r.mutex);
     // An entry is alive: its leases hold it, and the last one erases it.
@@ -155,6 +157,11 @@ ClientInstance::ClientInstance(const ClientConfig &config)
 {
     remoting::RemotingClientOptions options;
     options.threadName = QStringLiteral("qrocket-cli-io");
+    if (!config.accessKey.isEmpty()) {
+        options.requestHook =
+            [ak = config.accessKey, sk = config.secretKey, token = config.securityToken](
+                protocol::RemotingCommand &request) { protocol::aclSign(request, ak, sk, token); };
+    }
     m_remoting = std::make_unique<remoting::RemotingClient>(options);
     m_remoting->setNameServerAddresses(config.resolvedNamesrvAddr());
     m_api = std::make_unique<ClientApi>(*m_remoting, config.language);

@@ -36,10 +36,23 @@ void replyError(const ChannelPtr &channel, const ReplyTo &to, int code, QByteArr
     channel->send(std::move(response));
 }
 
-void runProcessor(
-    const RequestProcessorPtr &processor, const ChannelPtr &channel, RemotingCommand request)
+void runProcessor(const RequestProcessorPtr &processor, const RequestGuardPtr &guard,
+    const ChannelPtr &channel, RemotingCommand request)
 {
     const ReplyTo to = ReplyTo::of(request);
+    if (guard) {
+        std::optional<RequestGuard::Refusal> refused;
+        try {
+            refused = guard->check(*channel, request);
+        } catch (...) {
+            refused = RequestGuard::Refusal {
+                toInt(ResponseCode::SystemError), QByteArrayLiteral("request check failed")};
+        }
+        if (refused) {
+            replyError(channel, to, refused->code, std::move(refused->remark));
+            return;
+        }
+    }
     Responder respond = ProcessorTable::makeResponder(channel, request);
     try {
         processor->processRequest(channel, std::move(request), std::move(respond));
@@ -75,7 +88,15 @@ ProcessorTable::Entry ProcessorTable::lookup(int requestCode) const
 {
     std::shared_lock lock(m_mutex);
     const auto it = m_entries.find(requestCode);
-    return it != m_entries.end() ? it->second : m_default;
+    Entry entry = it != m_entries.end() ? it->second : m_default;
+    entry.guard = m_guard;
+    return entry;
+}
+
+void ProcessorTable::setRequestGuard(RequestGuardPtr guard)
+{
+    std::unique_lock lock(m_mutex);
+    m_guard = std::move(guard);
 }
 
 void Responder::operator()(RemotingCommand response) const
@@ -134,7 +155,7 @@ void ProcessorTable::dispatch(const ChannelPtr &channel, RemotingCommand request
         }
     }
     if (inlineRun) {
-        runProcessor(entry.processor, channel, std::move(request));
+        runProcessor(entry.processor, entry.guard, channel, std::move(request));
         return;
     }
     // A request decoded by a server shares its connection's receive buffer
@@ -142,10 +163,11 @@ void ProcessorTable::dispatch(const ChannelPtr &channel, RemotingCommand request
     // buffer is not kept for it.
     if (!request.body.isEmpty() && !request.body.isDetached())
         request.body = QByteArray(request.body.constData(), request.body.size());
-    const bool queued = entry.executor->tryExecute(
-        [processor = entry.processor, channel, request = std::move(request)]() mutable {
-            runProcessor(processor, channel, std::move(request));
-        });
+    const bool queued
+        = entry.executor->tryExecute([processor = entry.processor, guard = entry.guard, channel,
+                                         request = std::move(request)]() mutable {
+              runProcessor(processor, guard, channel, std::move(request));
+          });
     if (!queued) {
         static LogRateLimiter limiter;
         if (limiter.allow()) {

@@ -30,11 +30,15 @@ public:
     {
         RequestProcessorPtr processor;
         ExecutorPtr executor; // null = inline on the I/O thread
+        RequestGuardPtr guard; // the table's guard, when one is set
     };
 
     void registerProcessor(
         int requestCode, RequestProcessorPtr processor, ExecutorPtr executor = {});
     void setDefaultProcessor(RequestProcessorPtr processor, ExecutorPtr executor = {});
+    /// Every request dispatched after this call is checked by `guard` (null: none) before its
+    /// processor runs; a refused one is answered with the guard's code and remark.
+    void setRequestGuard(RequestGuardPtr guard);
     /// The entry for `requestCode`, else the default entry (processor may be null).
     Entry lookup(int requestCode) const;
 
@@ -49,6 +53,7 @@ private:
     mutable std::shared_mutex m_mutex;
     std::unordered_map<int, Entry> m_entries; // guarded by m_mutex
     Entry m_default; // guarded by m_mutex
+    RequestGuardPtr m_guard; // guarded by m_mutex
 };
 
 } // namespace qrocket::remoting

@@ -143,6 +143,8 @@ void RemotingClient::invokeAsync(
     const QByteArray &address, RemotingCommand request, int timeoutMillis, InvokeCallback callback)
 {
     const auto deadline = Clock::now() + std::chrono::milliseconds(std::max(timeoutMillis, 0));
+    if (m_options.requestHook)
+        m_options.requestHook(request);
     if (isIoThread()) {
         if (m_shutdown.load()) {
             completeInvocation(callback, Status::unavailable(QStringLiteral("client shut down")));
@@ -220,6 +222,8 @@ void RemotingClient::startInvoke(const QByteArray &address, RemotingCommand requ
 void RemotingClient::invokeOneway(const QByteArray &address, RemotingCommand request)
 {
     request.flag = RemotingCommand::kFlagOneway;
+    if (m_options.requestHook)
+        m_options.requestHook(request);
     runOnIoThread([this, address, request = std::move(request)]() mutable {
         Connection *connection = connectionFor(address);
         if (!connection) {

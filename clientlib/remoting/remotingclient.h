@@ -58,6 +58,10 @@ struct RemotingClientOptions
     /// Start from a random name server (spreads load); false = start with the first.
     bool randomNameServerStart = true;
     QString threadName = QStringLiteral("qrocket-cli-io");
+    /// Sees every request this client sends (invokeAsync/Sync/Oneway, invokeNameServer; never a
+    /// response), on the calling thread, before it is queued: where ACL credentials sign
+    /// (protocol::aclSign). Must be thread-safe.
+    std::function<void(RemotingCommand &)> requestHook;
 };
 
 class RemotingClient final : public QObject, private ConnectionHandler

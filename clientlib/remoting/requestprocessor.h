@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <type_traits>
 #include <utility>
 
@@ -110,5 +111,24 @@ public:
     virtual bool runsInline(const RemotingCommand &) const { return false; }
 };
 using RequestProcessorPtr = std::shared_ptr<RequestProcessor>;
+
+/// Checks every request of a server before its processor runs (RocketMQ's server-side
+/// RPCHook.doBeforeRequest): access control. Runs on the thread the processor would run on (an
+/// executor, or the I/O thread for inline processors); must be thread-safe and must not block.
+class RequestGuard
+{
+public:
+    virtual ~RequestGuard() = default;
+    struct Refusal
+    {
+        int code = 1;
+        QByteArray remark;
+    };
+    /// nullopt: the request goes to its processor; else it is answered with the refusal (a
+    /// oneway request is dropped) and the processor never sees it.
+    virtual std::optional<Refusal> check(
+        const Channel &channel, const RemotingCommand &request) const = 0;
+};
+using RequestGuardPtr = std::shared_ptr<const RequestGuard>;
 
 } // namespace qrocket::remoting

@@ -4,9 +4,12 @@
 #include "console/admin/cli.h"
 
 #include <QDateTime>
+#include <QFile>
+#include <QFileInfo>
 #include <QStringList>
 
 #include <cstdio>
+#include <yaml-cpp/yaml.h>
 
 namespace qrocket::admincli {
 
@@ -24,6 +27,13 @@ const std::vector<OptionSpec> &commonOptions()
             "NAMESRV_ADDR)"},
         {'\0', "json", false, false, "Print one JSON document instead of mqadmin's text"},
         {'\0', "timeout", true, false, "Timeout of each request in milliseconds (default 3000)"},
+        {'\0', "aclConfig", true, false,
+            "ACL credentials file, mqadmin's tools.yml format (accessKey:, secretKey:); default "
+            "$ROCKETMQ_HOME/conf/tools.yml when it exists"},
+        {'\0', "accessKey", true, false, "ACL access key (overrides the credentials file)"},
+        {'\0', "secretKey", true, false,
+            "ACL secret key (overrides the credentials file; other users can see a command "
+            "line: prefer --aclConfig)"},
     };
     return options;
 }
@@ -306,8 +316,52 @@ client::ClientConfig Context::clientConfig() const
     client::ClientConfig config;
     config.namesrvAddr = has("n") ? value("n").toUtf8() : qgetenv("NAMESRV_ADDR");
     config.mqClientApiTimeout = m_timeoutMs;
-    // ACL credentials and TLS settings go here once the client library has them.
+    config.accessKey = m_credentials.accessKey;
+    config.secretKey = m_credentials.secretKey;
     return config;
+}
+
+Status Context::loadCredentials()
+{
+    // mqadmin signs with ${rocketmqHome}/conf/tools.yml; so does qrocket-admin, or --aclConfig.
+    QString file = value("aclConfig");
+    if (file.isEmpty()) {
+        const QString home = qEnvironmentVariable("ROCKETMQ_HOME");
+        const QString stock = home + QStringLiteral("/conf/tools.yml");
+        if (!home.isEmpty() && QFileInfo::exists(stock))
+            file = stock;
+    }
+    if (!file.isEmpty()) {
+        QFile f(file);
+        if (!f.open(QIODevice::ReadOnly))
+            return Status::invalidArgument(
+                QStringLiteral("ACL credentials file %1: %2").arg(file, f.errorString()));
+        try {
+            const YAML::Node root = YAML::Load(f.readAll().toStdString());
+            const auto text = [&](const char *key) {
+                const YAML::Node n = root.IsMap() ? root[key] : YAML::Node();
+                return n && n.IsScalar() ? QByteArray::fromStdString(n.Scalar()) : QByteArray();
+            };
+            m_credentials.accessKey = text("accessKey");
+            m_credentials.secretKey = text("secretKey");
+        } catch (const YAML::Exception &e) {
+            return Status::invalidArgument(QStringLiteral("ACL credentials file %1: %2")
+                                               .arg(file, QString::fromStdString(e.what())));
+        }
+    }
+    if (has("accessKey"))
+        m_credentials.accessKey = value("accessKey").toUtf8();
+    if (has("secretKey")) {
+        m_credentials.secretKey = value("secretKey").toUtf8();
+        std::fputs("qrocket-admin: warning: a secret key on the command line is visible to other "
+                   "users of this machine (ps); prefer --aclConfig FILE\n",
+            stderr);
+    }
+    if (!m_credentials.accessKey.isEmpty() && m_credentials.secretKey.isEmpty())
+        return Status::invalidArgument(
+            QStringLiteral("an ACL access key without a secret key (give --secretKey or "
+                           "--aclConfig)"));
+    return {};
 }
 
 Result<client::Admin *> Context::admin()
@@ -442,6 +496,8 @@ int run(const QStringList &args)
     }
     const bool json = values->count(QStringLiteral("json")) > 0;
     Context ctx(*spec, std::move(*values), json, timeoutMs);
+    if (Status s = ctx.loadCredentials(); !s)
+        return fail(usageError(s.message()));
     if (spec->needsNamesrv) {
         const QByteArray namesrv = ctx.clientConfig().namesrvAddr;
         if (namesrv.isEmpty())

@@ -77,6 +77,9 @@ public:
 
     /// The settings every client object of this run uses (name servers; later ACL and TLS).
     client::ClientConfig clientConfig() const;
+    /// Reads the ACL credentials (--aclConfig, else $ROCKETMQ_HOME/conf/tools.yml when it
+    /// exists; --accessKey/--secretKey override). Called once before the command runs.
+    Status loadCredentials();
     /// The started Admin (started at the first call).
     Result<client::Admin *> admin();
 
@@ -87,6 +90,11 @@ private:
     std::map<QString, QString> m_values; // long name -> value ("" for flags)
     Output m_out;
     int m_timeoutMs;
+    struct
+    {
+        QByteArray accessKey;
+        QByteArray secretKey;
+    } m_credentials;
     std::unique_ptr<client::Admin> m_admin;
 };
 

@@ -6,7 +6,8 @@ set -euo pipefail
 
 # libqt6opengl6-dev: Qt6Charts's CMake package needs Qt6OpenGL's, which qt6-base-dev lacks.
 packages=(build-essential cmake ninja-build ccache pkg-config zlib1g-dev
-          qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev clang-format nodejs npm)
+          qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev clang-format nodejs npm
+          libyaml-cpp-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,132 @@
+#include "clientlib/acl/aclguard.h"
+
+#include <QFile>
+#include <QHostAddress>
+
+#include <pthread.h>
+
+Q_LOGGING_CATEGORY(lcAcl, "qrocket.acl", QtInfoMsg)
+
+namespace qrocket::acl {
+
+namespace {
+
+/// "a.b.c.d:port" or "[v6]:port" -> the address.
+QHostAddress peerAddress(const QByteArray &remote)
+{
+    QByteArrayView host = remote;
+    if (host.startsWith('[')) {
+        const qsizetype end = host.indexOf(']');
+        host = end > 0 ? host.sliced(1, end - 1) : QByteArrayView();
+    } else if (const qsizetype colon = host.lastIndexOf(':'); colon > 0) {
+        host = host.first(colon);
+    }
+    return QHostAddress(QString::fromLatin1(host));
+}
+
+} // namespace
+
+AclGuard::AclGuard(QString path) : m_path(std::move(path))
+{ }
+
+AclGuard::~AclGuard()
+{
+    stop();
+}
+
+QString AclGuard::defaultPath(const QString &aclFilePath, const QString &rocketmqHome)
+{
+    if (!aclFilePath.isEmpty())
+        return aclFilePath;
+    const QString home
+        = rocketmqHome.isEmpty() ? qEnvironmentVariable("ROCKETMQ_HOME") : rocketmqHome;
+    return (home.isEmpty() ? QStringLiteral(".") : home) + QStringLiteral("/conf/plain_acl.yml");
+}
+
+Status AclGuard::start()
+{
+    QFile f(m_path);
+    if (!f.open(QIODevice::ReadOnly))
+        return Status::ioError(
+            QStringLiteral("aclEnable=true but the ACL file %1 cannot be read: %2")
+                .arg(m_path, f.errorString()));
+    const QByteArray text = f.readAll();
+    Result<PlainAclConfig> rules = PlainAclConfig::parse(text, m_path);
+    if (!rules)
+        return Status::invalidArgument(
+            QStringLiteral("aclEnable=true but the ACL file does not parse: %1")
+                .arg(rules.error().message()));
+    qCInfo(lcAcl).noquote() << "ACL on:" << rules->accounts().size() << "account(s),"
+                            << rules->globalWhiteCount() << "global white address pattern(s) from"
+                            << m_path;
+    m_rules.store(std::make_shared<const PlainAclConfig>(std::move(*rules)));
+    {
+        std::lock_guard lock(m_reloadMutex);
+        m_lastText = text;
+    }
+    try {
+        m_watcher = std::thread([this] {
+            std::unique_lock lock(m_stopMutex);
+            while (
+                !m_stopCv.wait_for(lock, std::chrono::seconds(1), [this] { return m_stopping; })) {
+                lock.unlock();
+                reloadNow();
+                lock.lock();
+            }
+        });
+    } catch (const std::system_error &e) {
+        return Status::ioError(QStringLiteral("cannot start the ACL file watcher: %1")
+                                   .arg(QString::fromLocal8Bit(e.what())));
+    }
+    ::pthread_setname_np(m_watcher.native_handle(), "qrocket-acl");
+    return {};
+}
+
+void AclGuard::stop()
+{
+    {
+        std::lock_guard lock(m_stopMutex);
+        m_stopping = true;
+    }
+    m_stopCv.notify_all();
+    if (m_watcher.joinable())
+        m_watcher.join();
+}
+
+bool AclGuard::reloadNow()
+{
+    std::lock_guard lock(m_reloadMutex);
+    QFile f(m_path);
+    if (!f.open(QIODevice::ReadOnly))
+        return false; // being replaced (rename) or gone: the rules stay, as after a bad edit
+    const QByteArray text = f.readAll();
+    if (text == m_lastText)
+        return false;
+    m_lastText = text;
+    Result<PlainAclConfig> rules = PlainAclConfig::parse(text, m_path);
+    if (!rules) {
+        qCWarning(lcAcl).noquote()
+            << "ACL file changed but keeps the last good rules:" << rules.error().message();
+        return false;
+    }
+    qCInfo(lcAcl).noquote() << "ACL reloaded:" << rules->accounts().size() << "account(s),"
+                            << rules->globalWhiteCount() << "global white address pattern(s)";
+    m_rules.store(std::make_shared<const PlainAclConfig>(std::move(*rules)));
+    m_reloads.fetch_add(1, std::memory_order_relaxed);
+    return true;
+}
+
+std::optional<AclGuard::Refusal> AclGuard::check(
+    const remoting::Channel &channel, const protocol::RemotingCommand &request) const
+{
+    const std::shared_ptr<const PlainAclConfig> rules = m_rules.load();
+    if (!rules)
+        return Refusal {1, QByteArrayLiteral("ACL rules not loaded")};
+    std::optional<AclRefusal> no = rules->check(peerAddress(channel.remoteAddress()), request);
+    if (!no)
+        return std::nullopt;
+    m_refusals.fetch_add(1, std::memory_order_relaxed);
+    return Refusal {no->code, std::move(no->remark)};
+}
+
+} // namespace qrocket::acl

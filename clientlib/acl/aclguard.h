@@ -1,0 +1,69 @@
+#pragma once
+
+// AclGuard: a daemon's access control on every request (aclEnable=true on the broker or the name
+// server), over the accounts of plain_acl.yml (PlainAclConfig), set on a RemotingServer's
+// processor table. The file is where RocketMQ looks for it, ${rocketmqHome}/conf/plain_acl.yml,
+// unless `aclFilePath` says otherwise.
+//
+// start() loads the file: a missing or bad file is an error, and the daemon does not start (an
+// ACL that silently allows everything is worse than none). While running, the file is read every
+// second; a changed file that parses replaces the rules at once (requests already being checked
+// finish with the old ones), one that does not keeps the last good rules and says why in the log,
+// once per change. No secret is ever logged.
+//
+// check() is thread-safe (the rules are an immutable snapshot behind an atomic shared_ptr).
+
+#include "clientlib/acl/plainacl.h"
+#include "clientlib/remoting/requestprocessor.h"
+
+#include <QLoggingCategory>
+#include <QString>
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+Q_DECLARE_LOGGING_CATEGORY(lcAcl)
+
+namespace qrocket::acl {
+
+class AclGuard final : public remoting::RequestGuard
+{
+public:
+    explicit AclGuard(QString path);
+    ~AclGuard() override;
+
+    /// Loads the file and starts watching it.
+    Status start();
+    void stop();
+
+    std::optional<Refusal> check(
+        const remoting::Channel &channel, const protocol::RemotingCommand &request) const override;
+
+    const QString &path() const { return m_path; }
+    std::shared_ptr<const PlainAclConfig> rules() const { return m_rules.load(); }
+    std::uint64_t refusals() const { return m_refusals.load(std::memory_order_relaxed); }
+    std::uint64_t reloads() const { return m_reloads.load(std::memory_order_relaxed); }
+    /// Reads the file now (the watcher does it every second); true when new rules took effect.
+    bool reloadNow();
+
+    /// Where plain_acl.yml is for this config: `aclFilePath`, else
+    /// ${rocketmqHome}/conf/plain_acl.yml (rocketmqHome: the setting, else $ROCKETMQ_HOME).
+    static QString defaultPath(const QString &aclFilePath, const QString &rocketmqHome);
+
+private:
+    const QString m_path;
+    std::atomic<std::shared_ptr<const PlainAclConfig>> m_rules;
+    QByteArray m_lastText; // guarded by m_reloadMutex
+    std::mutex m_reloadMutex; // one reload at a time (the watcher, reloadNow())
+    std::mutex m_stopMutex;
+    std::condition_variable m_stopCv;
+    bool m_stopping = false; // guarded by m_stopMutex
+    std::thread m_watcher;
+    mutable std::atomic<std::uint64_t> m_refusals {0};
+    std::atomic<std::uint64_t> m_reloads {0};
+};
+
+} // namespace qrocket::acl
