@@ -1,5 +1,7 @@
 #include "clientlib/common/properties.h"
 
+#include "clientlib/common/configkeys.h"
+
 #include <QFile>
 
 #include <type_traits>
@@ -302,8 +304,11 @@ QList<std::pair<QString, QString>> ConfigSchema::entries(bool importantOnly) con
 QString ConfigSchema::print(bool importantOnly) const
 {
     QString out;
-    for (const auto &[k, v] : entries(importantOnly))
-        out += k + u'=' + v + u'\n';
+    for (const auto &[k, v] : entries(importantOnly)) {
+        // -p/-m output lands in terminals, logs and tickets: never a secret's value.
+        const bool hide = !v.isEmpty() && isSecretConfigKey(k);
+        out += k + u'=' + (hide ? QStringLiteral("******") : v) + u'\n';
+    }
     return out;
 }
 

@@ -75,13 +75,13 @@ void ProcessorTable::registerProcessor(
     int requestCode, RequestProcessorPtr processor, ExecutorPtr executor)
 {
     std::unique_lock lock(m_mutex);
-    m_entries[requestCode] = Entry {std::move(processor), std::move(executor)};
+    m_entries[requestCode] = Entry {std::move(processor), std::move(executor), {}};
 }
 
 void ProcessorTable::setDefaultProcessor(RequestProcessorPtr processor, ExecutorPtr executor)
 {
     std::unique_lock lock(m_mutex);
-    m_default = Entry {std::move(processor), std::move(executor)};
+    m_default = Entry {std::move(processor), std::move(executor), {}};
 }
 
 ProcessorTable::Entry ProcessorTable::lookup(int requestCode) const

@@ -20,6 +20,7 @@ class tst_InteropAliOns final : public QObject
 private Q_SLOTS:
     void initTestCase();
     void roundTrip();
+    void signedWithAcl();
 
 private:
     bool prepareNodeProject(QString *why);
@@ -30,7 +31,7 @@ bool tst_InteropAliOns::prepareNodeProject(QString *why)
 {
     const QDir src(QStringLiteral(QROCKET_ALIONS_SOURCE_DIR));
     QDir().mkpath(m_work);
-    for (const char *name : {"package.json", "package-lock.json", "roundtrip.js"}) {
+    for (const char *name : {"package.json", "package-lock.json", "roundtrip.js", "aclcheck.js"}) {
         const QString from = src.filePath(QLatin1String(name));
         const QString to = QDir(m_work).filePath(QLatin1String(name));
         if (!QFile::exists(from))
@@ -110,6 +111,69 @@ void tst_InteropAliOns::roundTrip()
         qInfo("broker output (tail):\n%s", broker.output().right(6000).constData());
     QVERIFY2(finished, "roundtrip.js did not finish within 180 s");
     QCOMPARE(node.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(node.exitCode(), 0);
+    QCOMPARE(brokerRc, 0);
+    QCOMPARE(namesrv.stop(), 0);
+}
+
+void tst_InteropAliOns::signedWithAcl()
+{
+    // ali-ons signs with accessKey/secretKey (its own HMAC code, plus its OnsChannel field);
+    // a broker with aclEnable=true checks it as RocketMQ 4.9 does
+    // (tests/interop/ali-ons/aclcheck.js).
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString rules = dir.filePath(QStringLiteral("plain_acl.yml"));
+    {
+        QFile f(rules);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("accounts:\n"
+                "  - accessKey: aliapp01\n"
+                "    secretKey: aliapp-secret\n"
+                "    defaultTopicPerm: DENY\n"
+                "    defaultGroupPerm: SUB\n"
+                "    topicPerms: [ \"IT_Acl=PUB|SUB\" ]\n"
+                "  - accessKey: aliadmin\n"
+                "    secretKey: aliadmin-secret\n"
+                "    admin: true\n");
+    }
+    DaemonProcess namesrv(QStringLiteral("qrocket-namesrv"));
+    const quint16 nsPort = startNamesrv(namesrv, dir.path());
+    QVERIFY2(nsPort != 0, qPrintable(namesrv.error() + QString::fromUtf8(namesrv.output())));
+    DaemonProcess broker(QStringLiteral("qrocket-broker"));
+    quint16 brokerPort = 0;
+    const bool started = startOnFreePort(
+        broker, dir.filePath(QStringLiteral("broker.conf")), brokerPort, [&](quint16 port) {
+            return "brokerClusterName=InteropCluster\nbrokerName=broker-acl\n"
+                   "brokerIP1=127.0.0.1\nbrokerIP2=127.0.0.1\nlistenPort="
+                + QByteArray::number(port) + "\nnamesrvAddr=127.0.0.1:" + QByteArray::number(nsPort)
+                + "\nstorePathRootDir=" + dir.filePath(QStringLiteral("store")).toUtf8()
+                + "\nmappedFileSizeCommitLog=134217728\naclEnable=true\naclFilePath="
+                + rules.toUtf8()
+                + "\nmessageDelayLevel=1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s\n";
+        });
+    QVERIFY2(started, qPrintable(broker.error()));
+
+    QProcess node;
+    node.setWorkingDirectory(m_work);
+    node.setProcessChannelMode(QProcess::MergedChannels);
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QROCKET_NAMESRV"), QStringLiteral("127.0.0.1:%1").arg(nsPort));
+    env.insert(QStringLiteral("QROCKET_BROKER"), QStringLiteral("127.0.0.1:%1").arg(brokerPort));
+    node.setProcessEnvironment(env);
+    node.start(QStringLiteral(QROCKET_NODE), {QStringLiteral("aclcheck.js")});
+    QVERIFY2(node.waitForStarted(10000), qPrintable(node.errorString()));
+    const bool finished = node.waitForFinished(120000);
+    if (!finished) {
+        node.kill();
+        node.waitForFinished(5000);
+    }
+    const QByteArray out = node.readAll();
+    qInfo("ali-ons aclcheck.js output:\n%s", out.constData());
+    const int brokerRc = broker.stop();
+    if (!finished || node.exitCode() != 0)
+        qInfo("broker output (tail):\n%s", broker.output().right(6000).constData());
+    QVERIFY2(finished, "aclcheck.js did not finish within 120 s");
     QCOMPARE(node.exitCode(), 0);
     QCOMPARE(brokerRc, 0);
     QCOMPARE(namesrv.stop(), 0);

@@ -1,6 +1,7 @@
 // The keys no request may change and the keys never printed (clientlib/common/configkeys.h).
 
 #include "clientlib/common/configkeys.h"
+#include "clientlib/common/properties.h"
 
 #include <QTest>
 
@@ -65,6 +66,22 @@ private Q_SLOTS:
             QVERIFY2(isSecretConfigKey(QString::fromLatin1(key)), key);
         for (const char *key : {"accessKey", "brokerName", "tls.server.keyPath", "namesrvAddr"})
             QVERIFY2(!isSecretConfigKey(QString::fromLatin1(key)), key);
+    }
+
+    void printNeverShowsASecret()
+    {
+        QString accessKey = QStringLiteral("admin001");
+        QString secret = QStringLiteral("s3cr3t-value");
+        QString empty;
+        ConfigSchema schema;
+        schema.add("innerAccessKey", &accessKey);
+        schema.add("innerSecretKey", &secret);
+        schema.add("tls.server.keyPassword", &empty);
+        const QString printed = schema.print();
+        QVERIFY(printed.contains(QStringLiteral("innerAccessKey=admin001\n")));
+        QVERIFY(printed.contains(QStringLiteral("innerSecretKey=******\n")));
+        QVERIFY(printed.contains(QStringLiteral("tls.server.keyPassword=\n"))); // unset: says so
+        QVERIFY(!printed.contains(secret));
     }
 
     void remarkStartsWithRocketmqWords()
