@@ -69,7 +69,13 @@ void BenchArgs::addCommonOptions()
         QStringLiteral("Message Trace Enable (not supported yet), Default: false"),
         QStringLiteral("false"));
     addOption({QStringLiteral("a"), QStringLiteral("aclEnable")},
-        QStringLiteral("Acl Enable (not supported yet), Default: false"), QStringLiteral("false"));
+        QStringLiteral("Acl Enable: sign every request, Default: false"), QStringLiteral("false"));
+    addOption({QStringLiteral("ak"), QStringLiteral("accessKey")},
+        QStringLiteral("Acl access key, Default: rocketmq2 (RocketMQ's benchmark AclClient)"),
+        QStringLiteral("rocketmq2"));
+    addOption({QStringLiteral("sk"), QStringLiteral("secretKey")},
+        QStringLiteral("Acl secret key, Default: 12345678 (RocketMQ's benchmark AclClient)"),
+        QStringLiteral("12345678"));
     addOption({QStringLiteral("duration")},
         QStringLiteral("Stop after this many seconds (0: until -q is reached or Ctrl-C). "
                        "Default: 0"),
@@ -125,12 +131,20 @@ bool BenchArgs::refuseUnsupported()
     const auto acl = boolean(QStringLiteral("a"));
     if (!trace || !acl)
         return false;
-    if (*trace || *acl) {
-        fail(QStringLiteral("%1 is not supported yet")
-                 .arg(*trace ? QStringLiteral("-m (message trace)") : QStringLiteral("-a (ACL)")));
+    if (*trace) {
+        fail(QStringLiteral("-m (message trace) is not supported yet"));
         return false;
     }
+    m_acl = *acl;
     return true;
+}
+
+void BenchArgs::applyCredentials(client::ClientConfig &config) const
+{
+    if (!m_acl)
+        return;
+    config.accessKey = m_parser.value(QStringLiteral("ak")).trimmed().toUtf8();
+    config.secretKey = m_parser.value(QStringLiteral("sk")).trimmed().toUtf8();
 }
 
 QByteArray BenchArgs::topic() const

@@ -8,6 +8,7 @@
 // main thread samples, formats and prints. Nothing on the send path allocates for reporting.
 
 #include "clientlib/bench/latencyhistogram.h"
+#include "clientlib/client/clientconfig.h"
 
 #include <QByteArray>
 #include <QCommandLineParser>
@@ -51,6 +52,9 @@ public:
     std::optional<bool> boolean(const QString &name);
 
     QByteArray namesrvAddr() const;
+    /// With -a true: the access and secret key (-ak/-sk, RocketMQ's benchmark defaults) signing
+    /// every request of the client.
+    void applyCredentials(client::ClientConfig &config) const;
     int durationSeconds() const { return m_duration; }
     int intervalSeconds() const { return m_interval; }
     bool json() const { return m_json; }
@@ -66,6 +70,7 @@ private:
     int m_duration = 0;
     int m_interval = 10;
     bool m_json = false;
+    bool m_acl = false; // -a true
 };
 
 /// Counters bumped by the working threads (all monotonic).

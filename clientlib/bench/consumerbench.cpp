@@ -101,6 +101,7 @@ int runConsumer(const QStringList &arguments)
     client::PushConsumerOptions options;
     options.group = group;
     options.client.namesrvAddr = args.namesrvAddr();
+    args.applyCredentials(options.client);
     options.consumeThreadMin = options.consumeThreadMax = int(*threads);
     options.messageModel
         = *broadcasting ? client::MessageModel::Broadcasting : client::MessageModel::Clustering;

@@ -200,6 +200,7 @@ int runProducer(const QStringList &arguments)
     client::ProducerOptions options;
     options.group = QByteArrayLiteral("benchmark_producer");
     options.client.namesrvAddr = args.namesrvAddr();
+    args.applyCredentials(options.client);
     client::Producer producer(options);
     if (Status st = producer.start(); !st) {
         std::fprintf(

@@ -141,6 +141,7 @@ int runTransactionProducer(const QStringList &arguments)
     client::ProducerOptions options;
     options.group = QByteArrayLiteral("benchmark_transaction_producer");
     options.client.namesrvAddr = args.namesrvAddr();
+    args.applyCredentials(options.client);
     client::TransactionProducer producer(options, &listener);
     if (Status st = producer.start(); !st) {
         std::fprintf(

@@ -210,9 +210,10 @@ private Q_SLOTS:
         QTest::newRow("bad boolean") << QStringList {QStringLiteral("producer"),
             QStringLiteral("-k"), QStringLiteral("maybe")}
                                      << 2 << QByteArray("-k \"maybe\": expected true or false");
-        QTest::newRow("acl not yet") << QStringList {QStringLiteral("consumer"),
-            QStringLiteral("-a"), QStringLiteral("true")}
-                                     << 2 << QByteArray("-a (ACL) is not supported yet");
+        QTest::newRow("trace not yet")
+            << QStringList {QStringLiteral("consumer"), QStringLiteral("-m"),
+                   QStringLiteral("true")}
+            << 2 << QByteArray("-m (message trace) is not supported yet");
         QTest::newRow("exclusive modes") << QStringList {QStringLiteral("producer"),
             QStringLiteral("-y"), QStringLiteral("true"), QStringLiteral("-o"),
             QStringLiteral("true")} << 2 << QByteArray("exclusive");
