@@ -2,6 +2,7 @@
 #include "storetestutil.h"
 
 #include <QDateTime>
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -27,6 +28,7 @@ private slots:
     void marksAreExceededNotReached_data();
     void marksAreExceededNotReached();
     void measuresTheConsumeQueuePartitionApart();
+    void fileProbeReadsTheSeam();
     void keepsFileInUseUntilGracePeriod();
     void readsBetweenCleanupSteps();
 
@@ -275,6 +277,32 @@ void tst_CleanService::measuresTheConsumeQueuePartitionApart()
     QVERIFY(r.spaceFull); // 80 % > diskMaxUsedSpaceRatio
     QVERIFY(!r.forced);
     QVERIFY(e.store->putMessageAndWait(message("T", 0, "x")).isOk());
+}
+
+// The daemon's test seam (QROCKET_DISK_SPACE_FILE): one line "total free available", for every
+// path; anything else is unknown, never a made-up figure.
+void tst_CleanService::fileProbeReadsTheSeam()
+{
+    QTemporaryDir dir;
+    const QString file = dir.filePath(QStringLiteral("disk"));
+    const DiskSpaceProbe probe = diskSpaceFileProbe(file);
+    QVERIFY(!probe(QStringLiteral("/any")).isKnown()); // no file yet
+    const auto write = [&](const QByteArray &text) {
+        QFile f(file);
+        return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(text) == text.size();
+    };
+    QVERIFY(write("1300 450 150\n"));
+    const DiskSpace d = probe(QStringLiteral("/any"));
+    QCOMPARE(d.total, 1300);
+    QCOMPARE(d.free, 450);
+    QCOMPARE(d.available, 150);
+    QCOMPARE(diskUsedPercent(d), 85); // 850 / (850 + 150)
+    for (const QByteArray &bad : {QByteArray("1300 450"), QByteArray("1300 x 150"),
+             QByteArray("1300 1400 150"), QByteArray("1300 450 500"), QByteArray()}) {
+        QVERIFY(write(bad));
+        QVERIFY2(!probe(QStringLiteral("/any")).isKnown(), bad.constData());
+        QCOMPARE(diskUsedPercent(probe(QStringLiteral("/any"))), -1);
+    }
 }
 
 void tst_CleanService::keepsFileInUseUntilGracePeriod()
