@@ -8,7 +8,8 @@
 // are compared with it, and the runtime info, storeFiles and the console show the same number.
 //
 // A DiskSpaceProbe answers total / free / available of a path's partition: statvfs by default;
-// tests give their own (StoreOptions::diskSpace), the daemon a file (diskSpaceFileProbe).
+// tests give their own (StoreOptions::diskSpace), the daemon a file (diskSpaceFileProbe). A
+// probe is called from several threads (the clean service, admin requests): thread-safe.
 
 #include <QString>
 
