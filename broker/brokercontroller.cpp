@@ -138,7 +138,9 @@ Status BrokerController::initialize()
         m_ctx.storeHost = m_config.brokerAddr();
         protocol::HostAddress::parse(m_ctx.storeHost, m_ctx.storeHostAddress);
     }
-    m_store = std::make_unique<storage::MessageStore>(m_storeConfig);
+    storage::StoreOptions storeOptions;
+    storeOptions.diskSpace = m_diskSpaceProbe;
+    m_store = std::make_unique<storage::MessageStore>(m_storeConfig, std::move(storeOptions));
     m_ctx.store = m_store.get();
     m_configuration
         = std::make_unique<BrokerConfiguration>(m_config, m_storeConfig, m_config.configFilePath);

@@ -28,6 +28,7 @@
 #include "clientlib/common/status.h"
 #include "clientlib/remoting/executor.h"
 #include "clientlib/remoting/requestprocessor.h"
+#include "storage/diskspace.h"
 #include "storage/storeconfig.h"
 
 #include <QObject>
@@ -84,6 +85,9 @@ public:
         QObject *parent = nullptr);
     ~BrokerController() override;
 
+    /// Test seam: the store's disk probe instead of statvfs (StoreOptions::diskSpace). Set
+    /// before initialize().
+    void setDiskSpaceProbe(storage::DiskSpaceProbe probe) { m_diskSpaceProbe = std::move(probe); }
     Status initialize();
     Status start();
     /// Unregisters from the name servers, stops the servers, flushes and closes the store and
@@ -131,6 +135,7 @@ private:
 
     BrokerConfig m_config;
     storage::MessageStoreConfig m_storeConfig;
+    storage::DiskSpaceProbe m_diskSpaceProbe;
     BrokerContext m_ctx;
 
     std::unique_ptr<TopicConfigManager> m_topics;

@@ -54,6 +54,13 @@ Status MessageStore::open()
     if (!QDir().mkpath(m_config.storePathRootDir))
         return Status::ioError(
             QStringLiteral("cannot create storePathRootDir %1").arg(m_config.storePathRootDir));
+    // The clean service measures these partitions before the first file exists in them (as
+    // RocketMQ, which creates the commit-log and consume-queue directories at start).
+    for (const QString &dir :
+        {m_config.commitLogDir(), m_config.consumeQueueDir(), m_config.indexDir()}) {
+        if (!QDir().mkpath(dir))
+            return Status::ioError(QStringLiteral("cannot create %1").arg(dir));
+    }
     if (Status s = m_lock.acquire(m_config.lockPath()); !s)
         return s;
     const bool lastExitOk = !QFile::exists(m_config.abortPath());
@@ -118,7 +125,10 @@ Status MessageStore::open()
     m_clean = std::make_unique<CleanService>(
         m_config, m_commitLog.files(),
         [this](std::int64_t minOffset) { cleanLogicFiles(minOffset); }, m_clock,
-        m_options.diskUsage, m_options.cleanStepHook);
+        m_options.diskSpace, m_options.cleanStepHook);
+    // Known from the start: the runtime info's ratios, and a disk already full refuses the first
+    // put (RocketMQ's disk check runs a second after start).
+    m_clean->checkDisk();
     m_cqFlushThread = std::make_unique<ServiceThread>();
     m_cqFlushThread->start(
         [this] {

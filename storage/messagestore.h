@@ -47,7 +47,9 @@ class ServiceThread;
 struct StoreOptions
 {
     std::function<std::int64_t()> clock; // ms since epoch; default: the system clock
-    DiskUsageProbe diskUsage; // default: statvfs of the commit-log directory
+    /// Measures the partitions the clean service checks (commit log, consume queue, index) and
+    /// the runtime info's commitLogDirCapacity; default: statvfs (storage/diskspace.h).
+    DiskSpaceProbe diskSpace;
     bool runCleanService = true; // tests drive cleanService().run() themselves
     CleanStepHook cleanStepHook; // tests: look at the store between the steps of a cleanup
 };
@@ -149,6 +151,11 @@ public:
     bool waitForDispatch(int timeoutMs) const;
     /// Runs one cleanup pass now (also runs every cleanResourceInterval ms).
     CleanService &cleanService() { return *m_clean; }
+    /// The partitions as the clean service last measured them (what its marks were compared
+    /// with): the runtime info and a refused send report these, never a figure of their own.
+    DiskMeasure diskMeasure() const;
+    /// The store's disk probe for any path (StoreOptions::diskSpace).
+    DiskSpace diskSpace(const QString &path) const;
     /// Flushes the consume queues (those with at least `leastPages` dirty pages; 0: all), the
     /// index (only when leastPages is 0) and the checkpoint. Runs every
     /// flushIntervalConsumeQueue ms, with 0 every flushConsumeQueueThoroughInterval ms.

@@ -331,12 +331,25 @@ StoreStats MessageStore::stats() const
     s.consumeQueueCount = static_cast<int>(consumeQueues().size());
     s.indexFileCount = m_index ? m_index->fileCount() : 0;
     if (m_clean) {
-        s.diskRatio = m_clean->lastDiskRatio();
+        const DiskMeasure m = m_clean->lastMeasure();
+        s.diskRatio = m.commitLogRatio();
+        s.consumeQueueDiskRatio = m.consumeQueueRatio();
         s.diskFull = m_clean->isDiskFull();
         s.refuseReason = m_clean->refuseReason();
         s.commitLogFiles = m_clean->fileStatus();
     }
     return s;
+}
+
+DiskMeasure MessageStore::diskMeasure() const
+{
+    return m_clean ? m_clean->lastMeasure() : DiskMeasure {};
+}
+
+DiskSpace MessageStore::diskSpace(const QString &path) const
+{
+    return m_clean ? m_clean->diskSpace(path)
+                   : (m_options.diskSpace ? m_options.diskSpace(path) : statvfsDiskSpace(path));
 }
 
 } // namespace qrocket::storage

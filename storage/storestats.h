@@ -19,8 +19,11 @@ struct StoreStats
     std::int64_t putMessageTotal = 0;
     std::int64_t putBytesTotal = 0;
     std::int64_t getMessageTotal = 0;
-    double diskRatio = -1; // store partition usage [0,1], -1 unknown
-    bool diskFull = false; // writes refused
+    // The clean service's last measure (storage/diskspace.h, what `df` shows), in [0, 1] with
+    // -1 unknown: the commit-log partition's and the consume-queue partition's.
+    double diskRatio = -1;
+    double consumeQueueDiskRatio = -1;
+    bool diskFull = false; // writes refused (either partition above diskSpaceWarningLevelRatio)
     QString refuseReason;
     std::int64_t commitLogMinOffset = 0;
     std::int64_t commitLogMaxOffset = 0;

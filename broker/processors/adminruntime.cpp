@@ -15,8 +15,6 @@
 #include "storage/messagestore.h"
 
 #include <QDateTime>
-#include <QFileInfo>
-#include <QStorageInfo>
 
 #include <cmath>
 
@@ -47,21 +45,6 @@ QByteArray runtimeText(std::int64_t millis)
         + QByteArray::number(s % 60) + QByteArrayLiteral(" seconds ]");
 }
 
-/// RocketMQ's UtilAll.getDiskPartitionSpaceUsedPercent: used / (used + usable), rounded up to
-/// a hundredth; -1 for a path that does not exist.
-double diskUsedRatio(const QString &path)
-{
-    const QStorageInfo disk(path);
-    if (!disk.isValid() || !QFileInfo::exists(path) || disk.bytesTotal() <= 0)
-        return -1;
-    const std::int64_t used = disk.bytesTotal() - disk.bytesFree();
-    const std::int64_t entire = used + disk.bytesAvailable();
-    if (entire <= 0)
-        return -1;
-    const std::int64_t percent = used * 100 / entire + (used * 100 % entire != 0 ? 1 : 0);
-    return static_cast<double>(percent) / 100.0;
-}
-
 } // namespace
 
 RemotingCommand AdminProcessor::brokerRuntimeInfo(const RemotingCommand &request)
@@ -72,7 +55,10 @@ RemotingCommand AdminProcessor::brokerRuntimeInfo(const RemotingCommand &request
     const storage::StoreStats st = store.stats();
     const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
     const QString commitLogDir = store.config().commitLogDir();
-    const QStorageInfo disk(store.config().storePathRootDir);
+    // The disk figures are the store's one measure (storage/diskspace.h), as its clean service
+    // last took it: the ratios it compared with its marks, and the diskFull they decided.
+    const storage::DiskMeasure disk = store.diskMeasure();
+    const storage::DiskSpace rootDisk = store.diskSpace(store.config().storePathRootDir);
     const QByteArray zero = QByteArrayLiteral("0");
     // StoreStatsService prints 1 put when there was none (it divides by it).
     const std::int64_t putTimes = std::max<std::int64_t>(st.putMessageTotal, 1);
@@ -106,20 +92,19 @@ RemotingCommand AdminProcessor::brokerRuntimeInfo(const RemotingCommand &request
         {"remainTransientStoreBufferNumbs", "2147483647"},
         {"remainHowManyDataToFlush", humanBytes(st.flushBacklogBytes)},
         {"commitLogDirCapacity",
-            QByteArrayLiteral("Total : ") + humanBytes(disk.bytesTotal())
-                + QByteArrayLiteral(", Free : ") + humanBytes(disk.bytesAvailable()) + '.'},
+            QByteArrayLiteral("Total : ") + humanBytes(rootDisk.total)
+                + QByteArrayLiteral(", Free : ") + humanBytes(rootDisk.available) + '.'},
         {"commitLogMinOffset", QByteArray::number(st.commitLogMinOffset)},
         {"commitLogMaxOffset", QByteArray::number(st.commitLogMaxOffset)},
         // QRocket additions (ignored by RocketMQ's tools).
         {"diskFull", st.diskFull ? "true" : "false"},
         {"storeFileCount", QByteArray::number(static_cast<qsizetype>(st.commitLogFiles.size()))},
     };
-    const QByteArray commitLogRatio = BrokerStats::javaDouble(diskUsedRatio(commitLogDir));
+    const QByteArray commitLogRatio = BrokerStats::javaDouble(disk.commitLogRatio());
     t.emplace_back("commitLogDiskRatio", commitLogRatio);
     t.emplace_back(
         QByteArrayLiteral("commitLogDiskRatio_") + commitLogDir.toUtf8(), commitLogRatio);
-    t.emplace_back("consumeQueueDiskRatio",
-        BrokerStats::javaDouble(diskUsedRatio(store.config().consumeQueueDir())));
+    t.emplace_back("consumeQueueDiskRatio", BrokerStats::javaDouble(disk.consumeQueueRatio()));
     if (m_ctx.stats) {
         for (auto &kv : m_ctx.stats->runtimeInfo())
             t.push_back(std::move(kv));

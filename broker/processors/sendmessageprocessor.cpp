@@ -18,6 +18,7 @@
 #include <QDateTime>
 
 #include <charconv>
+#include <cstdio>
 #include <random>
 
 namespace qrocket::broker {
@@ -135,11 +136,29 @@ SendProperties prepareProperties(QByteArray &props, const BrokerConfig &config)
     return prepareSendProperties(props, clusterProperty(config));
 }
 
+/// RocketMQ 4.9's remark for a put the store refused (SERVICE_NOT_AVAILABLE: disk full, a
+/// slave, a closed store), with the partitions' ratios as the clean service last measured them
+/// (RocketMQ measures them here; the send path never calls statvfs). The store's own reason is
+/// in the broker's log, the runtime info (diskFull) and storeFiles (refuseReason).
+QByteArray serviceNotAvailableRemark(const storage::MessageStore &store)
+{
+    const storage::DiskMeasure m = store.diskMeasure();
+    char ratios[64];
+    std::snprintf(ratios, sizeof ratios, "CL: %5.2f CQ: %5.2f INDEX: %5.2f", m.commitLogRatio(),
+        m.consumeQueueRatio(), m.indexRatio());
+    return QByteArrayLiteral("service not available now. It may be caused by one of the "
+                             "following reasons: the broker's disk is full [")
+        + QByteArray(ratios)
+        + QByteArrayLiteral("], messages are put to the slave, message store has been shut "
+                            "down, etc.");
+}
+
 /// The reply for a finished put: code, remark, msgId(s), queueId, queueOffset, region, trace.
 /// Opaque and serialize type are the responder's.
-RemotingCommand sendReply(const PutMessageResult &r, const protocol::HostAddress &storeHost,
-    int queueId, const BrokerConfig &config)
+RemotingCommand sendReply(const PutMessageResult &r, int queueId, const BrokerContext &ctx)
 {
+    const protocol::HostAddress &storeHost = ctx.storeHostAddress;
+    const BrokerConfig &config = *ctx.config;
     RemotingCommand response;
     response.markResponse();
     const int code = responseCodeFor(r.status);
@@ -147,6 +166,8 @@ RemotingCommand sendReply(const PutMessageResult &r, const protocol::HostAddress
     if (r.status == PutMessageStatus::OsPageCacheBusy)
         response.remark
             = QByteArrayLiteral("[PC_SYNCHRONIZED]broker busy, start flow control for a while");
+    else if (r.status == PutMessageStatus::ServiceNotAvailable)
+        response.remark = serviceNotAvailableRemark(*ctx.store);
     else if (code != toInt(ResponseCode::Success))
         response.remark = r.remark.toUtf8();
     if (!statusHasResult(r.status))
@@ -356,7 +377,7 @@ void SendMessageProcessor::sendOne(const remoting::ChannelPtr &channel,
         [respond = std::move(respond), ctx = &m_ctx, replyQueueId, topic = msg.topic](
             const PutMessageResult &r) {
             countPut(*ctx, topic, r);
-            respond(sendReply(r, ctx->storeHostAddress, replyQueueId, *ctx->config));
+            respond(sendReply(r, replyQueueId, *ctx));
         });
 }
 
@@ -410,7 +431,7 @@ void SendMessageProcessor::sendBatch(const remoting::ChannelPtr &channel,
         [respond = std::move(respond), ctx = &m_ctx, replyQueueId, topic = header.topic](
             const PutMessageResult &r) {
             countPut(*ctx, topic, r);
-            respond(sendReply(r, ctx->storeHostAddress, replyQueueId, *ctx->config));
+            respond(sendReply(r, replyQueueId, *ctx));
         });
 }
 

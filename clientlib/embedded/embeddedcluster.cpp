@@ -344,6 +344,8 @@ Status EmbeddedCluster::Private::startBroker(int index, quint16 port)
                 QStringLiteral("cannot create the store '%1'").arg(storeConfig.storePathRootDir)));
 
     auto controller = std::make_unique<broker::BrokerController>(config, storeConfig);
+    if (options.diskSpace)
+        controller->setDiskSpaceProbe(options.diskSpace(index));
     if (Status st = controller->initialize(); !st)
         return prefixed(b.name, st);
     if (Status st = controller->start(); !st) {

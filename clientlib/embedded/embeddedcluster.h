@@ -44,6 +44,7 @@
 
 #include "clientlib/common/result.h"
 #include "clientlib/common/status.h"
+#include "storage/diskspace.h"
 
 #include <QString>
 
@@ -103,6 +104,12 @@ struct EmbeddedClusterOptions
     std::function<void(
         int index, broker::BrokerConfig &config, storage::MessageStoreConfig &storeConfig)>
         configureBroker;
+    /// Broker `index`'s disk probe instead of statvfs (storage/diskspace.h; called once per
+    /// broker start, on the cluster thread; a null probe is statvfs): a test can fill a broker's
+    /// disk, which then refuses writes above diskSpaceWarningLevelRatio and cleans up above
+    /// diskMaxUsedSpaceRatio, as measured by `df`. The probe is called from the broker's threads
+    /// (its clean service, admin requests): it must be thread-safe.
+    std::function<storage::DiskSpaceProbe(int index)> diskSpace;
     /// Adjusts the name server's config before it is validated (cluster thread).
     std::function<void(namesrv::NamesrvConfig &config)> configureNamesrv;
 };

@@ -148,8 +148,13 @@ void AlertEngine::evaluate()
                     add(i, who, tr("broker %1 expired at the name server").arg(who));
                 break;
             case AlertRule::DiskOver:
-                if (b.registered && b.diskRatio > r.threshold)
-                    add(i, who, tr("disk of %1 at %2").arg(who, formatRatio(b.diskRatio)));
+                // Also below the threshold when the broker blocks writes (its own mark, or
+                // the consume-queue partition, decided).
+                if (b.registered && (b.diskRatio > r.threshold || b.diskFull))
+                    add(i, who,
+                        tr("disk of %1 at %2%3")
+                            .arg(who, formatRatio(b.diskRatio),
+                                b.diskFull ? tr(": disk full, writes refused") : QString()));
                 break;
             case AlertRule::TpsZero:
                 if (auto it = m_zeroSince.find(b.address); it != m_zeroSince.end()

@@ -68,7 +68,9 @@ QVariant BrokerModel::headerData(int section, Qt::Orientation o, int role) const
             return tr("From GET_BROKER_RUNTIME_INFO: msgPut/GetTotalTodayNow sampled a second "
                       "apart (putTps / getTransferedTps when there is no earlier sample)");
         case Disk:
-            return tr("commitLogDiskRatio from GET_BROKER_RUNTIME_INFO");
+            return tr("commitLogDiskRatio from GET_BROKER_RUNTIME_INFO (used / (used + "
+                      "available), as df and the broker's clean service); \"full\": the "
+                      "broker refuses writes (diskFull)");
         case MinOffset:
         case MaxOffset:
             return tr("commitLogMin/MaxOffset from GET_BROKER_RUNTIME_INFO");
@@ -124,7 +126,8 @@ QVariant BrokerModel::data(const QModelIndex &index, int role) const
         case GetTps:
             return formatRate(b->getTps);
         case Disk:
-            return formatRatio(b->diskRatio);
+            return b->diskFull ? tr("%1 full").arg(formatRatio(b->diskRatio))
+                               : formatRatio(b->diskRatio);
         case MinOffset:
             return formatCount(b->commitLogMinOffset);
         case MaxOffset:
@@ -166,8 +169,8 @@ QVariant BrokerModel::data(const QModelIndex &index, int role) const
             return livenessColor(live);
         if ((col >= PutTps && runtimeStale) || (col >= Heartbeat && col < PutTps && livenessStale))
             return staleColor();
-        if (col == Disk && b->diskRatio >= 0.85)
-            return b->diskRatio >= 0.90 ? badColor() : warnColor();
+        if (col == Disk && (b->diskFull || b->diskRatio > 0.85))
+            return b->diskFull || b->diskRatio > 0.90 ? badColor() : warnColor();
         break;
     case Qt::DecorationRole:
         if (col == State)

@@ -225,6 +225,8 @@ void ClusterSession::applyOverview(Result<client::ClusterOverview> r)
         b->runtimeOkMono = now;
         b->version = rt.versionDesc();
         b->diskRatio = rt.number("commitLogDiskRatio", -1);
+        b->consumeQueueDiskRatio = rt.number("consumeQueueDiskRatio", -1);
+        b->diskFull = rt.value("diskFull") == "true";
         b->commitLogMinOffset = rt.integer("commitLogMinOffset");
         b->commitLogMaxOffset = rt.integer("commitLogMaxOffset");
         // TPS from the day totals sampled a second apart (exact per second); the broker's own
@@ -329,6 +331,8 @@ void ClusterSession::pollBrokerConfigs()
                     info->deleteWhen = r->value(u"deleteWhen");
                     info->fileReservedTime = r->value(u"fileReservedTime");
                     info->diskMaxUsedSpaceRatio = r->value(u"diskMaxUsedSpaceRatio");
+                    info->diskSpaceCleanForciblyRatio = r->value(u"diskSpaceCleanForciblyRatio");
+                    info->diskSpaceWarningLevelRatio = r->value(u"diskSpaceWarningLevelRatio");
                     emit brokersUpdated();
                     emit storageUpdated();
                 }),

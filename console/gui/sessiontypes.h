@@ -60,7 +60,12 @@ struct BrokerInfo
     std::int64_t runtimeOkMono = 0;
     double putTps = 0;
     double getTps = 0;
+    /// The broker's one disk measure (used / (used + available), what `df` shows), as its clean
+    /// service last took it: commitLogDiskRatio, consumeQueueDiskRatio; -1 unknown.
     double diskRatio = -1;
+    double consumeQueueDiskRatio = -1;
+    /// Runtime info `diskFull` (QRocket): the store refuses writes.
+    bool diskFull = false;
     std::int64_t commitLogMinOffset = 0;
     std::int64_t commitLogMaxOffset = 0;
     std::int64_t putTotal = -1;
@@ -80,6 +85,8 @@ struct BrokerInfo
     QString deleteWhen;
     QString fileReservedTime;
     QString diskMaxUsedSpaceRatio;
+    QString diskSpaceCleanForciblyRatio;
+    QString diskSpaceWarningLevelRatio;
 
     // storeFiles (QRocket broker extension)
     std::optional<client::admin::StoreFiles> storeFiles;

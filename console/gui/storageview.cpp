@@ -21,9 +21,30 @@ namespace qrocket::console {
 
 DiskGauge::DiskGauge(QWidget *parent) : QWidget(parent)
 {
-    setMinimumSize(200, 24);
-    setToolTip(tr("commitLogDiskRatio (GET_BROKER_RUNTIME_INFO). Marks: 75 % files cleaned "
-                  "before they expire, 85 % cleaned forcibly, 90 % writes refused"));
+    setMinimumSize(260, 24);
+    setToolTip(tr("commitLogDiskRatio (GET_BROKER_RUNTIME_INFO): used / (used + available) "
+                  "of the commit-log partition, as df shows it and as the broker's clean service "
+                  "decides. Marks: diskMaxUsedSpaceRatio (files cleaned before they expire), "
+                  "diskSpaceCleanForciblyRatio (cleaned forcibly), diskSpaceWarningLevelRatio "
+                  "(above it writes are refused)"));
+}
+
+void DiskGauge::setDiskFull(bool full)
+{
+    if (full == m_full)
+        return;
+    m_full = full;
+    update();
+}
+
+void DiskGauge::setMarks(double clean, double forced, double refuse)
+{
+    if (clean == m_marks[0] && forced == m_marks[1] && refuse == m_marks[2])
+        return;
+    m_marks[0] = clean;
+    m_marks[1] = forced;
+    m_marks[2] = refuse;
+    update();
 }
 
 void DiskGauge::setRatio(double ratio, bool stale)
@@ -44,7 +65,9 @@ void DiskGauge::paintEvent(QPaintEvent *)
     p.setBrush(palette().color(QPalette::Base));
     p.drawRoundedRect(bar, 3, 3);
     if (m_ratio >= 0) {
-        QColor fill = m_ratio >= 0.90 ? badColor() : (m_ratio >= 0.75 ? warnColor() : okColor());
+        QColor fill = m_full || m_ratio > m_marks[2]
+            ? badColor()
+            : (m_ratio > m_marks[0] ? warnColor() : okColor());
         if (m_stale)
             fill = staleColor();
         fill.setAlpha(160);
@@ -54,17 +77,19 @@ void DiskGauge::paintEvent(QPaintEvent *)
         p.setBrush(fill);
         p.drawRoundedRect(used, 3, 3);
     }
-    for (double mark : {0.75, 0.85, 0.90}) {
-        const double x = bar.left() + bar.width() * mark;
-        p.setPen(QPen(mark >= 0.90 ? badColor()
-                                   : (mark >= 0.85 ? warnColor() : palette().color(QPalette::Text)),
-            1.5, Qt::DashLine));
+    for (int i = 0; i < 3; ++i) {
+        const double x = bar.left() + bar.width() * std::clamp(m_marks[i], 0.0, 1.0);
+        p.setPen(
+            QPen(i == 2 ? badColor() : (i == 1 ? warnColor() : palette().color(QPalette::Text)),
+                1.5, Qt::DashLine));
         p.drawLine(QPointF(x, bar.top()), QPointF(x, bar.bottom()));
     }
     p.setPen(palette().color(QPalette::Text));
-    const QString text = m_ratio < 0
-        ? tr("disk ratio unknown")
-        : formatRatio(m_ratio) + (m_stale ? tr(" (stale)") : QString());
+    QString text = m_ratio < 0 ? tr("disk ratio unknown") : formatRatio(m_ratio);
+    if (m_full)
+        text += tr(" · writes refused");
+    if (m_stale)
+        text += tr(" (stale)");
     p.drawText(bar.adjusted(6, 0, -6, 0), Qt::AlignLeft | Qt::AlignVCenter, text);
 }
 
@@ -114,6 +139,15 @@ bool StorageView::hasData() const
     return true;
 }
 
+DiskGauge *StorageView::gaugeFor(const QByteArray &address) const
+{
+    for (const auto &[gaugeAddress, gauge] : m_gauges) {
+        if (gaugeAddress == address)
+            return gauge;
+    }
+    return nullptr;
+}
+
 void StorageView::refresh()
 {
     std::vector<const BrokerInfo *> masters;
@@ -133,6 +167,7 @@ void StorageView::refresh()
             auto *gauge = new DiskGauge(m_brokerBox);
             auto *info = new QLabel(m_brokerBox);
             info->setTextFormat(Qt::RichText);
+            info->setWordWrap(true); // the broker's reason for a write block is long
             m_brokers->addWidget(name, static_cast<int>(i), 0);
             m_brokers->addWidget(gauge, static_cast<int>(i), 1);
             m_brokers->addWidget(info, static_cast<int>(i), 2);
@@ -150,10 +185,19 @@ void StorageView::refresh()
         const BrokerInfo &b = *masters[i];
         m_gauges[i].first = b.address;
         const bool stale = !b.runtimeOk || !b.registered;
-        double ratio = b.diskRatio;
-        if (b.storeFiles && b.storeFiles->diskRatio >= 0)
-            ratio = b.storeFiles->diskRatio;
-        m_gauges[i].second->setRatio(ratio, stale);
+        // The runtime info's figure, as the chart below and the cluster view: storeFiles
+        // carries the same measure, but polled less often.
+        DiskGauge *gauge = m_gauges[i].second;
+        gauge->setRatio(b.diskRatio, stale);
+        gauge->setDiskFull(b.diskFull);
+        const auto mark = [](const QString &configured, double fallback) {
+            bool ok = false;
+            const int percent = configured.toInt(&ok);
+            return ok && percent > 0 ? percent / 100.0 : fallback;
+        };
+        const double refuseMark = mark(b.diskSpaceWarningLevelRatio, 0.90);
+        gauge->setMarks(mark(b.diskMaxUsedSpaceRatio, 0.75),
+            mark(b.diskSpaceCleanForciblyRatio, 0.85), refuseMark);
         m_brokerLabels[2 * i]->setText(QStringLiteral("<b>%1</b> %2")
                                            .arg(QString::fromUtf8(b.brokerName).toHtmlEscaped(),
                                                QString::fromUtf8(b.address).toHtmlEscaped()));
@@ -169,16 +213,23 @@ void StorageView::refresh()
                                                  : b.deleteWhen.toHtmlEscaped());
         facts << tr("commit log %1 – %2")
                      .arg(formatCount(b.commitLogMinOffset), formatCount(b.commitLogMaxOffset));
+        if (b.consumeQueueDiskRatio >= 0 && b.consumeQueueDiskRatio != b.diskRatio)
+            facts << tr("consume-queue partition %1").arg(formatRatio(b.consumeQueueDiskRatio));
         if (b.storeFiles) {
             std::int64_t total = 0;
             for (const auto &f : b.storeFiles->files)
                 total += f.size;
             facts << tr("%1 file(s), %2").arg(b.storeFiles->files.size()).arg(formatBytes(total));
-            if (b.storeFiles->diskFull)
-                facts << tr("<span style='color:#ff6b6b'>&#9888; disk full</span>");
-            if (!b.storeFiles->refuseReason.isEmpty())
-                facts << tr("<span style='color:#ff6b6b'>refuses writes: %1</span>")
-                             .arg(QString::fromUtf8(b.storeFiles->refuseReason).toHtmlEscaped());
+        }
+        if (b.diskFull) {
+            // The broker's reason names the partition, its ratio and the mark that decided.
+            const QString reason = b.storeFiles && !b.storeFiles->refuseReason.isEmpty()
+                ? QString::fromUtf8(b.storeFiles->refuseReason)
+                : tr("disk at %1 > diskSpaceWarningLevelRatio %2")
+                      .arg(formatRatio(std::max(b.diskRatio, b.consumeQueueDiskRatio)),
+                          formatRatio(refuseMark));
+            facts << tr("<span style='color:#ff6b6b'>&#9888; writes refused: %1</span>")
+                         .arg(reason.toHtmlEscaped());
         }
         if (b.store.notSupported)
             anyNotSupported = true;

@@ -2,10 +2,13 @@
 
 // StorageView: the "Storage" tab: per master a disk gauge with RocketMQ's marks: 75 %
 // (diskMaxUsedSpaceRatio: files are cleaned before they expire), 85 % (cleaned forcibly) and
-// 90 % (diskSpaceWarningLevelRatio: disk full, writes refused); fileReservedTime, deleteWhen and
-// the commit-log range; the commit-log files with size, age, expiry and why each is kept
-// (storeFiles, a QRocket broker extension: the view says so against a stock broker);
-// DELETE_EXPIRED_COMMITLOG with confirmation; and the disk ratio over time.
+// 90 % (diskSpaceWarningLevelRatio: disk full, writes refused), the broker's own values once its
+// config is read; fileReservedTime, deleteWhen and the commit-log range; the write block
+// (runtime info diskFull) with the reason the broker gives; the commit-log files with size, age,
+// expiry and why each is kept (storeFiles, a QRocket broker extension: the view says so against
+// a stock broker); DELETE_EXPIRED_COMMITLOG with confirmation; and the disk ratio over time.
+// The gauge, the chart and the cluster view show one figure: the runtime info's
+// commitLogDiskRatio, the measure the broker's clean service decides on.
 
 #include "console/gui/tablesupport.h"
 
@@ -20,7 +23,9 @@ class ClusterSession;
 class StoreFileModel;
 class TimeChart;
 
-/// A horizontal gauge of a 0..1 ratio with the 75/85/90 % marks, the figure written on it.
+/// A horizontal gauge of a 0..1 ratio with the cleanup, forced-cleanup and write-block marks
+/// (75/85/90 % unless set), the figure written on it, and "writes refused" while the broker
+/// blocks writes.
 class DiskGauge : public QWidget
 {
     Q_OBJECT
@@ -28,7 +33,11 @@ class DiskGauge : public QWidget
 public:
     explicit DiskGauge(QWidget *parent = nullptr);
     void setRatio(double ratio, bool stale);
+    void setDiskFull(bool full);
+    /// Ratios 0..1: diskMaxUsedSpaceRatio, diskSpaceCleanForciblyRatio, diskSpaceWarningLevelRatio.
+    void setMarks(double clean, double forced, double refuse);
     double ratio() const { return m_ratio; }
+    bool diskFull() const { return m_full; }
     QSize sizeHint() const override { return {260, 26}; }
 
 protected:
@@ -37,6 +46,8 @@ protected:
 private:
     double m_ratio = -1;
     bool m_stale = false;
+    bool m_full = false;
+    double m_marks[3] = {0.75, 0.85, 0.90};
 };
 
 class StorageView : public QWidget
@@ -48,6 +59,8 @@ public:
     StoreFileModel *model() const { return m_model; }
     QPushButton *cleanButton() const { return m_clean; }
     bool hasData() const;
+    /// The gauge of the master at `address`, or null.
+    DiskGauge *gaugeFor(const QByteArray &address) const;
     /// Sends DELETE_EXPIRED_COMMITLOG to every broker without asking (the button asks first).
     void runCleanup();
 

@@ -6,29 +6,18 @@
 #include <QFile>
 
 #include <chrono>
-#include <sys/statvfs.h>
 #include <thread>
 
 namespace qrocket::storage {
 
-double statvfsDiskUsage(const QString &path)
-{
-    struct statvfs st
-    { };
-    if (::statvfs(QFile::encodeName(path).constData(), &st) != 0 || st.f_blocks == 0)
-        return -1;
-    const double total = static_cast<double>(st.f_blocks);
-    return (total - static_cast<double>(st.f_bfree)) / total;
-}
-
 CleanService::CleanService(const MessageStoreConfig &config, MappedFileQueue &commitLog,
     std::function<void(std::int64_t)> cleanLogicFiles, std::function<std::int64_t()> clock,
-    DiskUsageProbe probe, CleanStepHook stepHook)
+    DiskSpaceProbe probe, CleanStepHook stepHook)
     : m_config(config)
     , m_commitLog(commitLog)
     , m_cleanLogicFiles(std::move(cleanLogicFiles))
     , m_clock(std::move(clock))
-    , m_probe(probe ? std::move(probe) : DiskUsageProbe(statvfsDiskUsage))
+    , m_probe(probe ? std::move(probe) : DiskSpaceProbe(statvfsDiskSpace))
     , m_stepHook(std::move(stepHook))
 { }
 
@@ -44,44 +33,98 @@ bool CleanService::isDeleteHour(std::int64_t now) const
     return m_config.deleteHours().contains(hour);
 }
 
-void CleanService::log(RunReport &r, const QString &text)
+DiskMeasure CleanService::lastMeasure() const
 {
-    qCInfo(lcStoreClean).noquote() << text;
+    std::lock_guard lock(m_mutex);
+    return m_measure;
+}
+
+void CleanService::log(RunReport &r, const QString &text, QtMsgType level)
+{
+    if (level == QtCriticalMsg)
+        qCCritical(lcStoreClean).noquote() << text;
+    else if (level == QtWarningMsg)
+        qCWarning(lcStoreClean).noquote() << text;
+    else
+        qCInfo(lcStoreClean).noquote() << text;
     r.decisions.append(text);
+}
+
+namespace {
+
+QString percentText(int percent)
+{
+    return percent < 0 ? QStringLiteral("unknown")
+                       : QStringLiteral("%1%").arg(static_cast<double>(percent), 0, 'f', 1);
+}
+
+} // namespace
+
+CleanService::RunReport CleanService::checkDisk()
+{
+    RunReport r;
+    DiskMeasure m;
+    m.commitLog = m_probe(m_commitLog.dir());
+    m.commitLogPercent = diskUsedPercent(m.commitLog);
+    m.consumeQueuePercent = diskUsedPercent(m_probe(m_config.consumeQueueDir()));
+    m.indexPercent = diskUsedPercent(m_probe(m_config.indexDir()));
+    m.measuredAt = m_clock();
+    r.diskRatio = m.commitLogRatio();
+    r.consumeQueueDiskRatio = m.consumeQueueRatio();
+    const int warning = m_config.diskSpaceWarningLevelRatio;
+    const int cl = m.commitLogPercent, cq = m.consumeQueuePercent;
+    // Either partition above the warning mark blocks writes; the commit log's is named first.
+    const bool full = cl > warning || cq > warning;
+    r.diskFull = full;
+    QString reason;
+    if (full) {
+        const bool byCommitLog = cl > warning;
+        reason
+            = QStringLiteral("disk full: %1 partition (%2) at %3 used > "
+                             "diskSpaceWarningLevelRatio %4%; writes refused until it is at "
+                             "or below %4%")
+                  .arg(byCommitLog ? QStringLiteral("commit-log") : QStringLiteral("consume-queue"),
+                      byCommitLog ? m_commitLog.dir() : m_config.consumeQueueDir(),
+                      percentText(byCommitLog ? cl : cq))
+                  .arg(warning);
+    }
+    {
+        std::lock_guard lock(m_mutex);
+        m_measure = m;
+        if (full) // a refused put finds the reason once the flag is up
+            m_refuseReason = reason;
+    }
+    m_lastRatio = r.diskRatio;
+    const bool wasFull = m_diskFull.exchange(full);
+    if (!full) {
+        std::lock_guard lock(m_mutex);
+        m_refuseReason.clear();
+    }
+    if (full != wasFull) {
+        if (full)
+            log(r, reason, QtCriticalMsg);
+        else
+            log(r,
+                QStringLiteral("disk space ok again: commit-log partition at %1, consume-queue "
+                               "partition at %2, none above diskSpaceWarningLevelRatio %3%: "
+                               "writes accepted again")
+                    .arg(percentText(cl), percentText(cq))
+                    .arg(warning));
+    }
+    const int maxUsed = m_config.diskMaxUsedSpaceRatio;
+    const int forcibly = m_config.diskSpaceCleanForciblyRatio;
+    // An unknown figure reclaims too (expired files only), as RocketMQ does.
+    r.spaceFull = cl < 0 || cl > maxUsed || cq < 0 || cq > maxUsed;
+    r.forced = m_config.cleanFileForciblyEnable
+        && (cl > forcibly || cq > forcibly || cl > warning || cq > warning);
+    return r;
 }
 
 CleanService::RunReport CleanService::run()
 {
-    RunReport r;
+    RunReport r = checkDisk();
     const std::int64_t now = m_clock();
-    const double ratio = m_probe(m_commitLog.dir());
-    r.diskRatio = ratio;
-    m_lastRatio = ratio;
-    const double pct = ratio * 100.0;
-    const bool full = ratio >= 0 && pct >= m_config.diskSpaceWarningLevelRatio;
-    if (full != m_diskFull.load()) {
-        QString reason;
-        if (full)
-            reason = QStringLiteral(
-                "disk full: store partition usage %1% >= diskSpaceWarningLevelRatio %2%; "
-                "writes refused until it falls")
-                         .arg(pct, 0, 'f', 1)
-                         .arg(m_config.diskSpaceWarningLevelRatio);
-        {
-            std::lock_guard lock(m_mutex);
-            m_refuseReason = reason;
-        }
-        m_diskFull = full;
-        log(r,
-            full ? reason
-                 : QStringLiteral(
-                     "disk usage %1% below diskSpaceWarningLevelRatio %2%: writes accepted again")
-                       .arg(pct, 0, 'f', 1)
-                       .arg(m_config.diskSpaceWarningLevelRatio));
-    }
-    r.spaceFull = ratio >= 0 && pct >= m_config.diskMaxUsedSpaceRatio;
-    r.forced = m_config.cleanFileForciblyEnable && ratio >= 0
-        && pct >= m_config.diskSpaceCleanForciblyRatio;
+    const DiskMeasure m = lastMeasure();
     r.deleteTimeUp = isDeleteHour(now);
     r.manual = m_manualDeleteRuns.load() > 0;
     if (r.manual)
@@ -89,9 +132,9 @@ CleanService::RunReport CleanService::run()
     if (!r.spaceFull && !r.deleteTimeUp && !r.manual)
         return r; // nothing to decide: not the hour, space fine
     log(r,
-        QStringLiteral("cleanup pass: disk usage %1% (deleteWhen hour: %2, >= %3%: %4, >= %5% "
-                       "forced: %6, manual: %7)")
-            .arg(pct, 0, 'f', 1)
+        QStringLiteral("cleanup pass: disk usage %1 commit log, %2 consume queue (deleteWhen "
+                       "hour: %3, > %4%: %5, > %6% forced: %7, manual: %8)")
+            .arg(percentText(m.commitLogPercent), percentText(m.consumeQueuePercent))
             .arg(r.deleteTimeUp ? QStringLiteral("yes") : QStringLiteral("no"))
             .arg(m_config.diskMaxUsedSpaceRatio)
             .arg(r.spaceFull ? QStringLiteral("yes") : QStringLiteral("no"))
@@ -136,16 +179,24 @@ CleanService::RunReport CleanService::run()
         log(r,
             QStringLiteral("deleted %1: %2")
                 .arg(f->path(),
-                    expired ? QStringLiteral("expired (older than fileReservedTime %1 h)")
-                                  .arg(m_config.fileReservedTime)
-                            : QStringLiteral("disk usage %1% >= %2%: deleted although not expired")
-                                  .arg(pct, 0, 'f', 1)
-                                  .arg(m_config.diskSpaceCleanForciblyRatio)));
+                    expired
+                        ? QStringLiteral("expired (older than fileReservedTime %1 h)")
+                              .arg(m_config.fileReservedTime)
+                        : QStringLiteral("disk usage %1 > %2%: deleted although not expired")
+                              .arg(percentText(std::max(m.commitLogPercent, m.consumeQueuePercent)))
+                              .arg(m_config.diskSpaceCleanForciblyRatio)));
         if (m_config.deleteCommitLogFilesInterval > 0
             && r.deletedFiles < m_config.deleteFileBatchMax)
             std::this_thread::sleep_for(
                 std::chrono::milliseconds(m_config.deleteCommitLogFilesInterval));
     }
+    if (r.deletedFiles == 0 && r.spaceFull)
+        log(r,
+            QStringLiteral("disk usage above diskMaxUsedSpaceRatio %1% (commit log %2, consume "
+                           "queue %3) but no commit-log file could be deleted")
+                .arg(m_config.diskMaxUsedSpaceRatio)
+                .arg(percentText(m.commitLogPercent), percentText(m.consumeQueuePercent)),
+            QtWarningMsg);
     if (r.deletedFiles > 0 && m_stepHook)
         m_stepHook(CleanStep::CommitLogFilesDeleted, {}, -1);
     if (r.deletedFiles > 0 && m_cleanLogicFiles)
@@ -177,7 +228,7 @@ std::vector<StoreFileStatus> CleanService::fileStatus() const
                 = QStringLiteral("expired but still read; destroyed after the grace period");
         else
             s.reasonKept
-                = QStringLiteral("expired; deleted at deleteWhen %1 or when disk usage >= %2%")
+                = QStringLiteral("expired; deleted at deleteWhen %1 or when disk usage > %2%")
                       .arg(m_config.deleteWhen)
                       .arg(m_config.diskMaxUsedSpaceRatio);
         out.push_back(s);

@@ -19,11 +19,15 @@
 namespace qrocket::guitest {
 
 /// Two brokers; fileReservedTime 0 (every file but the newest is expired at once) and a
-/// deleteWhen hour twelve hours away, so only a manual DELETE_EXPIRED_COMMITLOG deletes.
-inline std::unique_ptr<EmbeddedCluster> startCluster(int brokers = 2)
+/// deleteWhen hour twelve hours away, so only a manual DELETE_EXPIRED_COMMITLOG deletes (while
+/// the disk is below diskMaxUsedSpaceRatio). `disk`: the brokers' disk probes (statvfs when
+/// null).
+inline std::unique_ptr<EmbeddedCluster> startCluster(
+    int brokers = 2, std::function<storage::DiskSpaceProbe(int index)> disk = {})
 {
     EmbeddedClusterOptions o;
     o.brokerCount = brokers;
+    o.diskSpace = std::move(disk);
     o.configureBroker = [](int, broker::BrokerConfig &, storage::MessageStoreConfig &s) {
         s.fileReservedTime = 0;
         s.cleanResourceInterval = 1000;

@@ -2,12 +2,17 @@
 // fills (and is written to build/tests/screenshots/<view>.png), keyboard navigation, a topic
 // created and deleted from the UI (checked on the brokers through Admin), a group's lag rising
 // while its consumer is held and falling once it consumes, the reset-offset preview, message
-// queries, and a cleanup run removing the expired commit-log file the storage view listed.
+// queries, a cleanup run removing the expired commit-log file the storage view listed, and a
+// broker whose disk fills past diskSpaceWarningLevelRatio shown with one figure everywhere.
 
 #include "clientlib/client/pushconsumer.h"
+#include "console/gui/alerts.h"
+#include "console/gui/brokermodel.h"
 #include "console/gui/clustersession.h"
+#include "console/gui/clusterview.h"
 #include "console/gui/clusterwidget.h"
 #include "console/gui/consumersview.h"
+#include "console/gui/format.h"
 #include "console/gui/groupmodel.h"
 #include "console/gui/mainwindow.h"
 #include "console/gui/messagemodel.h"
@@ -79,6 +84,7 @@ private slots:
     void resetOffsetPreviewShowsWhatMoves();
     void messageQueries();
     void cleanupRemovesTheExpiredFileListed();
+    void diskFullShowsOneFigureEverywhere();
 
 private:
     std::unique_ptr<client::PushConsumer> startConsumer(
@@ -93,6 +99,9 @@ private:
     ClusterWidget *m_cw = nullptr;
     QTimer m_traffic;
     QByteArray m_sentId;
+    /// broker-1's disk: 100 MiB units in use of a 251.9 GiB partition with 156.3 GiB reserved
+    /// for root (the machine); 282 is 30 % as df shows it.
+    std::atomic<std::int64_t> m_broker1Used {282};
 };
 
 std::unique_ptr<client::PushConsumer> tst_ConsoleViews::startConsumer(
@@ -148,7 +157,18 @@ void tst_ConsoleViews::initTestCase()
     guitest::isolateSettings("tst_consoleviews");
     initConsoleResources();
     applyConsoleStyle(*qApp, true);
-    m_cluster = guitest::startCluster(2);
+    m_cluster = guitest::startCluster(2, [this](int index) -> storage::DiskSpaceProbe {
+        if (index != 1)
+            return {}; // broker-0: statvfs
+        return [this](const QString &) {
+            constexpr std::int64_t unit = 100LL * 1024 * 1024, total = 2519, reserved = 1563;
+            storage::DiskSpace d;
+            d.total = total * unit;
+            d.free = (total - m_broker1Used.load()) * unit;
+            d.available = d.free - reserved * unit;
+            return d;
+        };
+    });
     QVERIFY(m_cluster);
     for (const char *t : {"ViewTopic", "LagTopic", "BigTopic"})
         QVERIFY(m_cluster->createTopic(QString::fromLatin1(t), 2).isOk());
@@ -374,6 +394,62 @@ void tst_ConsoleViews::cleanupRemovesTheExpiredFileListed()
         (m_cw->session()->refreshCatalog(), !brokerFiles().contains(oldest)), 25000);
     QVERIFY(!brokerFiles().isEmpty()); // the newest file stays
     QVERIFY(!QFileInfo::exists(oldest));
+}
+
+// broker-1's disk filled to 97 % as df counts it ((total - free) / total would read 37 %): the
+// storage view's gauge, its chart, the cluster view and the alert all show the broker's own
+// figure and its write block; freed again, all of them let it go.
+void tst_ConsoleViews::diskFullShowsOneFigureEverywhere()
+{
+    const QString name1 = m_cluster->brokerName(1);
+    const QByteArray addr1 = m_cluster->brokerAddress(1).toUtf8();
+    ClusterSession *session = m_cw->session();
+    BrokerModel *brokers = m_cw->clusterView()->model();
+    const auto gauge1 = [&] { return m_cw->storageView()->gaugeFor(addr1); };
+    const auto diskCell = [&]() -> QString {
+        for (int r = 0; r < brokers->rowCount(); ++r) {
+            if (brokers->index(r, BrokerModel::Name).data().toString() == name1)
+                return brokers->index(r, BrokerModel::Disk).data().toString();
+        }
+        return {};
+    };
+    const auto diskAlert = [&]() -> QString {
+        for (const Alert &a : m_cw->alerts()->active()) {
+            if (a.subject.startsWith(name1) && a.text.startsWith(QStringLiteral("disk of")))
+                return a.text;
+        }
+        return {};
+    };
+    const auto lastSample = [&] {
+        const auto &h = session->history(addr1);
+        return h.empty() ? -2.0 : h.back().diskRatio;
+    };
+    m_cw->showView(ViewName::Storage);
+    QTRY_VERIFY_WITH_TIMEOUT(gauge1() && gauge1()->ratio() == 0.30, 20000);
+    QVERIFY(!gauge1()->diskFull());
+
+    m_broker1Used = 927; // 927 / (927 + 29): 97 %
+    QTRY_VERIFY_WITH_TIMEOUT(gauge1()->diskFull() && gauge1()->ratio() == 0.97, 20000);
+    QCOMPARE(session->broker(addr1)->diskRatio, 0.97);
+    QVERIFY(session->broker(addr1)->diskFull);
+    QTRY_COMPARE_WITH_TIMEOUT(lastSample(), 0.97, 5000); // the chart's series
+    QCOMPARE(diskCell(), QStringLiteral("%1 full").arg(formatRatio(0.97)));
+    QTRY_VERIFY_WITH_TIMEOUT(diskAlert().contains(QStringLiteral("writes refused")), 5000);
+    QVERIFY2(diskAlert().contains(formatRatio(0.97)), qPrintable(diskAlert()));
+    // The broker's reason (storeFiles, polled every few seconds) names the mark that decided.
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (session->refreshCatalog(),
+            session->broker(addr1)->storeFiles && session->broker(addr1)->storeFiles->diskFull),
+        20000);
+    const QString dir = guitest::screenshotDir();
+    QVERIFY(writeScreenshot(m_window.get(), dir + QStringLiteral("/storage-diskfull.png")).isOk());
+    m_cw->showView(ViewName::Cluster);
+    QVERIFY(writeScreenshot(m_window.get(), dir + QStringLiteral("/cluster-diskfull.png")).isOk());
+
+    m_broker1Used = 282;
+    QTRY_VERIFY_WITH_TIMEOUT(!gauge1()->diskFull() && gauge1()->ratio() == 0.30, 20000);
+    QCOMPARE(diskCell(), formatRatio(0.30));
+    QTRY_VERIFY_WITH_TIMEOUT(diskAlert().isEmpty(), 5000);
 }
 
 QTEST_MAIN(tst_ConsoleViews)

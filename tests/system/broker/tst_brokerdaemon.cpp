@@ -1,13 +1,16 @@
 // qrocket-broker as a real process (with a real qrocket-namesrv): command line, bad config and
 // busy port, clean restart (SIGTERM) with messages, offsets, topics, groups and a pending delayed
-// message, and kill -9 under SYNC_FLUSH (every acknowledged send survives).
+// message, kill -9 under SYNC_FLUSH (every acknowledged send survives), and a disk filled past
+// diskSpaceWarningLevelRatio (as `df` counts it) refusing sends until it is freed.
 
+#include "clientlib/protocol/json.h"
 #include "clientlib/remoting/remotingclient.h"
 #include "tests/system/broker/brokertestutil.h"
 #include "tests/testlib/daemonprocess.h"
 
 #include <QDir>
 #include <QFile>
+#include <QSaveFile>
 #include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
@@ -27,6 +30,7 @@ private Q_SLOTS:
     void badConfigAndBusyPort();
     void restartKeepsEverything();
     void kill9WithSyncFlushKeepsAcknowledgedSends();
+    void diskFullRefusesSendsUntilFreed();
 
 private:
     QByteArray brokerConf(const QString &store, quint16 port, const QByteArray &extra = {}) const;
@@ -34,6 +38,8 @@ private:
         DaemonProcess &broker, const QString &store, quint16 &port, const QByteArray &extra = {});
     RemotingCommand call(quint16 port, RemotingCommand req);
     std::int64_t maxOffset(quint16 port, const QByteArray &topic, int queueId);
+    /// GET_BROKER_RUNTIME_INFO's value of `key` ("" when the call fails).
+    QByteArray runtimeValue(quint16 port, const char *key);
 
     QTemporaryDir m_dir;
     std::unique_ptr<DaemonProcess> m_namesrv;
@@ -67,6 +73,15 @@ std::int64_t tst_BrokerDaemon::maxOffset(quint16 port, const QByteArray &topic, 
     const RemotingCommand r
         = call(port, request(30, {{"topic", topic}, {"queueId", num(queueId)}}));
     return r.code == 0 ? r.extLong("offset").value_or(-1) : -1;
+}
+
+QByteArray tst_BrokerDaemon::runtimeValue(quint16 port, const char *key)
+{
+    const RemotingCommand r = call(port, request(28));
+    const auto body = protocol::parseJson(r.body);
+    if (r.code != 0 || !body)
+        return {};
+    return body.value()["table"][key].toString();
 }
 
 void tst_BrokerDaemon::initTestCase()
@@ -230,6 +245,91 @@ void tst_BrokerDaemon::kill9WithSyncFlushKeepsAcknowledgedSends()
         offset = p.extLong("nextBeginOffset").value_or(300);
     }
     QCOMPARE(seen, 300);
+    QCOMPARE(broker.stop(), 0);
+}
+
+// The machine, given to a real daemon through its disk probe seam
+// (QROCKET_DISK_SPACE_FILE: "total free available" bytes, read at each check): 251.9 GiB with
+// 156.3 GiB reserved for root. Filled to 97 % as `df` counts it ((total - free) / total would
+// read 37 %), the broker reports diskFull and 0.97, logs the block and refuses SEND with
+// RocketMQ's SERVICE_NOT_AVAILABLE (14) and remark; freed to 30 % it logs the release and
+// accepts again; every acknowledged message is there, in order.
+void tst_BrokerDaemon::diskFullRefusesSendsUntilFreed()
+{
+    const QString store = m_dir.filePath(QStringLiteral("diskstore"));
+    const QString diskFile = m_dir.filePath(QStringLiteral("disk-space.txt"));
+    const auto setDisk = [&](std::int64_t usedUnits) {
+        constexpr std::int64_t unit = 100LL * 1024 * 1024, total = 2519, reserved = 1563;
+        QSaveFile f(diskFile); // renamed into place: the broker never reads half a line
+        if (!f.open(QIODevice::WriteOnly))
+            return false;
+        f.write(num(total * unit) + ' ' + num((total - usedUnits) * unit) + ' '
+            + num((total - usedUnits - reserved) * unit) + '\n');
+        return f.commit();
+    };
+    QVERIFY(setDisk(282)); // 282 / (282 + 674): 30 %
+    DaemonProcess broker(QStringLiteral("qrocket-broker"));
+    quint16 port = 0;
+    qputenv("QROCKET_DISK_SPACE_FILE", QFile::encodeName(diskFile));
+    const bool started = startBroker(broker, store, port, "cleanResourceInterval=100\n");
+    qunsetenv("QROCKET_DISK_SPACE_FILE");
+    QVERIFY2(started, qPrintable(broker.error()));
+    QCOMPARE(runtimeValue(port, "commitLogDiskRatio"), QByteArray("0.3"));
+    QCOMPARE(runtimeValue(port, "consumeQueueDiskRatio"), QByteArray("0.3"));
+    QCOMPARE(runtimeValue(port, "diskFull"), QByteArray("false"));
+
+    const QByteArray topic = "DiskTopic";
+    QList<QByteArray> acknowledged;
+    const auto send = [&](const QByteArray &body) {
+        const RemotingCommand r = call(port, sendV2(topic, 0, body));
+        if (r.code == 0)
+            acknowledged.append(body);
+        return r;
+    };
+    for (int i = 0; i < 10; ++i)
+        QCOMPARE(send("before-" + num(i)).code, 0);
+
+    QVERIFY(setDisk(927)); // 927 / (927 + 29): 97 %
+    QTRY_COMPARE_WITH_TIMEOUT(runtimeValue(port, "diskFull"), QByteArray("true"), 10000);
+    QCOMPARE(runtimeValue(port, "commitLogDiskRatio"), QByteArray("0.97"));
+    QCOMPARE(runtimeValue(port, "consumeQueueDiskRatio"), QByteArray("0.97"));
+    for (int i = 0; i < 5; ++i) {
+        const RemotingCommand r = send("refused-" + num(i));
+        QCOMPARE(r.code, 14); // SERVICE_NOT_AVAILABLE
+        QCOMPARE(r.remark,
+            QByteArray("service not available now. It may be caused by one of the following "
+                       "reasons: the broker's disk is full [CL:  0.97 CQ:  0.97 INDEX:  0.97], "
+                       "messages are put to the slave, message store has been shut down, etc."));
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(broker.output().contains("disk full: commit-log partition"), 5000);
+    const QByteArray log = broker.output();
+    QVERIFY2(log.contains("at 97.0% used > diskSpaceWarningLevelRatio 90%"), log.constData());
+
+    QVERIFY(setDisk(282));
+    QTRY_COMPARE_WITH_TIMEOUT(runtimeValue(port, "diskFull"), QByteArray("false"), 10000);
+    QCOMPARE(runtimeValue(port, "commitLogDiskRatio"), QByteArray("0.3"));
+    QTRY_VERIFY_WITH_TIMEOUT(broker.output().contains("writes accepted again"), 5000);
+    for (int i = 0; i < 10; ++i)
+        QCOMPARE(send("after-" + num(i)).code, 0);
+
+    // Nothing acknowledged is lost, nothing refused was stored.
+    QCOMPARE(acknowledged.size(), 20);
+    QTRY_COMPARE_WITH_TIMEOUT(maxOffset(port, topic, 0), 20, 5000);
+    QList<QByteArray> stored;
+    std::int64_t offset = 0;
+    for (int round = 0; offset < 20 && round < 20; ++round) {
+        const RemotingCommand p = call(port,
+            request(11,
+                {{"consumerGroup", "G_disk"}, {"topic", topic}, {"queueId", "0"},
+                    {"queueOffset", num(offset)}, {"maxMsgNums", "32"}, {"sysFlag", "4"},
+                    {"commitOffset", "0"}, {"suspendTimeoutMillis", "0"}, {"subscription", "*"},
+                    {"subVersion", "0"}}));
+        QCOMPARE(p.code, 0);
+        for (const auto &rec : records(p.body))
+            stored.append(rec.body.toByteArray());
+        offset = p.extLong("nextBeginOffset").value_or(20);
+    }
+    QCOMPARE(stored, acknowledged);
     QCOMPARE(broker.stop(), 0);
 }
 

@@ -490,6 +490,51 @@ private slots:
         QCOMPARE(body["fileReservedTimeHours"].toInteger(), 72);
     }
 
+    // The runtime info and storeFiles report the clean service's own measure: a commit-log
+    // partition with a large reserve for root, 97 % used as df counts it (37 % as
+    // (total - free) / total), and a consume-queue partition of its own at 30 %.
+    void runtimeInfoReportsTheCleanServicesFigure()
+    {
+        ExtrasFixture f;
+        constexpr std::int64_t unit = 100LL * 1024 * 1024;
+        const auto partition = [](std::int64_t used) {
+            storage::DiskSpace d;
+            d.total = 2519 * unit;
+            d.free = (2519 - used) * unit;
+            d.available = d.free - 1563 * unit;
+            return d;
+        };
+        const QString cqDir = f.dir.path() + QStringLiteral("/consumequeue");
+        f.disk = [partition, cqDir](
+                     const QString &path) { return partition(path == cqDir ? 282 : 927); };
+        QVERIFY(f.open());
+        QCOMPARE(f.store->config().consumeQueueDir(), cqDir);
+        f.store->cleanService().run();
+        QCOMPARE(f.store->cleanService().lastDiskRatio(), 0.97);
+        AdminProcessor p(f.ctx);
+        const auto resp = ExtrasFixture::call(p, goldenRequest(9));
+        QVERIFY(resp);
+        QCOMPARE(resp->code, 0);
+        const JsonValue t = parse(resp->body)["table"];
+        QCOMPARE(t["commitLogDiskRatio"].toString(), QByteArray("0.97"));
+        QCOMPARE(t["commitLogDiskRatio_" + f.store->config().commitLogDir().toUtf8()].toString(),
+            QByteArray("0.97"));
+        QCOMPARE(t["consumeQueueDiskRatio"].toString(), QByteArray("0.3"));
+        QCOMPARE(t["diskFull"].toString(), QByteArray("true"));
+        QCOMPARE(
+            t["commitLogDirCapacity"].toString(), QByteArray("Total : 246.0 GiB, Free : 2.8 GiB."));
+
+        const auto files = ExtrasFixture::call(
+            p, ExtrasFixture::request(protocol::extensioncode::kGetStoreFiles));
+        QCOMPARE(files->code, 0);
+        const JsonValue body = parse(files->body);
+        QCOMPARE(body["diskRatio"].toDouble(), 0.97);
+        QVERIFY(body["diskFull"].toBool());
+        QVERIFY2(
+            body["refuseReason"].toString().contains("97.0% used > diskSpaceWarningLevelRatio 90%"),
+            body["refuseReason"].toString().constData());
+    }
+
     void housekeepingAndUnknownCodes()
     {
         ExtrasFixture f;

@@ -47,6 +47,8 @@ struct ExtrasFixture
     std::atomic<int> registerCalls {0};
     /// Wall clock of the store and the schedule; real time unless set.
     std::atomic<std::int64_t> fakeNow {0};
+    /// The store's disk probe when set before open() (else statvfs).
+    storage::DiskSpaceProbe disk;
 
     std::int64_t now() const
     {
@@ -79,6 +81,7 @@ struct ExtrasFixture
         storage::StoreOptions options;
         options.clock = [this] { return now(); };
         options.runCleanService = false;
+        options.diskSpace = disk;
         store = std::make_unique<storage::MessageStore>(sc, options);
 
         topics = std::make_unique<broker::TopicConfigManager>(

@@ -1,7 +1,7 @@
 #pragma once
 
-// Helpers shared by the storage unit tests: a small-file config in a temporary directory and a
-// message builder.
+// Helpers shared by the storage unit tests: a small-file config in a temporary directory, a
+// message builder and a partition at a given disk ratio.
 
 #include "clientlib/common/byteorder.h"
 #include "storage/messagestore.h"
@@ -10,6 +10,8 @@
 #include <QByteArray>
 #include <QFile>
 #include <QString>
+
+#include <cmath>
 
 namespace qrocket::storage::test {
 
@@ -74,6 +76,20 @@ inline QByteArray readFile(const QString &path)
 {
     QFile f(path);
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+/// A partition whose `df` Use% (the store's measure, used / (used + available)) is `ratio`,
+/// with 5 % of its blocks reserved for root, so that free and available differ.
+inline DiskSpace diskSpaceAt(double ratio)
+{
+    constexpr std::int64_t unit = 1024 * 1024;
+    constexpr std::int64_t total = 100000 * unit, reserved = 5000 * unit;
+    const std::int64_t used = std::llround(ratio * 95000) * unit;
+    DiskSpace d;
+    d.total = total;
+    d.available = total - reserved - used;
+    d.free = d.available + reserved;
+    return d;
 }
 
 } // namespace qrocket::storage::test

@@ -2,6 +2,7 @@
 #include "storetestutil.h"
 
 #include <QDateTime>
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -10,6 +11,8 @@
 using namespace qrocket;
 using namespace qrocket::storage;
 using namespace qrocket::storage::test;
+
+Q_DECLARE_METATYPE(qrocket::storage::DiskSpace)
 
 // Cleanup decisions with a fake clock and a fake disk-usage probe (protocol.md §8.7).
 class tst_CleanService final : public QObject
@@ -21,6 +24,11 @@ private slots:
     void deletesExpiredAtAnyHourAbove75Percent();
     void forcesDeletionAbove85Percent();
     void refusesWritesAt90PercentAndRecovers();
+    void measuresTheDiskAsDfDoes();
+    void marksAreExceededNotReached_data();
+    void marksAreExceededNotReached();
+    void measuresTheConsumeQueuePartitionApart();
+    void fileProbeReadsTheSeam();
     void keepsFileInUseUntilGracePeriod();
     void readsBetweenCleanupSteps();
 
@@ -30,6 +38,8 @@ private:
         QTemporaryDir dir;
         std::atomic<std::int64_t> now {QDateTime::currentMSecsSinceEpoch()};
         std::atomic<double> ratio {0.5};
+        /// When set, the probe's answer instead of diskSpaceAt(ratio).
+        std::function<DiskSpace(const QString &)> probe;
         std::unique_ptr<MessageStore> store;
         std::vector<PutMessageResult> puts;
         std::function<void(CleanStep, QByteArrayView, int)> onStep;
@@ -43,7 +53,9 @@ private:
             StoreOptions opt;
             opt.runCleanService = false;
             opt.clock = [this] { return now.load(); };
-            opt.diskUsage = [this](const QString &) { return ratio.load(); };
+            opt.diskSpace = [this](const QString &path) {
+                return probe ? probe(path) : diskSpaceAt(ratio.load());
+            };
             opt.cleanStepHook = [this](CleanStep step, QByteArrayView topic, int queueId) {
                 if (onStep)
                     onStep(step, topic, queueId);
@@ -140,6 +152,157 @@ void tst_CleanService::refusesWritesAt90PercentAndRecovers()
     QVERIFY(!e.store->cleanService().isDiskFull());
     QVERIFY(r.decisions.join(u'\n').contains(QStringLiteral("accepted again")));
     QVERIFY(e.store->putMessageAndWait(message("T", 0, "x")).isOk());
+}
+
+namespace {
+
+/// A partition of `total` units (100 MiB each) with `reserved` of them kept for root and `used`
+/// in use: free = total - used, available = free - reserved.
+DiskSpace partition(std::int64_t total, std::int64_t reserved, std::int64_t used)
+{
+    constexpr std::int64_t unit = 100 * 1024 * 1024;
+    DiskSpace d;
+    d.total = total * unit;
+    d.free = (total - used) * unit;
+    d.available = (total - used - reserved) * unit;
+    return d;
+}
+
+} // namespace
+
+// The machine: 251.9 GiB, of which 156.3 GiB are reserved for root. Filled to 97 % as
+// `df` shows it, (total - free) / total reads 37 %: the store must decide on the 97 %.
+void tst_CleanService::measuresTheDiskAsDfDoes()
+{
+    Env e(0);
+    const DiskSpace full = partition(2519, 1563, 927);
+    QCOMPARE(diskUsedPercent(full), 97); // 927 / (927 + 29), rounded up
+    QCOMPARE(qRound(100.0 * static_cast<double>(full.total - full.free)
+                 / static_cast<double>(full.total)),
+        37); // the old figure
+    e.probe = [full](const QString &) { return full; };
+    auto r = e.store->cleanService().run();
+    QCOMPARE(r.diskRatio, 0.97);
+    QVERIFY(r.diskFull);
+    QVERIFY(r.spaceFull);
+    QVERIFY(r.forced);
+    QVERIFY(e.store->cleanService().isDiskFull());
+    QCOMPARE(e.store->cleanService().lastDiskRatio(), 0.97);
+    const StoreStats st = e.store->stats();
+    QCOMPARE(st.diskRatio, 0.97);
+    QCOMPARE(st.consumeQueueDiskRatio, 0.97);
+    QVERIFY(st.diskFull);
+    QCOMPARE(e.store->diskMeasure().commitLogPercent, 97);
+    QCOMPARE(e.store->diskMeasure().commitLog.available, full.available);
+    const PutMessageResult refused = e.store->putMessageAndWait(message("T", 0, "x"));
+    QCOMPARE(refused.status, PutMessageStatus::ServiceNotAvailable);
+    QVERIFY2(refused.remark.contains(QStringLiteral("97.0%"))
+            && refused.remark.contains(QStringLiteral("diskSpaceWarningLevelRatio 90%"))
+            && refused.remark.contains(QStringLiteral("commit-log partition")),
+        qPrintable(refused.remark));
+
+    // A normal day on the same machine: 30 % as df shows it (11 % by the old figure).
+    const DiskSpace normal = partition(2519, 1563, 282);
+    QCOMPARE(diskUsedPercent(normal), 30);
+    e.probe = [normal](const QString &) { return normal; };
+    r = e.store->cleanService().run();
+    QCOMPARE(r.diskRatio, 0.30);
+    QVERIFY(!r.diskFull && !r.spaceFull && !r.forced);
+    QVERIFY2(r.decisions.join(u'\n').contains(QStringLiteral("writes accepted again")),
+        qPrintable(r.decisions.join(u'\n')));
+    QVERIFY(!e.store->stats().diskFull);
+    QVERIFY(e.store->stats().refuseReason.isEmpty());
+    QVERIFY(e.store->putMessageAndWait(message("T", 0, "x")).isOk());
+}
+
+void tst_CleanService::marksAreExceededNotReached_data()
+{
+    QTest::addColumn<DiskSpace>("space");
+    QTest::addColumn<bool>("spaceFull");
+    QTest::addColumn<bool>("forced");
+    QTest::addColumn<bool>("full");
+    // 1300 units, 300 reserved: used / 1000 is the df figure.
+    QTest::newRow("75%") << partition(1300, 300, 750) << false << false << false;
+    QTest::newRow("75.1% is 76%") << partition(13000, 3000, 7510) << true << false << false;
+    QTest::newRow("85%") << partition(1300, 300, 850) << true << false << false;
+    QTest::newRow("86%") << partition(1300, 300, 860) << true << true << false;
+    QTest::newRow("90%") << partition(1300, 300, 900) << true << true << false;
+    QTest::newRow("90.1% is 91%") << partition(13000, 3000, 9010) << true << true << true;
+    QTest::newRow("unknown") << DiskSpace {} << true << false << false;
+}
+
+// RocketMQ compares whole percents, rounded up, with `>`: a mark reached is not yet exceeded.
+void tst_CleanService::marksAreExceededNotReached()
+{
+    QFETCH(DiskSpace, space);
+    QFETCH(bool, spaceFull);
+    QFETCH(bool, forced);
+    QFETCH(bool, full);
+    Env e(0);
+    e.probe = [space](const QString &) { return space; };
+    const auto r = e.store->cleanService().run();
+    QCOMPARE(r.spaceFull, spaceFull);
+    QCOMPARE(r.forced, forced);
+    QCOMPARE(r.diskFull, full);
+    QCOMPARE(e.store->cleanService().isDiskFull(), full);
+    QCOMPARE(e.store->putMessageAndWait(message("T", 0, "x")).isOk(), !full);
+}
+
+// The consume queues may sit on a partition of their own (a symlinked directory): measured
+// apart, and either partition above the warning mark refuses writes.
+void tst_CleanService::measuresTheConsumeQueuePartitionApart()
+{
+    std::atomic<int> cqUsed {920};
+    Env e(0);
+    const QString cqDir = e.store->config().consumeQueueDir();
+    e.probe = [&cqUsed, cqDir](const QString &path) {
+        return path == cqDir ? partition(1300, 300, cqUsed.load()) : partition(1300, 300, 500);
+    };
+    auto r = e.store->cleanService().run();
+    QCOMPARE(r.diskRatio, 0.5);
+    QCOMPARE(r.consumeQueueDiskRatio, 0.92);
+    QVERIFY(r.diskFull);
+    QVERIFY(r.forced);
+    const StoreStats st = e.store->stats();
+    QCOMPARE(st.diskRatio, 0.5);
+    QCOMPARE(st.consumeQueueDiskRatio, 0.92);
+    QVERIFY2(st.refuseReason.contains(QStringLiteral("consume-queue partition"))
+            && st.refuseReason.contains(cqDir) && st.refuseReason.contains(QStringLiteral("92.0%")),
+        qPrintable(st.refuseReason));
+    QCOMPARE(e.store->putMessageAndWait(message("T", 0, "x")).status,
+        PutMessageStatus::ServiceNotAvailable);
+    cqUsed = 800;
+    r = e.store->cleanService().run();
+    QVERIFY(!r.diskFull);
+    QVERIFY(r.spaceFull); // 80 % > diskMaxUsedSpaceRatio
+    QVERIFY(!r.forced);
+    QVERIFY(e.store->putMessageAndWait(message("T", 0, "x")).isOk());
+}
+
+// The daemon's test seam (QROCKET_DISK_SPACE_FILE): one line "total free available", for every
+// path; anything else is unknown, never a made-up figure.
+void tst_CleanService::fileProbeReadsTheSeam()
+{
+    QTemporaryDir dir;
+    const QString file = dir.filePath(QStringLiteral("disk"));
+    const DiskSpaceProbe probe = diskSpaceFileProbe(file);
+    QVERIFY(!probe(QStringLiteral("/any")).isKnown()); // no file yet
+    const auto write = [&](const QByteArray &text) {
+        QFile f(file);
+        return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(text) == text.size();
+    };
+    QVERIFY(write("1300 450 150\n"));
+    const DiskSpace d = probe(QStringLiteral("/any"));
+    QCOMPARE(d.total, 1300);
+    QCOMPARE(d.free, 450);
+    QCOMPARE(d.available, 150);
+    QCOMPARE(diskUsedPercent(d), 85); // 850 / (850 + 150)
+    for (const QByteArray &bad : {QByteArray("1300 450"), QByteArray("1300 x 150"),
+             QByteArray("1300 1400 150"), QByteArray("1300 450 500"), QByteArray()}) {
+        QVERIFY(write(bad));
+        QVERIFY2(!probe(QStringLiteral("/any")).isKnown(), bad.constData());
+        QCOMPARE(diskUsedPercent(probe(QStringLiteral("/any"))), -1);
+    }
 }
 
 void tst_CleanService::keepsFileInUseUntilGracePeriod()

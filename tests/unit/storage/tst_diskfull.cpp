@@ -73,7 +73,7 @@ std::unique_ptr<MessageStore> openStore(const QString &dir, bool sync)
         cfg.flushDiskType = QStringLiteral("SYNC_FLUSH");
     StoreOptions opt;
     opt.runCleanService = false;
-    opt.diskUsage = [](const QString &) { return 0.1; };
+    opt.diskSpace = [](const QString &) { return diskSpaceAt(0.1); };
     auto store = std::make_unique<MessageStore>(cfg, opt);
     const Status s = store->open();
     return s.isOk() ? std::move(store) : nullptr;

@@ -65,7 +65,7 @@ struct Fixture
         StoreOptions opt;
         opt.clock = [this] { return now.load(); };
         opt.runCleanService = false;
-        opt.diskUsage = [](const QString &) { return 0.1; };
+        opt.diskSpace = [](const QString &) { return diskSpaceAt(0.1); };
         store = std::make_unique<MessageStore>(cfg, opt);
         const Status s = store->open();
         QVERIFY2(s.isOk(), qPrintable(s.toString()));
