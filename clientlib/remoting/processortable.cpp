@@ -36,11 +36,10 @@ void replyError(const ChannelPtr &channel, const ReplyTo &to, int code, QByteArr
     channel->send(std::move(response));
 }
 
-void runProcessor(
-    const RequestProcessorPtr &processor, const ChannelPtr &channel, RemotingCommand request)
+void runProcessor(const RequestProcessorPtr &processor, const ChannelPtr &channel,
+    RemotingCommand request, Responder respond)
 {
     const ReplyTo to = ReplyTo::of(request);
-    Responder respond = ProcessorTable::makeResponder(channel, request);
     try {
         processor->processRequest(channel, std::move(request), std::move(respond));
     } catch (const std::exception &e) {
@@ -91,19 +90,23 @@ void Responder::operator()(RemotingCommand response) const
     response.flag &= ~RemotingCommand::kFlagOneway;
     response.markResponse();
     m_channel->send(std::move(response));
+    releaseSlot();
 }
 
 Responder ProcessorTable::makeResponder(const ChannelPtr &channel, const RemotingCommand &request)
 {
     if (request.isOneway())
         return Responder();
-    return Responder(channel, request.opaque, request.serializeType);
+    return Responder(channel, request.opaque, request.serializeType, true);
 }
 
 void ProcessorTable::dispatch(const ChannelPtr &channel, RemotingCommand request) const
 {
     const Entry entry = lookup(request.code);
     const ReplyTo to = ReplyTo::of(request);
+    // Made first: it holds the request's in-flight slot (requestprocessor.h) on every path below,
+    // the early answers included, and releases it however the request ends.
+    Responder respond = makeResponder(channel, request);
     if (!entry.processor) {
         static LogRateLimiter limiter;
         if (limiter.allow()) {
@@ -134,7 +137,7 @@ void ProcessorTable::dispatch(const ChannelPtr &channel, RemotingCommand request
         }
     }
     if (inlineRun) {
-        runProcessor(entry.processor, channel, std::move(request));
+        runProcessor(entry.processor, channel, std::move(request), std::move(respond));
         return;
     }
     // A request decoded by a server shares its connection's receive buffer
@@ -143,8 +146,9 @@ void ProcessorTable::dispatch(const ChannelPtr &channel, RemotingCommand request
     if (!request.body.isEmpty() && !request.body.isDetached())
         request.body = QByteArray(request.body.constData(), request.body.size());
     const bool queued = entry.executor->tryExecute(
-        [processor = entry.processor, channel, request = std::move(request)]() mutable {
-            runProcessor(processor, channel, std::move(request));
+        [processor = entry.processor, channel, request = std::move(request),
+            respond = std::move(respond)]() mutable {
+            runProcessor(processor, channel, std::move(request), std::move(respond));
         });
     if (!queued) {
         static LogRateLimiter limiter;
