@@ -202,11 +202,8 @@ const char *RemotingServer::admit(const QByteArray &host)
     if (m_admitted >= m_connectionLimit.load(std::memory_order_relaxed))
         return "serverMaxConnections";
     int &fromHost = m_perAddress[host];
-    if (m_options.maxConnectionsPerAddress > 0 && fromHost >= m_options.maxConnectionsPerAddress) {
-        if (fromHost == 0)
-            m_perAddress.remove(host);
-        return "serverMaxConnectionsPerAddress";
-    }
+    if (m_options.maxConnectionsPerAddress > 0 && fromHost >= m_options.maxConnectionsPerAddress)
+        return "serverMaxConnectionsPerAddress"; // fromHost > 0: the entry stays anyway
     ++fromHost;
     ++m_admitted;
     return nullptr;
