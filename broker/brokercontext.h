@@ -16,6 +16,10 @@
 #include <functional>
 #include <memory>
 
+namespace qrocket::remoting {
+struct RemotingServerStats;
+}
+
 namespace qrocket::storage {
 class MessageStore;
 struct MessageExtBrokerInner;
@@ -82,6 +86,8 @@ struct BrokerContext
     /// DELAY=level (> 0) into its SCHEDULE_TOPIC_XXXX form (REAL_TOPIC/REAL_QID saved, queue
     /// level - 1, level clamped). Unset: SendMessageProcessor::toScheduleTopic does just that.
     std::function<void(storage::MessageExtBrokerInner &msg, int level)> toScheduleTopic;
+    /// The remoting limits' counters of both listen ports together (runtime info); any thread.
+    std::function<remoting::RemotingServerStats()> remotingStats;
 };
 
 } // namespace qrocket::broker

@@ -181,6 +181,16 @@ Status BrokerController::initialize()
     remoting::RemotingServerOptions options;
     options.port = static_cast<quint16>(std::max(0, m_config.listenPort));
     options.ioThreads = m_config.serverSelectorThreads;
+    options.maxConnections = m_config.serverMaxConnections;
+    options.maxConnectionsPerAddress = m_config.serverMaxConnectionsPerAddress;
+    options.maxPendingInputBytes = m_config.serverMaxPendingInputBytes;
+    options.connection.idleTimeout
+        = std::chrono::seconds(std::max(0, m_config.serverChannelMaxIdleTimeSeconds));
+    options.connection.frameTimeout
+        = std::chrono::milliseconds(std::max<std::int64_t>(0, m_config.serverFrameTimeoutMillis));
+    options.connection.maxUnsentBytes = m_config.serverMaxUnsentBytes;
+    options.connection.maxInflightRequests
+        = std::max(0, m_config.serverMaxInflightRequestsPerConnection);
     m_server = std::make_unique<remoting::RemotingServer>(options);
     options.port = options.port > 2 ? static_cast<quint16>(options.port - 2) : 0;
     options.ioThreads = 1;
@@ -188,6 +198,11 @@ Status BrokerController::initialize()
     for (remoting::RemotingServer *server : {m_server.get(), m_fastServer.get()})
         connect(server, &remoting::RemotingServer::channelClosed, this,
             [this](quint64 channelId, const QByteArray &) { onChannelClosed(channelId); });
+    m_ctx.remotingStats = [main = m_server.get(), fast = m_fastServer.get()] {
+        remoting::RemotingServerStats stats = main->stats();
+        stats += fast->stats();
+        return stats;
+    };
     m_transactions = std::make_shared<TransactionalMessageService>(m_ctx);
     createProcessors();
     if (m_acl) {

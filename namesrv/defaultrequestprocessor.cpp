@@ -3,6 +3,7 @@
 #include "clientlib/common/hash.h"
 #include "clientlib/protocol/extensioncode.h"
 #include "clientlib/protocol/jsontext.h"
+#include "clientlib/remoting/logging.h"
 #include "namesrv/kvconfigmanager.h"
 #include "namesrv/logging.h"
 #include "namesrv/namesrvconfig.h"
@@ -145,7 +146,7 @@ RemotingCommand DefaultRequestProcessor::process(
     case rc::kGetKvConfig:
     case rc::kDeleteKvConfig:
     case rc::kGetKvListByNamespace:
-        return kvRequest(request);
+        return kvRequest(channel, request);
     case rc::kGetAllTopicListFromNameServer:
     case rc::kGetTopicsByCluster:
     case rc::kGetSystemTopicListFromNs:
@@ -267,7 +268,8 @@ RemotingCommand DefaultRequestProcessor::routeInfoByTopic(const RemotingCommand 
     return success(request, std::move(*body));
 }
 
-RemotingCommand DefaultRequestProcessor::kvRequest(const RemotingCommand &request)
+RemotingCommand DefaultRequestProcessor::kvRequest(
+    const remoting::ChannelPtr &channel, const RemotingCommand &request)
 {
     const QByteArray ns = extBytes(request, "namespace");
     const QByteArray key = extBytes(request, "key");
@@ -276,8 +278,24 @@ RemotingCommand DefaultRequestProcessor::kvRequest(const RemotingCommand &reques
         if (QByteArray missing = missingField(request, {"namespace", "key", "value"});
             !missing.isEmpty())
             return reply(request, responsecode::kSystemError, missing);
-        if (Status st = m_kv.put(ns, key, extBytes(request, "value")); !st.isOk())
+        const NamesrvConfig config = m_config.snapshot(); // rare request: a copy is fine
+        KvConfigManager::Limits limits;
+        limits.maxNamespaces = config.kvConfigMaxNamespaces;
+        limits.maxEntries = config.kvConfigMaxEntries;
+        limits.maxKeyBytes = config.kvConfigMaxKeyBytes;
+        limits.maxValueBytes = config.kvConfigMaxValueBytes;
+        limits.maxTotalBytes = config.kvConfigMaxTotalBytes;
+        if (Status st = m_kv.put(ns, key, extBytes(request, "value"), limits); !st.isOk()) {
+            if (st.code() == Status::Code::InvalidArgument) {
+                static remoting::LogRateLimiter limiter;
+                if (limiter.allow()) {
+                    qCWarning(lcNamesrvKv, "PUT_KV_CONFIG from %s: %s",
+                        channel ? channel->remoteAddress().constData() : "?",
+                        qPrintable(st.message()));
+                }
+            }
             return reply(request, responsecode::kSystemError, st.message().toUtf8());
+        }
         return success(request);
     }
     case rc::kGetKvConfig: {

@@ -89,7 +89,7 @@ private:
     Cmd unregisterBroker(const Cmd &request);
     Cmd queryDataVersion(const Cmd &request);
     Cmd routeInfoByTopic(const Cmd &request);
-    Cmd kvRequest(const Cmd &request);
+    Cmd kvRequest(const remoting::ChannelPtr &channel, const Cmd &request);
     Cmd topicList(const Cmd &request);
     Cmd adminRequest(const Cmd &request);
     Cmd configRequest(const Cmd &request);

@@ -45,6 +45,17 @@ NamesrvConfig &NamesrvConfig::operator=(const NamesrvConfig &other)
     listenPort = other.listenPort;
     serverSelectorThreads = other.serverSelectorThreads;
     serverChannelMaxIdleTimeSeconds = other.serverChannelMaxIdleTimeSeconds;
+    serverFrameTimeoutMillis = other.serverFrameTimeoutMillis;
+    serverMaxConnections = other.serverMaxConnections;
+    serverMaxConnectionsPerAddress = other.serverMaxConnectionsPerAddress;
+    serverMaxPendingInputBytes = other.serverMaxPendingInputBytes;
+    serverMaxUnsentBytes = other.serverMaxUnsentBytes;
+    serverMaxInflightRequestsPerConnection = other.serverMaxInflightRequestsPerConnection;
+    kvConfigMaxNamespaces = other.kvConfigMaxNamespaces;
+    kvConfigMaxEntries = other.kvConfigMaxEntries;
+    kvConfigMaxKeyBytes = other.kvConfigMaxKeyBytes;
+    kvConfigMaxValueBytes = other.kvConfigMaxValueBytes;
+    kvConfigMaxTotalBytes = other.kvConfigMaxTotalBytes;
     m_schema = ConfigSchema();
     bind();
     return *this;
@@ -69,6 +80,17 @@ void NamesrvConfig::bind()
     m_schema.add("listenPort", &listenPort, true);
     m_schema.add("serverSelectorThreads", &serverSelectorThreads);
     m_schema.add("serverChannelMaxIdleTimeSeconds", &serverChannelMaxIdleTimeSeconds);
+    m_schema.add("serverFrameTimeoutMillis", &serverFrameTimeoutMillis);
+    m_schema.add("serverMaxConnections", &serverMaxConnections);
+    m_schema.add("serverMaxConnectionsPerAddress", &serverMaxConnectionsPerAddress);
+    m_schema.add("serverMaxPendingInputBytes", &serverMaxPendingInputBytes);
+    m_schema.add("serverMaxUnsentBytes", &serverMaxUnsentBytes);
+    m_schema.add("serverMaxInflightRequestsPerConnection", &serverMaxInflightRequestsPerConnection);
+    m_schema.add("kvConfigMaxNamespaces", &kvConfigMaxNamespaces);
+    m_schema.add("kvConfigMaxEntries", &kvConfigMaxEntries);
+    m_schema.add("kvConfigMaxKeyBytes", &kvConfigMaxKeyBytes);
+    m_schema.add("kvConfigMaxValueBytes", &kvConfigMaxValueBytes);
+    m_schema.add("kvConfigMaxTotalBytes", &kvConfigMaxTotalBytes);
 }
 
 Status NamesrvConfig::validate() const
@@ -91,6 +113,22 @@ Status NamesrvConfig::validate() const
         return bad("serverSelectorThreads", QStringLiteral("must be 1-64"));
     if (serverChannelMaxIdleTimeSeconds < 0)
         return bad("serverChannelMaxIdleTimeSeconds", QStringLiteral("must be >= 0"));
+    for (const auto &[key, value] : {std::pair<const char *, std::int64_t> {
+                                         "serverFrameTimeoutMillis", serverFrameTimeoutMillis},
+             {"serverMaxConnections", serverMaxConnections},
+             {"serverMaxConnectionsPerAddress", serverMaxConnectionsPerAddress},
+             {"serverMaxPendingInputBytes", serverMaxPendingInputBytes},
+             {"serverMaxInflightRequestsPerConnection", serverMaxInflightRequestsPerConnection},
+             {"kvConfigMaxNamespaces", kvConfigMaxNamespaces},
+             {"kvConfigMaxEntries", kvConfigMaxEntries},
+             {"kvConfigMaxKeyBytes", kvConfigMaxKeyBytes},
+             {"kvConfigMaxValueBytes", kvConfigMaxValueBytes},
+             {"kvConfigMaxTotalBytes", kvConfigMaxTotalBytes}}) {
+        if (value < 0)
+            return bad(key, QStringLiteral("must be >= 0 (0 disables the limit)"));
+    }
+    if (serverMaxUnsentBytes < 64 * 1024)
+        return bad("serverMaxUnsentBytes", QStringLiteral("must be >= 65536"));
     if (kvConfigPath.isEmpty())
         return bad("kvConfigPath", QStringLiteral("must not be empty"));
     return {};

@@ -47,7 +47,21 @@ public:
     QString listenAddress = QStringLiteral("0.0.0.0");
     int listenPort = 9876;
     int serverSelectorThreads = 3; // remoting I/O threads
+    /// No complete frame from a connection for this long closes it; 0 disables.
     int serverChannelMaxIdleTimeSeconds = 120;
+    // Remoting limits (clientlib/remoting/remotingserver.h, connection.h); 0 disables one.
+    std::int64_t serverFrameTimeoutMillis = 60000; // a frame begun must be complete by then
+    int serverMaxConnections = 10000; // lowered to the open-file limit minus a reserve
+    int serverMaxConnectionsPerAddress = 1000;
+    std::int64_t serverMaxPendingInputBytes = 64 * 1024 * 1024; // partial frames, all connections
+    std::int64_t serverMaxUnsentBytes = 64 * 1024 * 1024; // per connection; over it: closed
+    int serverMaxInflightRequestsPerConnection = 4096; // at the cap reading pauses
+    // KV store caps (PUT_KV_CONFIG over them is refused, nothing stored); 0 disables one.
+    int kvConfigMaxNamespaces = 64;
+    int kvConfigMaxEntries = 10000; // per namespace
+    int kvConfigMaxKeyBytes = 1024;
+    int kvConfigMaxValueBytes = 64 * 1024;
+    std::int64_t kvConfigMaxTotalBytes = 64 * 1024 * 1024; // keys + values, all namespaces
 
     ConfigSchema &schema() { return m_schema; }
     const ConfigSchema &schema() const { return m_schema; }

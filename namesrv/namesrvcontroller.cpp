@@ -49,6 +49,12 @@ Status NamesrvController::initialize()
     options.ioThreads = config.serverSelectorThreads;
     options.connection.idleTimeout
         = std::chrono::milliseconds(std::int64_t(config.serverChannelMaxIdleTimeSeconds) * 1000);
+    options.connection.frameTimeout = std::chrono::milliseconds(config.serverFrameTimeoutMillis);
+    options.connection.maxUnsentBytes = config.serverMaxUnsentBytes;
+    options.connection.maxInflightRequests = config.serverMaxInflightRequestsPerConnection;
+    options.maxConnections = config.serverMaxConnections;
+    options.maxConnectionsPerAddress = config.serverMaxConnectionsPerAddress;
+    options.maxPendingInputBytes = config.serverMaxPendingInputBytes;
     m_server = std::make_unique<remoting::RemotingServer>(options);
 
     m_writer

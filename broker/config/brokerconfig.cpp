@@ -152,6 +152,13 @@ void BrokerConfig::bind(ConfigSchema &s, bool withSharedStoreKeys)
     s.add("innerSecretKey", &innerSecretKey);
     s.add("configBlackList", &configBlackList);
     s.add("serverSelectorThreads", &serverSelectorThreads);
+    s.add("serverChannelMaxIdleTimeSeconds", &serverChannelMaxIdleTimeSeconds);
+    s.add("serverFrameTimeoutMillis", &serverFrameTimeoutMillis);
+    s.add("serverMaxConnections", &serverMaxConnections);
+    s.add("serverMaxConnectionsPerAddress", &serverMaxConnectionsPerAddress);
+    s.add("serverMaxPendingInputBytes", &serverMaxPendingInputBytes);
+    s.add("serverMaxUnsentBytes", &serverMaxUnsentBytes);
+    s.add("serverMaxInflightRequestsPerConnection", &serverMaxInflightRequestsPerConnection);
     s.add("sendMessageThreadPoolNums", &sendMessageThreadPoolNums);
     s.add("pullMessageThreadPoolNums", &pullMessageThreadPoolNums);
     s.add("adminBrokerThreadPoolNums", &adminBrokerThreadPoolNums);
@@ -209,6 +216,22 @@ Status BrokerConfig::validate()
     if (serverSelectorThreads < 1 || serverSelectorThreads > 64)
         return bad(QStringLiteral("serverSelectorThreads: %1 is out of range (1..64)")
                        .arg(serverSelectorThreads));
+    for (const auto &[key, value] :
+        {std::pair<const char *, std::int64_t> {
+             "serverChannelMaxIdleTimeSeconds", serverChannelMaxIdleTimeSeconds},
+            {"serverFrameTimeoutMillis", serverFrameTimeoutMillis},
+            {"serverMaxConnections", serverMaxConnections},
+            {"serverMaxConnectionsPerAddress", serverMaxConnectionsPerAddress},
+            {"serverMaxPendingInputBytes", serverMaxPendingInputBytes},
+            {"serverMaxInflightRequestsPerConnection", serverMaxInflightRequestsPerConnection}}) {
+        if (value < 0)
+            return bad(QStringLiteral("%1: %2 must be >= 0 (0 disables the limit)")
+                           .arg(QLatin1String(key))
+                           .arg(value));
+    }
+    if (serverMaxUnsentBytes < 64 * 1024)
+        return bad(
+            QStringLiteral("serverMaxUnsentBytes: %1 is below 65536").arg(serverMaxUnsentBytes));
     for (const auto &[key, value] :
         {std::pair {"sendMessageThreadPoolNums", sendMessageThreadPoolNums},
             std::pair {"pullMessageThreadPoolNums", pullMessageThreadPoolNums},

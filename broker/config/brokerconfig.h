@@ -109,6 +109,22 @@ struct BrokerConfig
     /// I/O threads of the main listen port, each with its own event loop over its share of the
     /// connections (NettyServerConfig.serverSelectorThreads); the fast port has one.
     int serverSelectorThreads = 3;
+    // Remoting limits, for each listen port on its own (clientlib/remoting/remotingserver.h and
+    // connection.h; every port is reachable by an attacker). 0 disables a limit.
+    /// No complete frame from a connection for this long closes it (NettyServerConfig's key).
+    int serverChannelMaxIdleTimeSeconds = 120;
+    /// A frame begun must be complete within this (a peer trickling bytes is closed).
+    std::int64_t serverFrameTimeoutMillis = 60000;
+    /// Connections at once; lowered to the open-file limit (minus a reserve) when that is less.
+    int serverMaxConnections = 10000;
+    /// Connections at once from one peer IP address.
+    int serverMaxConnectionsPerAddress = 1000;
+    /// Bytes all connections may hold in partial frames together.
+    std::int64_t serverMaxPendingInputBytes = 256 * 1024 * 1024;
+    /// Answers queued for one peer that does not read; over it the connection is closed.
+    std::int64_t serverMaxUnsentBytes = 64 * 1024 * 1024;
+    /// Requests of one connection awaiting answers; at the cap the broker stops reading it.
+    int serverMaxInflightRequestsPerConnection = 4096;
     int sendMessageThreadPoolNums = 4;
     int pullMessageThreadPoolNums = 4;
     int adminBrokerThreadPoolNums = 2;

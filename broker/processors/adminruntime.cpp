@@ -12,6 +12,7 @@
 #include "broker/processors/admincommon.h"
 #include "broker/processors/adminprocessor.h"
 #include "broker/schedule/schedulemessageservice.h"
+#include "clientlib/remoting/remotingserver.h"
 #include "storage/messagestore.h"
 
 #include <QDateTime>
@@ -23,6 +24,22 @@ namespace qrocket::broker {
 using protocol::RemotingCommand;
 
 namespace {
+
+/// QRocket's keys for the remoting limits (both listen ports together).
+void remotingLimitsInfo(
+    const remoting::RemotingServerStats &r, std::vector<std::pair<QByteArray, QByteArray>> &t)
+{
+    t.emplace_back("remotingConnections", QByteArray::number(r.connections));
+    t.emplace_back("remotingRefusedMaxConnections", QByteArray::number(r.refusedMaxConnections));
+    t.emplace_back("remotingRefusedMaxConnectionsPerAddress",
+        QByteArray::number(r.refusedMaxConnectionsPerAddress));
+    t.emplace_back("remotingPendingInputBytes", QByteArray::number(r.pendingInputBytes));
+    t.emplace_back("remotingClosedPendingInputBudget", QByteArray::number(r.closedInputBudget));
+    t.emplace_back("remotingClosedFrameTimeout", QByteArray::number(r.closedFrameTimeout));
+    t.emplace_back("remotingClosedIdle", QByteArray::number(r.closedIdle));
+    t.emplace_back("remotingClosedUnsentCap", QByteArray::number(r.closedUnsentCap));
+    t.emplace_back("remotingInflightPauses", QByteArray::number(r.inflightPauses));
+}
 
 /// RocketMQ's MixAll.humanReadableByteCount(bytes, false): "512 B", "1.5 KiB", "252.0 GiB".
 QByteArray humanBytes(std::int64_t bytes)
@@ -113,6 +130,8 @@ RemotingCommand AdminProcessor::brokerRuntimeInfo(const RemotingCommand &request
         for (auto &kv : m_ctx.schedule->runtimeInfo())
             t.push_back(std::move(kv));
     }
+    if (m_ctx.remotingStats)
+        remotingLimitsInfo(m_ctx.remotingStats(), t);
     replicationInfo(t, st.commitLogMaxOffset);
     RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
     response.body = adminbody::kvTable(t);

@@ -38,10 +38,11 @@ PendingCallback::~PendingCallback()
         completeInvocation(callback, Status::unavailable(QStringLiteral("channel closed")));
 }
 
-ChannelImpl::ChannelImpl(
-    std::uint64_t id, QByteArray remoteAddress, Connection *connection, QThread *ioThread)
+ChannelImpl::ChannelImpl(std::uint64_t id, QByteArray remoteAddress, Connection *connection,
+    QThread *ioThread, int maxInflight)
     : m_id(id)
     , m_ioThread(ioThread)
+    , m_maxInflight(maxInflight)
     , m_remoteAddress(std::move(remoteAddress))
     , m_remoteHostValid(protocol::HostAddress::parse(m_remoteAddress, m_remoteHost))
     , m_connection(connection)
@@ -174,6 +175,42 @@ void ChannelImpl::invokeAsync(RemotingCommand request, int timeoutMillis, Invoke
             if (connection)
                 connection->invoke(std::move(request), timeoutMillis, pending->take());
             // else: `pending` completes with Unavailable when released.
+        },
+        Qt::QueuedConnection);
+}
+
+bool ChannelImpl::markReadPaused()
+{
+    m_readPaused.store(true, std::memory_order_seq_cst);
+    if (m_inflight.load(std::memory_order_seq_cst) > m_maxInflight / 2)
+        return true;
+    // Drained meanwhile. If a releaser already took the flag, its resume is posted and finds the
+    // connection reading: harmless.
+    m_readPaused.store(false, std::memory_order_seq_cst);
+    return false;
+}
+
+void ChannelImpl::releaseRequest()
+{
+    if (m_maxInflight <= 0)
+        return;
+    const int left = m_inflight.fetch_sub(1, std::memory_order_seq_cst) - 1;
+    if (left > m_maxInflight / 2 || !m_readPaused.load(std::memory_order_seq_cst)
+        || !m_readPaused.exchange(false, std::memory_order_seq_cst))
+        return;
+    std::lock_guard lock(m_mutex);
+    if (!m_connection)
+        return;
+    invokeOn(
+        m_connection,
+        [self = shared_from_this()] {
+            Connection *connection = nullptr;
+            {
+                std::lock_guard guard(self->m_mutex);
+                connection = self->m_connection;
+            }
+            if (connection)
+                connection->resumeReading();
         },
         Qt::QueuedConnection);
 }

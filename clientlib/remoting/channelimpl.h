@@ -7,11 +7,20 @@
 // m_mutex and cleared by Connection::close() before the Connection is deleted, so any thread may
 // post work to the Connection while holding the lock. Frames sent from other threads are encoded
 // on the caller's thread, appended to an outbox, and written by one posted flush per batch.
+//
+// In-flight accounting (server connections with ConnectionOptions::maxInflightRequests): the
+// Connection counts each request it dispatches (acquireRequest, I/O thread), the request's
+// Responder releases it when it answers or is destroyed unanswered (releaseRequest, any thread).
+// The Connection pauses reading at the cap; the release that finds reading paused and the count
+// at or below half the cap posts one resumeReading() to the Connection. Lock-free: a seq_cst
+// counter and pause flag, so either the pausing thread sees the drained count or the releasing
+// thread sees the pause.
 
 #include "clientlib/remoting/requestprocessor.h"
 
 #include <QByteArray>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -44,8 +53,9 @@ struct PendingCallback
 class ChannelImpl final : public Channel, public std::enable_shared_from_this<ChannelImpl>
 {
 public:
-    ChannelImpl(
-        std::uint64_t id, QByteArray remoteAddress, Connection *connection, QThread *ioThread);
+    /// `maxInflight` > 0: count requests for the in-flight cap (above).
+    ChannelImpl(std::uint64_t id, QByteArray remoteAddress, Connection *connection,
+        QThread *ioThread, int maxInflight = 0);
 
     std::uint64_t id() const override { return m_id; }
     QByteArray remoteAddress() const override;
@@ -55,6 +65,23 @@ public:
     void send(RemotingCommand cmd) override;
     void invokeAsync(RemotingCommand request, int timeoutMillis, InvokeCallback callback) override;
     void invokeOneway(RemotingCommand request) override;
+    void releaseRequest() override;
+
+    /// I/O thread: one more request awaits its answer (with an in-flight cap only).
+    void acquireRequest()
+    {
+        if (m_maxInflight > 0)
+            m_inflight.fetch_add(1, std::memory_order_seq_cst);
+    }
+    /// I/O thread: the cap is reached (cheap: one relaxed load).
+    bool inflightAtCap() const
+    {
+        return m_maxInflight > 0 && m_inflight.load(std::memory_order_relaxed) >= m_maxInflight;
+    }
+    /// I/O thread: marks reading paused; false (and unmarked) when the requests drained to the
+    /// resume level meanwhile, so the caller keeps reading.
+    bool markReadPaused();
+    int inflight() const { return m_inflight.load(std::memory_order_relaxed); }
 
     /// I/O thread only: called by the Connection when it closes; later sends are dropped.
     void detach();
@@ -66,6 +93,9 @@ private:
 
     const std::uint64_t m_id;
     QThread *const m_ioThread;
+    const int m_maxInflight; // 0 = requests are not counted
+    std::atomic<int> m_inflight {0};
+    std::atomic<bool> m_readPaused {false};
     mutable std::mutex m_mutex;
     QByteArray m_remoteAddress; // guarded by m_mutex
     protocol::HostAddress m_remoteHost; // guarded by m_mutex; m_remoteAddress parsed

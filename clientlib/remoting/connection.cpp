@@ -39,6 +39,10 @@ constexpr qsizetype kCompactOutBytes = 64 * 1024; // smallest sent prefix worth 
 // larger than this is released, so an idle connection holds at most this much.
 constexpr qsizetype kReadChunk = 16 * 1024;
 constexpr qsizetype kReadPerTurn = 1024 * 1024; // bytes read before decoding; then yield
+// A partial frame this small never closes its connection over the server's input budget: a
+// pipelining client's reads end inside a frame all the time, and a connection's read buffer
+// holds this much anyway.
+constexpr qint64 kBudgetExemptBytes = 64 * 1024;
 // Unbuffered: read() and write() go straight to the kernel (no QIODevice ring buffers, no extra
 // copies); what the kernel does not take at once is queued by QAbstractSocket and flushed on
 // its write notifier.
@@ -61,21 +65,25 @@ QByteArray formatPeerAddress(const QHostAddress &address, quint16 port)
 }
 
 Connection::Connection(const ConnectionOptions &options, ConnectionHandler *handler,
-    IoWorker *worker, QByteArray remoteAddress)
+    IoWorker *worker, QByteArray remoteAddress, ConnectionCounters *counters)
     : QObject(worker)
     , m_options(options)
     , m_handler(handler)
     , m_worker(worker)
     , m_id(nextConnectionId())
+    , m_counters(counters)
     , m_remoteAddress(std::move(remoteAddress))
 {
-    m_channel = std::make_shared<ChannelImpl>(m_id, m_remoteAddress, this, thread());
+    m_channel = std::make_shared<ChannelImpl>(
+        m_id, m_remoteAddress, this, thread(), std::max(options.maxInflightRequests, 0));
     m_lastActivity.start();
     m_worker->addConnection(this);
 }
 
 Connection::~Connection()
 {
+    if (m_counters && m_chargedInput != 0)
+        m_counters->pendingInputBytes.fetch_sub(m_chargedInput, std::memory_order_relaxed);
     if (m_fd >= 0) {
         m_readNotifier->setEnabled(false);
         m_writeNotifier->setEnabled(false);
@@ -255,8 +263,7 @@ void Connection::onWritable()
         const ssize_t n = ::send(m_fd, m_out.constData() + m_outPos,
             static_cast<std::size_t>(m_out.size() - m_outPos), MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n > 0) {
-            m_outPos += n;
-            m_lastActivity.start();
+            m_outPos += n; // server side: writing is not activity (a peer reading a trickle)
             continue;
         }
         if (n < 0 && errno == EINTR)
@@ -276,6 +283,8 @@ void Connection::onWritable()
 
 void Connection::overCap(qint64 wanted)
 {
+    if (m_counters)
+        m_counters->closedUnsentCap.fetch_add(1, std::memory_order_relaxed);
     static LogRateLimiter limiter;
     if (limiter.allow()) {
         qCWarning(lcRemoting, "closing %s: %lld unsent bytes exceed the cap of %lld",
@@ -320,7 +329,8 @@ void Connection::writeBytes(QByteArrayView bytes)
         close(QStringLiteral("write failed: ") + error);
         return;
     }
-    m_lastActivity.start();
+    if (m_socket)
+        m_lastActivity.start(); // a client's writes are activity; a server's are not
 }
 
 void Connection::uncork()
@@ -342,7 +352,7 @@ void Connection::flushCorked()
         m_corked.resize(0);
     if (!ok)
         close(QStringLiteral("write failed: ") + error);
-    else
+    else if (m_socket)
         m_lastActivity.start();
 }
 
@@ -370,7 +380,7 @@ void Connection::invokeUntil(RemotingCommand request,
 
 void Connection::onReadyRead()
 {
-    if (m_closed)
+    if (m_closed || m_readPaused)
         return;
     if (m_inProcessInput) {
         m_readPending = true; // processInput() reads again when it is done
@@ -418,8 +428,8 @@ void Connection::onReadyRead()
             break;
         }
     }
-    if (readThisTurn > 0)
-        m_lastActivity.start();
+    if (readThisTurn > 0 && m_socket)
+        m_lastActivity.start(); // a server's idle clock runs until a frame is complete
     processInput();
 }
 
@@ -428,6 +438,7 @@ void Connection::processInput()
     if (m_inProcessInput)
         return; // a callback re-entered the event loop path; the outer loop continues
     m_inProcessInput = true;
+    bool framed = false;
     while (!m_closed && m_inPos < m_in.size()) {
         RemotingCommand cmd;
         // A server's request bodies share the receive buffer: a send's body goes from here to
@@ -449,7 +460,11 @@ void Connection::processInput()
             break;
         }
         m_inPos += result.consumed;
+        framed = true;
         handleFrame(std::move(cmd));
+        // At the in-flight cap the rest stays in the buffer until answers drain.
+        if (m_channel->inflightAtCap() && !m_closed && pauseReading())
+            break;
     }
     if (m_inPos >= m_in.size()) {
         m_inPos = 0;
@@ -458,11 +473,73 @@ void Connection::processInput()
         else
             m_in.resize(0);
     }
+    if (!m_socket && !m_closed) {
+        // Server side: a complete frame is activity; a frame begun starts the frame clock.
+        if (framed)
+            m_lastActivity.start();
+        if (m_inPos >= m_in.size())
+            m_frameStarted.invalidate();
+        else if (framed || !m_frameStarted.isValid())
+            m_frameStarted.start();
+        if (m_counters)
+            chargePendingInput();
+    }
     m_inProcessInput = false;
     if (!m_ownerCorked)
         flushCorked();
-    if (!m_closed && m_readPending)
+    if (!m_closed && m_readPending && !m_readPaused)
         invokeOn(this, [this] { onReadyRead(); });
+}
+
+bool Connection::pauseReading()
+{
+    if (m_socket || m_readPaused || !m_channel->markReadPaused())
+        return m_readPaused;
+    m_readPaused = true;
+    m_readNotifier->setEnabled(false);
+    if (m_counters)
+        m_counters->inflightPauses.fetch_add(1, std::memory_order_relaxed);
+    qCDebug(lcRemoting, "connection %s: %d requests in flight, reading paused",
+        m_remoteAddress.constData(), m_channel->inflight());
+    return true;
+}
+
+void Connection::resumeReading()
+{
+    if (m_closed || !m_readPaused)
+        return;
+    m_readPaused = false;
+    m_readNotifier->setEnabled(true);
+    // The pause was the server's doing: the peer's clocks start again.
+    m_lastActivity.start();
+    if (m_frameStarted.isValid())
+        m_frameStarted.start();
+    onReadyRead(); // decodes what waited in the buffer, then reads on
+}
+
+bool Connection::chargePendingInput()
+{
+    const qint64 held = m_in.size() - m_inPos;
+    const qint64 delta = held - m_chargedInput;
+    if (delta == 0)
+        return true;
+    m_chargedInput = held;
+    const std::int64_t total
+        = m_counters->pendingInputBytes.fetch_add(delta, std::memory_order_relaxed) + delta;
+    const std::int64_t budget = m_counters->maxPendingInputBytes;
+    if (delta < 0 || budget <= 0 || total <= budget || held <= kBudgetExemptBytes || m_readPaused)
+        return true;
+    m_counters->closedInputBudget.fetch_add(1, std::memory_order_relaxed);
+    static LogRateLimiter limiter;
+    if (limiter.allow()) {
+        qCWarning(lcRemoting,
+            "closing %s: its partial frame of %lld bytes takes the server's partial-frame bytes "
+            "to %lld, over serverMaxPendingInputBytes (%lld)",
+            m_remoteAddress.constData(), static_cast<long long>(held),
+            static_cast<long long>(total), static_cast<long long>(budget));
+    }
+    close(QStringLiteral("partial frames over the server's input budget"));
+    return false;
 }
 
 void Connection::handleFrame(RemotingCommand cmd)
@@ -479,6 +556,8 @@ void Connection::handleFrame(RemotingCommand cmd)
         completeInvocation(callback, std::move(cmd));
         return;
     }
+    if (!cmd.isOneway())
+        m_channel->acquireRequest(); // released by the request's Responder (requestprocessor.h)
     try {
         m_handler->handleRequest(m_channel, std::move(cmd));
     } catch (const std::exception &e) {
@@ -494,6 +573,10 @@ void Connection::close(const QString &reason)
     if (m_closed)
         return;
     m_closed = true;
+    if (m_counters && m_chargedInput != 0) {
+        m_counters->pendingInputBytes.fetch_sub(m_chargedInput, std::memory_order_relaxed);
+        m_chargedInput = 0;
+    }
     qCDebug(lcRemoting, "closing connection %llu to %s: %s", static_cast<unsigned long long>(m_id),
         m_remoteAddress.constData(), qPrintable(reason));
     m_channel->detach();
@@ -548,10 +631,30 @@ void Connection::housekeep(std::chrono::steady_clock::time_point now)
         }
         return;
     }
+    if (m_readPaused)
+        return; // waiting for the server's own answers: not the peer's idleness
     if (m_options.idleTimeout.count() > 0
         && m_lastActivity.elapsed() > m_options.idleTimeout.count()) {
         qCInfo(lcRemoting, "closing idle connection to %s", m_remoteAddress.constData());
+        if (m_counters)
+            m_counters->closedIdle.fetch_add(1, std::memory_order_relaxed);
         close(QStringLiteral("idle timeout"));
+        return;
+    }
+    if (!m_socket && m_options.frameTimeout.count() > 0 && m_frameStarted.isValid()
+        && m_frameStarted.elapsed() > m_options.frameTimeout.count()) {
+        if (m_counters)
+            m_counters->closedFrameTimeout.fetch_add(1, std::memory_order_relaxed);
+        static LogRateLimiter limiter;
+        if (limiter.allow()) {
+            qCWarning(lcRemoting,
+                "closing %s: a frame begun %lld ms ago is still incomplete (%lld "
+                "bytes held; frame timeout %lld ms)",
+                m_remoteAddress.constData(), static_cast<long long>(m_frameStarted.elapsed()),
+                static_cast<long long>(m_in.size() - m_inPos),
+                static_cast<long long>(m_options.frameTimeout.count()));
+        }
+        close(QStringLiteral("frame not complete in time"));
     }
 }
 

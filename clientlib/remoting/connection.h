@@ -11,9 +11,17 @@
 // read (the remainder is at most one partial frame).
 // Frames with the response flag complete this connection's pending invocations by opaque; other
 // frames go to the ConnectionHandler (the processor table).
-// Closing (peer gone, invalid frame, idle, unsent-bytes cap, connect failure, close()): the
-// channel is detached, the handler told, pending invocations fail with Unavailable, and the object
-// deletes itself later.
+// Closing (peer gone, invalid frame, idle, frame deadline, input budget, unsent-bytes cap, connect
+// failure, close()): the channel is detached, the handler told, pending invocations fail with
+// Unavailable, and the object deletes itself later.
+//
+// Server connections (adoptDescriptor) also enforce what one peer may hold (an attacker reaches
+// every port): idle is "no complete frame for idleTimeout" (a trickle of bytes does not reset it),
+// a frame that has begun must be complete within frameTimeout (slowloris), the bytes of partial
+// frames are charged to the server-wide ConnectionCounters budget, and with maxInflightRequests
+// set, reading stops while that many requests await their answers (ChannelImpl counts them; the
+// last Responder to release one below half the cap resumes reading). Nothing is dropped: frames
+// already read wait in the buffer. The per-frame cost is one relaxed atomic load.
 
 #include "clientlib/protocol/framecodec.h"
 #include "clientlib/remoting/requestprocessor.h"
@@ -24,6 +32,7 @@
 #include <QHostAddress>
 #include <QObject>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <unordered_map>
@@ -44,10 +53,36 @@ struct ConnectionOptions
     /// closed (the peer does not read). A single frame larger than the cap still goes out when
     /// nothing else is queued.
     qint64 maxUnsentBytes = 64 * 1024 * 1024;
-    /// No read and no write for this long closes the connection; zero disables.
+    /// Client connections: no read and no write for this long closes the connection. Server
+    /// connections: no complete frame received for this long (bytes that do not finish a frame
+    /// do not count). Zero disables.
     std::chrono::milliseconds idleTimeout {120'000};
+    /// Server connections: a frame whose first bytes arrived must be complete within this, or the
+    /// connection is closed (a peer trickling bytes would keep its buffer forever). The time a
+    /// connection is paused by the in-flight cap does not count. Zero disables.
+    std::chrono::milliseconds frameTimeout {60'000};
+    /// Server connections: requests (not oneway) dispatched and not yet answered, at most; at the
+    /// cap the connection stops reading until half of them are answered. Zero = no cap (clients).
+    int maxInflightRequests = 0;
     /// Client connections only: connecting longer than this fails the connection.
     std::chrono::milliseconds connectTimeout {3'000};
+};
+
+/// What a server's connections share: the budget for bytes held in partial frames and the
+/// counters of the limits (remotingserver.h reports them). Owned by the server, outliving its
+/// connections; updated by every I/O thread, hence atomics (relaxed: they are statistics and a
+/// budget that may overshoot by one read).
+struct ConnectionCounters
+{
+    /// Bytes of partial frames all connections may hold together; 0 = unlimited. Set before the
+    /// first connection.
+    std::int64_t maxPendingInputBytes = 0;
+    std::atomic<std::int64_t> pendingInputBytes {0};
+    std::atomic<std::int64_t> inflightPauses {0};
+    std::atomic<std::int64_t> closedInputBudget {0};
+    std::atomic<std::int64_t> closedFrameTimeout {0};
+    std::atomic<std::int64_t> closedIdle {0};
+    std::atomic<std::int64_t> closedUnsentCap {0};
 };
 
 /// Receives what a Connection cannot handle itself. Called on the connection's I/O thread.
@@ -70,9 +105,10 @@ class Connection final : public QObject
     Q_DISABLE_COPY_MOVE(Connection)
 
 public:
-    /// Created on `worker`'s thread, as its child.
+    /// Created on `worker`'s thread, as its child. `counters`: a server's shared budget and
+    /// counters (null for client connections).
     Connection(const ConnectionOptions &options, ConnectionHandler *handler, IoWorker *worker,
-        QByteArray remoteAddress = {});
+        QByteArray remoteAddress = {}, ConnectionCounters *counters = nullptr);
     ~Connection() override;
 
     /// Server side: takes over an accepted descriptor (closed on failure).
@@ -108,6 +144,11 @@ public:
     void uncork();
     bool isCorked() const { return m_ownerCorked; }
 
+    /// Reading stopped by the in-flight cap (server connections).
+    bool isReadPaused() const { return m_readPaused; }
+    /// Posted by the ChannelImpl when enough paused requests were answered: reads again.
+    void resumeReading();
+
 private:
     struct Pending
     {
@@ -123,6 +164,10 @@ private:
     qint64 unsentBytes() const;
     void overCap(qint64 wanted);
     void flushCorked();
+    /// At the in-flight cap: stops reading unless the requests drained meanwhile (true = paused).
+    bool pauseReading();
+    /// Charges the partial frame held to the server's budget; false when it closed the connection.
+    bool chargePendingInput();
     void setUpSocket();
     void onWritable();
     /// Transport reads: > 0 bytes read, 0 nothing now, -1 end of stream or error (`error` says).
@@ -134,6 +179,7 @@ private:
     ConnectionHandler *const m_handler;
     IoWorker *const m_worker;
     const std::uint64_t m_id;
+    ConnectionCounters *const m_counters; // server connections only
     QByteArray m_remoteAddress;
     // Transport: client connections use an unbuffered QTcpSocket (host lookup, connect); server
     // connections read and write their accepted descriptor directly (one read notifier, a write
@@ -150,13 +196,16 @@ private:
     bool m_inProcessInput = false;
     bool m_ownerCorked = false; // cork() .. uncork()
     bool m_readPending = false; // more may be readable: onReadyRead() again after decoding
+    bool m_readPaused = false; // in-flight cap reached: the read notifier is off
+    qint64 m_chargedInput = 0; // bytes charged to m_counters->pendingInputBytes
 
     QByteArray m_in; // received bytes; [m_inPos, size) not yet decoded
     qsizetype m_inPos = 0;
     QByteArray m_preconnect; // frames queued before the connection came up (client side)
     QByteArray m_scratch; // encode buffer, reused
     QByteArray m_corked; // frames produced while a read batch is processed; written after it
-    QElapsedTimer m_lastActivity;
+    QElapsedTimer m_lastActivity; // server: last complete frame; client: last read or write
+    QElapsedTimer m_frameStarted; // server: a partial frame is held since (invalid: none)
     QElapsedTimer m_connectStarted;
     std::unordered_map<int, Pending> m_pending; // opaque -> invocation awaiting its response
 };

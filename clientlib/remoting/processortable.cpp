@@ -37,7 +37,7 @@ void replyError(const ChannelPtr &channel, const ReplyTo &to, int code, QByteArr
 }
 
 void runProcessor(const RequestProcessorPtr &processor, const RequestGuardPtr &guard,
-    const ChannelPtr &channel, RemotingCommand request)
+    const ChannelPtr &channel, RemotingCommand request, Responder respond)
 {
     const ReplyTo to = ReplyTo::of(request);
     if (guard) {
@@ -49,11 +49,15 @@ void runProcessor(const RequestProcessorPtr &processor, const RequestGuardPtr &g
                 toInt(ResponseCode::SystemError), QByteArrayLiteral("request check failed")};
         }
         if (refused) {
-            replyError(channel, to, refused->code, std::move(refused->remark));
+            // Through the Responder: it answers in the request's opaque and serialize type (not
+            // at all for a oneway request) and gives back the request's in-flight slot.
+            RemotingCommand response;
+            response.code = refused->code;
+            response.remark = std::move(refused->remark);
+            respond(std::move(response));
             return;
         }
     }
-    Responder respond = ProcessorTable::makeResponder(channel, request);
     try {
         processor->processRequest(channel, std::move(request), std::move(respond));
     } catch (const std::exception &e) {
@@ -112,19 +116,23 @@ void Responder::operator()(RemotingCommand response) const
     response.flag &= ~RemotingCommand::kFlagOneway;
     response.markResponse();
     m_channel->send(std::move(response));
+    releaseSlot();
 }
 
 Responder ProcessorTable::makeResponder(const ChannelPtr &channel, const RemotingCommand &request)
 {
     if (request.isOneway())
         return Responder();
-    return Responder(channel, request.opaque, request.serializeType);
+    return Responder(channel, request.opaque, request.serializeType, true);
 }
 
 void ProcessorTable::dispatch(const ChannelPtr &channel, RemotingCommand request) const
 {
     const Entry entry = lookup(request.code);
     const ReplyTo to = ReplyTo::of(request);
+    // Made first: it holds the request's in-flight slot (requestprocessor.h) on every path below,
+    // the early answers included, and releases it however the request ends.
+    Responder respond = makeResponder(channel, request);
     if (!entry.processor) {
         static LogRateLimiter limiter;
         if (limiter.allow()) {
@@ -155,7 +163,7 @@ void ProcessorTable::dispatch(const ChannelPtr &channel, RemotingCommand request
         }
     }
     if (inlineRun) {
-        runProcessor(entry.processor, entry.guard, channel, std::move(request));
+        runProcessor(entry.processor, entry.guard, channel, std::move(request), std::move(respond));
         return;
     }
     // A request decoded by a server shares its connection's receive buffer
@@ -163,11 +171,11 @@ void ProcessorTable::dispatch(const ChannelPtr &channel, RemotingCommand request
     // buffer is not kept for it.
     if (!request.body.isEmpty() && !request.body.isDetached())
         request.body = QByteArray(request.body.constData(), request.body.size());
-    const bool queued
-        = entry.executor->tryExecute([processor = entry.processor, guard = entry.guard, channel,
-                                         request = std::move(request)]() mutable {
-              runProcessor(processor, guard, channel, std::move(request));
-          });
+    const bool queued = entry.executor->tryExecute(
+        [processor = entry.processor, guard = entry.guard, channel, request = std::move(request),
+            respond = std::move(respond)]() mutable {
+            runProcessor(processor, guard, channel, std::move(request), std::move(respond));
+        });
     if (!queued) {
         static LogRateLimiter limiter;
         if (limiter.allow()) {

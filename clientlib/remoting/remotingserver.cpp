@@ -7,7 +7,14 @@
 #include <QTcpServer>
 #include <QThread>
 
+#include <algorithm>
+#include <climits>
+#include <cstring>
 #include <functional>
+#include <netinet/in.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 namespace qrocket::remoting {
 
@@ -26,9 +33,71 @@ private:
     std::function<void(qintptr)> m_onIncoming;
 };
 
+namespace {
+
+/// Descriptors kept for everything but accepted connections: the store's files, outgoing
+/// connections, the other listeners.
+constexpr int kReservedDescriptors = 256;
+
+/// The peer host of "host:port" (as formatPeerAddress writes it): the per-address key.
+QByteArray hostOf(const QByteArray &remoteAddress)
+{
+    const qsizetype colon = remoteAddress.lastIndexOf(':');
+    return colon > 0 ? remoteAddress.left(colon) : remoteAddress;
+}
+
+/// The peer of an accepted descriptor as formatPeerAddress writes it; empty when unknown.
+QByteArray peerOf(int fd)
+{
+    sockaddr_storage peer {};
+    socklen_t peerLen = sizeof peer;
+    if (::getpeername(fd, reinterpret_cast<sockaddr *>(&peer), &peerLen) < 0)
+        return {};
+    const QHostAddress address(reinterpret_cast<const sockaddr *>(&peer));
+    const quint16 port = peer.ss_family == AF_INET6
+        ? ntohs(reinterpret_cast<const sockaddr_in6 *>(&peer)->sin6_port)
+        : ntohs(reinterpret_cast<const sockaddr_in *>(&peer)->sin_port);
+    return formatPeerAddress(address, port);
+}
+
+} // namespace
+
+RemotingServerStats &RemotingServerStats::operator+=(const RemotingServerStats &o)
+{
+    connections += o.connections;
+    connectionLimit += o.connectionLimit;
+    refusedMaxConnections += o.refusedMaxConnections;
+    refusedMaxConnectionsPerAddress += o.refusedMaxConnectionsPerAddress;
+    pendingInputBytes += o.pendingInputBytes;
+    inflightPauses += o.inflightPauses;
+    closedInputBudget += o.closedInputBudget;
+    closedFrameTimeout += o.closedFrameTimeout;
+    closedIdle += o.closedIdle;
+    closedUnsentCap += o.closedUnsentCap;
+    return *this;
+}
+
 RemotingServer::RemotingServer(Options options, QObject *parent)
     : QObject(parent), m_options(std::move(options))
-{ }
+{
+    m_counters.maxPendingInputBytes = std::max<std::int64_t>(m_options.maxPendingInputBytes, 0);
+}
+
+RemotingServerStats RemotingServer::stats() const
+{
+    RemotingServerStats s;
+    s.connections = m_connectionCount.load(std::memory_order_relaxed);
+    s.connectionLimit = m_connectionLimit.load(std::memory_order_relaxed);
+    s.refusedMaxConnections = m_refusedTotal.load(std::memory_order_relaxed);
+    s.refusedMaxConnectionsPerAddress = m_refusedPerAddress.load(std::memory_order_relaxed);
+    s.pendingInputBytes = m_counters.pendingInputBytes.load(std::memory_order_relaxed);
+    s.inflightPauses = m_counters.inflightPauses.load(std::memory_order_relaxed);
+    s.closedInputBudget = m_counters.closedInputBudget.load(std::memory_order_relaxed);
+    s.closedFrameTimeout = m_counters.closedFrameTimeout.load(std::memory_order_relaxed);
+    s.closedIdle = m_counters.closedIdle.load(std::memory_order_relaxed);
+    s.closedUnsentCap = m_counters.closedUnsentCap.load(std::memory_order_relaxed);
+    return s;
+}
 
 RemotingServer::~RemotingServer()
 {
@@ -50,6 +119,21 @@ Status RemotingServer::start()
 {
     if (m_pool)
         return Status::ok();
+    // Accepting past the open-file limit fails accept() for every port of the process, the
+    // store's files included: the cap stays below it.
+    int limit = m_options.maxConnections > 0 ? m_options.maxConnections : INT_MAX;
+    rlimit files {};
+    if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY) {
+        const auto allowed = static_cast<std::int64_t>(files.rlim_cur) - kReservedDescriptors;
+        const int clamped = static_cast<int>(std::clamp<std::int64_t>(allowed, 16, INT_MAX));
+        if (clamped < limit) {
+            qCWarning(lcRemotingServer,
+                "serverMaxConnections %d lowered to %d: the open-file limit is %lld", limit,
+                clamped, static_cast<long long>(files.rlim_cur));
+            limit = clamped;
+        }
+    }
+    m_connectionLimit.store(limit, std::memory_order_relaxed);
     m_pool = std::make_unique<IoThreadPool>(
         m_options.threadName, m_options.ioThreads, m_options.sweepInterval);
     IoWorker *acceptWorker = m_pool->worker(0);
@@ -102,17 +186,65 @@ void RemotingServer::stop()
         Qt::BlockingQueuedConnection);
     m_pool->stop();
     m_pool.reset();
+    {
+        // Accepted descriptors whose hand-off was dropped by the stopping threads never closed.
+        std::lock_guard lock(m_admitMutex);
+        m_admitted = 0;
+        m_perAddress.clear();
+    }
     qCInfo(lcRemotingServer, "stopped listening on port %u", unsigned(m_port));
     m_port = 0;
 }
 
+const char *RemotingServer::admit(const QByteArray &host)
+{
+    std::lock_guard lock(m_admitMutex);
+    if (m_admitted >= m_connectionLimit.load(std::memory_order_relaxed))
+        return "serverMaxConnections";
+    int &fromHost = m_perAddress[host];
+    if (m_options.maxConnectionsPerAddress > 0 && fromHost >= m_options.maxConnectionsPerAddress)
+        return "serverMaxConnectionsPerAddress"; // fromHost > 0: the entry stays anyway
+    ++fromHost;
+    ++m_admitted;
+    return nullptr;
+}
+
+void RemotingServer::release(const QByteArray &host)
+{
+    std::lock_guard lock(m_admitMutex);
+    const auto it = m_perAddress.find(host);
+    if (it == m_perAddress.end())
+        return; // admitted before a stop() cleared the table
+    --m_admitted;
+    if (--it.value() <= 0)
+        m_perAddress.erase(it);
+}
+
 void RemotingServer::acceptDescriptor(qintptr descriptor)
 {
+    const QByteArray peer = peerOf(static_cast<int>(descriptor));
+    const QByteArray host = hostOf(peer);
+    if (const char *key = admit(host)) {
+        // Closed before any byte is read: a peer over a limit costs one accept and one close.
+        ::close(static_cast<int>(descriptor));
+        const bool total = std::strcmp(key, "serverMaxConnections") == 0;
+        (total ? m_refusedTotal : m_refusedPerAddress).fetch_add(1, std::memory_order_relaxed);
+        static LogRateLimiter limiter;
+        if (limiter.allow()) {
+            qCWarning(lcRemotingServer, "refused connection from %s: %s (%d) reached",
+                peer.isEmpty() ? "an unknown peer" : peer.constData(), key,
+                total ? m_connectionLimit.load(std::memory_order_relaxed)
+                      : m_options.maxConnectionsPerAddress);
+        }
+        return;
+    }
     IoWorker *worker = m_pool->next();
-    auto adopt = [this, worker, descriptor] {
-        auto *connection = new Connection(m_options.connection, this, worker);
-        if (!connection->adoptDescriptor(descriptor))
+    auto adopt = [this, worker, descriptor, host] {
+        auto *connection = new Connection(m_options.connection, this, worker, {}, &m_counters);
+        if (!connection->adoptDescriptor(descriptor)) {
+            release(host);
             return;
+        }
         m_connectionCount.fetch_add(1);
         Q_EMIT channelConnected(connection->id(), connection->remoteAddress());
     };
@@ -131,6 +263,7 @@ void RemotingServer::connectionClosed(Connection *connection)
 {
     if (connection->remoteAddress().isEmpty())
         return; // never adopted
+    release(hostOf(connection->remoteAddress()));
     m_connectionCount.fetch_sub(1);
     Q_EMIT channelClosed(connection->id(), connection->remoteAddress());
 }

@@ -21,22 +21,43 @@
 // channelConnected/channelClosed are emitted on the I/O threads: connect them with a context
 // object, and they arrive queued on that object's thread. Do not call stop() or destroy the server
 // from an I/O thread or a processor.
+//
+// Limits (every port is reachable by an attacker): at most maxConnections connections in total
+// and maxConnectionsPerAddress from one peer address; a connection over either is closed right
+// after accept (no frame is read), counted, and logged (rate-limited) with the peer and the
+// config key. maxConnections is lowered to what the open-file limit allows (RLIMIT_NOFILE minus
+// a reserve for the store and outgoing connections) when that is less. The per-connection
+// limits (idle, frame deadline, partial-frame budget, in-flight cap, unsent bytes) are
+// connection.h's. stats() reads the counters from any thread.
 
 #include "clientlib/common/status.h"
 #include "clientlib/remoting/connection.h"
 #include "clientlib/remoting/processortable.h"
 
+#include <QHash>
 #include <QHostAddress>
 #include <QObject>
 
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <mutex>
 
 namespace qrocket::remoting {
 
 class IoThreadPool;
 class TcpListener;
+
+/// A server's connection options: ConnectionOptions' defaults plus the server-only in-flight cap.
+/// 4096 requests awaiting answers per connection: far more than a send pipeline needs to keep the
+/// broker busy (tests/bench/remoting: no difference at 65536 pipelined sends), far fewer than
+/// what a peer could make the server hold unbounded (suspended pulls, queued requests).
+inline ConnectionOptions serverConnectionOptions()
+{
+    ConnectionOptions options;
+    options.maxInflightRequests = 4096;
+    return options;
+}
 
 struct RemotingServerOptions
 {
@@ -44,12 +65,40 @@ struct RemotingServerOptions
     quint16 port = 0; // 0 = any free port (tests)
     int ioThreads = 3;
     int listenBacklog = 1024;
-    /// Frame limit, unsent-bytes cap and idle timeout (120 s) of each connection.
-    ConnectionOptions connection;
+    /// Frame limit, unsent-bytes cap, idle timeout (120 s), frame deadline (60 s) and in-flight
+    /// cap of each connection.
+    ConnectionOptions connection = serverConnectionOptions();
+    /// Connections at once (serverMaxConnections); 0 = only the open-file limit.
+    int maxConnections = 10000;
+    /// Connections at once from one peer IP address (serverMaxConnectionsPerAddress): a client
+    /// instance opens one per broker, so a host of many client processes (or a NAT address)
+    /// stays far below this; 0 = unlimited.
+    int maxConnectionsPerAddress = 1000;
+    /// Bytes all connections may hold in partial frames together (serverMaxPendingInputBytes);
+    /// a connection whose partial frame (over 64 KiB) takes the total past it is closed. 0 =
+    /// unlimited.
+    std::int64_t maxPendingInputBytes = 256 * 1024 * 1024;
     /// How often pending server->client invocations and idle connections are checked.
     std::chrono::milliseconds sweepInterval {100};
     /// I/O threads are named "<threadName>-<n>" (a broker's main and fast servers differ here).
     QString threadName = QStringLiteral("qrocket-srv-io");
+};
+
+/// The limits' counters (RemotingServer::stats()).
+struct RemotingServerStats
+{
+    int connections = 0;
+    int connectionLimit = 0; // maxConnections after the open-file clamp
+    std::int64_t refusedMaxConnections = 0;
+    std::int64_t refusedMaxConnectionsPerAddress = 0;
+    std::int64_t pendingInputBytes = 0;
+    std::int64_t inflightPauses = 0;
+    std::int64_t closedInputBudget = 0;
+    std::int64_t closedFrameTimeout = 0;
+    std::int64_t closedIdle = 0;
+    std::int64_t closedUnsentCap = 0;
+
+    RemotingServerStats &operator+=(const RemotingServerStats &o);
 };
 
 class RemotingServer final : public QObject, private ConnectionHandler
@@ -74,6 +123,8 @@ public:
     quint16 serverPort() const { return m_port; }
     int connectionCount() const { return m_connectionCount.load(); }
     const Options &options() const { return m_options; }
+    /// Counters of the limits; any thread.
+    RemotingServerStats stats() const;
 
     /// `executor` null = inline on the I/O thread (only for quick, non-blocking processors).
     void registerProcessor(
@@ -93,6 +144,9 @@ private:
     void handleRequest(const ChannelPtr &channel, protocol::RemotingCommand request) override;
     void connectionClosed(Connection *connection) override;
     void acceptDescriptor(qintptr descriptor); // on I/O thread 0
+    /// Counts a new connection from `host` against the caps; the refusing key, or null.
+    const char *admit(const QByteArray &host);
+    void release(const QByteArray &host);
 
     const Options m_options;
     ProcessorTable m_table;
@@ -100,6 +154,13 @@ private:
     TcpListener *m_listener = nullptr; // lives on I/O thread 0
     quint16 m_port = 0;
     std::atomic<int> m_connectionCount {0};
+    ConnectionCounters m_counters;
+    std::atomic<int> m_connectionLimit {0}; // set by start()
+    std::atomic<std::int64_t> m_refusedTotal {0};
+    std::atomic<std::int64_t> m_refusedPerAddress {0};
+    std::mutex m_admitMutex; // per accepted and per closed connection, never per frame
+    int m_admitted = 0; // guarded by m_admitMutex
+    QHash<QByteArray, int> m_perAddress; // guarded by m_admitMutex
 };
 
 } // namespace qrocket::remoting

@@ -55,6 +55,10 @@ public:
         = 0;
     /// Marks the request oneway, gives it a fresh opaque and sends it.
     virtual void invokeOneway(RemotingCommand request) = 0;
+    /// Remoting internal, called by Responder: a request that arrived on this channel was
+    /// answered, or its Responder was destroyed unanswered (a server's in-flight cap counts
+    /// them). Processors never call it.
+    virtual void releaseRequest() { }
 };
 using ChannelPtr = std::shared_ptr<Channel>;
 
@@ -64,15 +68,56 @@ using ChannelPtr = std::shared_ptr<Channel>;
 /// A value, not a std::function: the server's responder (a channel, the request's opaque and
 /// serialize type) is 24 bytes, more than std::function keeps without a heap allocation, and
 /// every request makes one. Any other callable (tests, adapters) is held as a std::function.
+///
+/// The responder the server makes for a request also holds the request's in-flight slot
+/// (Channel::releaseRequest): released once, when it answers or when it is destroyed unanswered.
+/// A move passes the slot on; a copy answers like the original but holds no slot.
 class Responder
 {
 public:
     /// Answers nothing (the responder of a oneway request).
     Responder() = default;
     /// Answers on `channel` as a response to the request `opaque`, in `serializeType`.
-    Responder(ChannelPtr channel, int opaque, protocol::SerializeType serializeType)
-        : m_channel(std::move(channel)), m_opaque(opaque), m_serializeType(serializeType)
+    /// `holdsSlot`: release the channel's in-flight slot of the request (the server's own).
+    Responder(ChannelPtr channel, int opaque, protocol::SerializeType serializeType,
+        bool holdsSlot = false)
+        : m_channel(std::move(channel))
+        , m_opaque(opaque)
+        , m_serializeType(serializeType)
+        , m_holdsSlot(holdsSlot)
     { }
+    Responder(const Responder &other)
+        : m_channel(other.m_channel)
+        , m_opaque(other.m_opaque)
+        , m_serializeType(other.m_serializeType)
+        , m_sink(other.m_sink)
+    { }
+    Responder(Responder &&other) noexcept
+        : m_channel(std::move(other.m_channel))
+        , m_opaque(other.m_opaque)
+        , m_serializeType(other.m_serializeType)
+        , m_holdsSlot(std::exchange(other.m_holdsSlot, false))
+        , m_sink(std::move(other.m_sink))
+    { }
+    Responder &operator=(const Responder &other)
+    {
+        if (this != &other)
+            *this = Responder(other);
+        return *this;
+    }
+    Responder &operator=(Responder &&other) noexcept
+    {
+        if (this != &other) {
+            releaseSlot();
+            m_channel = std::move(other.m_channel);
+            m_opaque = other.m_opaque;
+            m_serializeType = other.m_serializeType;
+            m_holdsSlot = std::exchange(other.m_holdsSlot, false);
+            m_sink = std::move(other.m_sink);
+        }
+        return *this;
+    }
+    ~Responder() { releaseSlot(); }
     /// Hands the response to `sink` as is.
     template<class F>
     requires(!std::is_same_v<std::remove_cvref_t<F>,
@@ -83,9 +128,18 @@ public:
     void operator()(RemotingCommand response) const;
 
 private:
+    void releaseSlot() const
+    {
+        if (m_holdsSlot) {
+            m_holdsSlot = false;
+            m_channel->releaseRequest();
+        }
+    }
+
     ChannelPtr m_channel;
     int m_opaque = 0;
     protocol::SerializeType m_serializeType = protocol::SerializeType::Json;
+    mutable bool m_holdsSlot = false; // released by the first answer, or by the destructor
     std::function<void(RemotingCommand)> m_sink;
 };
 

@@ -85,6 +85,7 @@ private Q_SLOTS:
     void queryConsumeQueue();
     void allProducerInfo();
     void consumerStatus();
+    void runtimeInfoCountsTheRemotingLimits();
 
 private:
     RemotingCommand call(RemotingCommand req);
@@ -317,6 +318,23 @@ void tst_AdminMore::consumerStatus()
     QCOMPARE(other.code, 0);
     QCOMPARE(parse(other.body)["consumerTable"].members().size(), std::size_t(0));
     QCOMPARE(m_status->requests().size(), std::size_t(1));
+}
+
+void tst_AdminMore::runtimeInfoCountsTheRemotingLimits()
+{
+    // GET_BROKER_RUNTIME_INFO: QRocket's remoting keys beside RocketMQ's, both ports together.
+    const RemotingCommand r = call(request(28));
+    QCOMPARE(r.code, 0);
+    const JsonValue table = parse(r.body)["table"];
+    for (const char *key : {"remotingConnections", "remotingRefusedMaxConnections",
+             "remotingRefusedMaxConnectionsPerAddress", "remotingPendingInputBytes",
+             "remotingClosedPendingInputBudget", "remotingClosedFrameTimeout", "remotingClosedIdle",
+             "remotingClosedUnsentCap", "remotingInflightPauses"})
+        QVERIFY2(table[key].isString(), key);
+    QVERIFY(table["remotingConnections"].toInteger() >= 1); // this client's
+    QCOMPARE(table["remotingRefusedMaxConnections"].toInteger(), std::int64_t(0));
+    QVERIFY(table["bootTimestamp"].isString()); // RocketMQ's keys unchanged
+    QVERIFY(table["commitLogMaxOffset"].isString());
 }
 
 QTEST_GUILESS_MAIN(tst_AdminMore)

@@ -77,6 +77,9 @@ private slots:
     void livenessExtension();
     void onewayRegistrationIsNotAnswered();
     void oldBrokerSendsBareWrapper();
+    void kvConfigCapsOverTheWire();
+    void namesrvConfigShowsTheLimits();
+    void connectionCapsOverTheWire();
 
 private:
     std::unique_ptr<NamesrvController> startServer(NamesrvConfig config = {});
@@ -642,6 +645,84 @@ void tst_NamesrvServer::oldBrokerSendsBareWrapper()
     QCOMPARE(resp->code, 0);
     QCOMPARE(TopicRouteData::fromJson(resp->body)->queueDatas[0].readQueueNums, 2);
     QCOMPARE(m_ns->routeInfoManager().queryBrokerTopicConfig(kBrokerAddr)->counter, 7);
+}
+
+void tst_NamesrvServer::kvConfigCapsOverTheWire()
+{
+    m_broker.close();
+    m_ns.reset();
+    NamesrvConfig config = baseConfig();
+    config.kvConfigMaxValueBytes = 100;
+    config.kvConfigMaxEntries = 2;
+    m_ns = startServer(config);
+    QVERIFY(m_ns);
+    RawClient client;
+    QVERIFY(client.connectTo(m_ns->serverPort()));
+    auto put = [&](const QByteArray &key, const QByteArray &value) {
+        return client.call(request(100, {{"namespace", "NS"}, {"key", key}, {"value", value}}));
+    };
+    auto resp = put("big", QByteArray(101, 'v'));
+    QVERIFY(resp);
+    QCOMPARE(resp->code, 1); // SYSTEM_ERROR
+    QVERIFY2(resp->remark.contains("kvConfigMaxValueBytes"), resp->remark.constData());
+    QCOMPARE(client.call(request(101, {{"namespace", "NS"}, {"key", "big"}}))->code, 22);
+    QFile file(m_dir->filePath(QStringLiteral("kvConfig.json")));
+    QVERIFY(!file.exists()); // nothing stored, nothing persisted
+    QCOMPARE(put("a", QByteArray(100, 'v'))->code, 0);
+    QCOMPARE(put("b", "v")->code, 0);
+    resp = put("c", "v");
+    QCOMPARE(resp->code, 1);
+    QVERIFY2(resp->remark.contains("kvConfigMaxEntries"), resp->remark.constData());
+    QCOMPARE(client.call(request(101, {{"namespace", "NS"}, {"key", "c"}}))->code, 22);
+    QCOMPARE(put("a", "replaced")->code, 0); // replacing is not a new entry
+    // The caps follow UPDATE_NAMESRV_CONFIG.
+    QCOMPARE(client.call(request(318, {}, "kvConfigMaxEntries=3\n"))->code, 0);
+    QCOMPARE(put("c", "v")->code, 0);
+}
+
+void tst_NamesrvServer::namesrvConfigShowsTheLimits()
+{
+    auto resp = m_broker.call(request(319)); // GET_NAMESRV_CONFIG
+    QVERIFY(resp);
+    QCOMPARE(resp->code, 0);
+    for (const char *line :
+        {"serverChannelMaxIdleTimeSeconds=120\n", "serverFrameTimeoutMillis=60000\n",
+            "serverMaxConnections=10000\n", "serverMaxConnectionsPerAddress=1000\n",
+            "serverMaxPendingInputBytes=67108864\n", "serverMaxUnsentBytes=67108864\n",
+            "serverMaxInflightRequestsPerConnection=4096\n", "kvConfigMaxNamespaces=64\n",
+            "kvConfigMaxEntries=10000\n", "kvConfigMaxKeyBytes=1024\n",
+            "kvConfigMaxValueBytes=65536\n", "kvConfigMaxTotalBytes=67108864\n"})
+        QVERIFY2(resp->body.contains(line), line);
+    QCOMPARE(m_broker.call(request(318, {}, "serverMaxConnections=-1\n"))->code, 1);
+}
+
+void tst_NamesrvServer::connectionCapsOverTheWire()
+{
+    m_broker.close();
+    m_ns.reset();
+    NamesrvConfig config = baseConfig();
+    config.serverMaxConnectionsPerAddress = 2;
+    m_ns = startServer(config);
+    QVERIFY(m_ns);
+    RawClient a;
+    RawClient b;
+    QVERIFY(a.connectTo(m_ns->serverPort()));
+    QVERIFY(b.connectTo(m_ns->serverPort()));
+    QCOMPARE(a.call(registerFrame())->code, 0);
+    QCOMPARE(b.call(request(105, {{"topic", "TBW102"}}))->code, 0);
+    RawClient third;
+    QVERIFY(third.connectTo(m_ns->serverPort()));
+    third.sendRaw(protocol::encodeFrame(request(105, {{"topic", "TBW102"}})));
+    QVERIFY(third.waitForClosed(5000)); // closed unanswered
+    QCOMPARE(a.call(request(106))->code, 0); // the others go on
+    b.close();
+    // Once the server has seen b go, a new connection is served.
+    const auto served = [&] {
+        RawClient later;
+        return later.connectTo(m_ns->serverPort())
+            && later.call(request(105, {{"topic", "TBW102"}}), 500).has_value();
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(served(), 5000);
 }
 
 QTEST_GUILESS_MAIN(tst_NamesrvServer)

@@ -24,6 +24,8 @@ private slots:
     void missingFileIsEmpty();
     void corruptFileWithoutBackupIsAnError();
     void encodesEscapes();
+    void refusesPutsOverTheCaps();
+    void capsCountReplacementsAndRemovals();
 
 private:
     static void writeFile(const QString &path, const QByteArray &data)
@@ -141,6 +143,71 @@ void tst_KvConfigManager::encodesEscapes()
     auto back = KvConfigManager::decode(json);
     QVERIFY(back.has_value());
     QCOMPARE(back->at("n\"s").at("k\n"), QByteArray("v\\\x01"));
+}
+
+void tst_KvConfigManager::refusesPutsOverTheCaps()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("kvConfig.json"));
+    KvConfigManager kv(path);
+    KvConfigManager::Limits limits;
+    limits.maxNamespaces = 2;
+    limits.maxEntries = 3;
+    limits.maxKeyBytes = 16;
+    limits.maxValueBytes = 32;
+    limits.maxTotalBytes = 1000;
+    QVERIFY(kv.put("ns1", "k", "v", limits).isOk());
+
+    const auto refused = [&](const QByteArray &ns, const QByteArray &key, const QByteArray &value,
+                             const char *limitKey) {
+        const QByteArray fileBefore = readFile(path);
+        const Status st = kv.put(ns, key, value, limits);
+        if (st.code() != Status::Code::InvalidArgument
+            || !st.message().contains(QLatin1String(limitKey))
+            || !st.message().contains(QLatin1String("nothing stored"))) {
+            qWarning("%s", qPrintable(st.toString()));
+            return false;
+        }
+        return !kv.value(ns, key).has_value() && readFile(path) == fileBefore;
+    };
+    QVERIFY(refused("ns1", QByteArray(17, 'k'), "v", "kvConfigMaxKeyBytes"));
+    QVERIFY(refused(QByteArray(17, 'n'), "k", "v", "kvConfigMaxKeyBytes"));
+    QVERIFY(refused("ns1", "big", QByteArray(33, 'v'), "kvConfigMaxValueBytes"));
+    QVERIFY(kv.put("ns1", "k2", "v", limits).isOk());
+    QVERIFY(kv.put("ns1", "k3", "v", limits).isOk());
+    QVERIFY(refused("ns1", "k4", "v", "kvConfigMaxEntries"));
+    QVERIFY(kv.put("ns2", "k", "v", limits).isOk());
+    QVERIFY(refused("ns3", "k", "v", "kvConfigMaxNamespaces"));
+    QVERIFY(!kv.list("ns3"));
+    // At the limits exactly: stored.
+    QVERIFY(kv.put("ns2", QByteArray(16, 'k'), QByteArray(32, 'v'), limits).isOk());
+
+    // Without limits (the default) nothing is refused.
+    QVERIFY(kv.put("ns3", QByteArray(5000, 'k'), QByteArray(100000, 'v')).isOk());
+}
+
+void tst_KvConfigManager::capsCountReplacementsAndRemovals()
+{
+    KvConfigManager kv;
+    KvConfigManager::Limits limits;
+    limits.maxEntries = 2;
+    limits.maxTotalBytes = 100;
+    QVERIFY(kv.put("ns", "a", QByteArray(40, 'x'), limits).isOk()); // 41 bytes
+    QVERIFY(kv.put("ns", "b", QByteArray(40, 'x'), limits).isOk()); // 82
+    QCOMPARE(kv.totalBytes(), std::int64_t(82));
+    // Replacing is not a new entry; the size difference counts.
+    QVERIFY(kv.put("ns", "a", QByteArray(50, 'y'), limits).isOk()); // 92
+    QCOMPARE(kv.totalBytes(), std::int64_t(92));
+    const Status st = kv.put("ns", "b", QByteArray(60, 'z'), limits); // would be 112
+    QCOMPARE(st.code(), Status::Code::InvalidArgument);
+    QVERIFY(st.message().contains(QLatin1String("kvConfigMaxTotalBytes")));
+    QCOMPARE(kv.value("ns", "b").value_or(""), QByteArray(40, 'x'));
+    QCOMPARE(kv.put("ns", "c", "v", limits).code(), Status::Code::InvalidArgument);
+    // A removal frees its entry and bytes.
+    QVERIFY(kv.remove("ns", "a").isOk());
+    QCOMPARE(kv.totalBytes(), std::int64_t(41));
+    QVERIFY(kv.put("ns", "c", QByteArray(58, 'c'), limits).isOk()); // 100: at the cap
+    QCOMPARE(kv.totalBytes(), std::int64_t(100));
 }
 
 QTEST_APPLESS_MAIN(tst_KvConfigManager)

@@ -105,17 +105,23 @@ private:
     Function m_f;
 };
 
-/// The process's peak virtual size (VmPeak), in KiB.
-inline qint64 vmPeakKiB()
+/// A field of /proc/self/status in KiB ("VmPeak", "VmRSS", "VmHWM"); 0 when unknown.
+inline qint64 procStatusKiB(QByteArrayView field)
 {
     QFile f(QStringLiteral("/proc/self/status"));
     if (!f.open(QIODevice::ReadOnly))
         return 0;
     for (const QByteArray &line : f.readAll().split('\n')) {
-        if (line.startsWith("VmPeak:"))
-            return line.mid(7).trimmed().split(' ').front().toLongLong();
+        if (line.startsWith(field) && line.size() > field.size() && line[field.size()] == ':')
+            return line.mid(field.size() + 1).trimmed().split(' ').front().toLongLong();
     }
     return 0;
+}
+
+/// The process's peak virtual size (VmPeak), in KiB.
+inline qint64 vmPeakKiB()
+{
+    return procStatusKiB("VmPeak");
 }
 
 inline RemotingServer::Options loopbackServerOptions()
@@ -146,6 +152,15 @@ class RawPeer
 public:
     bool connectTo(quint16 port)
     {
+        m_socket.connectToHost(QHostAddress::LocalHost, port);
+        return m_socket.waitForConnected(5000);
+    }
+    /// Connects from `source` (e.g. 127.0.0.2: Linux routes all of 127/8 to lo), a second peer
+    /// address for the per-address limits.
+    bool connectFrom(const QHostAddress &source, quint16 port)
+    {
+        if (!m_socket.bind(source))
+            return false;
         m_socket.connectToHost(QHostAddress::LocalHost, port);
         return m_socket.waitForConnected(5000);
     }
