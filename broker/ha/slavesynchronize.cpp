@@ -2,6 +2,7 @@
 
 #include "broker/brokercodes.h"
 #include "broker/brokercontext.h"
+#include "broker/config/brokerconfig.h"
 #include "broker/logging.h"
 #include "broker/managers/consumeroffsetmanager.h"
 #include "broker/managers/delayoffsetmanager.h"

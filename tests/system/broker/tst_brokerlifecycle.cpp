@@ -133,7 +133,7 @@ void tst_BrokerLifecycle::updatedConfigSurvivesRestart()
     QVERIFY(startBroker(broker, store, port, conf));
     QCOMPARE(call(port,
                  request(25, {},
-                     "defaultTopicQueueNums=2\nbrokerClusterName=LifeCluster\n"
+                     "defaultTopicQueueNums=2\nregionId=LifeRegion\n"
                      "fileReservedTime=120\n"))
                  .code,
         0);
@@ -145,7 +145,7 @@ void tst_BrokerLifecycle::updatedConfigSurvivesRestart()
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QByteArray persisted = f.readAll();
     f.close();
-    QVERIFY(persisted.contains("\nbrokerClusterName=LifeCluster\n"));
+    QVERIFY(persisted.contains("\nregionId=LifeRegion\n"));
     QVERIFY(persisted.contains("listenPort=" + QByteArray::number(port) + '\n'));
     // The same port first; when something else took it (or its +1 / -2 neighbours, which the
     // broker also binds) since the stop, as parallel tests on a busy machine do, the next free
@@ -160,8 +160,8 @@ void tst_BrokerLifecycle::updatedConfigSurvivesRestart()
         qPrintable(again.error()));
     const RemotingCommand get = call(port, request(26));
     QCOMPARE(get.code, 0);
-    for (const char *line : {"\ndefaultTopicQueueNums=2\n", "\nbrokerClusterName=LifeCluster\n",
-             "\nfileReservedTime=120\n"})
+    for (const char *line :
+        {"\ndefaultTopicQueueNums=2\n", "\nregionId=LifeRegion\n", "\nfileReservedTime=120\n"})
         QVERIFY2(('\n' + get.body).contains(line), line);
     QCOMPARE(again.stop(), 0);
     verifyCleanExit(again);
