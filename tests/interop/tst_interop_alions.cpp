@@ -24,6 +24,11 @@ private Q_SLOTS:
 
 private:
     bool prepareNodeProject(QString *why);
+    /// Runs `script` (node, in the work folder) against the name server and broker, prints its
+    /// output, then stops the broker: true when the script and the broker both exit 0, else
+    /// false and why.
+    bool runScript(const QString &script, quint16 nsPort, quint16 brokerPort, int timeoutMs,
+        DaemonProcess &broker, QString *why);
     QString m_work = QStringLiteral(QROCKET_ALIONS_WORK_DIR);
 };
 
@@ -31,7 +36,8 @@ bool tst_InteropAliOns::prepareNodeProject(QString *why)
 {
     const QDir src(QStringLiteral(QROCKET_ALIONS_SOURCE_DIR));
     QDir().mkpath(m_work);
-    for (const char *name : {"package.json", "package-lock.json", "roundtrip.js", "aclcheck.js"}) {
+    for (const char *name :
+        {"package.json", "package-lock.json", "roundtrip.js", "aclcheck.js", "rpc.js"}) {
         const QString from = src.filePath(QLatin1String(name));
         const QString to = QDir(m_work).filePath(QLatin1String(name));
         if (!QFile::exists(from))
@@ -58,6 +64,45 @@ bool tst_InteropAliOns::prepareNodeProject(QString *why)
     if (rc != 0 || !QFile::exists(installed)) {
         *why = QStringLiteral("npm could not install ali-ons: ")
             + QString::fromUtf8(out.right(2000));
+        return false;
+    }
+    return true;
+}
+
+bool tst_InteropAliOns::runScript(const QString &script, quint16 nsPort, quint16 brokerPort,
+    int timeoutMs, DaemonProcess &broker, QString *why)
+{
+    QProcess node;
+    node.setWorkingDirectory(m_work);
+    node.setProcessChannelMode(QProcess::MergedChannels);
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QROCKET_NAMESRV"), QStringLiteral("127.0.0.1:%1").arg(nsPort));
+    env.insert(QStringLiteral("QROCKET_BROKER"), QStringLiteral("127.0.0.1:%1").arg(brokerPort));
+    node.setProcessEnvironment(env);
+    node.start(QStringLiteral(QROCKET_NODE), {script});
+    if (!node.waitForStarted(10000)) {
+        *why = node.errorString();
+        return false;
+    }
+    const bool finished = node.waitForFinished(timeoutMs);
+    if (!finished) {
+        node.kill();
+        node.waitForFinished(5000);
+    }
+    const QByteArray out = node.readAll();
+    qInfo("ali-ons %s output:\n%s", qPrintable(script), out.constData());
+    const int brokerRc = broker.stop();
+    if (!finished || node.exitCode() != 0)
+        qInfo("broker output (tail):\n%s", broker.output().right(6000).constData());
+    if (!finished) {
+        *why = script + QStringLiteral(" did not finish within %1 ms").arg(timeoutMs);
+        return false;
+    }
+    if (node.exitStatus() != QProcess::NormalExit || node.exitCode() != 0 || brokerRc != 0) {
+        *why = QStringLiteral("%1 exited %2, the broker %3")
+                   .arg(script)
+                   .arg(node.exitCode())
+                   .arg(brokerRc);
         return false;
     }
     return true;
@@ -90,29 +135,9 @@ void tst_InteropAliOns::roundTrip()
         });
     QVERIFY2(started, qPrintable(broker.error()));
 
-    QProcess node;
-    node.setWorkingDirectory(m_work);
-    node.setProcessChannelMode(QProcess::MergedChannels);
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("QROCKET_NAMESRV"), QStringLiteral("127.0.0.1:%1").arg(nsPort));
-    env.insert(QStringLiteral("QROCKET_BROKER"), QStringLiteral("127.0.0.1:%1").arg(brokerPort));
-    node.setProcessEnvironment(env);
-    node.start(QStringLiteral(QROCKET_NODE), {QStringLiteral("roundtrip.js")});
-    QVERIFY2(node.waitForStarted(10000), qPrintable(node.errorString()));
-    const bool finished = node.waitForFinished(180000);
-    if (!finished) {
-        node.kill();
-        node.waitForFinished(5000);
-    }
-    const QByteArray out = node.readAll();
-    qInfo("ali-ons roundtrip.js output:\n%s", out.constData());
-    const int brokerRc = broker.stop();
-    if (!finished || node.exitCode() != 0)
-        qInfo("broker output (tail):\n%s", broker.output().right(6000).constData());
-    QVERIFY2(finished, "roundtrip.js did not finish within 180 s");
-    QCOMPARE(node.exitStatus(), QProcess::NormalExit);
-    QCOMPARE(node.exitCode(), 0);
-    QCOMPARE(brokerRc, 0);
+    QString why;
+    QVERIFY2(runScript(QStringLiteral("roundtrip.js"), nsPort, brokerPort, 180000, broker, &why),
+        qPrintable(why));
     QCOMPARE(namesrv.stop(), 0);
 }
 
@@ -154,28 +179,9 @@ void tst_InteropAliOns::signedWithAcl()
         });
     QVERIFY2(started, qPrintable(broker.error()));
 
-    QProcess node;
-    node.setWorkingDirectory(m_work);
-    node.setProcessChannelMode(QProcess::MergedChannels);
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("QROCKET_NAMESRV"), QStringLiteral("127.0.0.1:%1").arg(nsPort));
-    env.insert(QStringLiteral("QROCKET_BROKER"), QStringLiteral("127.0.0.1:%1").arg(brokerPort));
-    node.setProcessEnvironment(env);
-    node.start(QStringLiteral(QROCKET_NODE), {QStringLiteral("aclcheck.js")});
-    QVERIFY2(node.waitForStarted(10000), qPrintable(node.errorString()));
-    const bool finished = node.waitForFinished(120000);
-    if (!finished) {
-        node.kill();
-        node.waitForFinished(5000);
-    }
-    const QByteArray out = node.readAll();
-    qInfo("ali-ons aclcheck.js output:\n%s", out.constData());
-    const int brokerRc = broker.stop();
-    if (!finished || node.exitCode() != 0)
-        qInfo("broker output (tail):\n%s", broker.output().right(6000).constData());
-    QVERIFY2(finished, "aclcheck.js did not finish within 120 s");
-    QCOMPARE(node.exitCode(), 0);
-    QCOMPARE(brokerRc, 0);
+    QString why;
+    QVERIFY2(runScript(QStringLiteral("aclcheck.js"), nsPort, brokerPort, 120000, broker, &why),
+        qPrintable(why));
     QCOMPARE(namesrv.stop(), 0);
 }
 

@@ -8,9 +8,9 @@
 // retry scenario finishes in seconds. Every wait is bounded. Prints one line per check and a
 // closing "N passed, M failed" line; exits non-zero on any failure.
 
-const net = require('net');
 const crypto = require('crypto');
 const { Producer, Consumer, Message } = require('ali-ons');
+const { rpc } = require('./rpc');
 
 const NAMESRV = process.env.QROCKET_NAMESRV || '127.0.0.1:9876';
 const BROKER = process.env.QROCKET_BROKER || '127.0.0.1:10911';
@@ -39,31 +39,6 @@ function check(name, ok, detail) {
   }
 }
 
-// --- a minimal remoting client for the admin steps ali-ons cannot do (creating topics) ---------
-function rpc(addr, code, extFields, timeoutMs = 3000) {
-  const [host, port] = addr.split(':');
-  return new Promise((resolve, reject) => {
-    const header = Buffer.from(JSON.stringify({ code, language: 'JAVA', version: 407, opaque: 1, flag: 0, extFields }));
-    const frame = Buffer.alloc(8 + header.length);
-    frame.writeInt32BE(4 + header.length, 0);
-    frame.writeInt32BE(header.length, 4);
-    header.copy(frame, 8);
-    const sock = net.connect(Number(port), host);
-    let buf = Buffer.alloc(0);
-    const timer = setTimeout(() => { sock.destroy(); reject(new Error(`rpc ${code} to ${addr} timed out`)); }, timeoutMs);
-    sock.on('connect', () => sock.write(frame));
-    sock.on('error', e => { clearTimeout(timer); reject(e); });
-    sock.on('data', d => {
-      buf = Buffer.concat([buf, d]);
-      if (buf.length < 4 || buf.length < 4 + buf.readInt32BE(0)) return;
-      clearTimeout(timer);
-      sock.destroy();
-      const headerLen = buf.readInt32BE(4) & 0xffffff;
-      const h = JSON.parse(buf.slice(8, 8 + headerLen).toString());
-      resolve({ code: h.code, remark: h.remark, extFields: h.extFields || {}, body: buf.slice(8 + headerLen, 4 + buf.readInt32BE(0)) });
-    });
-  });
-}
 
 const sleep = ms => new Promise(r => setTimeout(r, ms));
 
