@@ -314,6 +314,8 @@ private Q_SLOTS:
         QVERIFY(stats.pendingInputBytes <= kBudget + 4 * 1024 * 1024);
 #if defined(__SANITIZE_ADDRESS__)
         constexpr qint64 kLimitMiB = 400; // freed buffers wait in ASan's quarantine
+#elif defined(__SANITIZE_THREAD__)
+        constexpr qint64 kLimitMiB = 400; // TSan's shadow memory
 #else
         constexpr qint64 kLimitMiB = 100;
 #endif
