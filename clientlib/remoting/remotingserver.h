@@ -49,9 +49,10 @@ class IoThreadPool;
 class TcpListener;
 
 /// A server's connection options: ConnectionOptions' defaults plus the server-only in-flight cap.
-/// 4096 requests awaiting answers per connection: far more than a send pipeline needs to keep the
-/// broker busy (tests/bench/remoting: no difference at 65536 pipelined sends), far fewer than
-/// what a peer could make the server hold unbounded (suspended pulls, queued requests).
+/// 4096 requests awaiting answers per connection: more than a send pipeline needs to keep the
+/// broker busy (qrocket-bench-broker, SYNC_FLUSH, 8192 sends in flight per connection: as fast
+/// with the cap as without; a consumer holds one suspended pull per queue), far fewer than what
+/// a peer could otherwise make the server hold (suspended pulls, queued requests).
 inline ConnectionOptions serverConnectionOptions()
 {
     ConnectionOptions options;
