@@ -81,6 +81,9 @@ struct RemotingServerOptions
     std::int64_t maxPendingInputBytes = 256 * 1024 * 1024;
     /// How often pending server->client invocations and idle connections are checked.
     std::chrono::milliseconds sweepInterval {100};
+    /// How often a line sums up what the limits refused, closed and paused since the last one
+    /// (only when something happened); zero disables.
+    std::chrono::milliseconds limitsReportInterval {60'000};
     /// I/O threads are named "<threadName>-<n>" (a broker's main and fast servers differ here).
     QString threadName = QStringLiteral("qrocket-srv-io");
 };
@@ -148,6 +151,7 @@ private:
     /// Counts a new connection from `host` against the caps; the refusing key, or null.
     const char *admit(const QByteArray &host);
     void release(const QByteArray &host);
+    void reportLimits(quint16 port); // on I/O thread 0
 
     const Options m_options;
     ProcessorTable m_table;
@@ -162,6 +166,7 @@ private:
     std::mutex m_admitMutex; // per accepted and per closed connection, never per frame
     int m_admitted = 0; // guarded by m_admitMutex
     QHash<QByteArray, int> m_perAddress; // guarded by m_admitMutex
+    RemotingServerStats m_reported; // I/O thread 0: the counters at the last report
 };
 
 } // namespace qrocket::remoting
