@@ -6,6 +6,7 @@
 
 #include <QTcpServer>
 #include <QThread>
+#include <QTimer>
 
 #include <algorithm>
 #include <climits>
@@ -155,6 +156,13 @@ Status RemotingServer::start()
             }
             m_listener = listener;
             port = listener->serverPort();
+            if (m_options.limitsReportInterval.count() > 0) {
+                auto *report = new QTimer(listener); // goes with the listener in stop()
+                report->setInterval(m_options.limitsReportInterval);
+                connect(report, &QTimer::timeout, listener,
+                    [this, port = listener->serverPort()] { reportLimits(port); });
+                report->start();
+            }
         },
         Qt::BlockingQueuedConnection);
     if (!status) {
@@ -218,6 +226,33 @@ void RemotingServer::release(const QByteArray &host)
     --m_admitted;
     if (--it.value() <= 0)
         m_perAddress.erase(it);
+}
+
+void RemotingServer::reportLimits(quint16 port)
+{
+    const RemotingServerStats now = stats();
+    const RemotingServerStats &was = m_reported;
+    const auto since = [](std::int64_t a, std::int64_t b) { return static_cast<long long>(a - b); };
+    if (now.refusedMaxConnections == was.refusedMaxConnections
+        && now.refusedMaxConnectionsPerAddress == was.refusedMaxConnectionsPerAddress
+        && now.closedInputBudget == was.closedInputBudget
+        && now.closedFrameTimeout == was.closedFrameTimeout && now.closedIdle == was.closedIdle
+        && now.closedUnsentCap == was.closedUnsentCap && now.inflightPauses == was.inflightPauses)
+        return;
+    qCInfo(lcRemotingServer,
+        "port %u limits since the last report: refused %lld at serverMaxConnections (%d), %lld "
+        "at serverMaxConnectionsPerAddress; closed %lld over serverMaxPendingInputBytes, %lld "
+        "at the frame deadline, %lld idle, %lld over the unsent-bytes cap; %lld in-flight "
+        "pauses; now %d connections, %lld bytes in partial frames",
+        unsigned(port), since(now.refusedMaxConnections, was.refusedMaxConnections),
+        now.connectionLimit,
+        since(now.refusedMaxConnectionsPerAddress, was.refusedMaxConnectionsPerAddress),
+        since(now.closedInputBudget, was.closedInputBudget),
+        since(now.closedFrameTimeout, was.closedFrameTimeout),
+        since(now.closedIdle, was.closedIdle), since(now.closedUnsentCap, was.closedUnsentCap),
+        since(now.inflightPauses, was.inflightPauses), now.connections,
+        static_cast<long long>(now.pendingInputBytes));
+    m_reported = now;
 }
 
 void RemotingServer::acceptDescriptor(qintptr descriptor)

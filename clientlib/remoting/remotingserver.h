@@ -49,9 +49,10 @@ class IoThreadPool;
 class TcpListener;
 
 /// A server's connection options: ConnectionOptions' defaults plus the server-only in-flight cap.
-/// 4096 requests awaiting answers per connection: far more than a send pipeline needs to keep the
-/// broker busy (tests/bench/remoting: no difference at 65536 pipelined sends), far fewer than
-/// what a peer could make the server hold unbounded (suspended pulls, queued requests).
+/// 4096 requests awaiting answers per connection: more than a send pipeline needs to keep the
+/// broker busy (qrocket-bench-broker, SYNC_FLUSH, 8192 sends in flight per connection: as fast
+/// with the cap as without; a consumer holds one suspended pull per queue), far fewer than what
+/// a peer could otherwise make the server hold (suspended pulls, queued requests).
 inline ConnectionOptions serverConnectionOptions()
 {
     ConnectionOptions options;
@@ -80,6 +81,9 @@ struct RemotingServerOptions
     std::int64_t maxPendingInputBytes = 256 * 1024 * 1024;
     /// How often pending server->client invocations and idle connections are checked.
     std::chrono::milliseconds sweepInterval {100};
+    /// How often a line sums up what the limits refused, closed and paused since the last one
+    /// (only when something happened); zero disables.
+    std::chrono::milliseconds limitsReportInterval {60'000};
     /// I/O threads are named "<threadName>-<n>" (a broker's main and fast servers differ here).
     QString threadName = QStringLiteral("qrocket-srv-io");
 };
@@ -147,6 +151,7 @@ private:
     /// Counts a new connection from `host` against the caps; the refusing key, or null.
     const char *admit(const QByteArray &host);
     void release(const QByteArray &host);
+    void reportLimits(quint16 port); // on I/O thread 0
 
     const Options m_options;
     ProcessorTable m_table;
@@ -161,6 +166,7 @@ private:
     std::mutex m_admitMutex; // per accepted and per closed connection, never per frame
     int m_admitted = 0; // guarded by m_admitMutex
     QHash<QByteArray, int> m_perAddress; // guarded by m_admitMutex
+    RemotingServerStats m_reported; // I/O thread 0: the counters at the last report
 };
 
 } // namespace qrocket::remoting

@@ -79,7 +79,7 @@ if [ "${SKIP_SANITIZERS:-0}" != 1 ]; then
     # ThreadSanitizer on the client's and the remoting layer's threads. Qt is not instrumented:
     # QRocket's hand-offs through its event queue are annotated (tsanannotations.h) and Qt's own
     # internals suppressed (resources/sanitizers/tsan.supp), so a report here is QRocket's.
-    tsan_tests="tst_remotingclient tst_clientunits"
+    tsan_tests="tst_remotingclient tst_remotinglimits tst_clientunits"
     stage "tsan build" env BUILD_DIR="$top/build-tsan" TARGETS="$tsan_tests" \
         "$top/resources/scripts/build.sh" -DQROCKET_WERROR=ON -DQROCKET_SANITIZE=thread \
         -DQROCKET_BUILD_BENCH=OFF -DQROCKET_BUILD_CONSOLE=OFF

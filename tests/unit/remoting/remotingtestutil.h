@@ -8,6 +8,7 @@
 #include "clientlib/remoting/remotingserver.h"
 
 #include <QFile>
+#include <QNetworkProxy>
 #include <QTcpSocket>
 #include <QTest>
 
@@ -150,6 +151,10 @@ inline RemotingCommand makeRequest(int code, QByteArray body = {})
 class RawPeer
 {
 public:
+    // Loopback needs no proxy; asking the system for one runs libproxy, whose state is shared
+    // with the I/O threads' client sockets and races under ThreadSanitizer (Qt's, not QRocket's).
+    RawPeer() { m_socket.setProxy(QNetworkProxy::NoProxy); }
+
     bool connectTo(quint16 port)
     {
         m_socket.connectToHost(QHostAddress::LocalHost, port);

@@ -105,6 +105,44 @@ private:
     int m_total = 0;
 };
 
+/// Collects the messages logged (from any thread) while it exists, then restores the handler.
+class LogCapture
+{
+public:
+    LogCapture()
+    {
+        s_instance = this;
+        m_previous = qInstallMessageHandler(&LogCapture::handle);
+    }
+    ~LogCapture()
+    {
+        qInstallMessageHandler(m_previous);
+        s_instance = nullptr;
+    }
+    bool contains(const QString &text) const
+    {
+        std::lock_guard lock(m_mutex);
+        return std::any_of(m_lines.begin(), m_lines.end(),
+            [&](const QString &line) { return line.contains(text); });
+    }
+
+private:
+    static void handle(QtMsgType type, const QMessageLogContext &context, const QString &message)
+    {
+        LogCapture *self = s_instance;
+        {
+            std::lock_guard lock(self->m_mutex);
+            self->m_lines.append(message);
+        }
+        self->m_previous(type, context, message);
+    }
+
+    static inline LogCapture *s_instance = nullptr;
+    QtMessageHandler m_previous = nullptr;
+    mutable std::mutex m_mutex;
+    QStringList m_lines;
+};
+
 } // namespace
 
 class tst_RemotingLimits : public QObject
@@ -131,8 +169,10 @@ private:
 private Q_SLOTS:
     void refusesConnectionsOverTheTotalCap()
     {
+        LogCapture log;
         RemotingServer::Options options = loopbackServerOptions();
         options.maxConnections = 3;
+        options.limitsReportInterval = std::chrono::milliseconds(100);
         auto server = startServer(options);
         QVERIFY(server->isRunning());
         std::vector<std::unique_ptr<RawPeer>> peers;
@@ -149,6 +189,11 @@ private Q_SLOTS:
         QVERIFY(!over.readFrame(reply, 100)); // no frame processed
         QCOMPARE(server->stats().refusedMaxConnections, 1);
         QCOMPARE(server->stats().refusedMaxConnectionsPerAddress, 0);
+        // Logged at once (rate-limited) with the peer and the key, then summed up.
+        QVERIFY(log.contains(QStringLiteral("refused connection from 127.0.0.1:")));
+        QVERIFY(log.contains(QStringLiteral("serverMaxConnections (3) reached")));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            log.contains(QStringLiteral("refused 1 at serverMaxConnections (3)")), 5000);
         QCOMPARE(server->connectionCount(), 3);
         for (auto &peer : peers)
             QVERIFY(peer->isConnected());
@@ -314,6 +359,8 @@ private Q_SLOTS:
         QVERIFY(stats.pendingInputBytes <= kBudget + 4 * 1024 * 1024);
 #if defined(__SANITIZE_ADDRESS__)
         constexpr qint64 kLimitMiB = 400; // freed buffers wait in ASan's quarantine
+#elif defined(__SANITIZE_THREAD__)
+        constexpr qint64 kLimitMiB = 400; // TSan's shadow memory
 #else
         constexpr qint64 kLimitMiB = 100;
 #endif
