@@ -3,6 +3,7 @@
 #include <QFile>
 #include <QHostAddress>
 
+#include <algorithm>
 #include <pthread.h>
 
 Q_LOGGING_CATEGORY(lcAcl, "qrocket.acl", QtInfoMsg)
@@ -11,17 +12,19 @@ namespace qrocket::acl {
 
 namespace {
 
-/// "a.b.c.d:port" or "[v6]:port" -> the address.
-QHostAddress peerAddress(const QByteArray &remote)
+/// The channel's peer as a QHostAddress, from the address the server's channel parsed once
+/// (remoteHost), not from text per request.
+QHostAddress peerAddress(const remoting::Channel &channel)
 {
-    QByteArrayView host = remote;
-    if (host.startsWith('[')) {
-        const qsizetype end = host.indexOf(']');
-        host = end > 0 ? host.sliced(1, end - 1) : QByteArrayView();
-    } else if (const qsizetype colon = host.lastIndexOf(':'); colon > 0) {
-        host = host.first(colon);
-    }
-    return QHostAddress(QString::fromLatin1(host));
+    protocol::HostAddress host;
+    if (!channel.remoteHost(host))
+        return QHostAddress();
+    if (!host.v6)
+        return QHostAddress(static_cast<quint32>(host.ip[0]) << 24 | host.ip[1] << 16
+            | host.ip[2] << 8 | host.ip[3]);
+    Q_IPV6ADDR v6;
+    std::copy(host.ip.begin(), host.ip.end(), v6.c);
+    return QHostAddress(v6);
 }
 
 } // namespace
@@ -122,7 +125,7 @@ std::optional<AclGuard::Refusal> AclGuard::check(
     const std::shared_ptr<const PlainAclConfig> rules = m_rules.load();
     if (!rules)
         return Refusal {1, QByteArrayLiteral("ACL rules not loaded")};
-    std::optional<AclRefusal> no = rules->check(peerAddress(channel.remoteAddress()), request);
+    std::optional<AclRefusal> no = rules->check(peerAddress(channel), request);
     if (!no)
         return std::nullopt;
     m_refusals.fetch_add(1, std::memory_order_relaxed);
