@@ -260,10 +260,9 @@ void RemotingServer::acceptDescriptor(qintptr descriptor)
     const QByteArray peer = peerOf(static_cast<int>(descriptor));
     const QByteArray host = hostOf(peer);
     if (const char *key = admit(host)) {
-        // Closed before any byte is read: a peer over a limit costs one accept and one close.
-        ::close(static_cast<int>(descriptor));
+        // Logged and counted before the close, so whoever sees the close sees both; closed
+        // before any byte is read: a peer over a limit costs one accept and one close.
         const bool total = std::strcmp(key, "serverMaxConnections") == 0;
-        (total ? m_refusedTotal : m_refusedPerAddress).fetch_add(1, std::memory_order_relaxed);
         static LogRateLimiter limiter;
         if (limiter.allow()) {
             qCWarning(lcRemotingServer, "refused connection from %s: %s (%d) reached",
@@ -271,6 +270,8 @@ void RemotingServer::acceptDescriptor(qintptr descriptor)
                 total ? m_connectionLimit.load(std::memory_order_relaxed)
                       : m_options.maxConnectionsPerAddress);
         }
+        (total ? m_refusedTotal : m_refusedPerAddress).fetch_add(1, std::memory_order_relaxed);
+        ::close(static_cast<int>(descriptor));
         return;
     }
     IoWorker *worker = m_pool->next();
