@@ -1,12 +1,12 @@
 #include "broker/brokercontroller.h"
 
-#include "broker/brokercodes.h"
+#include "broker/common/brokercodes.h"
+#include "broker/common/logging.h"
 #include "broker/config/brokerconfiguration.h"
 #include "broker/filter/sqlfiltercache.h"
 #include "broker/ha/haclient.h"
 #include "broker/ha/haservice.h"
 #include "broker/ha/slavesynchronize.h"
-#include "broker/logging.h"
 #include "broker/longpolling/pullrequestholdservice.h"
 #include "broker/managers/brokerstats.h"
 #include "broker/managers/consumermanager.h"
@@ -18,8 +18,12 @@
 #include "broker/namesrvregistrar.h"
 #include "broker/processors/clientmanageprocessor.h"
 #include "broker/processors/consumermanageprocessor.h"
+#include "broker/processors/extrasregistry.h"
 #include "broker/processors/pullmessageprocessor.h"
+#include "broker/processors/queryprocessor.h"
+#include "broker/processors/sendbackprocessor.h"
 #include "broker/processors/sendmessageprocessor.h"
+#include "broker/schedule/schedulemessageservice.h"
 #include "broker/stats/brokerstatsmanager.h"
 #include "broker/transaction/endtransactionprocessor.h"
 #include "broker/transaction/transactionalmessageservice.h"
@@ -27,24 +31,6 @@
 #include "clientlib/common/tsanannotations.h"
 #include "clientlib/remoting/remotingserver.h"
 #include "storage/messagestore.h"
-
-// The broker-extras parts are wired in as they land (their sources are in extras.cmake).
-#if __has_include("broker/schedule/schedulemessageservice.h")
-#include "broker/schedule/schedulemessageservice.h"
-#define QROCKET_HAVE_SCHEDULE 1
-#endif
-#if __has_include("broker/processors/sendbackprocessor.h")
-#include "broker/processors/sendbackprocessor.h"
-#define QROCKET_HAVE_SENDBACK 1
-#endif
-#if __has_include("broker/processors/queryprocessor.h")
-#include "broker/processors/queryprocessor.h"
-#define QROCKET_HAVE_QUERY 1
-#endif
-#if __has_include("broker/processors/extrasregistry.h")
-#include "broker/processors/extrasregistry.h"
-#define QROCKET_HAVE_EXTRAS_REGISTRY 1
-#endif
 
 #include <QDateTime>
 
@@ -154,14 +140,9 @@ Status BrokerController::initialize()
     m_ctx.stats = m_stats.get();
     m_statsManager = std::make_unique<BrokerStatsManager>(m_config.brokerClusterName.toUtf8());
     m_ctx.statsManager = m_statsManager.get();
-#ifdef QROCKET_HAVE_SCHEDULE
-    auto schedule = std::make_shared<ScheduleMessageService>(m_ctx);
-    schedule->installTagsCodeResolver(*m_store);
-    m_ctx.schedule = schedule.get();
-    m_ctx.toScheduleTopic
-        = [svc = schedule.get()](storage::MessageExtBrokerInner &msg, int) { svc->transform(msg); };
-    m_schedule = schedule;
-#endif
+    m_schedule = std::make_unique<ScheduleMessageService>(m_ctx);
+    m_schedule->installTagsCodeResolver(*m_store);
+    m_ctx.schedule = m_schedule.get();
     m_store->setArrivalListener(
         [hold = m_pullHold.get()](QByteArrayView topic, int queueId, std::int64_t queueOffset,
             std::int64_t tagsCode, std::int64_t, QByteArrayView properties) {
@@ -246,19 +227,13 @@ void BrokerController::createProcessors()
              toInt(RequestCode::GetMinOffset), toInt(RequestCode::SearchOffsetByTimestamp),
              toInt(RequestCode::GetEarliestMsgStoreTime)})
         registerProcessor(code, consumer, {});
-#ifdef QROCKET_HAVE_SENDBACK
     registerProcessor(toInt(RequestCode::ConsumerSendMsgBack),
         std::make_shared<SendBackProcessor>(m_ctx), m_sendPool);
-#endif
-#ifdef QROCKET_HAVE_QUERY
     auto query = std::make_shared<QueryProcessor>(m_ctx);
     registerProcessor(toInt(RequestCode::QueryMessage), query, m_pullPool);
     registerProcessor(toInt(RequestCode::ViewMessageById), query, m_pullPool);
-#endif
-#ifdef QROCKET_HAVE_EXTRAS_REGISTRY
     registerExtraProcessors(*m_server, m_ctx, m_adminPool);
     registerExtraProcessors(*m_fastServer, m_ctx, m_adminPool);
-#endif
 }
 
 void BrokerController::registerProcessor(
@@ -331,9 +306,7 @@ Status BrokerController::start()
         m_slaveSyncTimer.start();
     }
     m_pullHold->start();
-#ifdef QROCKET_HAVE_SCHEDULE
-    static_cast<ScheduleMessageService *>(m_schedule.get())->start();
-#endif
+    m_schedule->start();
     m_transactions->start();
 
     m_registerTimer.setInterval(std::chrono::milliseconds(m_config.registerNameServerPeriod));
@@ -468,9 +441,7 @@ void BrokerController::shutdown()
     if (m_haService)
         m_haService->stop();
     m_pullHold->shutdown();
-#ifdef QROCKET_HAVE_SCHEDULE
-    static_cast<ScheduleMessageService *>(m_schedule.get())->stop();
-#endif
+    m_schedule->stop();
     m_transactions->stop();
     for (auto &pool : {m_sendPool, m_pullPool, m_clientPool, m_adminPool})
         pool->shutdown();

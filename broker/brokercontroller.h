@@ -23,13 +23,13 @@
 // Threads: lives on the thread that creates it, which needs an event loop (timers, queued
 // channel-close notifications, coalesced re-registration).
 
-#include "broker/brokercontext.h"
+#include "broker/common/brokercontext.h"
 #include "broker/config/brokerconfig.h"
 #include "clientlib/common/status.h"
 #include "clientlib/remoting/executor.h"
 #include "clientlib/remoting/requestprocessor.h"
-#include "storage/diskspace.h"
-#include "storage/storeconfig.h"
+#include "storage/core/diskspace.h"
+#include "storage/core/storeconfig.h"
 
 #include <QObject>
 #include <QTimer>
@@ -69,6 +69,7 @@ class ProducerManager;
 class TransactionalMessageService;
 class PullMessageProcessor;
 class PullRequestHoldService;
+class ScheduleMessageService;
 namespace filter {
 class SqlFilterCache;
 }
@@ -155,7 +156,7 @@ private:
     std::unique_ptr<BrokerConfiguration> m_configuration;
     std::unique_ptr<BrokerStats> m_stats;
     std::unique_ptr<BrokerStatsManager> m_statsManager;
-    std::shared_ptr<void> m_schedule; // ScheduleMessageService, when built (broker-extras)
+    std::unique_ptr<ScheduleMessageService> m_schedule;
     std::shared_ptr<TransactionalMessageService> m_transactions; // half messages, check-back
 
     std::shared_ptr<remoting::ThreadPoolExecutor> m_sendPool;

@@ -6,7 +6,7 @@
 
 #include "broker/config/brokerconfig.h"
 #include "clientlib/common/status.h"
-#include "storage/storeconfig.h"
+#include "storage/core/storeconfig.h"
 
 #include <QString>
 #include <QStringList>

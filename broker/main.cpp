@@ -2,7 +2,7 @@
 
 #include "broker/brokercontroller.h"
 #include "broker/brokerstartup.h"
-#include "broker/logging.h"
+#include "broker/common/logging.h"
 #include "clientlib/common/heap.h"
 #include "clientlib/common/logging.h"
 #include "clientlib/common/signalwatcher.h"

@@ -1,9 +1,9 @@
 #include "broker/namesrvregistrar.h"
 
-#include "broker/brokercodes.h"
-#include "broker/brokercontext.h"
+#include "broker/common/brokercodes.h"
+#include "broker/common/brokercontext.h"
+#include "broker/common/logging.h"
 #include "broker/config/brokerconfig.h"
-#include "broker/logging.h"
 #include "broker/managers/topicconfigmanager.h"
 #include "clientlib/common/hash.h"
 #include "clientlib/protocol/bodies/routebodies.h"

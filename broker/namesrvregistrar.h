@@ -10,7 +10,7 @@
 // are handled on the remoting client's I/O thread). unregisterBrokerAll() blocks (bounded) and
 // must not run on that I/O thread.
 
-#include "broker/managers/topicconfig.h"
+#include "broker/config/topicconfig.h"
 
 #include <QByteArray>
 #include <QList>

@@ -1,11 +1,11 @@
 #include "storage/messagestore.h"
 
 #include "clientlib/common/hash.h"
-#include "storage/logging.h"
+#include "storage/core/logging.h"
+#include "storage/core/prefaultservice.h"
 #include "storage/services/cleanservice.h"
 #include "storage/services/flushservice.h"
 #include "storage/services/grouptransferservice.h"
-#include "storage/services/prefaultservice.h"
 #include "storage/services/reputservice.h"
 #include "storage/storerecovery.h"
 

@@ -18,14 +18,14 @@
 // SLAVE_NOT_AVAILABLE at once when no slave can take it. On a SLAVE, appendReplicated() writes
 // the master's bytes verbatim and reput files them as usual.
 
-#include "storage/commitlog.h"
-#include "storage/consumequeue.h"
-#include "storage/indexservice.h"
-#include "storage/recordutil.h"
-#include "storage/storecheckpoint.h"
-#include "storage/storeconfig.h"
+#include "storage/core/commitlog.h"
+#include "storage/core/consumequeue.h"
+#include "storage/core/indexservice.h"
+#include "storage/core/recordutil.h"
+#include "storage/core/storecheckpoint.h"
+#include "storage/core/storeconfig.h"
+#include "storage/core/storetypes.h"
 #include "storage/storestats.h"
-#include "storage/storetypes.h"
 
 #include <atomic>
 #include <functional>

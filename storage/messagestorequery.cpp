@@ -1,7 +1,7 @@
 // MessageStore read paths: getMessage (protocol.md §4.2), offsets, timestamps, key queries, stats.
 
 #include "clientlib/common/byteorder.h"
-#include "storage/logging.h"
+#include "storage/core/logging.h"
 #include "storage/messagestore.h"
 #include "storage/services/cleanservice.h"
 #include "storage/services/flushservice.h"

@@ -1,7 +1,7 @@
 #include "storage/storerecovery.h"
 
 #include "clientlib/common/byteorder.h"
-#include "storage/logging.h"
+#include "storage/core/logging.h"
 #include "storage/messagestore.h"
 #include "storage/services/reputservice.h"
 

@@ -1,8 +1,8 @@
 #include "broker/config/brokerconfiguration.h"
 
+#include "broker/common/logging.h"
 #include "broker/config/brokerconfig.h"
-#include "broker/logging.h"
-#include "broker/managers/configfilestore.h"
+#include "broker/config/configfilestore.h"
 #include "clientlib/common/configkeys.h"
 
 #include <QFileInfo>

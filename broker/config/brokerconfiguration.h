@@ -24,11 +24,11 @@
 //
 // Thread-safe (one mutex); BrokerConfig fields outside it are read by other threads as before.
 
-#include "broker/managers/topicconfig.h"
+#include "broker/config/topicconfig.h"
 #include "clientlib/common/properties.h"
 #include "clientlib/common/result.h"
 #include "clientlib/common/status.h"
-#include "storage/storeconfig.h"
+#include "storage/core/storeconfig.h"
 
 #include <QMap>
 #include <QString>

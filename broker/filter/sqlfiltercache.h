@@ -16,7 +16,7 @@
 // Thread-safe: get() may be called from any pull thread; the filters it returns are immutable.
 
 #include "clientlib/common/result.h"
-#include "storage/storetypes.h"
+#include "storage/core/storetypes.h"
 
 #include <QByteArray>
 #include <QByteArrayView>

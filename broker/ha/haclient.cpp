@@ -1,7 +1,7 @@
 #include "broker/ha/haclient.h"
 
+#include "broker/common/logging.h"
 #include "broker/ha/haprotocol.h"
-#include "broker/logging.h"
 #include "storage/messagestore.h"
 
 #include <QDateTime>

@@ -1,6 +1,6 @@
 #include "broker/longpolling/pullrequestholdservice.h"
 
-#include "broker/logging.h"
+#include "broker/common/logging.h"
 
 #include <algorithm>
 

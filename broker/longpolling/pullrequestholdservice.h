@@ -17,7 +17,7 @@
 
 #include "clientlib/protocol/remotingcommand.h"
 #include "clientlib/remoting/requestprocessor.h"
-#include "storage/storetypes.h"
+#include "storage/core/storetypes.h"
 
 #include <QByteArray>
 #include <QByteArrayView>

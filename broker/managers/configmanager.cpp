@@ -1,7 +1,7 @@
 #include "broker/managers/configmanager.h"
 
-#include "broker/logging.h"
-#include "broker/managers/configfilestore.h"
+#include "broker/common/logging.h"
+#include "broker/config/configfilestore.h"
 
 namespace qrocket::broker {
 

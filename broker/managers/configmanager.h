@@ -20,7 +20,7 @@
 // serialised. encode()/decode() must guard the manager's own table. VersionedConfigManager's
 // methods may be called from any thread; a subclass holds m_mutex to touch m_table/m_dataVersion.
 
-#include "broker/managers/topicconfig.h"
+#include "broker/config/topicconfig.h"
 #include "clientlib/common/result.h"
 #include "clientlib/common/status.h"
 #include "clientlib/protocol/json.h"

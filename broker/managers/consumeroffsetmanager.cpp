@@ -1,6 +1,6 @@
 #include "broker/managers/consumeroffsetmanager.h"
 
-#include "broker/logging.h"
+#include "broker/common/logging.h"
 #include "clientlib/protocol/json.h"
 
 #include <QHashFunctions>

@@ -1,6 +1,6 @@
 #include "broker/managers/delayoffsetmanager.h"
 
-#include "broker/logging.h"
+#include "broker/common/logging.h"
 #include "clientlib/protocol/json.h"
 
 namespace qrocket::broker {

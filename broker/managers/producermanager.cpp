@@ -1,6 +1,6 @@
 #include "broker/managers/producermanager.h"
 
-#include "broker/logging.h"
+#include "broker/common/logging.h"
 
 #include <QDateTime>
 

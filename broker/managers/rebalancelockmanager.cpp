@@ -1,6 +1,6 @@
 #include "broker/managers/rebalancelockmanager.h"
 
-#include "broker/logging.h"
+#include "broker/common/logging.h"
 
 #include <QDateTime>
 

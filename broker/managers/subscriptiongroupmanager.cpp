@@ -1,6 +1,6 @@
 #include "broker/managers/subscriptiongroupmanager.h"
 
-#include "broker/logging.h"
+#include "broker/common/logging.h"
 #include "broker/managers/topicvalidator.h"
 
 namespace qrocket::broker {

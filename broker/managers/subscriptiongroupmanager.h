@@ -12,9 +12,9 @@
 // Thread-safety: all public methods may be called from any thread; the table is guarded by a
 // shared mutex and file writes by a second one.
 
+#include "broker/config/topicconfig.h"
 #include "broker/managers/configmanager.h"
 #include "broker/managers/subscriptiongroupconfig.h"
-#include "broker/managers/topicconfig.h"
 
 #include <QString>
 

@@ -1,7 +1,7 @@
 #include "broker/managers/topicconfigmanager.h"
 
+#include "broker/common/logging.h"
 #include "broker/config/brokerconfig.h"
-#include "broker/logging.h"
 #include "broker/managers/topicvalidator.h"
 
 #include <algorithm>

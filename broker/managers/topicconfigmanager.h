@@ -14,8 +14,8 @@
 // controller's thread). The table is guarded by a shared mutex (lookups share it); persistence is
 // serialised by a second mutex. The change listener runs on the calling thread.
 
+#include "broker/config/topicconfig.h"
 #include "broker/managers/configmanager.h"
-#include "broker/managers/topicconfig.h"
 #include "clientlib/common/result.h"
 
 #include <QByteArray>

@@ -1,10 +1,10 @@
 // AdminProcessor: subscription groups, offsets tables and the broker config (200, 207, 201, 43,
 // 45, 26, 25), protocol.md §4.4, §4.9.
 
-#include "broker/brokercontext.h"
+#include "broker/common/brokercontext.h"
+#include "broker/common/logging.h"
 #include "broker/config/brokerconfig.h"
 #include "broker/config/brokerconfiguration.h"
-#include "broker/logging.h"
 #include "broker/managers/consumeroffsetmanager.h"
 #include "broker/managers/delayoffsetmanager.h"
 #include "broker/managers/subscriptiongroupmanager.h"

@@ -1,8 +1,8 @@
 // AdminProcessor: consumer-side requests (208, 203, 204, 300, 222), protocol.md §4.9, §4.10.
 
-#include "broker/brokercontext.h"
+#include "broker/common/brokercontext.h"
+#include "broker/common/logging.h"
 #include "broker/config/brokerconfig.h"
-#include "broker/logging.h"
 #include "broker/managers/consumermanager.h"
 #include "broker/managers/consumeroffsetmanager.h"
 #include "broker/managers/producermanager.h"

@@ -1,9 +1,9 @@
 // AdminProcessor: requests forwarded to a consumer (307 GET_CONSUMER_RUNNING_INFO, 309
 // CONSUME_MESSAGE_DIRECTLY), protocol.md §4.9, §4.10.
 
-#include "broker/brokercontext.h"
+#include "broker/common/brokercontext.h"
+#include "broker/common/logging.h"
 #include "broker/config/brokerconfig.h"
-#include "broker/logging.h"
 #include "broker/managers/consumermanager.h"
 #include "broker/processors/admincommon.h"
 #include "broker/processors/adminprocessor.h"

@@ -1,9 +1,9 @@
 // AdminProcessor, part: 303, 314, 317, 321, 328 and 223 as RocketMQ 4.9's AdminBrokerProcessor and
 // Broker2Client answer them (request fields and bodies: see adminprocessor.h and protocol.md §4.9).
 
-#include "broker/brokercontext.h"
+#include "broker/common/brokercontext.h"
+#include "broker/common/logging.h"
 #include "broker/config/brokerconfig.h"
-#include "broker/logging.h"
 #include "broker/managers/consumermanager.h"
 #include "broker/managers/consumeroffsetmanager.h"
 #include "broker/managers/producermanager.h"
@@ -13,7 +13,7 @@
 #include "broker/processors/admincommon.h"
 #include "broker/processors/adminprocessor.h"
 #include "clientlib/protocol/json.h"
-#include "storage/consumequeue.h"
+#include "storage/core/consumequeue.h"
 #include "storage/messagestore.h"
 
 #include <QDateTime>

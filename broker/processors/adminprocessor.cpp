@@ -1,8 +1,8 @@
 #include "broker/processors/adminprocessor.h"
 
-#include "broker/brokercontext.h"
+#include "broker/common/brokercontext.h"
+#include "broker/common/logging.h"
 #include "broker/config/brokerconfig.h"
-#include "broker/logging.h"
 #include "broker/managers/consumeroffsetmanager.h"
 #include "broker/processors/admincommon.h"
 #include "clientlib/protocol/extensioncode.h"

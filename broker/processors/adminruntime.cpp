@@ -1,11 +1,11 @@
 // AdminProcessor: broker runtime and store requests (28, 202, 329, 306, the store-files
 // extension), protocol.md §4.9.
 
-#include "broker/brokercontext.h"
+#include "broker/common/brokercontext.h"
+#include "broker/common/logging.h"
 #include "broker/config/brokerconfig.h"
 #include "broker/ha/haclient.h"
 #include "broker/ha/haservice.h"
-#include "broker/logging.h"
 #include "broker/managers/brokerstats.h"
 #include "broker/managers/topicconfigmanager.h"
 #include "broker/processors/adminbodies.h"

@@ -1,15 +1,15 @@
 // AdminProcessor, part: 315 VIEW_BROKER_STATS_DATA and 316 CLEAN_UNUSED_TOPIC as RocketMQ 4.9's
 // AdminBrokerProcessor answers them.
 
-#include "broker/brokercontext.h"
-#include "broker/logging.h"
+#include "broker/common/brokercontext.h"
+#include "broker/common/logging.h"
 #include "broker/managers/topicconfigmanager.h"
 #include "broker/managers/topicvalidator.h"
 #include "broker/processors/admincommon.h"
 #include "broker/processors/adminprocessor.h"
 #include "broker/stats/brokerstatsmanager.h"
 #include "clientlib/protocol/json.h"
-#include "storage/consumequeue.h"
+#include "storage/core/consumequeue.h"
 #include "storage/messagestore.h"
 
 #include <QSet>

@@ -1,8 +1,8 @@
 // AdminProcessor: topic requests (17, 215, 21, 305), protocol.md §4.9.
 
-#include "broker/brokercontext.h"
+#include "broker/common/brokercontext.h"
+#include "broker/common/logging.h"
 #include "broker/config/brokerconfig.h"
-#include "broker/logging.h"
 #include "broker/managers/topicconfigmanager.h"
 #include "broker/managers/topicvalidator.h"
 #include "broker/processors/adminbodies.h"

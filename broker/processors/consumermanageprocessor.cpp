@@ -1,7 +1,7 @@
 #include "broker/processors/consumermanageprocessor.h"
 
-#include "broker/brokercodes.h"
-#include "broker/brokercontext.h"
+#include "broker/common/brokercodes.h"
+#include "broker/common/brokercontext.h"
 #include "broker/managers/consumeroffsetmanager.h"
 #include "storage/messagestore.h"
 

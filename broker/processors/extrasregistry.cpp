@@ -1,6 +1,6 @@
 #include "broker/processors/extrasregistry.h"
 
-#include "broker/brokercontext.h"
+#include "broker/common/brokercontext.h"
 #include "broker/managers/rebalancelockmanager.h"
 #include "broker/processors/admincommon.h"
 #include "broker/processors/adminprocessor.h"

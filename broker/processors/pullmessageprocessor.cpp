@@ -1,10 +1,10 @@
 #include "broker/processors/pullmessageprocessor.h"
 
-#include "broker/brokercodes.h"
-#include "broker/brokercontext.h"
+#include "broker/common/brokercodes.h"
+#include "broker/common/brokercontext.h"
+#include "broker/common/logging.h"
 #include "broker/config/brokerconfig.h"
 #include "broker/filter/sqlfiltercache.h"
-#include "broker/logging.h"
 #include "broker/longpolling/pullrequestholdservice.h"
 #include "broker/managers/brokerstats.h"
 #include "broker/managers/consumermanager.h"

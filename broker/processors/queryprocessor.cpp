@@ -1,6 +1,6 @@
 #include "broker/processors/queryprocessor.h"
 
-#include "broker/brokercontext.h"
+#include "broker/common/brokercontext.h"
 #include "broker/processors/admincommon.h"
 #include "storage/messagestore.h"
 

@@ -1,12 +1,13 @@
 #include "broker/processors/sendmessageprocessor.h"
 
-#include "broker/brokercodes.h"
-#include "broker/brokercontext.h"
+#include "broker/common/brokercodes.h"
+#include "broker/common/brokercontext.h"
 #include "broker/config/brokerconfig.h"
 #include "broker/managers/subscriptiongroupmanager.h"
 #include "broker/managers/topicconfigmanager.h"
 #include "broker/managers/topicvalidator.h"
 #include "broker/processors/sendrequestheader.h"
+#include "broker/schedule/scheduletransform.h"
 #include "broker/stats/brokerstatsmanager.h"
 #include "broker/transaction/transactionalmessage.h"
 #include "clientlib/protocol/messagebatch.h"
@@ -86,14 +87,6 @@ QByteArray decimal(protocol::SharedBytes &texts, std::int64_t v)
 {
     char *at = texts.room(kDecimalMax);
     return texts.commit(std::to_chars(at, at + kDecimalMax, v).ptr - at);
-}
-
-QByteArray property(QByteArrayView name, QByteArrayView value)
-{
-    QByteArray out;
-    out.reserve(name.size() + value.size() + 1);
-    out.append(name).append(protocol::kNameValueSeparator).append(value);
-    return out;
 }
 
 /// A config string's UTF-8 form, converted again only when the setting changes. One per thread
@@ -198,23 +191,6 @@ RemotingCommand sendReply(const PutMessageResult &r, int queueId, const BrokerCo
 }
 
 } // namespace
-
-void SendMessageProcessor::toScheduleTopic(MessageExtBrokerInner &msg, int level, int maxLevel)
-{
-    if (maxLevel > 0)
-        level = std::min(level, maxLevel);
-    QByteArray props = msg.properties;
-    for (QByteArrayView name : {mc::RealTopic, mc::RealQueueId}) {
-        if (!protocol::findProperty(props, name).isNull())
-            props = protocol::removeProperty(props, name);
-    }
-    props = protocol::appendProperties(props, property(mc::RealTopic, msg.topic));
-    props = protocol::appendProperties(
-        props, property(mc::RealQueueId, QByteArray::number(msg.queueId)));
-    msg.properties = std::move(props);
-    msg.topic = topics::kSchedule;
-    msg.queueId = level - 1;
-}
 
 bool SendMessageProcessor::runsInline(const RemotingCommand &request) const
 {
@@ -364,12 +340,8 @@ void SendMessageProcessor::sendOne(const remoting::ChannelPtr &channel,
     if (!halfMessage && sent.hasDelay
         && (txType == protocol::SysFlag::TransactionNot
             || txType == protocol::SysFlag::TransactionCommit)) {
-        if (const int level = sent.delayLevel; level > 0) {
-            if (m_ctx.toScheduleTopic)
-                m_ctx.toScheduleTopic(msg, level);
-            else
-                toScheduleTopic(msg, level, static_cast<int>(config.delayLevelMillis().size()));
-        }
+        if (sent.delayLevel > 0)
+            schedule::applyDelayLevel(msg, config.delayLevelMillis());
     }
 
     const int replyQueueId = header.queueId; // the requested queue, even for delayed messages

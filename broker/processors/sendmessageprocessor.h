@@ -12,7 +12,7 @@
 // send executor. Completions run on the putting thread (async flush) or on the store's
 // group-commit thread (SYNC_FLUSH).
 
-#include "broker/managers/topicconfig.h"
+#include "broker/config/topicconfig.h"
 #include "clientlib/remoting/requestprocessor.h"
 
 namespace qrocket::storage {
@@ -32,10 +32,6 @@ public:
     void processRequest(const remoting::ChannelPtr &channel, remoting::RemotingCommand request,
         remoting::Responder respond) override;
     bool runsInline(const remoting::RemotingCommand &request) const override;
-
-    /// RocketMQ's fallback transformation of a DELAY message when no schedule hook is set in the
-    /// context: REAL_TOPIC/REAL_QID saved, topic SCHEDULE_TOPIC_XXXX, queue level - 1.
-    static void toScheduleTopic(storage::MessageExtBrokerInner &msg, int level, int maxLevel);
 
     /// A send refused by msgCheck: the response code and remark.
     struct Refusal

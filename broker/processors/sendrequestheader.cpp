@@ -1,6 +1,6 @@
 #include "broker/processors/sendrequestheader.h"
 
-#include "broker/brokercodes.h"
+#include "broker/common/brokercodes.h"
 #include "clientlib/protocol/messageproperties.h"
 
 #include <array>

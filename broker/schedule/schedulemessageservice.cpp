@@ -1,9 +1,9 @@
 #include "broker/schedule/schedulemessageservice.h"
 
-#include "broker/brokercontext.h"
+#include "broker/common/brokercontext.h"
+#include "broker/common/logging.h"
 #include "broker/config/brokerconfig.h"
 #include "broker/config/delaylevel.h"
-#include "broker/logging.h"
 #include "broker/managers/delayoffsetmanager.h"
 #include "broker/stats/brokerstatsmanager.h"
 #include "storage/messagestore.h"

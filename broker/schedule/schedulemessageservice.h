@@ -20,7 +20,7 @@
 // accessors may be called from any thread; start()/stop() from the owning thread.
 
 #include "broker/schedule/scheduletransform.h"
-#include "storage/services/servicethread.h"
+#include "storage/core/servicethread.h"
 
 #include <QByteArray>
 

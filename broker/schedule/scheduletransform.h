@@ -13,7 +13,7 @@
 
 #include "clientlib/common/result.h"
 #include "clientlib/protocol/messagecodec.h"
-#include "storage/storetypes.h"
+#include "storage/core/storetypes.h"
 
 #include <QByteArrayView>
 

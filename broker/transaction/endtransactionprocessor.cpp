@@ -1,9 +1,9 @@
 #include "broker/transaction/endtransactionprocessor.h"
 
-#include "broker/brokercodes.h"
-#include "broker/brokercontext.h"
+#include "broker/common/brokercodes.h"
+#include "broker/common/brokercontext.h"
+#include "broker/common/logging.h"
 #include "broker/config/brokerconfig.h"
-#include "broker/logging.h"
 #include "broker/transaction/transactionalmessageservice.h"
 
 namespace qrocket::broker {

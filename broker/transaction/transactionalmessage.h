@@ -19,7 +19,7 @@
 #include "clientlib/common/result.h"
 #include "clientlib/protocol/messagecodec.h"
 #include "clientlib/protocol/messageproperties.h"
-#include "storage/storetypes.h"
+#include "storage/core/storetypes.h"
 
 #include <QByteArray>
 #include <QByteArrayView>

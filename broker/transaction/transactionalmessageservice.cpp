@@ -1,16 +1,17 @@
 #include "broker/transaction/transactionalmessageservice.h"
 
-#include "broker/brokercodes.h"
-#include "broker/brokercontext.h"
+#include "broker/common/brokercodes.h"
+#include "broker/common/brokercontext.h"
+#include "broker/common/logging.h"
 #include "broker/config/brokerconfig.h"
-#include "broker/logging.h"
 #include "broker/managers/consumeroffsetmanager.h"
 #include "broker/managers/producermanager.h"
 #include "broker/managers/topicconfigmanager.h"
+#include "broker/schedule/scheduletransform.h"
 #include "broker/transaction/transactionalmessage.h"
 #include "clientlib/remoting/requestprocessor.h"
+#include "storage/core/storeconfig.h"
 #include "storage/messagestore.h"
-#include "storage/storeconfig.h"
 
 #include <QDateTime>
 
@@ -152,9 +153,8 @@ TransactionalMessageService::Answer TransactionalMessageService::endTransaction(
     if (!committed)
         return {toInt(ResponseCode::SystemError), committed.error().message().toUtf8()};
     // The commit log applies delay levels to COMMIT records as to plain ones.
-    const QByteArrayView delay = protocol::findProperty(committed->properties, mc::DelayTimeLevel);
-    if (!delay.isNull() && delay.toByteArray().toInt() > 0 && m_ctx.toScheduleTopic)
-        m_ctx.toScheduleTopic(*committed, delay.toByteArray().toInt());
+    if (m_ctx.config)
+        schedule::applyDelayLevel(*committed, m_ctx.config->delayLevelMillis());
     const storage::PutMessageResult put = m_ctx.store->putMessageAndWait(*committed);
     Answer answer = finalPutAnswer(put, m_ctx.store->config().maxMessageSize);
     if (answer.code == toInt(ResponseCode::Success))

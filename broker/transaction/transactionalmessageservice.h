@@ -22,8 +22,8 @@
 // topics, consumerOffsets, producers) must outlive it. Thread-safety: endTransaction() from any
 // thread; check() is serialised internally; start()/stop() from the owning thread.
 
-#include "storage/services/servicethread.h"
-#include "storage/storetypes.h"
+#include "storage/core/servicethread.h"
+#include "storage/core/storetypes.h"
 
 #include <QByteArray>
 

@@ -13,7 +13,7 @@
 #include "clientlib/remoting/remotingclient.h"
 #include "namesrv/namesrvconfig.h"
 #include "namesrv/namesrvcontroller.h"
-#include "storage/storeconfig.h"
+#include "storage/core/storeconfig.h"
 
 #include <QCoreApplication>
 #include <QDeadlineTimer>

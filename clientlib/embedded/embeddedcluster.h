@@ -44,7 +44,7 @@
 
 #include "clientlib/common/result.h"
 #include "clientlib/common/status.h"
-#include "storage/diskspace.h"
+#include "storage/core/diskspace.h"
 
 #include <QString>
 

@@ -1,6 +1,6 @@
 #include "storage/services/cleanservice.h"
 
-#include "storage/logging.h"
+#include "storage/core/logging.h"
 
 #include <QDateTime>
 #include <QFile>

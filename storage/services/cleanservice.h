@@ -17,9 +17,9 @@
 // Clock and disk probe are injectable; run() is called by the store's timer thread or by tests;
 // checkDisk() alone by the store's open() so that the figures are known from the start.
 
-#include "storage/diskspace.h"
-#include "storage/mappedfilequeue.h"
-#include "storage/storeconfig.h"
+#include "storage/core/diskspace.h"
+#include "storage/core/mappedfilequeue.h"
+#include "storage/core/storeconfig.h"
 
 #include <QByteArrayView>
 #include <QStringList>

@@ -1,7 +1,7 @@
 #include "storage/services/flushservice.h"
 
-#include "storage/commitlog.h"
-#include "storage/logging.h"
+#include "storage/core/commitlog.h"
+#include "storage/core/logging.h"
 
 #include <chrono>
 #include <climits>
@@ -80,7 +80,7 @@ void FlushCommitLogService::stop()
 
 GroupCommitService::GroupCommitService(
     MappedFileQueue &files, StoreCheckpoint &checkpoint, int timeoutMs, CommitLog *writer)
-    : m_files(files), m_writer(writer), m_checkpoint(checkpoint), m_timeoutMs(timeoutMs)
+    : m_files(files), m_writer(writer), m_checkpoint(checkpoint), m_waiters(timeoutMs)
 { }
 
 std::int64_t GroupCommitService::backlog() const
@@ -102,41 +102,23 @@ GroupCommitService::~GroupCommitService()
 
 void GroupCommitService::start()
 {
-    m_stopping = false;
-    m_thread = std::thread([this] { run(); });
-    ::pthread_setname_np(m_thread.native_handle(), "qr-groupcommit");
+    m_thread.start([this] { run(); }, "qr-groupcommit");
 }
 
 void GroupCommitService::stop()
 {
-    {
-        std::lock_guard lock(m_mutex);
-        if (m_stopped)
-            return;
-        m_stopped = true;
-    }
-    {
-        std::lock_guard lock(m_sleepMutex);
-        m_stopping = true;
-    }
-    m_sleepCv.notify_all();
-    if (m_thread.joinable())
-        m_thread.join();
+    if (!m_waiters.close())
+        return;
+    m_thread.stop();
     doCommit(true);
-    m_finalDone.store(true);
-    publishDurable();
+    m_waiters.shutDown();
 }
 
 void GroupCommitService::arrived()
 {
     const std::uint64_t a = m_arrivals.fetch_add(1) + 1;
-    if (a == m_wakeAt.load()) {
-        // Taking the lock orders this wakeup after the service thread's predicate check.
-        {
-            std::lock_guard lock(m_sleepMutex);
-        }
-        m_sleepCv.notify_one();
-    }
+    if (a == m_wakeAt.load())
+        m_thread.notify();
 }
 
 void GroupCommitService::sleepUntil(
@@ -144,11 +126,8 @@ void GroupCommitService::sleepUntil(
 {
     // seq_cst pair with arrived(): either it sees m_wakeAt, or we see its arrival.
     m_wakeAt.store(arrivals);
-    if (m_arrivals.load() < arrivals) {
-        std::unique_lock lock(m_sleepMutex);
-        m_sleepCv.wait_until(
-            lock, deadline, [&] { return m_arrivals.load() >= arrivals || m_stopping.load(); });
-    }
+    if (m_arrivals.load() < arrivals)
+        m_thread.sleepUntil(deadline, [&] { return m_arrivals.load() >= arrivals; });
     m_wakeAt.store(~std::uint64_t(0));
 }
 
@@ -162,7 +141,7 @@ void GroupCommitService::run()
     std::uint64_t releasedAt = 0; // the arrival count when it released them
     Clock::duration flushTime {}; // moving average of one flush
     bool failed = false;
-    while (!m_stopping.load()) {
+    while (!m_thread.isStopping()) {
         if (failed || backlog() == 0)
             sleepUntil(m_arrivals.load() + 1, Clock::now() + kIdle);
         if (!failed && released > 0 && backlog() > 0) {
@@ -190,16 +169,7 @@ void GroupCommitService::run()
 
 void GroupCommitService::submit(std::int64_t nextOffset, PutMessageResult result, PutCallback cb)
 {
-    bool queued = false;
-    {
-        std::lock_guard lock(m_mutex);
-        if (!m_stopped) {
-            m_requests.push_back(
-                {nextOffset, steadyMs() + m_timeoutMs, std::move(result), std::move(cb)});
-            queued = true;
-        }
-    }
-    if (queued) {
+    if (m_waiters.submit(nextOffset, result, cb)) {
         arrived();
         return;
     }
@@ -215,94 +185,21 @@ void GroupCommitService::submit(std::int64_t nextOffset, PutMessageResult result
 bool GroupCommitService::waitDurable(std::int64_t nextOffset, QString *whyNot)
 {
     arrived();
-    const std::int64_t deadline = steadyMs() + m_timeoutMs;
-    for (;;) {
-        m_sleepers.fetch_add(1);
-        const std::uint32_t gen = m_generation.load();
-        if (m_files.flushedWhere() >= nextOffset) {
-            m_sleepers.fetch_sub(1);
-            return true;
-        }
-        const std::int64_t left = deadline - steadyMs();
-        if (m_finalDone.load() || left <= 0) {
-            m_sleepers.fetch_sub(1);
-            if (whyNot)
-                *whyNot = m_finalDone.load()
-                    ? QStringLiteral("store shut down before the message was flushed")
-                    : QStringLiteral("not flushed to disk within syncFlushTimeout %1 ms (durable "
-                                     "up to %2, needed %3)")
-                          .arg(m_timeoutMs)
-                          .arg(m_files.flushedWhere())
-                          .arg(nextOffset);
-            return false;
-        }
-        timespec ts {static_cast<time_t>(left / 1000), static_cast<long>(left % 1000) * 1000000};
-        static_assert(sizeof(m_generation) == sizeof(std::uint32_t));
-        ::syscall(SYS_futex, reinterpret_cast<std::uint32_t *>(&m_generation), FUTEX_WAIT_PRIVATE,
-            gen, &ts, nullptr, 0);
-        m_sleepers.fetch_sub(1);
-    }
+    const auto result = m_waiters.block(nextOffset, [this] { return m_files.flushedWhere(); });
+    if (result == OffsetWaiters::BlockResult::Reached)
+        return true;
+    if (whyNot)
+        *whyNot = result == OffsetWaiters::BlockResult::ShutDown
+            ? QStringLiteral("store shut down before the message was flushed")
+            : QStringLiteral("not flushed to disk within syncFlushTimeout %1 ms (durable up to "
+                             "%2, needed %3)")
+                  .arg(m_waiters.timeoutMs())
+                  .arg(m_files.flushedWhere())
+                  .arg(nextOffset);
+    return false;
 }
 
-void GroupCommitService::publishDurable()
-{
-    // seq_cst pair with waitDurable(): a waiter that registered before this sees the new
-    // generation (its futex wait returns at once) or is woken here.
-    m_generation.fetch_add(1);
-    if (m_sleepers.load() > 0)
-        ::syscall(SYS_futex, reinterpret_cast<std::uint32_t *>(&m_generation), FUTEX_WAKE_PRIVATE,
-            INT_MAX, nullptr, nullptr, 0);
-}
-
-std::int64_t GroupCommitService::pendingRequests() const
-{
-    std::lock_guard lock(m_mutex);
-    return static_cast<std::int64_t>(m_requests.size());
-}
-
-void GroupCommitService::takeRequests()
-{
-    std::lock_guard lock(m_mutex);
-    if (m_working.empty()) {
-        m_working.swap(m_requests);
-    } else {
-        for (auto &r : m_requests)
-            m_working.push_back(std::move(r));
-        m_requests.clear();
-    }
-}
-
-void GroupCommitService::completeDurable(bool expire)
-{
-    const std::int64_t durable = m_files.flushedWhere();
-    const std::int64_t now = expire ? steadyMs() : 0;
-    size_t kept = 0;
-    for (size_t i = 0; i < m_working.size(); ++i) {
-        Request &r = m_working[i];
-        if (durable >= r.nextOffset) {
-            finish(r);
-        } else if (expire && now >= r.deadline) {
-            // A SLAVE_NOT_AVAILABLE put keeps its status (RocketMQ: the replica's status wins).
-            if (r.result.status == PutMessageStatus::PutOk) {
-                r.result.status = PutMessageStatus::FlushDiskTimeout;
-                r.result.remark = QStringLiteral(
-                    "not flushed to disk within syncFlushTimeout %1 ms (durable up to %2, "
-                    "needed %3)")
-                                      .arg(m_timeoutMs)
-                                      .arg(durable)
-                                      .arg(r.nextOffset);
-            }
-            finish(r);
-        } else {
-            if (kept != i)
-                m_working[kept] = std::move(r);
-            ++kept;
-        }
-    }
-    m_working.erase(m_working.begin() + static_cast<std::ptrdiff_t>(kept), m_working.end());
-}
-
-void GroupCommitService::finish(Request &r)
+void GroupCommitService::finish(OffsetWaiters::Request &r)
 {
     if (m_forward && r.result.status != PutMessageStatus::SlaveNotAvailable)
         m_forward(r.nextOffset, std::move(r.result), std::move(r.cb));
@@ -315,7 +212,7 @@ bool GroupCommitService::doCommit(bool final)
     // One flush covers every put appended before it started, so it serves all waiting requests
     // at once; requests that arrive while it runs and are already covered by it are completed
     // right after it, without waiting for the next flush.
-    takeRequests();
+    m_waiters.take();
     bool ok = true;
     if (backlog() > 0) {
         if (Status s = flushAll(); !s) {
@@ -324,19 +221,29 @@ bool GroupCommitService::doCommit(bool final)
         } else {
             m_flushes.fetch_add(1, std::memory_order_relaxed);
         }
-        // Before the release: the released puts may be back before publishDurable() returns.
+        // Before the release: the released puts may be back before publish() returns.
         m_arrivalsAtRelease = m_arrivals.load();
-        publishDurable();
+        m_waiters.publish();
     }
-    takeRequests();
-    if (m_working.empty())
+    m_waiters.take();
+    if (m_waiters.idle())
         return ok;
-    if (final) {
-        const std::int64_t never = std::numeric_limits<std::int64_t>::min();
-        for (auto &r : m_working)
-            r.deadline = never;
-    }
-    completeDurable(true);
+    const std::int64_t durable = m_files.flushedWhere();
+    m_waiters.complete(
+        durable, final,
+        [&](OffsetWaiters::Request &r) {
+            // A SLAVE_NOT_AVAILABLE put keeps its status (RocketMQ: the replica's status wins).
+            if (r.result.status == PutMessageStatus::PutOk) {
+                r.result.status = PutMessageStatus::FlushDiskTimeout;
+                r.result.remark = QStringLiteral(
+                    "not flushed to disk within syncFlushTimeout %1 ms (durable up to %2, "
+                    "needed %3)")
+                                      .arg(m_waiters.timeoutMs())
+                                      .arg(durable)
+                                      .arg(r.nextOffset);
+            }
+        },
+        [this](OffsetWaiters::Request &r) { finish(r); });
     return ok;
 }
 

@@ -15,18 +15,15 @@
 //   first writes what the puts buffered, outside the put lock, then fdatasyncs.
 // Both record the checkpoint's physicMsgTimestamp for what they made durable.
 
-#include "storage/mappedfilequeue.h"
-#include "storage/services/servicethread.h"
-#include "storage/storecheckpoint.h"
-#include "storage/storetypes.h"
+#include "storage/core/mappedfilequeue.h"
+#include "storage/core/servicethread.h"
+#include "storage/core/storecheckpoint.h"
+#include "storage/core/storetypes.h"
+#include "storage/services/offsetwaiters.h"
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <functional>
-#include <mutex>
-#include <thread>
-#include <vector>
 
 namespace qrocket::storage {
 
@@ -82,18 +79,11 @@ public:
     bool waitDurable(std::int64_t nextOffset, QString *whyNot);
     /// Tells the flusher that bytes were appended (a WAIT=false put): flush soon.
     void wakeup() { arrived(); }
-    std::int64_t pendingRequests() const;
+    std::int64_t pendingRequests() const { return m_waiters.queued(); }
     /// Flushes done so far (the bench divides messages by it).
     std::int64_t flushCount() const { return m_flushes.load(std::memory_order_relaxed); }
 
 private:
-    struct Request
-    {
-        std::int64_t nextOffset;
-        std::int64_t deadline; // steady-clock ms
-        PutMessageResult result;
-        PutCallback cb;
-    };
     void run();
     /// Counts one put that needs a flush; wakes the service thread when it waits for this one.
     void arrived();
@@ -101,12 +91,8 @@ private:
     void sleepUntil(std::uint64_t arrivals, std::chrono::steady_clock::time_point deadline);
     /// One flush plus completions; false when the flush failed.
     bool doCommit(bool final);
-    void takeRequests();
-    /// Completes the requests the flushed offset covers; with `expire`, times out the overdue.
-    void completeDurable(bool expire);
-    void publishDurable();
     /// A request's end: forwarded, or its completion called.
-    void finish(Request &r);
+    void finish(OffsetWaiters::Request &r);
     /// Bytes appended but not yet durable (written or not).
     std::int64_t backlog() const;
     /// Writes the buffered appends, then flushes everything.
@@ -115,12 +101,8 @@ private:
     MappedFileQueue &m_files;
     CommitLog *m_writer;
     StoreCheckpoint &m_checkpoint;
-    int m_timeoutMs;
     Forward m_forward;
-    mutable std::mutex m_mutex; // guards m_requests, m_stopped
-    std::vector<Request> m_requests;
-    bool m_stopped = false;
-    std::vector<Request> m_working; // service thread only
+    OffsetWaiters m_waiters;
 
     // Arrivals (puts waiting for a flush, counted after their append) drive the service thread:
     // it sleeps until the arrival count reaches m_wakeAt, and only the put that reaches it pays
@@ -128,16 +110,8 @@ private:
     std::atomic<std::uint64_t> m_arrivals {0};
     std::atomic<std::uint64_t> m_wakeAt {~std::uint64_t(0)};
     std::uint64_t m_arrivalsAtRelease = 0; // service thread: arrivals when the last flush ended
-    std::mutex m_sleepMutex;
-    std::condition_variable m_sleepCv;
-    std::atomic<bool> m_stopping {false};
-    std::thread m_thread;
-
-    // waitDurable(): a generation counter used as a futex, bumped after every flush.
-    std::atomic<std::uint32_t> m_generation {0};
-    std::atomic<int> m_sleepers {0};
-    std::atomic<bool> m_finalDone {false};
     std::atomic<std::int64_t> m_flushes {0};
+    ServiceThread m_thread;
 };
 
 } // namespace qrocket::storage

@@ -13,13 +13,11 @@
 //
 // Threading: every public method may be called from any thread after start().
 
-#include "storage/storetypes.h"
+#include "storage/core/servicethread.h"
+#include "storage/core/storetypes.h"
+#include "storage/services/offsetwaiters.h"
 
 #include <atomic>
-#include <condition_variable>
-#include <mutex>
-#include <thread>
-#include <vector>
 
 namespace qrocket::storage {
 
@@ -53,37 +51,22 @@ public:
     {
         return slaveConnections() > 0 && masterPutWhere - ackedOffset() < m_fallBehindMax;
     }
-    std::int64_t pendingRequests() const;
+    std::int64_t pendingRequests() const { return m_waiters.pending(); }
 
 private:
-    struct Request
-    {
-        std::int64_t nextOffset;
-        std::int64_t deadline; // steady-clock ms
-        PutMessageResult result;
-        PutCallback cb;
-    };
     void run();
     /// Completes the requests the acknowledged offset covers and, with `expireAll` or past their
     /// deadline, fails the others.
     void completeWorking(bool expireAll);
     QString timeoutRemark(std::int64_t nextOffset) const;
 
-    const int m_timeoutMs;
     const std::int64_t m_fallBehindMax;
     std::atomic<std::int64_t> m_acked {0};
     std::atomic<int> m_connections {0};
-
-    mutable std::mutex m_mutex; // guards m_requests, m_stopped; m_cv waits on it
-    std::condition_variable m_cv;
-    std::vector<Request> m_requests;
-    bool m_stopped = false;
-    bool m_started = false;
-    std::atomic<bool> m_waiting {false}; // the service thread sleeps, waiting for an ack
-    std::atomic<bool> m_idle {false}; // ... and has no request: a new one must wake it
-    std::atomic<int> m_blockedWaiters {0}; // threads in waitTransferred()
-    std::vector<Request> m_working; // service thread only (and stop() after the join)
-    std::thread m_thread;
+    OffsetWaiters m_waiters;
+    std::atomic<bool> m_started {false};
+    std::atomic<bool> m_idle {false}; // the service thread sleeps with no request taken
+    ServiceThread m_thread;
 };
 
 } // namespace qrocket::storage

@@ -1,6 +1,6 @@
 #include "storage/services/reputservice.h"
 
-#include "storage/logging.h"
+#include "storage/core/logging.h"
 
 namespace qrocket::storage {
 

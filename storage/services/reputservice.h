@@ -4,8 +4,8 @@
 // dispatcher (consume queue unit + index entries + arrival listener). Runs on its own thread
 // after start; recovery calls dispatchAll() synchronously before that.
 
-#include "storage/commitlog.h"
-#include "storage/services/servicethread.h"
+#include "storage/core/commitlog.h"
+#include "storage/core/servicethread.h"
 
 #include <atomic>
 #include <functional>

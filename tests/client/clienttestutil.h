@@ -7,7 +7,7 @@
 #include "clientlib/client/producer.h"
 #include "clientlib/client/pushconsumer.h"
 #include "clientlib/embedded/embeddedcluster.h"
-#include "storage/storeconfig.h"
+#include "storage/core/storeconfig.h"
 
 #include <QElapsedTimer>
 #include <QTest>

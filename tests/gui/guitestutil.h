@@ -7,7 +7,7 @@
 #include "broker/config/brokerconfig.h"
 #include "clientlib/client/producer.h"
 #include "clientlib/embedded/embeddedcluster.h"
-#include "storage/storeconfig.h"
+#include "storage/core/storeconfig.h"
 
 #include <QCoreApplication>
 #include <QDateTime>

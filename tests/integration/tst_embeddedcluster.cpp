@@ -10,7 +10,7 @@
 #include "clientlib/protocol/requestcode.h"
 #include "clientlib/protocol/responsecode.h"
 #include "clientlib/remoting/remotingclient.h"
-#include "storage/storeconfig.h"
+#include "storage/core/storeconfig.h"
 
 #include <QDateTime>
 #include <QDir>

@@ -7,7 +7,7 @@
 // after N messages (for instruction counts under callgrind, where time means nothing).
 
 #include "benchbaselines.h"
-#include "storage/mappedfile.h"
+#include "storage/core/mappedfile.h"
 #include "storage/messagestore.h"
 
 #include <QCoreApplication>

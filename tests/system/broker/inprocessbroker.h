@@ -7,7 +7,7 @@
 
 #include "broker/brokercontroller.h"
 #include "broker/config/brokerconfig.h"
-#include "storage/storeconfig.h"
+#include "storage/core/storeconfig.h"
 
 #include <QString>
 #include <QTest>

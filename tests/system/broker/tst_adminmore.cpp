@@ -4,8 +4,8 @@
 // INVOKE_BROKER_TO_GET_CONSUMER_STATUS (223, answered by a consumer's GET_CONSUMER_STATUS_FROM_
 // CLIENT processor).
 
-#include "broker/brokercontext.h"
 #include "broker/brokercontroller.h"
+#include "broker/common/brokercontext.h"
 #include "clientlib/protocol/bodies/clientbodies.h"
 #include "clientlib/protocol/json.h"
 #include "clientlib/remoting/remotingclient.h"

@@ -2,8 +2,8 @@
 // BrokerController, as RocketMQ 4.9 answers them. The stats manager's clock is injected: the
 // test moves it and takes the samples itself (tick()), so every figure is exact.
 
-#include "broker/brokercontext.h"
 #include "broker/brokercontroller.h"
+#include "broker/common/brokercontext.h"
 #include "broker/managers/topicconfigmanager.h"
 #include "broker/stats/brokerstatsmanager.h"
 #include "clientlib/protocol/json.h"

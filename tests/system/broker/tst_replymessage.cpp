@@ -4,8 +4,8 @@
 // the replier's answer and the stored copy in DefaultCluster_REPLY_TOPIC; requester unknown,
 // REPLY_TO_CLIENT missing, requester answering an error, storeReplyMessageEnable=false.
 
-#include "broker/brokercontext.h"
 #include "broker/brokercontroller.h"
+#include "broker/common/brokercontext.h"
 #include "clientlib/protocol/bodies/clientbodies.h"
 #include "clientlib/protocol/messageproperties.h"
 #include "clientlib/remoting/remotingclient.h"

@@ -1,6 +1,6 @@
 // ConfigFileStore: tmp -> .bak -> rename writes and .bak fallback on load.
 
-#include "broker/managers/configfilestore.h"
+#include "broker/config/configfilestore.h"
 #include "tests/unit/broker/brokertestutil.h"
 
 #include <QTemporaryDir>

@@ -4,7 +4,7 @@
 // MessageStore in a QTemporaryDir with small files, the managers, a BrokerContext over them and
 // the ScheduleMessageService, plus helpers to put messages and call processors synchronously.
 
-#include "broker/brokercontext.h"
+#include "broker/common/brokercontext.h"
 #include "broker/config/brokerconfig.h"
 #include "broker/config/brokerconfiguration.h"
 #include "broker/managers/brokerstats.h"

@@ -1,6 +1,6 @@
 #include "clientlib/common/hash.h"
-#include "storage/commitlog.h"
-#include "storage/recordutil.h"
+#include "storage/core/commitlog.h"
+#include "storage/core/recordutil.h"
 #include "storetestutil.h"
 
 #include <QJsonArray>

@@ -1,4 +1,4 @@
-#include "storage/consumequeue.h"
+#include "storage/core/consumequeue.h"
 #include "storetestutil.h"
 
 #include <QDir>

@@ -4,7 +4,7 @@
 // from the mapping), never acknowledge a message that is not stored, and succeed again once the
 // limit is lifted.
 
-#include "storage/mappedfile.h"
+#include "storage/core/mappedfile.h"
 #include "storage/messagestore.h"
 #include "storetestutil.h"
 

@@ -1,5 +1,5 @@
-#include "storage/indexfile.h"
-#include "storage/indexservice.h"
+#include "storage/core/indexfile.h"
+#include "storage/core/indexservice.h"
 #include "storetestutil.h"
 
 #include <QJsonArray>

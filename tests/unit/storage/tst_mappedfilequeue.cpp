@@ -1,5 +1,5 @@
-#include "storage/mappedfilequeue.h"
-#include "storage/services/prefaultservice.h"
+#include "storage/core/mappedfilequeue.h"
+#include "storage/core/prefaultservice.h"
 
 #include <QDir>
 #include <QFile>

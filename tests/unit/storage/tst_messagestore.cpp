@@ -1,7 +1,7 @@
 #include "clientlib/common/hash.h"
-#include "storage/mappedfile.h"
+#include "storage/core/mappedfile.h"
+#include "storage/core/storecheckpoint.h"
 #include "storage/messagestore.h"
-#include "storage/storecheckpoint.h"
 #include "storetestutil.h"
 
 #include <QDateTime>

@@ -3,8 +3,8 @@
 // slave's acknowledgement (GroupTransferService) or answer SLAVE_NOT_AVAILABLE /
 // FLUSH_SLAVE_TIMEOUT, through the same completion path as the group commit.
 
+#include "storage/core/storecheckpoint.h"
 #include "storage/services/grouptransferservice.h"
-#include "storage/storecheckpoint.h"
 #include "tests/unit/storage/storetestutil.h"
 
 #include <QDir>

@@ -1,6 +1,6 @@
 #include "clientlib/common/properties.h"
-#include "storage/storecheckpoint.h"
-#include "storage/storeconfig.h"
+#include "storage/core/storecheckpoint.h"
+#include "storage/core/storeconfig.h"
 #include "storetestutil.h"
 
 #include <QJsonDocument>

@@ -1,7 +1,7 @@
-#include "storage/mappedfilequeue.h"
+#include "storage/core/mappedfilequeue.h"
 
 #include "clientlib/common/threadsched.h"
-#include "storage/logging.h"
+#include "storage/core/logging.h"
 
 #include <QDir>
 

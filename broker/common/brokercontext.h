@@ -82,10 +82,6 @@ struct BrokerContext
     /// Asks the controller to re-register with every name server now (topic created/deleted).
     /// Safe to call from any thread; coalesced.
     std::function<void()> registerBrokerAllNow;
-    /// Delay-level hook (set by the owner of the schedule service): turns a message with
-    /// DELAY=level (> 0) into its SCHEDULE_TOPIC_XXXX form (REAL_TOPIC/REAL_QID saved, queue
-    /// level - 1, level clamped). Unset: SendMessageProcessor::toScheduleTopic does just that.
-    std::function<void(storage::MessageExtBrokerInner &msg, int level)> toScheduleTopic;
     /// The remoting limits' counters of both listen ports together (runtime info); any thread.
     std::function<remoting::RemotingServerStats()> remotingStats;
 };

@@ -91,6 +91,24 @@ public:
         m_cv.wait_for(lock, timeout, [this] { return m_stopping.load(); });
     }
 
+    /// Sleeps until `ready()` holds, `deadline` passes or stop(), for a service that wakes on a
+    /// condition of its own; whoever makes `ready()` true calls notify().
+    template<typename Ready>
+    void sleepUntil(std::chrono::steady_clock::time_point deadline, Ready &&ready)
+    {
+        std::unique_lock lock(m_mutex);
+        m_cv.wait_until(lock, deadline, [&] { return ready() || m_stopping.load(); });
+    }
+    /// Wakes a sleepUntil() to check its condition again. Taking the lock orders this after a
+    /// check in progress, so the wakeup cannot fall between its check and its sleep.
+    void notify()
+    {
+        {
+            std::lock_guard lock(m_mutex);
+        }
+        m_cv.notify_one();
+    }
+
 private:
     std::thread m_thread;
     std::mutex m_mutex;

@@ -1,4 +1,4 @@
-#include "storage/recordutil.h"
+#include "storage/core/recordutil.h"
 
 #include <cstring>
 

@@ -19,10 +19,10 @@
 // (recover*.cpp) before any of those run.
 
 #include "clientlib/common/adaptivemutex.h"
-#include "storage/mappedfilequeue.h"
-#include "storage/recordutil.h"
-#include "storage/storeconfig.h"
-#include "storage/storetypes.h"
+#include "storage/core/mappedfilequeue.h"
+#include "storage/core/recordutil.h"
+#include "storage/core/storeconfig.h"
+#include "storage/core/storetypes.h"
 
 #include <algorithm>
 #include <atomic>

@@ -1,4 +1,4 @@
-#include "storage/indexfile.h"
+#include "storage/core/indexfile.h"
 
 #include "clientlib/common/byteorder.h"
 #include "clientlib/common/hash.h"

@@ -1,4 +1,4 @@
-#include "storage/diskspace.h"
+#include "storage/core/diskspace.h"
 
 #include <QFile>
 #include <QList>

@@ -10,7 +10,7 @@
 //
 // Threading: not synchronised; IndexService serialises writers and readers.
 
-#include "storage/mappedfile.h"
+#include "storage/core/mappedfile.h"
 
 #include <QByteArrayView>
 

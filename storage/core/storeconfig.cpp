@@ -1,4 +1,4 @@
-#include "storage/storeconfig.h"
+#include "storage/core/storeconfig.h"
 
 #include "clientlib/common/addresspattern.h"
 #include "clientlib/common/properties.h"

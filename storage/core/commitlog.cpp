@@ -1,9 +1,9 @@
-#include "storage/commitlog.h"
+#include "storage/core/commitlog.h"
 
 #include "clientlib/common/byteorder.h"
 #include "clientlib/common/hash.h"
-#include "storage/logging.h"
-#include "storage/services/prefaultservice.h"
+#include "storage/core/logging.h"
+#include "storage/core/prefaultservice.h"
 
 #include <algorithm>
 #include <charconv>

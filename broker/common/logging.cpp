@@ -1,4 +1,4 @@
-#include "broker/logging.h"
+#include "broker/common/logging.h"
 
 Q_LOGGING_CATEGORY(lcBroker, "qrocket.broker", QtInfoMsg)
 Q_LOGGING_CATEGORY(lcBrokerConfig, "qrocket.broker.config", QtInfoMsg)

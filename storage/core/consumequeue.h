@@ -6,7 +6,7 @@
 // Threading: one writer (the reput thread, or recovery before start); readers call
 // unit()/indexBuffer() concurrently and see units below the published write position.
 
-#include "storage/mappedfilequeue.h"
+#include "storage/core/mappedfilequeue.h"
 
 #include <QByteArray>
 

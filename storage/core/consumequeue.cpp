@@ -1,7 +1,7 @@
-#include "storage/consumequeue.h"
+#include "storage/core/consumequeue.h"
 
 #include "clientlib/common/byteorder.h"
-#include "storage/logging.h"
+#include "storage/core/logging.h"
 
 #include <cstring>
 

@@ -1,6 +1,6 @@
-#include "storage/mappedfile.h"
+#include "storage/core/mappedfile.h"
 
-#include "storage/logging.h"
+#include "storage/core/logging.h"
 
 #include <QFile>
 #include <QFileInfo>

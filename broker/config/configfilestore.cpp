@@ -1,6 +1,6 @@
-#include "broker/managers/configfilestore.h"
+#include "broker/config/configfilestore.h"
 
-#include "broker/logging.h"
+#include "broker/common/logging.h"
 
 #include <QDir>
 #include <QFile>

@@ -7,8 +7,8 @@
 // Threading: buildIndex runs on the reput thread; queries, flush and cleanup on others; all
 // serialised by one internal mutex (queries are rare, builds are short).
 
-#include "storage/indexfile.h"
-#include "storage/storetypes.h"
+#include "storage/core/indexfile.h"
+#include "storage/core/storetypes.h"
 
 #include <QString>
 

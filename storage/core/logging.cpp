@@ -1,4 +1,4 @@
-#include "storage/logging.h"
+#include "storage/core/logging.h"
 
 Q_LOGGING_CATEGORY(lcStore, "qrocket.storage", QtInfoMsg)
 Q_LOGGING_CATEGORY(lcStoreRecovery, "qrocket.storage.recovery", QtInfoMsg)

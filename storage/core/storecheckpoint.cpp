@@ -1,7 +1,7 @@
-#include "storage/storecheckpoint.h"
+#include "storage/core/storecheckpoint.h"
 
 #include "clientlib/common/byteorder.h"
-#include "storage/logging.h"
+#include "storage/core/logging.h"
 
 #include <QFile>
 

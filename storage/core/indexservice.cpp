@@ -1,7 +1,7 @@
-#include "storage/indexservice.h"
+#include "storage/core/indexservice.h"
 
 #include "clientlib/protocol/messagecodec.h"
-#include "storage/logging.h"
+#include "storage/core/logging.h"
 
 #include <QDateTime>
 #include <QDir>

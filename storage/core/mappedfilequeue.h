@@ -7,7 +7,7 @@
 // that keep a file mapped while used. Creating and truncating files is done by the single owner
 // (the appender or the recovery code); flush may run concurrently with appends.
 
-#include "storage/mappedfile.h"
+#include "storage/core/mappedfile.h"
 
 #include <QString>
 #include <QStringList>

@@ -13,8 +13,8 @@
 //
 // Threading: its own thread between start() and stop(); reads positions only.
 
-#include "storage/mappedfilequeue.h"
-#include "storage/services/servicethread.h"
+#include "storage/core/mappedfilequeue.h"
+#include "storage/core/servicethread.h"
 
 namespace qrocket::storage {
 

@@ -1,4 +1,4 @@
-#include "storage/storetypes.h"
+#include "storage/core/storetypes.h"
 
 #include "clientlib/common/hash.h"
 

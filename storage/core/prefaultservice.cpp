@@ -1,6 +1,6 @@
-#include "storage/services/prefaultservice.h"
+#include "storage/core/prefaultservice.h"
 
-#include "storage/logging.h"
+#include "storage/core/logging.h"
 
 #include <algorithm>
 #include <cerrno>
