@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Builds QRocket (installing missing packages first) and starts a local cluster on defaults:
+# Builds QRocket's programs (installing missing packages first): the daemons and what the README
+# runs against them next (examples, qrocket-admin, qrocket-bench, qrocket-console; not the tests),
+# then starts a local cluster on defaults:
 # one name server on 127.0.0.1:9876 and one broker on :10911 with its store under ./run/store.
 # Runs in the foreground; Ctrl-C (or SIGTERM) stops both cleanly. Logs go to ./run/logs.
 #   NAMESRV_PORT / BROKER_PORT / RUN_DIR override the defaults.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 "$top/resources/scripts/install-deps.sh"
-TARGETS="qrocket-namesrv qrocket-broker" "$top/resources/scripts/build.sh"
+TARGETS="qrocket-programs" "$top/resources/scripts/build.sh"
 
 bin=${BUILD_DIR:-$top/build}/bin
 run=${RUN_DIR:-$top/run}
@@ -23,10 +25,6 @@ stop() {
 }
 trap stop INT TERM EXIT
 
-if [ ! -x "$bin/qrocket-namesrv" ]; then
-    echo "run-cluster: qrocket-namesrv is not built yet (see the open issues); nothing to start" >&2
-    exit 1
-fi
 cat > "$run/namesrv.conf" <<CONF
 listenPort=$namesrv_port
 kvConfigPath=$run/namesrv/kvConfig.json
@@ -40,8 +38,7 @@ for _ in $(seq 1 100); do
     sleep 0.1
 done
 
-if [ -x "$bin/qrocket-broker" ]; then
-    cat > "$run/broker.conf" <<CONF
+cat > "$run/broker.conf" <<CONF
 brokerClusterName=DefaultCluster
 brokerName=broker-a
 brokerId=0
@@ -50,12 +47,9 @@ namesrvAddr=127.0.0.1:$namesrv_port
 brokerIP1=127.0.0.1
 storePathRootDir=$run/store
 CONF
-    "$bin/qrocket-broker" -c "$run/broker.conf" >"$run/logs/broker.log" 2>&1 &
-    pids+=($!)
-    echo "run-cluster: qrocket-broker broker-a on 127.0.0.1:$broker_port, store $run/store (log: $run/logs/broker.log)"
-else
-    echo "run-cluster: qrocket-broker is not built: only the name server runs"
-fi
+"$bin/qrocket-broker" -c "$run/broker.conf" >"$run/logs/broker.log" 2>&1 &
+pids+=($!)
+echo "run-cluster: qrocket-broker broker-a on 127.0.0.1:$broker_port, store $run/store (log: $run/logs/broker.log)"
 echo "run-cluster: Ctrl-C stops the cluster"
 # Exit (and stop the other daemon) as soon as either one exits.
 wait -n "${pids[@]}"
