@@ -19,8 +19,8 @@
 // already buffered for it are dropped. Thread-safe; poll() blocks only the calling thread, never
 // longer than its timeout.
 
+#include "clientlib/client/allocatestrategy.h"
 #include "clientlib/client/clientconfig.h"
-#include "clientlib/client/consumer/allocate.h"
 #include "clientlib/client/message.h"
 #include "clientlib/client/pushconsumer.h"
 

@@ -131,6 +131,10 @@ private:
     std::int64_t m_preparedTransactionOffset = 0;
 };
 
+/// RocketMQ's Validators.checkTopic: not blank, at most 127 bytes of [%|a-zA-Z0-9_-] (the
+/// producer's and the consumers' check of a topic or group name).
+Status checkTopic(const QByteArray &topic);
+
 /// Splits a tag expression ("A || B", "*") into its tags, trimmed; empty for "*" or "".
 std::vector<QByteArray> parseTagExpression(QByteArrayView expression);
 

@@ -38,8 +38,8 @@
 // returns. shutdown() from outside waits up to awaitTerminationMillis for running listeners. Every
 // method is thread-safe.
 
+#include "clientlib/client/allocatestrategy.h"
 #include "clientlib/client/clientconfig.h"
-#include "clientlib/client/consumer/allocate.h"
 #include "clientlib/client/message.h"
 
 #include <QString>

@@ -6,6 +6,7 @@
 #include "clientlib/client/consumer/allocate.h"
 #include "clientlib/client/consumer/offsetstore.h"
 #include "clientlib/client/consumer/processqueue.h"
+#include "clientlib/client/consumer/rebalanceimpl.h"
 #include "clientlib/client/producer.h"
 #include "clientlib/client/threads.h"
 #include "clientlib/client/topicpublishinfo.h"
@@ -30,6 +31,7 @@ private slots:
     void byCircleAndConsistentHashCoverEveryQueueOnce();
     void faultTableIsJavas();
     void faultAvoidanceSkipsAFailedBroker();
+    void startOffsetIsRocketMQs();
     void processQueueNeverCommitsPastAnInFlightMessage();
     void processQueueOrderlyCommit();
     void localOffsetFileIsJavasJson();
@@ -163,6 +165,42 @@ MessageExt at(std::int64_t offset)
     return MessageExt::fromRecord(v, "b").value();
 }
 } // namespace
+
+// Where a queue without a committed offset starts. The push and the lite-pull consumer both take
+// it from RebalanceImpl::computePullFromWhere, which is this function: one answer for both, as in
+// RocketMQ 4.9.7 (RebalancePushImpl and RebalanceLitePullImpl agree). FIRST_OFFSET is 0 without
+// asking the broker (the lite-pull consumer used to ask for the queue's min offset).
+void tst_ClientUnits::startOffsetIsRocketMQs()
+{
+    using protocol::ConsumeFromWhere;
+    const MessageQueue mq {"T", "broker-a", 1};
+    const MessageQueue retry {"%RETRY%g", "broker-a", 0};
+    int brokerCalls = 0;
+    const auto maxOffset = [&]() -> std::int64_t {
+        ++brokerCalls;
+        return 500;
+    };
+    const auto searchOffset = [&](std::int64_t timestamp) -> std::int64_t {
+        ++brokerCalls;
+        return timestamp == 1234 ? 77 : -1;
+    };
+    const auto start = [&](ConsumeFromWhere where, const MessageQueue &q, std::int64_t stored) {
+        return startOffset(where, q, stored, 1234, maxOffset, searchOffset);
+    };
+    for (ConsumeFromWhere where : {ConsumeFromWhere::ConsumeFromLastOffset,
+             ConsumeFromWhere::ConsumeFromFirstOffset, ConsumeFromWhere::ConsumeFromTimestamp}) {
+        QCOMPARE(start(where, mq, 42), std::int64_t(42)); // a stored offset wins
+        QCOMPARE(start(where, mq, -2), std::int64_t(-1)); // the store could not be asked
+    }
+    QCOMPARE(brokerCalls, 0);
+    QCOMPARE(start(ConsumeFromWhere::ConsumeFromFirstOffset, mq, -1), std::int64_t(0));
+    QCOMPARE(start(ConsumeFromWhere::ConsumeFromFirstOffset, retry, -1), std::int64_t(0));
+    QCOMPARE(brokerCalls, 0);
+    QCOMPARE(start(ConsumeFromWhere::ConsumeFromLastOffset, mq, -1), std::int64_t(500));
+    QCOMPARE(start(ConsumeFromWhere::ConsumeFromLastOffset, retry, -1), std::int64_t(0));
+    QCOMPARE(start(ConsumeFromWhere::ConsumeFromTimestamp, mq, -1), std::int64_t(77));
+    QCOMPARE(start(ConsumeFromWhere::ConsumeFromTimestamp, retry, -1), std::int64_t(500));
+}
 
 void tst_ClientUnits::processQueueNeverCommitsPastAnInFlightMessage()
 {

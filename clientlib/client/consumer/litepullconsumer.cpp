@@ -6,11 +6,10 @@
 #include "clientlib/client/clientinstance.h"
 #include "clientlib/client/consumer/offsetstore.h"
 #include "clientlib/client/consumer/processqueue.h"
+#include "clientlib/client/consumer/pullapiwrapper.h"
+#include "clientlib/client/consumer/rebalanceimpl.h"
 #include "clientlib/client/logging.h"
-#include "clientlib/client/producerimpl.h"
 #include "clientlib/client/threads.h"
-
-#include <QDateTime>
 
 #include <algorithm>
 #include <condition_variable>
@@ -21,11 +20,18 @@ namespace qrocket::client {
 
 using std::chrono::milliseconds;
 
+// The lite-pull consumer's side of the rebalance (RocketMQ's RebalanceLitePullImpl) is the
+// RebalanceImpl hooks below: a queue won gets a QueueState and a pull loop, a queue lost commits
+// what poll() handed out of it.
 class LitePullConsumerImpl final : public ConsumerInner,
+                                   public RebalanceImpl,
                                    public std::enable_shared_from_this<LitePullConsumerImpl>
 {
 public:
-    explicit LitePullConsumerImpl(LitePullConsumerOptions options) : m_options(std::move(options))
+    explicit LitePullConsumerImpl(LitePullConsumerOptions options)
+        : RebalanceImpl({options.group, options.messageModel, options.allocateStrategy,
+            options.consumeFromWhere, options.consumeTimestamp})
+        , m_options(std::move(options))
     { }
     ~LitePullConsumerImpl() override { shutdown(); }
 
@@ -45,10 +51,10 @@ public:
         std::vector<MessageExt> msgs;
     };
 
+    using RebalanceImpl::m_offsets; // the handle's committed() reads it
     const LitePullConsumerOptions m_options;
     ClientInstance::Lease m_lease;
     std::shared_ptr<ClientInstance> m_instance; // m_lease's
-    std::unique_ptr<OffsetStore> m_offsets;
     std::unique_ptr<Scheduler> m_pullScheduler;
     std::atomic<bool> m_started {false};
     std::atomic<bool> m_stopping {false};
@@ -58,12 +64,9 @@ public:
 
     mutable std::mutex m_mutex;
     std::condition_variable m_arrived;
-    std::map<QByteArray, protocol::SubscriptionData> m_subscriptions; // guarded by m_mutex
-    std::map<QByteArray, std::vector<MessageQueue>> m_topicQueues; // guarded by m_mutex
     std::map<MessageQueue, QueueState> m_queues; // guarded by m_mutex
     std::deque<Batch> m_buffer; // guarded by m_mutex
     std::size_t m_buffered = 0; // messages in m_buffer, guarded by m_mutex
-    std::mutex m_rebalanceMutex;
 
     Status subscribe(const QByteArray &topic, const MessageSelector &selector)
     {
@@ -85,7 +88,7 @@ public:
             if (m_assigned)
                 return Status::invalidArgument(
                     QStringLiteral("subscribe after assign: use one or the other"));
-            m_subscriptions[topic] = sub;
+            putSubscription(std::move(sub));
         }
         if (m_started) {
             (void)m_instance->refreshTopicRoute(topic);
@@ -98,16 +101,16 @@ public:
     Status assign(const std::vector<MessageQueue> &queues)
     {
         std::lock_guard lock(m_mutex);
-        if (!m_subscriptions.empty() && !m_assigned)
+        if (hasSubscriptions() && !m_assigned)
             return Status::invalidArgument(
                 QStringLiteral("assign after subscribe: use one or the other"));
         m_assigned = true;
-        m_subscriptions.clear();
+        clearSubscriptions();
         for (const MessageQueue &mq : queues) {
             protocol::SubscriptionData sub;
             sub.topic = mq.topic;
             sub.subVersion = currentTimeMillis();
-            m_subscriptions[mq.topic] = sub;
+            putSubscription(std::move(sub));
         }
         const std::set<MessageQueue> wanted(queues.begin(), queues.end());
         for (auto it = m_queues.begin(); it != m_queues.end();) {
@@ -150,12 +153,7 @@ public:
         m_lastCommit = m_startTimestamp;
         m_lease = ClientInstance::acquire(config);
         m_instance = m_lease.instance();
-        if (clustering)
-            m_offsets = std::make_unique<RemoteBrokerOffsetStore>(m_instance, m_options.group);
-        else
-            m_offsets = std::make_unique<LocalFileOffsetStore>(
-                m_options.offsetStoreDir, m_instance->clientId(), m_options.group);
-        if (Status s = m_offsets->load(); !s)
+        if (Status s = startRebalance(m_instance, m_options.offsetStoreDir, m_startTimestamp); !s)
             return s;
         m_pullScheduler = std::make_unique<Scheduler>("qrocket-lpull");
         if (Status s = m_instance->registerConsumer(m_options.group, weak_from_this()); !s) {
@@ -203,38 +201,6 @@ public:
     }
 
     // -- offsets ----------------------------------------------------------------------------
-    std::int64_t startOffset(const MessageQueue &mq)
-    {
-        const std::int64_t last = m_offsets->readOffset(mq, ReadOffsetType::Store);
-        if (last >= 0)
-            return last;
-        if (last != -1)
-            return -1;
-        const QByteArray addr = m_instance->masterAddress(mq.brokerName);
-        if (addr.isEmpty())
-            return -1;
-        const int timeout = m_instance->config().mqClientApiTimeout;
-        switch (m_options.consumeFromWhere) {
-        case ConsumeFromWhere::ConsumeFromFirstOffset: {
-            auto r = m_instance->api().getMinOffset(addr, mq.topic, mq.queueId, timeout);
-            return r ? std::max<std::int64_t>(0, *r) : -1;
-        }
-        case ConsumeFromWhere::ConsumeFromTimestamp: {
-            std::int64_t ts = m_startTimestamp - 30 * 60 * 1000;
-            const QDateTime t = QDateTime::fromString(
-                QString::fromLatin1(m_options.consumeTimestamp), QStringLiteral("yyyyMMddHHmmss"));
-            if (t.isValid())
-                ts = t.toMSecsSinceEpoch();
-            auto r = m_instance->api().searchOffset(addr, mq.topic, mq.queueId, ts, timeout);
-            return r ? *r : -1;
-        }
-        default: {
-            auto r = m_instance->api().getMaxOffset(addr, mq.topic, mq.queueId, timeout);
-            return r ? *r : -1;
-        }
-        }
-    }
-
     Status commit(bool wait)
     {
         std::set<MessageQueue> owned;
@@ -295,7 +261,7 @@ public:
             return;
         }
         if (needStart) {
-            offset = startOffset(mq);
+            offset = computePullFromWhere(mq);
             if (offset < 0) {
                 schedulePull(mq, m_options.pullTimeDelayMillsWhenException);
                 return;
@@ -308,54 +274,40 @@ public:
             if (it->second.consumeOffset < 0)
                 it->second.consumeOffset = offset;
         }
-        protocol::SubscriptionData sub;
-        {
-            std::lock_guard lock(m_mutex);
-            const auto it = m_subscriptions.find(mq.topic);
-            if (it != m_subscriptions.end())
-                sub = it->second;
-            else
-                sub.topic = mq.topic;
-        }
-        const QByteArray addr = m_instance->masterAddress(mq.brokerName);
-        if (addr.isEmpty()) {
-            (void)m_instance->refreshTopicRoute(mq.topic);
+        protocol::SubscriptionData sub
+            = subscription(mq.topic).value_or(protocol::SubscriptionData());
+        sub.topic = mq.topic;
+        const auto broker = m_pullApi->findBroker(mq, false);
+        if (!broker) {
             schedulePull(mq, m_options.pullTimeDelayMillsWhenException);
             return;
         }
-        protocol::PullMessageRequestHeader h;
-        h.consumerGroup = m_options.group;
-        h.topic = mq.topic;
-        h.queueId = mq.queueId;
-        h.queueOffset = offset;
-        h.maxMsgNums = m_options.pullBatchSize;
         // Lite pull: the subscription travels with the request (no heartbeat lookup needed for
         // assign() mode), commits are explicit.
-        h.sysFlag = protocol::PullSysFlag::Suspend | protocol::PullSysFlag::Subscription
-            | protocol::PullSysFlag::LitePull;
-        h.commitOffset = 0;
-        h.suspendTimeoutMillis = m_options.brokerSuspendMaxTimeMillis;
-        h.subscription = sub.subString;
-        h.subVersion = sub.subVersion;
-        h.expressionType = sub.expressionType;
-        h.brokerName = mq.brokerName;
+        PullAPIWrapper::Request pull;
+        pull.mq = mq;
+        pull.offset = offset;
+        pull.maxMsgNums = m_options.pullBatchSize;
+        pull.withExpression = true;
+        pull.litePull = true;
+        pull.brokerSuspendMaxTimeMillis = m_options.brokerSuspendMaxTimeMillis;
+        pull.timeoutMillis = m_options.consumerTimeoutMillisWhenSuspend;
         std::weak_ptr<LitePullConsumerImpl> weak = weak_from_this();
-        m_instance->api().pullMessageAsync(addr, mq.brokerName, h,
-            m_options.consumerTimeoutMillisWhenSuspend,
-            [weak, mq, generation, pq, tags = sub.tagsSet](Result<PullResult> r) mutable {
+        m_pullApi->pullAsync(
+            *broker, pull, sub, [weak, mq, generation, pq, sub](Result<PullResult> r) mutable {
                 auto self = weak.lock();
                 if (!self || self->m_stopping)
                     return;
                 self->m_pullScheduler->post(
-                    [weak, mq, generation, pq, tags, r = std::move(r)]() mutable {
+                    [weak, mq, generation, pq, sub, r = std::move(r)]() mutable {
                         if (auto s = weak.lock())
-                            s->onPulled(mq, generation, pq, tags, std::move(r));
+                            s->onPulled(mq, generation, pq, sub, std::move(r));
                     });
             });
     }
 
     void onPulled(const MessageQueue &mq, std::uint64_t generation,
-        const std::shared_ptr<ProcessQueue> &pq, const std::vector<QByteArray> &tags,
+        const std::shared_ptr<ProcessQueue> &pq, const protocol::SubscriptionData &sub,
         Result<PullResult> r)
     {
         if (!r) {
@@ -364,14 +316,10 @@ public:
             schedulePull(mq, m_options.pullTimeDelayMillsWhenException);
             return;
         }
+        m_pullApi->processPullResult(mq, *r, sub, false);
         std::vector<MessageExt> msgs;
-        if (r->status == PullStatus::Found) {
-            for (MessageExt &m : r->messages) {
-                if (!tags.empty() && std::find(tags.begin(), tags.end(), m.tags()) == tags.end())
-                    continue;
-                msgs.push_back(std::move(m));
-            }
-        }
+        if (r->status == PullStatus::Found)
+            msgs = std::move(r->messages);
         {
             std::lock_guard lock(m_mutex);
             auto it = m_queues.find(mq);
@@ -479,86 +427,51 @@ public:
     QByteArray groupName() const override { return m_options.group; }
     protocol::ConsumerData consumerData() const override
     {
-        protocol::ConsumerData d;
-        d.groupName = m_options.group;
-        d.consumeType = protocol::ConsumeType::ConsumeActively;
-        d.messageModel = m_options.messageModel;
-        d.consumeFromWhere = m_options.consumeFromWhere;
-        std::lock_guard lock(m_mutex);
-        for (const auto &[t, s] : m_subscriptions)
-            d.subscriptionDataSet.push_back(s);
-        return d;
+        return buildConsumerData(protocol::ConsumeType::ConsumeActively);
     }
-    std::vector<QByteArray> subscribedTopics() const override
-    {
-        std::vector<QByteArray> out;
-        std::lock_guard lock(m_mutex);
-        for (const auto &[t, s] : m_subscriptions)
-            out.push_back(t);
-        return out;
-    }
+    std::vector<QByteArray> subscribedTopics() const override { return subscriptionTopics(); }
     void updateTopicSubscribeInfo(
         const QByteArray &topic, const std::vector<MessageQueue> &queues) override
     {
-        bool changed = false;
-        {
-            std::lock_guard lock(m_mutex);
-            auto &known = m_topicQueues[topic];
-            changed = known != queues;
-            known = queues;
-        }
-        if (changed && !m_assigned && m_started)
+        if (updateTopicQueues(topic, queues) && !m_assigned && m_started)
             m_instance->rebalanceImmediately();
     }
     void doRebalance() override
     {
         if (!m_started || m_stopping || m_assigned)
             return;
-        std::lock_guard serial(m_rebalanceMutex);
-        for (const QByteArray &topic : subscribedTopics()) {
-            auto queues = m_instance->subscribeQueues(topic);
-            if (!queues)
-                continue;
-            std::vector<MessageQueue> mine = *queues;
-            if (m_options.messageModel == MessageModel::Clustering) {
-                auto ids = m_instance->consumerIdList(topic, m_options.group);
-                if (!ids || ids->empty())
-                    continue;
-                std::vector<QByteArray> cids = *ids;
-                std::sort(cids.begin(), cids.end());
-                mine = allocateMessageQueues(
-                    m_options.allocateStrategy, m_instance->clientId(), *queues, cids);
-            }
-            const std::set<MessageQueue> wanted(mine.begin(), mine.end());
-            std::vector<MessageQueue> added;
-            std::vector<MessageQueue> removed;
-            {
-                std::lock_guard lock(m_mutex);
-                for (auto it = m_queues.begin(); it != m_queues.end();) {
-                    if (it->first.topic == topic && !wanted.count(it->first)) {
-                        it->second.pq->dropped = true;
-                        if (it->second.consumeOffset >= 0)
-                            m_offsets->updateOffset(it->first, it->second.consumeOffset, false);
-                        removed.push_back(it->first);
-                        it = m_queues.erase(it);
-                    } else {
-                        ++it;
-                    }
-                }
-                for (const MessageQueue &mq : wanted) {
-                    if (m_queues.emplace(mq, QueueState()).second)
-                        added.push_back(mq);
-                }
-            }
-            for (const MessageQueue &mq : removed) {
-                m_offsets->persist(mq, true);
-                m_offsets->removeOffset(mq);
-            }
-            for (const MessageQueue &mq : added) {
-                m_offsets->removeOffset(mq);
-                schedulePull(mq, 0);
-            }
+        rebalance();
+    }
+
+    // -- RebalanceImpl hooks (rebalance thread) -----------------------------------------------
+    QueueDiff takeQueueDiff(
+        const QByteArray &topic, const std::set<MessageQueue> &wanted, std::int64_t) override
+    {
+        QueueDiff diff;
+        std::lock_guard lock(m_mutex);
+        auto removed = diffQueueTable(
+            m_queues, topic, wanted, [](const QueueState &) { return false; }, diff.added);
+        for (auto &[mq, st] : removed) {
+            st.pq->dropped = true;
+            if (st.consumeOffset >= 0)
+                m_offsets->updateOffset(mq, st.consumeOffset, false);
+            diff.removed.emplace_back(mq, st.pq);
         }
+        for (const MessageQueue &mq : diff.added)
+            m_queues.emplace(mq, QueueState());
+        return diff;
+    }
+    void removeUnnecessaryMessageQueue(
+        const MessageQueue &mq, const std::shared_ptr<ProcessQueue> &) override
+    {
+        m_offsets->persist(mq, true);
+        m_offsets->removeOffset(mq);
+    }
+    Added addMessageQueue(const MessageQueue &mq, std::int64_t) override
+    {
+        m_offsets->removeOffset(mq);
+        schedulePull(mq, 0);
+        return Added::Yes;
     }
     void persistConsumerOffset() override
     {
@@ -595,11 +508,8 @@ public:
         w.endObject();
         w.key("statusTable").beginObject().endObject();
         w.key("subscriptionSet").beginArray();
-        {
-            std::lock_guard lock(m_mutex);
-            for (const auto &[t, s] : m_subscriptions)
-                s.write(w);
-        }
+        for (const protocol::SubscriptionData &s : subscriptions())
+            s.write(w);
         w.endArray().endObject();
         return w.take();
     }
@@ -643,8 +553,7 @@ Status LitePullConsumer::subscribe(const QByteArray &topic, const MessageSelecto
 
 void LitePullConsumer::unsubscribe(const QByteArray &topic)
 {
-    std::lock_guard lock(m_impl->m_mutex);
-    m_impl->m_subscriptions.erase(topic);
+    m_impl->removeSubscription(topic);
 }
 
 Status LitePullConsumer::assign(const std::vector<MessageQueue> &queues)

@@ -253,4 +253,12 @@ void LocalFileOffsetStore::persist(const MessageQueue &mq, bool wait)
     persistAll({}, wait);
 }
 
+std::unique_ptr<OffsetStore> makeOffsetStore(protocol::MessageModel model,
+    std::shared_ptr<ClientInstance> instance, const QByteArray &group, const QString &localDir)
+{
+    if (model == protocol::MessageModel::Clustering)
+        return std::make_unique<RemoteBrokerOffsetStore>(std::move(instance), group);
+    return std::make_unique<LocalFileOffsetStore>(localDir, instance->clientId(), group);
+}
+
 } // namespace qrocket::client

@@ -79,4 +79,9 @@ private:
     std::mutex m_fileMutex;
 };
 
+/// The store of `model`, not loaded yet: the broker's (clustering) or the file below `localDir`
+/// (broadcasting).
+std::unique_ptr<OffsetStore> makeOffsetStore(protocol::MessageModel model,
+    std::shared_ptr<ClientInstance> instance, const QByteArray &group, const QString &localDir);
+
 } // namespace qrocket::client

@@ -1,11 +1,10 @@
 #include "clientlib/client/consumer/pushconsumerimpl.h"
 
+#include "clientlib/client/consumer/concurrentconsumeservice.h"
+#include "clientlib/client/consumer/orderlyconsumeservice.h"
 #include "clientlib/client/logging.h"
-#include "clientlib/client/producerimpl.h"
 #include "clientlib/protocol/json.h"
 #include "clientlib/protocol/requestcode.h"
-
-#include <QDateTime>
 
 #include <algorithm>
 #include <chrono>
@@ -19,14 +18,15 @@ namespace {
 
 constexpr int kLockIntervalMs = 20000;
 
-bool isRetryTopic(const QByteArray &topic)
+RebalanceSettings rebalanceSettingsOf(const PushConsumerOptions &o)
 {
-    return topic.startsWith("%RETRY%");
+    return {o.group, o.messageModel, o.allocateStrategy, o.consumeFromWhere, o.consumeTimestamp};
 }
 
 } // namespace
 
-PushConsumerImpl::PushConsumerImpl(PushConsumerOptions options) : m_options(std::move(options))
+PushConsumerImpl::PushConsumerImpl(PushConsumerOptions options)
+    : RebalanceImpl(rebalanceSettingsOf(options)), m_options(std::move(options))
 {
     m_retryTopic = "%RETRY%" + m_options.group;
 }
@@ -46,15 +46,6 @@ int PushConsumerImpl::maxReconsumeTimes() const
     if (m_options.maxReconsumeTimes >= 0)
         return m_options.maxReconsumeTimes;
     return orderly() ? INT_MAX : 16;
-}
-
-std::int64_t PushConsumerImpl::consumeTimestampMillis() const
-{
-    if (m_options.consumeTimestamp.isEmpty())
-        return m_startTimestamp - 30 * 60 * 1000;
-    const QDateTime t = QDateTime::fromString(
-        QString::fromLatin1(m_options.consumeTimestamp), QStringLiteral("yyyyMMddHHmmss"));
-    return t.isValid() ? t.toMSecsSinceEpoch() : m_startTimestamp - 30 * 60 * 1000;
 }
 
 // -- configuration ----------------------------------------------------------------------------
@@ -79,10 +70,7 @@ Status PushConsumerImpl::subscribe(const QByteArray &topic, const MessageSelecto
         return Status::invalidArgument(QStringLiteral("unknown expression type %1 (TAG or SQL92)")
                                            .arg(QString::fromUtf8(selector.type)));
     }
-    {
-        std::lock_guard lock(m_mutex);
-        m_subscriptions[topic] = std::move(sub);
-    }
+    putSubscription(std::move(sub));
     if (m_started) {
         (void)m_instance->refreshTopicRoute(topic);
         (void)m_instance->sendHeartbeatToAllBrokers(false);
@@ -93,8 +81,7 @@ Status PushConsumerImpl::subscribe(const QByteArray &topic, const MessageSelecto
 
 void PushConsumerImpl::unsubscribe(const QByteArray &topic)
 {
-    std::lock_guard lock(m_mutex);
-    m_subscriptions.erase(topic);
+    removeSubscription(topic);
 }
 
 void PushConsumerImpl::setListener(ConcurrentListener listener)
@@ -109,10 +96,8 @@ void PushConsumerImpl::setListener(OrderlyListener listener)
     m_concurrentListener = nullptr;
 }
 
-Status PushConsumerImpl::start()
+Status PushConsumerImpl::checkOptions() const
 {
-    if (m_started)
-        return Status();
     const auto bad
         = [](const char *text) { return Status::invalidArgument(QString::fromLatin1(text)); };
     if (m_options.group.isEmpty())
@@ -139,34 +124,12 @@ Status PushConsumerImpl::start()
         return bad("consumeConcurrentlyMaxSpan out of range [1, 65535]");
     if (m_options.client.resolvedNamesrvAddr().isEmpty())
         return bad("no name server address: set namesrvAddr or NAMESRV_ADDR");
+    return Status();
+}
 
-    const bool clustering = m_options.messageModel == MessageModel::Clustering;
-    ClientConfig config = m_options.client;
-    config.instanceNameToPid = clustering;
-    m_startTimestamp = currentTimeMillis();
-    m_lease = ClientInstance::acquire(config);
-    m_instance = m_lease.instance();
-    if (clustering) {
-        protocol::SubscriptionData retry;
-        retry.topic = m_retryTopic;
-        retry.subVersion = currentTimeMillis();
-        std::lock_guard lock(m_mutex);
-        m_subscriptions[m_retryTopic] = retry;
-        m_offsets = std::make_unique<RemoteBrokerOffsetStore>(m_instance, m_options.group);
-    } else {
-        m_offsets = std::make_unique<LocalFileOffsetStore>(
-            m_options.offsetStoreDir, m_instance->clientId(), m_options.group);
-    }
-    if (Status s = m_offsets->load(); !s)
-        return s;
-
-    // SQL92 subscriptions: every broker of the topic must accept them before we start.
-    std::vector<protocol::SubscriptionData> subs;
-    {
-        std::lock_guard lock(m_mutex);
-        for (const auto &[topic, sub] : m_subscriptions)
-            subs.push_back(sub);
-    }
+Status PushConsumerImpl::checkSql92Subscriptions(
+    const std::vector<protocol::SubscriptionData> &subs)
+{
     for (const protocol::SubscriptionData &sub : subs) {
         if (sub.expressionType == "TAG")
             continue;
@@ -187,15 +150,43 @@ Status PushConsumerImpl::start()
                             QString::fromUtf8(sub.topic), s.message()));
         }
     }
+    return Status();
+}
+
+Status PushConsumerImpl::start()
+{
+    if (m_started)
+        return Status();
+    if (Status s = checkOptions(); !s)
+        return s;
+    const bool clustering = m_options.messageModel == MessageModel::Clustering;
+    ClientConfig config = m_options.client;
+    config.instanceNameToPid = clustering;
+    m_startTimestamp = currentTimeMillis();
+    m_lease = ClientInstance::acquire(config);
+    m_instance = m_lease.instance();
+    if (clustering) {
+        protocol::SubscriptionData retry;
+        retry.topic = m_retryTopic;
+        retry.subVersion = currentTimeMillis();
+        putSubscription(retry);
+    }
+    if (Status s = startRebalance(m_instance, m_options.offsetStoreDir, m_startTimestamp); !s)
+        return s;
+
+    // SQL92 subscriptions: every broker of the topic must accept them before we start.
+    const std::vector<protocol::SubscriptionData> subs = subscriptions();
+    if (Status s = checkSql92Subscriptions(subs); !s)
+        return s;
 
     m_consumePool = std::make_shared<WorkerPool>(
         "qrocket-consume", m_options.consumeThreadMin, m_options.consumeThreadMax);
     m_pullScheduler = std::make_unique<Scheduler>("qrocket-pull");
-    ProducerOptions retryOptions;
-    retryOptions.group = "CLIENT_INNER_PRODUCER";
-    retryOptions.client = config;
-    m_retryProducer = std::make_shared<ProducerImpl>(retryOptions);
-    m_retryProducer->startInner(m_instance);
+    m_retryProducer = std::make_unique<InnerProducer>(m_instance, config);
+    if (orderly())
+        m_consumeService = std::make_shared<OrderlyConsumeService>(*this, m_orderlyListener);
+    else
+        m_consumeService = std::make_shared<ConcurrentConsumeService>(*this, m_concurrentListener);
     if (Status s = m_instance->registerConsumer(m_options.group, weak_from_this()); !s) {
         m_pullScheduler->shutdown();
         m_consumePool->shutdown();
@@ -211,7 +202,7 @@ Status PushConsumerImpl::start()
         m_pullScheduler->scheduleWithFixedDelay(
             milliseconds(1000), milliseconds(kLockIntervalMs), [weak] {
                 if (auto self = weak.lock())
-                    self->lockAll();
+                    self->lockAll(self->processQueues());
             });
     }
     m_instance->rebalanceImmediately();
@@ -237,8 +228,10 @@ void PushConsumerImpl::shutdown()
         }
     }
     m_offsets->persistAll(owned, true);
-    if (orderly() && m_options.messageModel == MessageModel::Clustering)
-        unlockAll();
+    if (lockedOrderly()) {
+        std::vector<MessageQueue> queues(owned.begin(), owned.end());
+        unlockAll(queues);
+    }
     m_instance->unregisterConsumer(m_options.group);
     m_retryProducer->shutdown();
     m_lease.reset(); // the last user's shutdown stops the client instance here
@@ -266,38 +259,18 @@ std::map<MessageQueue, std::int64_t> PushConsumerImpl::committedOffsets(
 
 protocol::ConsumerData PushConsumerImpl::consumerData() const
 {
-    protocol::ConsumerData data;
-    data.groupName = m_options.group;
-    data.consumeType = protocol::ConsumeType::ConsumePassively;
-    data.messageModel = m_options.messageModel;
-    data.consumeFromWhere = m_options.consumeFromWhere;
-    std::lock_guard lock(m_mutex);
-    for (const auto &[topic, sub] : m_subscriptions)
-        data.subscriptionDataSet.push_back(sub);
-    return data;
+    return buildConsumerData(protocol::ConsumeType::ConsumePassively);
 }
 
 std::vector<QByteArray> PushConsumerImpl::subscribedTopics() const
 {
-    std::vector<QByteArray> out;
-    std::lock_guard lock(m_mutex);
-    for (const auto &[topic, sub] : m_subscriptions)
-        out.push_back(topic);
-    return out;
+    return subscriptionTopics();
 }
 
 void PushConsumerImpl::updateTopicSubscribeInfo(
     const QByteArray &topic, const std::vector<MessageQueue> &queues)
 {
-    bool changed = false;
-    {
-        std::lock_guard lock(m_mutex);
-        if (!m_subscriptions.count(topic))
-            return;
-        auto &known = m_topicQueues[topic];
-        changed = known != queues;
-        known = queues;
-    }
+    const bool changed = updateTopicQueues(topic, queues);
     // Java waits for the next 20 s rebalance; a queue that appears (a new broker, the retry
     // topic's first route) is taken at once here.
     if (changed && m_started && m_instance)
@@ -317,293 +290,11 @@ void PushConsumerImpl::persistConsumerOffset()
     m_offsets->persistAll(owned, false);
 }
 
-// -- rebalance --------------------------------------------------------------------------------
-
 void PushConsumerImpl::doRebalance()
 {
     if (!m_started || m_stopping)
         return;
-    std::lock_guard serial(m_rebalanceMutex);
-    const std::vector<QByteArray> topics = subscribedTopics();
-    for (const QByteArray &topic : topics)
-        rebalanceTopic(topic);
-    // Queues of topics no longer subscribed.
-    std::vector<std::pair<MessageQueue, std::shared_ptr<ProcessQueue>>> stale;
-    {
-        std::lock_guard lock(m_mutex);
-        for (auto it = m_processQueues.begin(); it != m_processQueues.end();) {
-            if (!m_subscriptions.count(it->first.topic)) {
-                stale.emplace_back(it->first, it->second);
-                it = m_processQueues.erase(it);
-            } else {
-                ++it;
-            }
-        }
-    }
-    for (auto &[mq, pq] : stale) {
-        pq->dropped = true;
-        removeUnnecessaryQueue(mq, pq);
-    }
-}
-
-void PushConsumerImpl::rebalanceTopic(const QByteArray &topic)
-{
-    std::vector<MessageQueue> all;
-    {
-        std::lock_guard lock(m_mutex);
-        const auto it = m_topicQueues.find(topic);
-        if (it != m_topicQueues.end())
-            all = it->second;
-    }
-    qCDebug(lcConsumer, "rebalance %s/%s: %zu queues known", m_options.group.constData(),
-        topic.constData(), all.size());
-    if (all.empty()) {
-        auto queues = m_instance->subscribeQueues(topic);
-        if (!queues) {
-            qCDebug(lcConsumer, "rebalance %s/%s: no route: %s", m_options.group.constData(),
-                topic.constData(), qPrintable(queues.error().message()));
-            if (!isRetryTopic(topic))
-                qCWarning(lcConsumer, "rebalance %s: no route for topic %s: %s",
-                    m_options.group.constData(), topic.constData(),
-                    qPrintable(queues.error().message()));
-            return;
-        }
-        all = std::move(queues).value();
-        std::lock_guard lock(m_mutex);
-        m_topicQueues[topic] = all;
-    }
-    if (m_options.messageModel == MessageModel::Broadcasting) {
-        updateProcessQueueTable(topic, all);
-        return;
-    }
-    auto ids = m_instance->consumerIdList(topic, m_options.group);
-    if (!ids || ids->empty()) {
-        qCWarning(lcConsumer, "rebalance %s/%s: no consumer list: %s", m_options.group.constData(),
-            topic.constData(), ids ? "empty" : qPrintable(ids.error().message()));
-        return;
-    }
-    std::vector<QByteArray> cids = std::move(ids).value();
-    std::sort(cids.begin(), cids.end());
-    std::sort(all.begin(), all.end());
-    const auto mine
-        = allocateMessageQueues(m_options.allocateStrategy, m_instance->clientId(), all, cids);
-    if (updateProcessQueueTable(topic, mine))
-        qCInfo(lcConsumer, "rebalance %s/%s: %zu of %zu queues for %s among %zu consumers",
-            m_options.group.constData(), topic.constData(), mine.size(), all.size(),
-            m_instance->clientId().constData(), cids.size());
-}
-
-bool PushConsumerImpl::updateProcessQueueTable(
-    const QByteArray &topic, const std::vector<MessageQueue> &assigned)
-{
-    const std::set<MessageQueue> wanted(assigned.begin(), assigned.end());
-    const std::int64_t now = currentTimeMillis();
-    bool changed = false;
-    std::vector<std::pair<MessageQueue, std::shared_ptr<ProcessQueue>>> removed;
-    std::vector<MessageQueue> toAdd;
-    {
-        std::lock_guard lock(m_mutex);
-        for (auto it = m_processQueues.begin(); it != m_processQueues.end();) {
-            if (it->first.topic == topic
-                && (!wanted.count(it->first) || it->second->isPullExpired(now))) {
-                removed.emplace_back(it->first, it->second);
-                it = m_processQueues.erase(it);
-            } else {
-                ++it;
-            }
-        }
-        for (const MessageQueue &mq : wanted) {
-            if (!m_processQueues.count(mq))
-                toAdd.push_back(mq);
-        }
-    }
-    for (auto &[mq, pq] : removed) {
-        qCDebug(lcConsumer, "rebalance %s: %s/%s/%d given up", m_options.group.constData(),
-            mq.topic.constData(), mq.brokerName.constData(), mq.queueId);
-        pq->dropped = true;
-        removeUnnecessaryQueue(mq, pq);
-        changed = true;
-    }
-    const bool lockFirst = orderly() && m_options.messageModel == MessageModel::Clustering;
-    bool lockMissed = false;
-    for (const MessageQueue &mq : toAdd) {
-        if (lockFirst && !lockQueue(mq)) {
-            lockMissed = true;
-            qCInfo(lcConsumer, "rebalance %s: %s/%s/%d is still locked by another consumer",
-                m_options.group.constData(), mq.topic.constData(), mq.brokerName.constData(),
-                mq.queueId);
-            continue;
-        }
-        m_offsets->removeOffset(mq);
-        const std::int64_t offset = computePullFromWhere(mq);
-        if (offset < 0) {
-            qCWarning(lcConsumer, "rebalance %s: no start offset for %s/%s/%d yet",
-                m_options.group.constData(), mq.topic.constData(), mq.brokerName.constData(),
-                mq.queueId);
-            continue;
-        }
-        auto pq = std::make_shared<ProcessQueue>();
-        pq->lastPullTimestamp = now;
-        if (lockFirst) {
-            pq->locked = true;
-            pq->lastLockTimestamp = now;
-        }
-        {
-            std::lock_guard lock(m_mutex);
-            if (!m_processQueues.emplace(mq, pq).second)
-                continue; // added meanwhile (a reset): that one pulls
-        }
-        changed = true;
-        PullRequest request;
-        request.mq = mq;
-        request.pq = pq;
-        request.nextOffset = offset;
-        request.previouslyLocked = lockFirst;
-        executePullLater(std::move(request), 0);
-    }
-    if (lockMissed && m_pullScheduler) {
-        // Its previous owner still holds the queue (it unlocks once its last message is
-        // consumed): try again in a second rather than at the next 20 s rebalance.
-        std::weak_ptr<ClientInstance> weak = m_instance;
-        m_pullScheduler->schedule(milliseconds(1000), [weak] {
-            if (auto instance = weak.lock())
-                instance->rebalanceImmediately();
-        });
-    }
-    return changed;
-}
-
-std::int64_t PushConsumerImpl::computePullFromWhere(const MessageQueue &mq)
-{
-    const std::int64_t last = m_offsets->readOffset(mq, ReadOffsetType::Store);
-    if (last >= 0)
-        return last;
-    if (last != -1)
-        return -1;
-    const int timeout = m_instance->config().mqClientApiTimeout;
-    auto maxOffset = [&]() -> std::int64_t {
-        const QByteArray addr = m_instance->masterAddress(mq.brokerName);
-        if (addr.isEmpty())
-            return -1;
-        auto r = m_instance->api().getMaxOffset(addr, mq.topic, mq.queueId, timeout);
-        return r ? *r : -1;
-    };
-    switch (m_options.consumeFromWhere) {
-    case ConsumeFromWhere::ConsumeFromFirstOffset:
-        return 0;
-    case ConsumeFromWhere::ConsumeFromTimestamp: {
-        if (isRetryTopic(mq.topic))
-            return maxOffset();
-        const QByteArray addr = m_instance->masterAddress(mq.brokerName);
-        if (addr.isEmpty())
-            return -1;
-        auto r = m_instance->api().searchOffset(
-            addr, mq.topic, mq.queueId, consumeTimestampMillis(), timeout);
-        return r ? *r : -1;
-    }
-    default: // LAST_OFFSET and its deprecated variants
-        return isRetryTopic(mq.topic) ? 0 : maxOffset();
-    }
-}
-
-void PushConsumerImpl::removeUnnecessaryQueue(
-    const MessageQueue &mq, const std::shared_ptr<ProcessQueue> &pq)
-{
-    m_offsets->persist(mq, false);
-    m_offsets->removeOffset(mq);
-    if (!orderly() || m_options.messageModel != MessageModel::Clustering)
-        return;
-    // Unlock only once a running orderly task for the queue is done, so the next owner never
-    // consumes beside it (per-key order across a rebalance).
-    unlockWhenIdle(mq, pq, 0);
-}
-
-void PushConsumerImpl::unlockWhenIdle(
-    MessageQueue mq, std::shared_ptr<ProcessQueue> pq, int attempt)
-{
-    if (!pq->consumeLock.try_lock()) {
-        if (attempt >= 600 || !m_pullScheduler)
-            return; // the broker's lock expires by itself
-        std::weak_ptr<PushConsumerImpl> weak = weak_from_this();
-        m_pullScheduler->schedule(milliseconds(100), [weak, mq, pq, attempt] {
-            if (auto self = weak.lock())
-                self->unlockWhenIdle(mq, pq, attempt + 1);
-        });
-        return;
-    }
-    pq->consumeLock.unlock();
-    const QByteArray addr = m_instance->masterAddress(mq.brokerName);
-    if (addr.isEmpty())
-        return;
-    protocol::LockBatchRequestBody body;
-    body.consumerGroup = m_options.group;
-    body.clientId = m_instance->clientId();
-    body.mqSet = {mq};
-    m_instance->api().unlockBatchMQ(addr, body, 1000, true);
-}
-
-bool PushConsumerImpl::lockQueue(const MessageQueue &mq)
-{
-    const QByteArray addr = m_instance->masterAddress(mq.brokerName);
-    if (addr.isEmpty())
-        return false;
-    protocol::LockBatchRequestBody body;
-    body.consumerGroup = m_options.group;
-    body.clientId = m_instance->clientId();
-    body.mqSet = {mq};
-    auto locked = m_instance->api().lockBatchMQ(addr, body, 1000);
-    return locked && locked->count(mq);
-}
-
-void PushConsumerImpl::lockAll()
-{
-    std::map<QByteArray, std::vector<std::pair<MessageQueue, std::shared_ptr<ProcessQueue>>>>
-        byBroker;
-    {
-        std::lock_guard lock(m_mutex);
-        for (const auto &[mq, pq] : m_processQueues)
-            byBroker[mq.brokerName].emplace_back(mq, pq);
-    }
-    for (const auto &[broker, queues] : byBroker) {
-        const QByteArray addr = m_instance->masterAddress(broker);
-        if (addr.isEmpty())
-            continue;
-        protocol::LockBatchRequestBody body;
-        body.consumerGroup = m_options.group;
-        body.clientId = m_instance->clientId();
-        for (const auto &[mq, pq] : queues)
-            body.mqSet.push_back(mq);
-        auto locked = m_instance->api().lockBatchMQ(addr, body, 1000);
-        if (!locked)
-            continue;
-        const std::int64_t now = currentTimeMillis();
-        for (const auto &[mq, pq] : queues) {
-            const bool ok = locked->count(mq) > 0;
-            if (ok)
-                pq->lastLockTimestamp = now;
-            pq->locked = ok;
-        }
-    }
-}
-
-void PushConsumerImpl::unlockAll()
-{
-    std::map<QByteArray, std::vector<MessageQueue>> byBroker;
-    {
-        std::lock_guard lock(m_mutex);
-        for (const auto &[mq, pq] : m_processQueues)
-            byBroker[mq.brokerName].push_back(mq);
-    }
-    for (const auto &[broker, queues] : byBroker) {
-        const QByteArray addr = m_instance->masterAddress(broker);
-        if (addr.isEmpty())
-            continue;
-        protocol::LockBatchRequestBody body;
-        body.consumerGroup = m_options.group;
-        body.clientId = m_instance->clientId();
-        body.mqSet = queues;
-        m_instance->api().unlockBatchMQ(addr, body, 1000, false);
-    }
+    rebalance();
 }
 
 // -- pulling ----------------------------------------------------------------------------------
@@ -618,13 +309,6 @@ void PushConsumerImpl::executePullLater(PullRequest request, int delayMs)
             if (auto self = weak.lock())
                 self->executePull(std::move(request));
         });
-}
-
-std::int64_t PushConsumerImpl::pullFromWhichNode(const MessageQueue &mq) const
-{
-    std::lock_guard lock(m_mutex);
-    const auto it = m_pullFromWhichNode.find(mq);
-    return it == m_pullFromWhichNode.end() ? 0 : it->second;
 }
 
 void PushConsumerImpl::executePull(PullRequest request)
@@ -664,58 +348,27 @@ void PushConsumerImpl::executePull(PullRequest request)
             request.previouslyLocked = true;
         }
     }
-    protocol::SubscriptionData sub;
-    {
-        std::lock_guard lock(m_mutex);
-        const auto it = m_subscriptions.find(request.mq.topic);
-        if (it == m_subscriptions.end()) {
-            // Unsubscribed meanwhile: the rebalance drops the queue.
-            return;
-        }
-        sub = it->second;
-    }
-    auto broker
-        = m_instance->brokerAddress(request.mq.brokerName, pullFromWhichNode(request.mq), false);
-    if (!broker) {
-        (void)m_instance->refreshTopicRoute(request.mq.topic);
-        broker = m_instance->brokerAddress(
-            request.mq.brokerName, pullFromWhichNode(request.mq), false);
-    }
+    const std::optional<protocol::SubscriptionData> sub = subscription(request.mq.topic);
+    if (!sub)
+        return; // unsubscribed meanwhile: the rebalance drops the queue
+    const auto broker = m_pullApi->findBroker(request.mq, true);
     if (!broker) {
         executePullLater(std::move(request), m_options.pullTimeDelayMillsWhenException);
         return;
     }
-    std::int64_t commitOffset = 0;
+    PullAPIWrapper::Request pull;
+    pull.mq = request.mq;
+    pull.offset = request.nextOffset;
+    pull.maxMsgNums = m_options.pullBatchSize;
     if (clustering)
-        commitOffset = m_offsets->readOffset(request.mq, ReadOffsetType::Memory);
-    int sysFlag = protocol::PullSysFlag::Suspend;
-    if (commitOffset > 0 && !broker->slave)
-        sysFlag |= protocol::PullSysFlag::CommitOffset;
-    const bool postSubscription = m_options.postSubscriptionWhenPull && sub.expressionType == "TAG";
-    if (postSubscription)
-        sysFlag |= protocol::PullSysFlag::Subscription;
-    protocol::PullMessageRequestHeader h;
-    h.consumerGroup = m_options.group;
-    h.topic = request.mq.topic;
-    h.queueId = request.mq.queueId;
-    h.queueOffset = request.nextOffset;
-    h.maxMsgNums = m_options.pullBatchSize;
-    h.sysFlag = sysFlag;
-    h.commitOffset = commitOffset > 0 ? commitOffset : 0;
-    h.suspendTimeoutMillis = m_options.brokerSuspendMaxTimeMillis;
-    if (postSubscription)
-        h.subscription = sub.subString;
-    h.subVersion = sub.subVersion;
-    h.expressionType = sub.expressionType;
-    h.brokerName = request.mq.brokerName;
-    qCDebug(lcConsumer, "pulling %s/%s/%d at %lld from %s", request.mq.topic.constData(),
-        request.mq.brokerName.constData(), request.mq.queueId,
-        static_cast<long long>(request.nextOffset), broker->address.constData());
+        pull.commitOffset = m_offsets->readOffset(request.mq, ReadOffsetType::Memory);
+    pull.withExpression = m_options.postSubscriptionWhenPull && sub->expressionType == "TAG";
+    pull.brokerSuspendMaxTimeMillis = m_options.brokerSuspendMaxTimeMillis;
+    pull.timeoutMillis = m_options.consumerTimeoutMillisWhenSuspend;
     std::weak_ptr<PushConsumerImpl> weak = weak_from_this();
     const auto issued = std::chrono::steady_clock::now();
-    m_instance->api().pullMessageAsync(broker->address, request.mq.brokerName, h,
-        m_options.consumerTimeoutMillisWhenSuspend,
-        [weak, request, issued](Result<PullResult> r) mutable {
+    m_pullApi->pullAsync(
+        *broker, pull, *sub, [weak, request, issued](Result<PullResult> r) mutable {
             // I/O thread: straight to the pull thread.
             qCDebug(lcConsumer, "pull answer %s/%d at %lld: %s", request.mq.topic.constData(),
                 request.mq.queueId, static_cast<long long>(request.nextOffset),
@@ -736,66 +389,51 @@ void PushConsumerImpl::executePull(PullRequest request)
         });
 }
 
+void PushConsumerImpl::onPullError(PullRequest request, const Status &error)
+{
+    const int code = error.remoteCode();
+    if (code == 24 || code == 25) {
+        // SUBSCRIPTION_NOT_EXIST / NOT_LATEST: the broker has not processed our latest
+        // heartbeat yet (a pull raced it): heartbeat again and pull again shortly.
+        qCDebug(lcConsumer, "pull %s/%s/%d: %s", request.mq.topic.constData(),
+            request.mq.brokerName.constData(), request.mq.queueId, qPrintable(error.message()));
+        (void)m_instance->sendHeartbeatToAllBrokers(false);
+        executePullLater(std::move(request), 200);
+        return;
+    }
+    static std::atomic<std::int64_t> lastWarn {0};
+    const std::int64_t now = currentTimeMillis();
+    if (now - lastWarn.load() > 5000) {
+        lastWarn = now;
+        qCWarning(lcConsumer, "pull %s/%s/%d for %s: %s", request.mq.topic.constData(),
+            request.mq.brokerName.constData(), request.mq.queueId, m_options.group.constData(),
+            qPrintable(error.message()));
+    }
+    std::weak_ptr<ClientInstance> weakInstance = m_instance;
+    const QByteArray topic = request.mq.topic;
+    m_instance->scheduler().post([weakInstance, topic] {
+        if (auto i = weakInstance.lock())
+            (void)i->refreshTopicRoute(topic);
+    });
+    executePullLater(std::move(request), m_options.pullTimeDelayMillsWhenException);
+}
+
 void PushConsumerImpl::onPullResult(PullRequest request, Result<PullResult> result)
 {
     if (request.pq->dropped || m_stopping)
         return;
     if (!result) {
-        const int code = result.error().remoteCode();
-        if (code == 24 || code == 25) {
-            // SUBSCRIPTION_NOT_EXIST / NOT_LATEST: the broker has not processed our latest
-            // heartbeat yet (a pull raced it): heartbeat again and pull again shortly.
-            qCDebug(lcConsumer, "pull %s/%s/%d: %s", request.mq.topic.constData(),
-                request.mq.brokerName.constData(), request.mq.queueId,
-                qPrintable(result.error().message()));
-            (void)m_instance->sendHeartbeatToAllBrokers(false);
-            executePullLater(std::move(request), 200);
-            return;
-        }
-        static std::atomic<std::int64_t> lastWarn {0};
-        const std::int64_t now = currentTimeMillis();
-        if (now - lastWarn.load() > 5000) {
-            lastWarn = now;
-            qCWarning(lcConsumer, "pull %s/%s/%d for %s: %s", request.mq.topic.constData(),
-                request.mq.brokerName.constData(), request.mq.queueId, m_options.group.constData(),
-                qPrintable(result.error().message()));
-        }
-        std::weak_ptr<ClientInstance> weakInstance = m_instance;
-        const QByteArray topic = request.mq.topic;
-        m_instance->scheduler().post([weakInstance, topic] {
-            if (auto i = weakInstance.lock())
-                (void)i->refreshTopicRoute(topic);
-        });
-        executePullLater(std::move(request), m_options.pullTimeDelayMillsWhenException);
+        onPullError(std::move(request), result.error());
         return;
     }
     PullResult &pull = *result;
-    {
-        std::lock_guard lock(m_mutex);
-        m_pullFromWhichNode[request.mq] = pull.suggestWhichBrokerId;
-    }
+    const protocol::SubscriptionData sub
+        = subscription(request.mq.topic).value_or(protocol::SubscriptionData());
+    m_pullApi->processPullResult(request.mq, pull, sub, true);
     switch (pull.status) {
     case PullStatus::Found: {
         request.nextOffset = pull.nextBeginOffset;
-        std::vector<MessageExt> msgs;
-        protocol::SubscriptionData sub;
-        {
-            std::lock_guard lock(m_mutex);
-            const auto it = m_subscriptions.find(request.mq.topic);
-            if (it != m_subscriptions.end())
-                sub = it->second;
-        }
-        const bool filterTags
-            = sub.expressionType == "TAG" && !sub.tagsSet.empty() && !sub.classFilterMode;
-        msgs.reserve(pull.messages.size());
-        for (MessageExt &m : pull.messages) {
-            if (filterTags
-                && std::find(sub.tagsSet.begin(), sub.tagsSet.end(), m.tags()) == sub.tagsSet.end())
-                continue;
-            m.setProperty(MC::MinOffset.toByteArray(), QByteArray::number(pull.minOffset));
-            m.setProperty(MC::MaxOffset.toByteArray(), QByteArray::number(pull.maxOffset));
-            msgs.push_back(std::move(m));
-        }
+        std::vector<MessageExt> &msgs = pull.messages;
         stats(request.mq.topic).pulled += static_cast<std::int64_t>(msgs.size());
         qCDebug(lcConsumer, "pulled %zu messages of %s/%s/%d at %lld, next %lld", msgs.size(),
             request.mq.topic.constData(), request.mq.brokerName.constData(), request.mq.queueId,
@@ -803,12 +441,7 @@ void PushConsumerImpl::onPullResult(PullRequest request, Result<PullResult> resu
             static_cast<long long>(request.nextOffset));
         if (!msgs.empty()) {
             const bool dispatch = request.pq->putMessages(msgs);
-            if (orderly()) {
-                if (dispatch)
-                    submitOrderlyLater(request.pq, request.mq, 0);
-            } else {
-                dispatchConcurrently(msgs, request.pq, request.mq);
-            }
+            m_consumeService->submitConsumeRequest(msgs, request.pq, request.mq, dispatch);
         }
         executePullLater(std::move(request), m_options.pullInterval);
         return;
@@ -885,14 +518,8 @@ QByteArray PushConsumerImpl::runningInfoJson(const QByteArray &jstack)
     w.beginObject();
     w.key("jstack").value(jstack);
     w.key("mqTable").beginObject();
-    std::map<MessageQueue, std::shared_ptr<ProcessQueue>> queues;
-    std::vector<protocol::SubscriptionData> subs;
-    {
-        std::lock_guard lock(m_mutex);
-        queues = m_processQueues;
-        for (const auto &[t, s] : m_subscriptions)
-            subs.push_back(s);
-    }
+    const auto queues = processQueues();
+    const std::vector<protocol::SubscriptionData> subs = subscriptions();
     for (const auto &[mq, pq] : queues) {
         const ProcessQueue::Info i = pq->info();
         w.rawKey(mq.toJson()).beginObject();
@@ -970,6 +597,48 @@ QByteArray PushConsumerImpl::runningInfoJson(const QByteArray &jstack)
     w.endArray();
     w.endObject();
     return w.take();
+}
+
+bool PushConsumerImpl::sendMessageBack(const MessageExt &msg, int delayLevel)
+{
+    const int timeout = m_instance->config().mqClientApiTimeout;
+    const QByteArray brokerName = msg.brokerName();
+    const QByteArray addr = m_instance->masterAddress(brokerName);
+    if (!addr.isEmpty()) {
+        const Status s = m_instance->api().consumerSendMessageBack(
+            addr, msg, m_options.group, delayLevel, maxReconsumeTimes(), timeout);
+        if (s)
+            return true;
+        qCDebug(lcConsumer, "send back %s to %s: %s; re-sending to %s", msg.msgId().constData(),
+            addr.constData(), qPrintable(s.message()), m_retryTopic.constData());
+    }
+    // The broker could not take it back: send a copy to the retry topic ourselves.
+    if (!m_retryProducer)
+        return false;
+    Message copy(m_retryTopic, msg.body());
+    copy.properties() = msg.properties();
+    copy.setFlag(msg.flag());
+    const QByteArray origin = msg.property(MC::OriginMessageId);
+    copy.setProperty(MC::OriginMessageId.toByteArray(), origin.isEmpty() ? msg.msgId() : origin);
+    if (copy.property(MC::RetryTopic).isEmpty())
+        copy.setProperty(MC::RetryTopic.toByteArray(), msg.topic());
+    copy.setProperty(MC::ReconsumeTime.toByteArray(), QByteArray::number(msg.reconsumeTimes() + 1));
+    copy.setProperty(MC::MaxReconsumeTimes.toByteArray(), QByteArray::number(maxReconsumeTimes()));
+    copy.removeProperty(MC::TransactionPrepared);
+    copy.setDelayTimeLevel(3 + msg.reconsumeTimes());
+    auto sent = m_retryProducer->send(copy);
+    if (!sent)
+        qCWarning(lcConsumer, "%s: message %s could neither be sent back nor re-sent to %s: %s",
+            m_options.group.constData(), msg.msgId().constData(), m_retryTopic.constData(),
+            qPrintable(sent.error().message()));
+    return sent.has_value();
+}
+
+QByteArray PushConsumerImpl::consumeMessageDirectly(
+    const MessageExt &msg, const QByteArray &brokerName)
+{
+    (void)brokerName;
+    return m_consumeService->consumeMessageDirectly(msg);
 }
 
 PushConsumerImpl::TopicStats &PushConsumerImpl::stats(const QByteArray &topic)

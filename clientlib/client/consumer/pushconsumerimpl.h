@@ -4,12 +4,20 @@
 // the handle, the instance's registration (weak), and every pull and consume task own it, so a
 // listener that destroys the handle does not pull the floor from under itself. Internal header.
 //
+// Its parts, along RocketMQ's seams: the rebalance (RebalanceImpl, this class's push hooks in
+// pushrebalance.cpp), the pull request and answer (PullAPIWrapper), the listener side
+// (ConcurrentConsumeService / OrderlyConsumeService).
+//
 // Threads: rebalance on the instance's rebalance thread; pulls are issued and their results
 // handled on the consumer's "qrocket-pull" scheduler; listeners on the consume pool.
 
 #include "clientlib/client/clientinstance.h"
+#include "clientlib/client/consumer/consumeservice.h"
 #include "clientlib/client/consumer/offsetstore.h"
 #include "clientlib/client/consumer/processqueue.h"
+#include "clientlib/client/consumer/pullapiwrapper.h"
+#include "clientlib/client/consumer/rebalanceimpl.h"
+#include "clientlib/client/innerproducer.h"
 #include "clientlib/client/pushconsumer.h"
 #include "clientlib/client/sendresult.h"
 #include "clientlib/client/threads.h"
@@ -21,9 +29,8 @@
 
 namespace qrocket::client {
 
-class ProducerImpl;
-
 class PushConsumerImpl final : public ConsumerInner,
+                               public RebalanceImpl,
                                public std::enable_shared_from_this<PushConsumerImpl>
 {
 public:
@@ -59,6 +66,10 @@ public:
     QByteArray consumeMessageDirectly(const MessageExt &msg, const QByteArray &brokerName) override;
 
 private:
+    friend class ConsumeService;
+    friend class ConcurrentConsumeService;
+    friend class OrderlyConsumeService;
+
     struct PullRequest
     {
         MessageQueue mq;
@@ -77,45 +88,42 @@ private:
     };
 
     bool orderly() const { return static_cast<bool>(m_orderlyListener); }
+    bool lockedOrderly() const
+    {
+        return orderly() && m_options.messageModel == MessageModel::Clustering;
+    }
     int maxReconsumeTimes() const;
-    std::int64_t consumeTimestampMillis() const;
+    Status checkOptions() const;
+    Status checkSql92Subscriptions(const std::vector<protocol::SubscriptionData> &subs);
 
-    // rebalance (rebalance thread)
-    void rebalanceTopic(const QByteArray &topic);
-    bool updateProcessQueueTable(
-        const QByteArray &topic, const std::vector<MessageQueue> &assigned);
-    std::int64_t computePullFromWhere(const MessageQueue &mq);
-    void removeUnnecessaryQueue(const MessageQueue &mq, const std::shared_ptr<ProcessQueue> &pq);
+    // rebalance hooks (pushrebalance.cpp; rebalance thread)
+    QueueDiff takeQueueDiff(
+        const QByteArray &topic, const std::set<MessageQueue> &wanted, std::int64_t now) override;
+    void removeUnnecessaryMessageQueue(
+        const MessageQueue &mq, const std::shared_ptr<ProcessQueue> &pq) override;
+    Added addMessageQueue(const MessageQueue &mq, std::int64_t now) override;
+    void lockMissed() override;
+    void truncateQueuesNotOfSubscribedTopics() override;
     void unlockWhenIdle(MessageQueue mq, std::shared_ptr<ProcessQueue> pq, int attempt);
-    bool lockQueue(const MessageQueue &mq);
-    void lockAll();
-    void unlockAll();
+    std::vector<std::pair<MessageQueue, std::shared_ptr<ProcessQueue>>> processQueues() const;
 
     // pulling (pull thread)
     void executePullLater(PullRequest request, int delayMs);
     void executePull(PullRequest request);
     void onPullResult(PullRequest request, Result<PullResult> result);
-    std::int64_t pullFromWhichNode(const MessageQueue &mq) const;
+    void onPullError(PullRequest request, const Status &error);
 
     // consuming (consume pool)
-    void dispatchConcurrently(const std::vector<MessageExt> &msgs,
-        const std::shared_ptr<ProcessQueue> &pq, const MessageQueue &mq);
-    void consumeConcurrently(
-        std::vector<MessageExt> msgs, std::shared_ptr<ProcessQueue> pq, MessageQueue mq);
-    void consumeOrderly(std::shared_ptr<ProcessQueue> pq, MessageQueue mq);
-    void submitOrderlyLater(
-        const std::shared_ptr<ProcessQueue> &pq, const MessageQueue &mq, int delayMs);
     bool sendMessageBack(const MessageExt &msg, int delayLevel);
-    void prepareForListener(std::vector<MessageExt> &msgs) const;
     TopicStats &stats(const QByteArray &topic);
 
     const PushConsumerOptions m_options;
     ClientInstance::Lease m_lease;
     std::shared_ptr<ClientInstance> m_instance; // m_lease's
-    std::unique_ptr<OffsetStore> m_offsets;
     std::shared_ptr<WorkerPool> m_consumePool;
     std::unique_ptr<Scheduler> m_pullScheduler;
-    std::shared_ptr<ProducerImpl> m_retryProducer;
+    std::unique_ptr<InnerProducer> m_retryProducer;
+    std::shared_ptr<ConsumeService> m_consumeService;
     ConcurrentListener m_concurrentListener;
     OrderlyListener m_orderlyListener;
     std::atomic<bool> m_started {false};
@@ -125,13 +133,8 @@ private:
     QByteArray m_retryTopic;
 
     mutable std::mutex m_mutex;
-    std::map<QByteArray, protocol::SubscriptionData> m_subscriptions; // guarded by m_mutex
-    std::map<QByteArray, std::vector<MessageQueue>> m_topicQueues; // guarded by m_mutex
     std::map<MessageQueue, std::shared_ptr<ProcessQueue>> m_processQueues; // guarded by m_mutex
-    std::map<MessageQueue, std::int64_t> m_pullFromWhichNode; // guarded by m_mutex
     std::map<QByteArray, std::unique_ptr<TopicStats>> m_stats; // guarded by m_mutex
-    std::mutex m_rebalanceMutex; // one rebalance at a time
-    std::map<MessageQueue, std::shared_ptr<std::mutex>> m_orderlyLocks; // guarded by m_mutex
 };
 
 } // namespace qrocket::client

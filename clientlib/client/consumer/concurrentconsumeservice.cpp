@@ -1,0 +1,113 @@
+#include "clientlib/client/consumer/concurrentconsumeservice.h"
+
+#include "clientlib/client/consumer/pushconsumerimpl.h"
+#include "clientlib/client/logging.h"
+
+#include <chrono>
+
+namespace qrocket::client {
+
+using std::chrono::milliseconds;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+constexpr int kConsumeLaterDelayMs = 5000;
+} // namespace
+
+ConcurrentConsumeService::ConcurrentConsumeService(
+    PushConsumerImpl &consumer, ConcurrentListener listener)
+    : ConsumeService(consumer), m_listener(std::move(listener))
+{ }
+
+void ConcurrentConsumeService::submitConsumeRequest(const std::vector<MessageExt> &msgs,
+    const std::shared_ptr<ProcessQueue> &pq, const MessageQueue &mq, bool dispatch)
+{
+    (void)dispatch; // every batch goes to the pool at once
+    const std::size_t batch
+        = static_cast<std::size_t>(m_consumer.m_options.consumeMessageBatchMaxSize);
+    std::weak_ptr<PushConsumerImpl> weak = m_consumer.weak_from_this();
+    auto self = std::static_pointer_cast<ConcurrentConsumeService>(shared_from_this());
+    for (std::size_t i = 0; i < msgs.size(); i += batch) {
+        std::vector<MessageExt> part(msgs.begin() + static_cast<std::ptrdiff_t>(i),
+            msgs.begin() + static_cast<std::ptrdiff_t>(std::min(msgs.size(), i + batch)));
+        if (!m_consumer.m_consumePool->execute(
+                [weak, self, part = std::move(part), pq, mq]() mutable {
+                    if (auto consumer = weak.lock())
+                        self->consume(std::move(part), pq, mq);
+                }))
+            return; // shutting down: what is buffered stays unconsumed and uncommitted
+    }
+}
+
+void ConcurrentConsumeService::consume(
+    std::vector<MessageExt> msgs, std::shared_ptr<ProcessQueue> pq, MessageQueue mq)
+{
+    if (pq->dropped)
+        return;
+    const PushConsumerOptions &options = m_consumer.m_options;
+    std::vector<MessageExt> forListener = msgs;
+    prepareForListener(forListener);
+    ConsumeConcurrentlyContext ctx;
+    ctx.messageQueue = mq;
+    ConsumeConcurrentlyStatus status = ConsumeConcurrentlyStatus::ReconsumeLater;
+    const auto t0 = Clock::now();
+    runListener([&] { status = m_listener(forListener, ctx); }, "listener", "reconsume later");
+    const auto rt = std::chrono::duration_cast<milliseconds>(Clock::now() - t0).count();
+    pq->lastConsumeTimestamp = currentTimeMillis();
+    PushConsumerImpl::TopicStats &st = m_consumer.stats(mq.topic);
+    st.consumeRtTotalMs += rt;
+    if (pq->dropped)
+        return; // the queue moved elsewhere: its new owner consumes these again
+    const int size = static_cast<int>(msgs.size());
+    int ackIndex = status == ConsumeConcurrentlyStatus::ConsumeSuccess
+        ? std::min(ctx.ackIndex, size - 1)
+        : -1;
+    st.consumedOk += ackIndex + 1;
+    st.consumedFailed += size - ackIndex - 1;
+    std::vector<MessageExt> retryLocally;
+    std::vector<MessageExt> done;
+    for (int i = 0; i < size; ++i) {
+        if (i <= ackIndex) {
+            done.push_back(msgs[static_cast<std::size_t>(i)]);
+            continue;
+        }
+        MessageExt &m = msgs[static_cast<std::size_t>(i)];
+        if (options.messageModel == MessageModel::Broadcasting) {
+            qCWarning(lcConsumer, "%s: broadcasting consumption failed, message %s dropped",
+                options.group.constData(), m.msgId().constData());
+            done.push_back(m);
+        } else if (m_consumer.sendMessageBack(m, ctx.delayLevelWhenNextConsume)) {
+            done.push_back(m);
+        } else {
+            m.setReconsumeTimes(m.reconsumeTimes() + 1);
+            retryLocally.push_back(m);
+        }
+    }
+    const std::int64_t offset = pq->removeMessages(done);
+    if (offset >= 0 && !pq->dropped)
+        m_consumer.m_offsets->updateOffset(mq, offset, true);
+    if (!retryLocally.empty() && m_consumer.m_pullScheduler) {
+        std::weak_ptr<PushConsumerImpl> weak = m_consumer.weak_from_this();
+        auto self = std::static_pointer_cast<ConcurrentConsumeService>(shared_from_this());
+        m_consumer.m_pullScheduler->schedule(
+            milliseconds(kConsumeLaterDelayMs), [weak, self, retryLocally, pq, mq] {
+                auto consumer = weak.lock();
+                if (!consumer || consumer->m_stopping)
+                    return;
+                consumer->m_consumePool->execute([weak, self, retryLocally, pq, mq]() mutable {
+                    if (auto c = weak.lock())
+                        self->consume(std::move(retryLocally), pq, mq);
+                });
+            });
+    }
+}
+
+bool ConcurrentConsumeService::consumeDirectly(
+    const std::vector<MessageExt> &msgs, const MessageQueue &mq)
+{
+    ConsumeConcurrentlyContext ctx;
+    ctx.messageQueue = mq;
+    return m_listener(msgs, ctx) == ConsumeConcurrentlyStatus::ConsumeSuccess;
+}
+
+} // namespace qrocket::client
