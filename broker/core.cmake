@@ -7,7 +7,7 @@ set(QROCKET_BROKER_SERVER_SOURCES
     namesrvregistrar.cpp
     longpolling/pullrequestholdservice.cpp
     filter/sqlfiltercache.cpp
-    processors/sendrequestheader.cpp
+    processors/sendproperties.cpp
     processors/sendmessageprocessor.cpp
     processors/pullmessageprocessor.cpp
     processors/clientmanageprocessor.cpp
