@@ -5,7 +5,6 @@ set(QROCKET_BROKER_EXTRAS_SOURCES
     schedule/schedulemessageservice.cpp
     processors/sendbackprocessor.cpp
     processors/queryprocessor.cpp
-    processors/adminbodies.cpp
     processors/adminprocessor.cpp
     processors/admintopic.cpp
     processors/adminruntime.cpp
