@@ -7,7 +7,6 @@
 #include "broker/managers/consumeroffsetmanager.h"
 #include "broker/managers/producermanager.h"
 #include "broker/managers/topicconfigmanager.h"
-#include "broker/processors/adminbodies.h"
 #include "broker/processors/admincommon.h"
 #include "broker/processors/adminprocessor.h"
 #include "storage/messagestore.h"
@@ -20,10 +19,14 @@ using protocol::RemotingCommand;
 
 namespace {
 
-adminbody::Connection connectionOf(const ClientChannelInfo &info)
+protocol::Connection connectionOf(const ClientChannelInfo &info)
 {
-    return {info.channel ? info.channel->remoteAddress() : QByteArray(), info.clientId,
-        QByteArray(protocol::languageName(info.language)), info.version};
+    protocol::Connection c;
+    c.clientId = info.clientId;
+    c.clientAddr = info.channel ? info.channel->remoteAddress() : QByteArray();
+    c.language = QByteArray(protocol::languageName(info.language));
+    c.version = info.version;
+    return c;
 }
 
 } // namespace
@@ -42,7 +45,7 @@ RemotingCommand AdminProcessor::consumeStats(const RemotingCommand &request)
     std::sort(topicList.begin(), topicList.end());
 
     const bool online = m_ctx.consumers && !m_ctx.consumers->consumerIds(group).isEmpty();
-    std::vector<adminbody::ConsumeOffset> offsets;
+    protocol::ConsumeStats stats;
     for (const QByteArray &topic : topicList) {
         const std::optional<TopicConfig> config = m_ctx.topics->find(topic);
         if (!config)
@@ -52,10 +55,10 @@ RemotingCommand AdminProcessor::consumeStats(const RemotingCommand &request)
             continue;
         const QByteArray name = brokerName();
         for (int i = 0; i < config->writeQueueNums; ++i)
-            offsets.push_back(consumeOffset(name, group, topic, i));
+            stats.offsetTable[{topic, name, i}] = consumeOffset(group, topic, i);
     }
     RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
-    response.body = adminbody::consumeStats(0.0, offsets);
+    response.body = stats.toJson();
     return response;
 }
 
@@ -70,22 +73,15 @@ RemotingCommand AdminProcessor::consumerConnectionList(const RemotingCommand &re
     if (!info || info->channels.empty())
         return makeResponse(request, toInt(ResponseCode::ConsumerNotOnline),
             QByteArrayLiteral("the consumer group[") + group + QByteArrayLiteral("] not online"));
-    protocol::JsonWriter w;
-    w.beginObject().key("connectionSet").beginArray();
+    protocol::ConsumerConnection body;
     for (const ClientChannelInfo &c : info->channels)
-        adminbody::writeConnection(w, connectionOf(c));
-    w.endArray();
-    w.key("consumeFromWhere").value(consumeFromWhereName(info->consumeFromWhere));
-    w.key("consumeType").value(consumeTypeName(info->consumeType));
-    w.key("messageModel").value(messageModelName(info->messageModel));
-    w.key("subscriptionTable").beginObject();
-    for (const auto &[topic, sub] : info->subscriptions) {
-        w.key(topic);
-        sub.write(w);
-    }
-    w.endObject().endObject();
+        body.connectionSet.push_back(connectionOf(c));
+    body.consumeFromWhere = info->consumeFromWhere;
+    body.consumeType = info->consumeType;
+    body.messageModel = info->messageModel;
+    body.subscriptionTable = info->subscriptions;
     RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
-    response.body = w.take();
+    response.body = body.toJson();
     return response;
 }
 
@@ -100,11 +96,11 @@ RemotingCommand AdminProcessor::producerConnectionList(const RemotingCommand &re
     if (channels.empty())
         return makeResponse(request, toInt(ResponseCode::SystemError),
             QByteArrayLiteral("the producer group[") + group + QByteArrayLiteral("] not exist"));
-    std::vector<adminbody::Connection> connections;
+    protocol::ProducerConnection body;
     for (const ClientChannelInfo &c : channels)
-        connections.push_back(connectionOf(c));
+        body.connectionSet.push_back(connectionOf(c));
     RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
-    response.body = adminbody::producerConnection(connections);
+    response.body = body.toJson();
     return response;
 }
 
@@ -121,7 +117,7 @@ RemotingCommand AdminProcessor::topicConsumeByWho(const RemotingCommand &request
     }
     std::sort(groups.begin(), groups.end());
     RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
-    response.body = adminbody::stringList("groupList", groups);
+    response.body = protocol::GroupList {{groups.begin(), groups.end()}}.toJson();
     return response;
 }
 
@@ -142,7 +138,7 @@ RemotingCommand AdminProcessor::resetOffset(const RemotingCommand &request)
             QByteArrayLiteral("[reset-offset] reset offset failed, no topic in this broker. topic=")
                 + topic);
 
-    std::vector<std::pair<adminbody::MessageQueueKey, std::int64_t>> table;
+    protocol::ResetOffsetBody table;
     for (int i = 0; i < config->writeQueueNums; ++i) {
         const std::int64_t consumerOffset = m_ctx.consumerOffsets->query(group, topic, i);
         if (consumerOffset < 0)
@@ -153,9 +149,9 @@ RemotingCommand AdminProcessor::resetOffset(const RemotingCommand &request)
             ? m_ctx.store->maxOffsetInQueue(topic, i)
             : m_ctx.store->offsetInQueueByTime(topic, i, *timestamp);
         const std::int64_t offset = (isForce || byTime < consumerOffset) ? byTime : consumerOffset;
-        table.emplace_back(adminbody::MessageQueueKey {brokerName(), i, topic}, offset);
+        table.offsetTable[{topic, brokerName(), i}] = offset;
     }
-    const QByteArray body = adminbody::resetOffsetBody(table);
+    const QByteArray body = table.toJson();
 
     const std::vector<remoting::ChannelPtr> channels
         = m_ctx.consumers ? m_ctx.consumers->channels(group) : std::vector<remoting::ChannelPtr> {};
@@ -164,7 +160,7 @@ RemotingCommand AdminProcessor::resetOffset(const RemotingCommand &request)
             QByteArrayLiteral("Consumer not online, so can not reset offset, Group: ") + group
                 + QByteArrayLiteral(" Topic: ") + topic + QByteArrayLiteral(" Timestamp: ")
                 + QByteArray::number(*timestamp));
-    for (const auto &[mq, offset] : table)
+    for (const auto &[mq, offset] : table.offsetTable)
         m_ctx.consumerOffsets->commit(group, topic, mq.queueId, offset);
     for (const remoting::ChannelPtr &channel : channels) {
         RemotingCommand push

@@ -9,7 +9,6 @@
 #include "broker/managers/producermanager.h"
 #include "broker/managers/subscriptiongroupmanager.h"
 #include "broker/managers/topicconfigmanager.h"
-#include "broker/processors/adminbodies.h"
 #include "broker/processors/admincommon.h"
 #include "broker/processors/adminprocessor.h"
 #include "clientlib/protocol/json.h"
@@ -185,13 +184,13 @@ RemotingCommand AdminProcessor::brokerConsumeStats(const RemotingCommand &reques
                 continue;
             if (onlineWithoutSubscription(m_ctx.consumers, group, topic))
                 continue;
-            std::vector<adminbody::ConsumeOffset> offsets;
+            protocol::ConsumeStats stats;
             for (int i = 0; i < config->writeQueueNums; ++i) {
-                adminbody::ConsumeOffset o = consumeOffset(brokerName, group, topic, i);
+                const protocol::OffsetWrapper o = consumeOffset(group, topic, i);
                 totalDiff += o.brokerOffset - o.consumerOffset;
-                offsets.push_back(std::move(o));
+                stats.offsetTable[{topic, brokerName, i}] = o;
             }
-            w.raw(adminbody::consumeStats(0.0, offsets));
+            stats.write(w);
         }
         w.endArray().endObject();
     }

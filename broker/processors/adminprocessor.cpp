@@ -155,11 +155,10 @@ QByteArray AdminProcessor::brokerName() const
     return m_ctx.config ? m_ctx.config->brokerName.toUtf8() : QByteArray();
 }
 
-adminbody::ConsumeOffset AdminProcessor::consumeOffset(
-    const QByteArray &brokerName, const QByteArray &group, const QByteArray &topic, int queueId)
+protocol::OffsetWrapper AdminProcessor::consumeOffset(
+    const QByteArray &group, const QByteArray &topic, int queueId)
 {
-    adminbody::ConsumeOffset o;
-    o.mq = {brokerName, queueId, topic};
+    protocol::OffsetWrapper o;
     o.brokerOffset = std::max<std::int64_t>(m_ctx.store->maxOffsetInQueue(topic, queueId), 0);
     o.consumerOffset
         = std::max<std::int64_t>(m_ctx.consumerOffsets->query(group, topic, queueId), 0);

@@ -24,7 +24,7 @@
 // Thread-safety: state is the BrokerContext (thread-safe members) and the boot time; runs on any
 // executor thread.
 
-#include "broker/processors/adminbodies.h"
+#include "clientlib/protocol/bodies/adminbodies.h"
 #include "clientlib/remoting/requestprocessor.h"
 
 #include <QByteArray>
@@ -100,8 +100,8 @@ private:
     QByteArray brokerName() const;
     /// A group's position in one queue of `topic`, as GET_CONSUME_STATS lists it (offsets clamped
     /// at 0; last timestamp of the last consumed message, 0 when none).
-    adminbody::ConsumeOffset consumeOffset(const QByteArray &brokerName, const QByteArray &group,
-        const QByteArray &topic, int queueId);
+    protocol::OffsetWrapper consumeOffset(
+        const QByteArray &group, const QByteArray &topic, int queueId);
 
     BrokerContext &m_ctx;
     const std::int64_t m_bootTimestamp;

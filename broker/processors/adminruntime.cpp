@@ -8,7 +8,6 @@
 #include "broker/ha/haservice.h"
 #include "broker/managers/brokerstats.h"
 #include "broker/managers/topicconfigmanager.h"
-#include "broker/processors/adminbodies.h"
 #include "broker/processors/admincommon.h"
 #include "broker/processors/adminprocessor.h"
 #include "broker/schedule/schedulemessageservice.h"
@@ -134,7 +133,7 @@ RemotingCommand AdminProcessor::brokerRuntimeInfo(const RemotingCommand &request
         remotingLimitsInfo(m_ctx.remotingStats(), t);
     replicationInfo(t, st.commitLogMaxOffset);
     RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
-    response.body = adminbody::kvTable(t);
+    response.body = protocol::KVTable::toJson(t);
     return response;
 }
 
@@ -180,19 +179,18 @@ RemotingCommand AdminProcessor::topicStatsInfo(const RemotingCommand &request)
     if (!config)
         return makeResponse(request, toInt(ResponseCode::TopicNotExist),
             QByteArrayLiteral("topic[") + topic + QByteArrayLiteral("] not exist"));
-    std::vector<adminbody::TopicOffset> offsets;
+    protocol::TopicStatsTable stats;
+    const QByteArray name = brokerName();
     for (int i = 0; i < config->writeQueueNums; ++i) {
-        adminbody::TopicOffset o;
-        o.mq = {brokerName(), i, topic};
+        protocol::TopicOffset &o = stats.offsetTable[{topic, name, i}];
         o.minOffset = std::max<std::int64_t>(m_ctx.store->minOffsetInQueue(topic, i), 0);
         o.maxOffset = std::max<std::int64_t>(m_ctx.store->maxOffsetInQueue(topic, i), 0);
         if (o.maxOffset > 0)
             o.lastUpdateTimestamp = std::max<std::int64_t>(
                 m_ctx.store->messageStoreTimestamp(topic, i, o.maxOffset - 1), 0);
-        offsets.push_back(std::move(o));
     }
     RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
-    response.body = adminbody::topicStatsTable(offsets);
+    response.body = stats.toJson();
     return response;
 }
 

@@ -5,7 +5,6 @@
 #include "broker/config/brokerconfig.h"
 #include "broker/managers/topicconfigmanager.h"
 #include "broker/managers/topicvalidator.h"
-#include "broker/processors/adminbodies.h"
 #include "broker/processors/admincommon.h"
 #include "broker/processors/adminprocessor.h"
 #include "clientlib/protocol/json.h"
@@ -102,7 +101,7 @@ RemotingCommand AdminProcessor::systemTopicList(const RemotingCommand &request)
             system.append(topic);
     }
     RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
-    response.body = adminbody::stringList("topicList", system);
+    response.body = protocol::TopicList {{system.begin(), system.end()}, {}}.toJson();
     return response;
 }
 

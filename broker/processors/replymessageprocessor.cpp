@@ -7,8 +7,9 @@
 #include "broker/managers/producermanager.h"
 #include "broker/managers/topicconfigmanager.h"
 #include "broker/processors/sendmessageprocessor.h"
-#include "broker/processors/sendrequestheader.h"
+#include "broker/processors/sendproperties.h"
 #include "broker/stats/brokerstatsmanager.h"
+#include "clientlib/protocol/headers/sendheaders.h"
 #include "clientlib/protocol/messageid.h"
 #include "clientlib/protocol/messageproperties.h"
 #include "storage/messagestore.h"
@@ -20,6 +21,7 @@
 namespace qrocket::broker {
 
 using protocol::RemotingCommand;
+using protocol::SendMessageRequestHeader;
 using storage::MessageExtBrokerInner;
 using storage::PutMessageResult;
 using storage::PutMessageStatus;
@@ -75,12 +77,10 @@ void ReplyMessageProcessor::processRequest(
         return r;
     };
 
-    // The send header decoder picks the key set by request code: present it as the send code
-    // with the same encoding (the copy shares the request's bytes).
-    RemotingCommand asSend = request;
-    asSend.code = v2 ? toInt(RequestCode::SendMessageV2) : toInt(RequestCode::SendMessage);
+    // The send header decoder picks the key set by request code (V2 for SEND_REPLY_MESSAGE_V2).
     QByteArray error;
-    std::optional<SendRequestHeader> header = SendRequestHeader::decode(asSend, &error);
+    std::optional<SendMessageRequestHeader> header
+        = SendMessageRequestHeader::decodeSend(request, &error);
     if (!header) {
         respond(makeReply(request, toInt(ResponseCode::SystemError), error));
         return;
@@ -108,7 +108,7 @@ void ReplyMessageProcessor::processRequest(
     msg.bornTimestamp = header->bornTimestamp;
     channel->remoteHost(msg.bornHost);
     msg.storeHost = m_ctx.storeHostAddress;
-    msg.reconsumeTimes = header->reconsumeTimes;
+    msg.reconsumeTimes = header->reconsumeTimes.value_or(0);
 
     // PUSH_REPLY_MESSAGE_TO_CLIENT: RocketMQ's ReplyMessageRequestHeader.
     RemotingCommand push

@@ -6,10 +6,11 @@
 #include "broker/managers/subscriptiongroupmanager.h"
 #include "broker/managers/topicconfigmanager.h"
 #include "broker/managers/topicvalidator.h"
-#include "broker/processors/sendrequestheader.h"
+#include "broker/processors/sendproperties.h"
 #include "broker/schedule/scheduletransform.h"
 #include "broker/stats/brokerstatsmanager.h"
 #include "broker/transaction/transactionalmessage.h"
+#include "clientlib/protocol/headers/sendheaders.h"
 #include "clientlib/protocol/messagebatch.h"
 #include "clientlib/protocol/messageid.h"
 #include "clientlib/protocol/messageproperties.h"
@@ -25,6 +26,7 @@
 namespace qrocket::broker {
 
 using protocol::RemotingCommand;
+using protocol::SendMessageRequestHeader;
 using storage::MessageExtBrokerInner;
 using storage::PutMessageResult;
 using storage::PutMessageStatus;
@@ -206,7 +208,8 @@ void SendMessageProcessor::processRequest(
     const remoting::ChannelPtr &channel, RemotingCommand request, remoting::Responder respond)
 {
     QByteArray error;
-    std::optional<SendRequestHeader> header = SendRequestHeader::decode(request, &error);
+    std::optional<SendMessageRequestHeader> header
+        = SendMessageRequestHeader::decodeSend(request, &error);
     if (!header) {
         respond(makeReply(request, toInt(ResponseCode::SystemError), error));
         return;
@@ -220,14 +223,15 @@ void SendMessageProcessor::processRequest(
         respond(std::move(*refusal));
         return;
     }
-    if (header->batch)
+    // SEND_BATCH_MESSAGE is a batch whatever its `m` flag says.
+    if (header->batch || request.code == toInt(RequestCode::SendBatchMessage))
         sendBatch(channel, request, *header, topicConfig, std::move(respond));
     else
         sendOne(channel, request, *header, topicConfig, std::move(respond));
 }
 
 std::optional<SendMessageProcessor::Refusal> SendMessageProcessor::msgCheck(BrokerContext &ctx,
-    const remoting::ChannelPtr &channel, SendRequestHeader &header, TopicConfig &topicConfig)
+    const remoting::ChannelPtr &channel, SendMessageRequestHeader &header, TopicConfig &topicConfig)
 {
     const BrokerConfig &config = *ctx.config;
     if (const std::int64_t from = config.startAcceptSendRequestTimeStamp;
@@ -282,7 +286,7 @@ std::optional<SendMessageProcessor::Refusal> SendMessageProcessor::msgCheck(Brok
 }
 
 std::optional<RemotingCommand> SendMessageProcessor::handleRetryAndDlq(
-    const RemotingCommand &request, SendRequestHeader &header, TopicConfig &topicConfig)
+    const RemotingCommand &request, SendMessageRequestHeader &header, TopicConfig &topicConfig)
 {
     if (!topics::isRetryTopic(header.topic))
         return std::nullopt;
@@ -294,7 +298,7 @@ std::optional<RemotingCommand> SendMessageProcessor::handleRetryAndDlq(
     int maxReconsumeTimes = groupConfig->retryMaxTimes;
     if (request.version >= kVersionMaxReconsumeTimes && header.maxReconsumeTimes)
         maxReconsumeTimes = *header.maxReconsumeTimes;
-    if (header.reconsumeTimes < maxReconsumeTimes)
+    if (header.reconsumeTimes.value_or(0) < maxReconsumeTimes)
         return std::nullopt;
     Result<TopicConfig> dlq = m_ctx.topics->createDlqTopic(group);
     if (!dlq)
@@ -308,8 +312,8 @@ std::optional<RemotingCommand> SendMessageProcessor::handleRetryAndDlq(
 }
 
 void SendMessageProcessor::sendOne(const remoting::ChannelPtr &channel,
-    const RemotingCommand &request, SendRequestHeader &header, const TopicConfig &topicConfig,
-    remoting::Responder respond)
+    const RemotingCommand &request, SendMessageRequestHeader &header,
+    const TopicConfig &topicConfig, remoting::Responder respond)
 {
     const BrokerConfig &config = *m_ctx.config;
     MessageExtBrokerInner msg;
@@ -322,7 +326,7 @@ void SendMessageProcessor::sendOne(const remoting::ChannelPtr &channel,
     msg.bornTimestamp = header.bornTimestamp;
     channel->remoteHost(msg.bornHost);
     msg.storeHost = m_ctx.storeHostAddress;
-    msg.reconsumeTimes = header.reconsumeTimes;
+    msg.reconsumeTimes = header.reconsumeTimes.value_or(0);
     msg.body = request.body;
     const SendProperties sent = prepareProperties(header.properties, config);
     msg.waitStoreMsgOk = sent.waitStoreMsgOk;
@@ -354,8 +358,8 @@ void SendMessageProcessor::sendOne(const remoting::ChannelPtr &channel,
 }
 
 void SendMessageProcessor::sendBatch(const remoting::ChannelPtr &channel,
-    const RemotingCommand &request, SendRequestHeader &header, const TopicConfig &topicConfig,
-    remoting::Responder respond)
+    const RemotingCommand &request, SendMessageRequestHeader &header,
+    const TopicConfig &topicConfig, remoting::Responder respond)
 {
     const BrokerConfig &config = *m_ctx.config;
     if (header.topic.size() > topics::kTopicMaxLength) {
@@ -393,7 +397,7 @@ void SendMessageProcessor::sendBatch(const remoting::ChannelPtr &channel,
         m.bornTimestamp = header.bornTimestamp;
         m.bornHost = bornHost;
         m.storeHost = m_ctx.storeHostAddress;
-        m.reconsumeTimes = header.reconsumeTimes;
+        m.reconsumeTimes = header.reconsumeTimes.value_or(0);
         m.body = item.body.toByteArray();
         m.properties = protocol::appendProperties(item.properties, header.properties);
         m.waitStoreMsgOk = wait;

@@ -15,6 +15,9 @@
 #include "broker/config/topicconfig.h"
 #include "clientlib/remoting/requestprocessor.h"
 
+namespace qrocket::protocol {
+struct SendMessageRequestHeader;
+}
 namespace qrocket::storage {
 struct MessageExtBrokerInner;
 }
@@ -22,7 +25,6 @@ struct MessageExtBrokerInner;
 namespace qrocket::broker {
 
 struct BrokerContext;
-struct SendRequestHeader;
 
 class SendMessageProcessor final : public remoting::RequestProcessor
 {
@@ -45,16 +47,18 @@ public:
     /// and turns a negative queue id into a random writable queue. Shared by sends and replies
     /// (ReplyMessageProcessor), which shape the refusal's reply each their own way.
     static std::optional<Refusal> msgCheck(BrokerContext &ctx, const remoting::ChannelPtr &channel,
-        SendRequestHeader &header, TopicConfig &topicConfig);
+        protocol::SendMessageRequestHeader &header, TopicConfig &topicConfig);
 
 private:
     std::optional<remoting::RemotingCommand> handleRetryAndDlq(
-        const remoting::RemotingCommand &request, SendRequestHeader &header,
+        const remoting::RemotingCommand &request, protocol::SendMessageRequestHeader &header,
         TopicConfig &topicConfig);
     void sendOne(const remoting::ChannelPtr &channel, const remoting::RemotingCommand &request,
-        SendRequestHeader &header, const TopicConfig &topicConfig, remoting::Responder respond);
+        protocol::SendMessageRequestHeader &header, const TopicConfig &topicConfig,
+        remoting::Responder respond);
     void sendBatch(const remoting::ChannelPtr &channel, const remoting::RemotingCommand &request,
-        SendRequestHeader &header, const TopicConfig &topicConfig, remoting::Responder respond);
+        protocol::SendMessageRequestHeader &header, const TopicConfig &topicConfig,
+        remoting::Responder respond);
 
     BrokerContext &m_ctx;
 };

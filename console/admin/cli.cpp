@@ -392,22 +392,21 @@ Result<std::vector<client::BrokerNode>> brokersOf(
     if (!ctx.has(clusterOption) && !allWhenNone)
         return usageError(QStringLiteral("give a broker (-b) or a cluster (-%1)")
                               .arg(QLatin1String(clusterOption)));
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
-    auto overview = (*admin)->clusterOverview(false);
-    if (!overview)
-        return overview.error();
-    const QByteArray cluster = ctx.bytes(clusterOption);
-    if (!cluster.isEmpty() && !overview->info.clusterAddrTable.count(cluster))
-        return Status::notFound(
-            QStringLiteral("cluster %1 does not exist").arg(QString::fromUtf8(cluster)));
-    std::vector<client::BrokerNode> nodes;
-    for (client::BrokerNode &n : overview->nodes) {
-        if ((cluster.isEmpty() || n.cluster == cluster) && (slavesToo || n.brokerId == 0))
-            nodes.push_back(std::move(n));
-    }
-    return nodes;
+    return ctx.withAdmin([&](client::Admin &admin) -> Result<std::vector<client::BrokerNode>> {
+        auto overview = admin.clusterOverview(false);
+        if (!overview)
+            return overview.error();
+        const QByteArray cluster = ctx.bytes(clusterOption);
+        if (!cluster.isEmpty() && !overview->info.clusterAddrTable.count(cluster))
+            return Status::notFound(
+                QStringLiteral("cluster %1 does not exist").arg(QString::fromUtf8(cluster)));
+        std::vector<client::BrokerNode> nodes;
+        for (client::BrokerNode &n : overview->nodes) {
+            if ((cluster.isEmpty() || n.cluster == cluster) && (slavesToo || n.brokerId == 0))
+                nodes.push_back(std::move(n));
+        }
+        return nodes;
+    });
 }
 
 Status reportFanOut(Context &ctx, const client::FanOutResult &r, const char *okFormat)

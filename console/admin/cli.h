@@ -24,6 +24,8 @@
 #include <map>
 #include <memory>
 #include <span>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace qrocket::admincli {
@@ -39,6 +41,8 @@ struct OptionSpec
 
 class Context;
 using Handler = Status (*)(Context &);
+/// A command that talks to the cluster from its first line: withAdmin<F> is its Handler.
+using AdminHandler = Status (*)(Context &, client::Admin &);
 
 struct CommandSpec
 {
@@ -82,6 +86,16 @@ public:
     Status loadCredentials();
     /// The started Admin (started at the first call).
     Result<client::Admin *> admin();
+    /// Runs `body(admin)` with the started Admin: every command's call prologue. An Admin that
+    /// cannot start is the answer instead (a Status, or the Result `body` returns).
+    template<typename Body>
+    auto withAdmin(Body &&body) -> std::invoke_result_t<Body, client::Admin &>
+    {
+        auto started = admin();
+        if (!started)
+            return started.error();
+        return std::forward<Body>(body)(**started);
+    }
 
 private:
     const OptionSpec *find(const char *option) const;
@@ -97,6 +111,13 @@ private:
     } m_credentials;
     std::unique_ptr<client::Admin> m_admin;
 };
+
+/// The Handler of an AdminHandler: `F` with the started Admin (Context::withAdmin).
+template<AdminHandler F>
+Status withAdmin(Context &ctx)
+{
+    return ctx.withAdmin([&ctx](client::Admin &admin) { return F(ctx, admin); });
+}
 
 // Each area's commands (defined in its cmd_*.cpp).
 std::span<const CommandSpec> clusterCommands();

@@ -84,16 +84,15 @@ Status clusterList(Context &ctx)
     if (*interval < 0 || (*interval > 0 && ctx.out().isJson()))
         return usageError(
             QStringLiteral("-i wants a positive number of seconds (not with --json)"));
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
-    for (;;) {
-        Status s = ctx.has("m") ? printClusterMore(ctx, **admin) : printClusterBase(ctx, **admin);
-        if (!s || *interval == 0)
-            return s;
-        ctx.out().finish();
-        QThread::sleep(static_cast<unsigned long>(*interval));
-    }
+    return ctx.withAdmin([&](client::Admin &admin) -> Status {
+        for (;;) {
+            Status s = ctx.has("m") ? printClusterMore(ctx, admin) : printClusterBase(ctx, admin);
+            if (!s || *interval == 0)
+                return s;
+            ctx.out().finish();
+            QThread::sleep(static_cast<unsigned long>(*interval));
+        }
+    });
 }
 
 void printRuntime(Context &ctx, const QByteArray &addr,
@@ -121,20 +120,19 @@ Status brokerStatus(Context &ctx)
     auto nodes = brokersOf(ctx, true, false);
     if (!nodes)
         return nodes.error();
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
-    Status first;
-    for (const client::BrokerNode &n : *nodes) {
-        auto info = (*admin)->brokerRuntimeInfo(n.address);
-        if (!info) {
-            if (first)
-                first = info.error();
-            continue;
+    return ctx.withAdmin([&](client::Admin &admin) -> Status {
+        Status first;
+        for (const client::BrokerNode &n : *nodes) {
+            auto info = admin.brokerRuntimeInfo(n.address);
+            if (!info) {
+                if (first)
+                    first = info.error();
+                continue;
+            }
+            printRuntime(ctx, n.address, *info, !ctx.has("b"));
         }
-        printRuntime(ctx, n.address, *info, !ctx.has("b"));
-    }
-    return first;
+        return first;
+    });
 }
 
 Status brokerConsumeStats(Context &ctx)
@@ -146,32 +144,32 @@ Status brokerConsumeStats(Context &ctx)
         if (!s)
             return s;
     }
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
-    auto list = (*admin)->brokerConsumeStats(ctx.bytes("b"), *order, static_cast<int>(*timeout));
-    if (!list)
-        return list.error();
-    Table t = ctx.out().table(QStringLiteral("queues"),
-        "%-64s  %-64s  %-32s  %-4s  %-20s  %-20s  %-20s  %s%n",
-        {{"topic", "#Topic"}, {"group", "#Group"}, {"brokerName", "#Broker Name"},
-            {"queueId", "#QID"}, {"brokerOffset", "#Broker Offset"},
-            {"consumerOffset", "#Consumer Offset"}, {"diff", "#Diff"}, {"lastTime", "#LastTime"}});
-    for (const auto &[group, statsList] : list->groups) {
-        for (const client::admin::ConsumeStats &stats : statsList) {
-            for (const auto &[mq, w] : stats.offsetTable) {
-                const std::int64_t diff = w.brokerOffset - w.consumerOffset;
-                // mqadmin prints only queues below the level threshold that have a last time.
-                if (diff < *level || w.lastTimestamp <= 0)
-                    continue;
-                t.row({mq.topic, group, mq.brokerName, mq.queueId, w.brokerOffset, w.consumerOffset,
-                    diff, dateTime(w.lastTimestamp)});
+    return ctx.withAdmin([&](client::Admin &admin) -> Status {
+        auto list = admin.brokerConsumeStats(ctx.bytes("b"), *order, static_cast<int>(*timeout));
+        if (!list)
+            return list.error();
+        Table t = ctx.out().table(QStringLiteral("queues"),
+            "%-64s  %-64s  %-32s  %-4s  %-20s  %-20s  %-20s  %s%n",
+            {{"topic", "#Topic"}, {"group", "#Group"}, {"brokerName", "#Broker Name"},
+                {"queueId", "#QID"}, {"brokerOffset", "#Broker Offset"},
+                {"consumerOffset", "#Consumer Offset"}, {"diff", "#Diff"},
+                {"lastTime", "#LastTime"}});
+        for (const auto &[group, statsList] : list->groups) {
+            for (const client::admin::ConsumeStats &stats : statsList) {
+                for (const auto &[mq, w] : stats.offsetTable) {
+                    const std::int64_t diff = w.brokerOffset - w.consumerOffset;
+                    // mqadmin prints only queues below the level threshold that have a last time.
+                    if (diff < *level || w.lastTimestamp <= 0)
+                        continue;
+                    t.row({mq.topic, group, mq.brokerName, mq.queueId, w.brokerOffset,
+                        w.consumerOffset, diff, dateTime(w.lastTimestamp)});
+                }
             }
         }
-    }
-    ctx.out().text("%nDiff Total: %d%n", {list->totalDiff});
-    ctx.out().value(QStringLiteral("diffTotal"), static_cast<qint64>(list->totalDiff));
-    return {};
+        ctx.out().text("%nDiff Total: %d%n", {list->totalDiff});
+        ctx.out().value(QStringLiteral("diffTotal"), static_cast<qint64>(list->totalDiff));
+        return {};
+    });
 }
 
 Status storeFiles(Context &ctx)
@@ -179,52 +177,54 @@ Status storeFiles(Context &ctx)
     auto nodes = brokersOf(ctx, true, true);
     if (!nodes)
         return nodes.error();
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
-    // Every broker first, so that a stock broker's refusal prints no heading.
-    std::vector<std::pair<QByteArray, client::admin::StoreFiles>> all;
-    for (const client::BrokerNode &n : *nodes) {
-        auto files = (*admin)->storeFiles(n.address);
-        if (!files)
-            return files.error();
-        all.emplace_back(n.address, std::move(files).value());
-    }
-    Table t = ctx.out().table(QStringLiteral("files"), "%-22s  %-48s %14s  %-23s %10s  %-23s  %s%n",
-        {{"broker", "#Broker"}, {"file", "#File"}, {"size", "#Size"},
-            {"lastModified", "#Last Modified"}, {"ageHours", "#Age(h)"}, {"expiresAt", "#Expires"},
-            {"reasonKept", "#Kept Because"}});
-    for (const auto &[address, files] : all) {
-        for (const client::admin::StoreFile &f : files.files) {
-            const double ageHours = static_cast<double>(f.ageMillis) / 3600000.0;
-            t.row({address, f.path, f.size, humanTime(f.lastModified),
-                Cell(formatJava("%.2f", {ageHours}), ageHours),
-                f.expiresAt > 0 ? Cell(humanTime(f.expiresAt), static_cast<qint64>(f.expiresAt))
-                                : Cell("-"),
-                f.reasonKept});
+    return ctx.withAdmin([&](client::Admin &admin) -> Status {
+        // Every broker first, so that a stock broker's refusal prints no heading.
+        std::vector<std::pair<QByteArray, client::admin::StoreFiles>> all;
+        for (const client::BrokerNode &n : *nodes) {
+            auto files = admin.storeFiles(n.address);
+            if (!files)
+                return files.error();
+            all.emplace_back(n.address, std::move(files).value());
         }
-    }
-    for (const auto &[address, files] : all) {
-        ctx.out().text("%-22s  commitLog offsets %d..%d, disk %s used%s, fileReservedTime %dh%s%n",
-            {address, files.commitLogMinOffset, files.commitLogMaxOffset,
-                files.diskRatio < 0 ? QStringLiteral("?")
-                                    : formatJava("%.1f%%", {files.diskRatio * 100}),
-                files.diskFull ? QStringLiteral(" (FULL)") : QString(), files.fileReservedTimeHours,
-                files.refuseReason.isEmpty() ? QString()
-                                             : QStringLiteral(", refusing writes: ")
-                        + QString::fromUtf8(files.refuseReason)});
-        ctx.out().append(QStringLiteral("brokers"),
-            QJsonObject {{QStringLiteral("address"), QString::fromUtf8(address)},
-                {QStringLiteral("commitLogMinOffset"),
-                    static_cast<qint64>(files.commitLogMinOffset)},
-                {QStringLiteral("commitLogMaxOffset"),
-                    static_cast<qint64>(files.commitLogMaxOffset)},
-                {QStringLiteral("diskRatio"), files.diskRatio},
-                {QStringLiteral("diskFull"), files.diskFull},
-                {QStringLiteral("fileReservedTimeHours"), files.fileReservedTimeHours},
-                {QStringLiteral("refuseReason"), QString::fromUtf8(files.refuseReason)}});
-    }
-    return {};
+        Table t
+            = ctx.out().table(QStringLiteral("files"), "%-22s  %-48s %14s  %-23s %10s  %-23s  %s%n",
+                {{"broker", "#Broker"}, {"file", "#File"}, {"size", "#Size"},
+                    {"lastModified", "#Last Modified"}, {"ageHours", "#Age(h)"},
+                    {"expiresAt", "#Expires"}, {"reasonKept", "#Kept Because"}});
+        for (const auto &[address, files] : all) {
+            for (const client::admin::StoreFile &f : files.files) {
+                const double ageHours = static_cast<double>(f.ageMillis) / 3600000.0;
+                t.row({address, f.path, f.size, humanTime(f.lastModified),
+                    Cell(formatJava("%.2f", {ageHours}), ageHours),
+                    f.expiresAt > 0 ? Cell(humanTime(f.expiresAt), static_cast<qint64>(f.expiresAt))
+                                    : Cell("-"),
+                    f.reasonKept});
+            }
+        }
+        for (const auto &[address, files] : all) {
+            ctx.out().text(
+                "%-22s  commitLog offsets %d..%d, disk %s used%s, fileReservedTime %dh%s%n",
+                {address, files.commitLogMinOffset, files.commitLogMaxOffset,
+                    files.diskRatio < 0 ? QStringLiteral("?")
+                                        : formatJava("%.1f%%", {files.diskRatio * 100}),
+                    files.diskFull ? QStringLiteral(" (FULL)") : QString(),
+                    files.fileReservedTimeHours,
+                    files.refuseReason.isEmpty() ? QString()
+                                                 : QStringLiteral(", refusing writes: ")
+                            + QString::fromUtf8(files.refuseReason)});
+            ctx.out().append(QStringLiteral("brokers"),
+                QJsonObject {{QStringLiteral("address"), QString::fromUtf8(address)},
+                    {QStringLiteral("commitLogMinOffset"),
+                        static_cast<qint64>(files.commitLogMinOffset)},
+                    {QStringLiteral("commitLogMaxOffset"),
+                        static_cast<qint64>(files.commitLogMaxOffset)},
+                    {QStringLiteral("diskRatio"), files.diskRatio},
+                    {QStringLiteral("diskFull"), files.diskFull},
+                    {QStringLiteral("fileReservedTimeHours"), files.fileReservedTimeHours},
+                    {QStringLiteral("refuseReason"), QString::fromUtf8(files.refuseReason)}});
+        }
+        return {};
+    });
 }
 
 const CommandSpec kCommands[] = {

@@ -21,13 +21,10 @@ void printProperties(Context &ctx, const QString &heading, const QByteArray &add
             {QStringLiteral("address"), QString::fromUtf8(addr)}, {QStringLiteral("config"), o}});
 }
 
-Status getBrokerConfig(Context &ctx)
+Status getBrokerConfig(Context &ctx, client::Admin &admin)
 {
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
     if (ctx.has("b")) {
-        auto config = (*admin)->brokerConfig(ctx.bytes("b"));
+        auto config = admin.brokerConfig(ctx.bytes("b"));
         if (!config)
             return config.error();
         printProperties(ctx, QStringLiteral("============%1============\n").arg(ctx.value("b")),
@@ -40,7 +37,7 @@ Status getBrokerConfig(Context &ctx)
         return nodes.error();
     QByteArray master;
     for (const client::BrokerNode &n : *nodes) {
-        auto config = (*admin)->brokerConfig(n.address);
+        auto config = admin.brokerConfig(n.address);
         if (!config)
             return config.error();
         if (n.brokerId == 0)
@@ -60,18 +57,17 @@ Status updateBrokerConfig(Context &ctx)
 {
     if (!ctx.has("b") && !ctx.has("c"))
         return usageError(QStringLiteral("give a broker (-b) or a cluster (-c)"));
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
-    client::BrokerTarget target;
-    if (ctx.has("b"))
-        target.brokerAddr = ctx.bytes("b");
-    else
-        target.cluster = ctx.bytes("c");
-    auto r = (*admin)->updateBrokerConfig(target, {{ctx.value("k"), ctx.value("v")}});
-    if (!r)
-        return r.error();
-    return reportFanOut(ctx, *r, "update broker config success, %s\n");
+    return ctx.withAdmin([&](client::Admin &admin) -> Status {
+        client::BrokerTarget target;
+        if (ctx.has("b"))
+            target.brokerAddr = ctx.bytes("b");
+        else
+            target.cluster = ctx.bytes("c");
+        auto r = admin.updateBrokerConfig(target, {{ctx.value("k"), ctx.value("v")}});
+        if (!r)
+            return r.error();
+        return reportFanOut(ctx, *r, "update broker config success, %s\n");
+    });
 }
 
 std::vector<QByteArray> givenNameServers(Context &ctx)
@@ -84,12 +80,9 @@ std::vector<QByteArray> givenNameServers(Context &ctx)
     return servers;
 }
 
-Status getNamesrvConfig(Context &ctx)
+Status getNamesrvConfig(Context &ctx, client::Admin &admin)
 {
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
-    auto configs = (*admin)->nameServerConfig(givenNameServers(ctx));
+    auto configs = admin.nameServerConfig(givenNameServers(ctx));
     if (!configs)
         return configs.error();
     for (const auto &[addr, config] : *configs)
@@ -99,13 +92,10 @@ Status getNamesrvConfig(Context &ctx)
     return {};
 }
 
-Status updateNamesrvConfig(Context &ctx)
+Status updateNamesrvConfig(Context &ctx, client::Admin &admin)
 {
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
     const std::vector<QByteArray> servers = givenNameServers(ctx);
-    auto r = (*admin)->updateNameServerConfig({{ctx.value("k"), ctx.value("v")}}, servers);
+    auto r = admin.updateNameServerConfig({{ctx.value("k"), ctx.value("v")}}, servers);
     if (!r)
         return r.error();
     if (Status s = reportFanOut(ctx, *r, ""); !s)
@@ -119,24 +109,18 @@ Status updateNamesrvConfig(Context &ctx)
     return {};
 }
 
-Status updateKvConfig(Context &ctx)
+Status updateKvConfig(Context &ctx, client::Admin &admin)
 {
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
-    if (Status s = (*admin)->putKvConfig(ctx.bytes("s"), ctx.bytes("k"), ctx.bytes("v")); !s)
+    if (Status s = admin.putKvConfig(ctx.bytes("s"), ctx.bytes("k"), ctx.bytes("v")); !s)
         return s;
     ctx.out().text("create or update kv config to namespace success.%n");
     ctx.out().value(QStringLiteral("status"), QStringLiteral("OK"));
     return {};
 }
 
-Status deleteKvConfig(Context &ctx)
+Status deleteKvConfig(Context &ctx, client::Admin &admin)
 {
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
-    if (Status s = (*admin)->deleteKvConfig(ctx.bytes("s"), ctx.bytes("k")); !s)
+    if (Status s = admin.deleteKvConfig(ctx.bytes("s"), ctx.bytes("k")); !s)
         return s;
     ctx.out().text("delete kv config from namespace success.%n");
     ctx.out().value(QStringLiteral("status"), QStringLiteral("OK"));
@@ -147,25 +131,25 @@ const CommandSpec kCommands[] = {
     {"getBrokerConfig", "Get broker config by cluster or special broker!",
         {{'b', "brokerAddr", true, false, "get which broker"},
             {'c', "clusterName", true, false, "get which cluster"}},
-        getBrokerConfig},
+        withAdmin<getBrokerConfig>},
     {"updateBrokerConfig", "Update broker's config",
         {{'b', "brokerAddr", true, false, "update which broker"},
             {'c', "clusterName", true, false, "update which cluster"},
             {'k', "key", true, true, "config key"}, {'v', "value", true, true, "config value"}},
         updateBrokerConfig},
-    {"getNamesrvConfig", "Get configs of name server.", {}, getNamesrvConfig},
+    {"getNamesrvConfig", "Get configs of name server.", {}, withAdmin<getNamesrvConfig>},
     {"updateNamesrvConfig", "Update configs of name server.",
         {{'k', "key", true, true, "config key"}, {'v', "value", true, true, "config value"}},
-        updateNamesrvConfig},
+        withAdmin<updateNamesrvConfig>},
     {"updateKvConfig", "Create or update KV config.",
         {{'s', "namespace", true, true, "set the namespace"},
             {'k', "key", true, true, "set the key name"},
             {'v', "value", true, true, "set the key value"}},
-        updateKvConfig},
+        withAdmin<updateKvConfig>},
     {"deleteKvConfig", "Delete KV config.",
         {{'s', "namespace", true, true, "set the namespace"},
             {'k', "key", true, true, "set the key name"}},
-        deleteKvConfig},
+        withAdmin<deleteKvConfig>},
 };
 
 } // namespace

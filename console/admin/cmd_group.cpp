@@ -61,25 +61,24 @@ Status updateSubGroup(Context &ctx)
     c.brokerId = *brokerId;
     c.whichBrokerWhenConsumeSlowly = *slowly;
     c.notifyConsumerIdsChangedEnable = *notify;
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
-    if (ctx.has("b")) {
-        if (Status s = (*admin)->createOrUpdateSubscriptionGroup(ctx.bytes("b"), c); !s)
-            return s;
-        ctx.out().text("create subscription group to %s success.%n", {ctx.value("b")});
-        ctx.out().append(QStringLiteral("results"),
-            QJsonObject {{QStringLiteral("address"), ctx.value("b")},
-                {QStringLiteral("status"), QStringLiteral("OK")}});
-    } else {
-        auto r = (*admin)->createOrUpdateSubscriptionGroupInCluster(ctx.bytes("c"), c);
-        if (!r)
-            return r.error();
-        if (Status s = reportFanOut(ctx, *r, "create subscription group to %s success.%n"); !s)
-            return s;
-    }
-    ctx.out().text("%s%n", {groupConfigText(c)});
-    return {};
+    return ctx.withAdmin([&](client::Admin &admin) -> Status {
+        if (ctx.has("b")) {
+            if (Status s = admin.createOrUpdateSubscriptionGroup(ctx.bytes("b"), c); !s)
+                return s;
+            ctx.out().text("create subscription group to %s success.%n", {ctx.value("b")});
+            ctx.out().append(QStringLiteral("results"),
+                QJsonObject {{QStringLiteral("address"), ctx.value("b")},
+                    {QStringLiteral("status"), QStringLiteral("OK")}});
+        } else {
+            auto r = admin.createOrUpdateSubscriptionGroupInCluster(ctx.bytes("c"), c);
+            if (!r)
+                return r.error();
+            if (Status s = reportFanOut(ctx, *r, "create subscription group to %s success.%n"); !s)
+                return s;
+        }
+        ctx.out().text("%s%n", {groupConfigText(c)});
+        return {};
+    });
 }
 
 Status deleteSubGroup(Context &ctx)
@@ -89,43 +88,43 @@ Status deleteSubGroup(Context &ctx)
     auto removeOffset = ctx.boolean("r", false);
     if (!removeOffset)
         return removeOffset.error();
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
-    const QByteArray group = ctx.bytes("g");
-    if (ctx.has("b")) {
-        if (Status s = (*admin)->deleteSubscriptionGroup(ctx.bytes("b"), group, *removeOffset); !s)
+    return ctx.withAdmin([&](client::Admin &admin) -> Status {
+        const QByteArray group = ctx.bytes("g");
+        if (ctx.has("b")) {
+            if (Status s = admin.deleteSubscriptionGroup(ctx.bytes("b"), group, *removeOffset); !s)
+                return s;
+            ctx.out().text("delete subscription group [%s] from broker [%s] success.%n",
+                {group, ctx.value("b")});
+            ctx.out().append(QStringLiteral("results"),
+                QJsonObject {{QStringLiteral("address"), ctx.value("b")},
+                    {QStringLiteral("status"), QStringLiteral("OK")}});
+            return {};
+        }
+        auto r = admin.deleteSubscriptionGroupInCluster(ctx.bytes("c"), group, *removeOffset);
+        if (!r)
+            return r.error();
+        const QByteArray format = QStringLiteral(
+            "delete subscription group [%1] from broker [%s] in cluster [%2] success.%n")
+                                      .arg(QString::fromUtf8(group), ctx.value("c"))
+                                      .toUtf8();
+        if (Status s = reportFanOut(ctx, *r, format.constData()); !s)
             return s;
-        ctx.out().text(
-            "delete subscription group [%s] from broker [%s] success.%n", {group, ctx.value("b")});
-        ctx.out().append(QStringLiteral("results"),
-            QJsonObject {{QStringLiteral("address"), ctx.value("b")},
-                {QStringLiteral("status"), QStringLiteral("OK")}});
+        // As mqadmin 4.9.7: the group's retry and dead-letter topics go too (when they exist).
+        for (const char *prefix : {"%RETRY%", "%DLQ%"}) {
+            const QByteArray topic = prefix + group;
+            if (auto route = admin.topicRoute(topic); !route)
+                continue;
+            auto deleted = admin.deleteTopic(topic, ctx.bytes("c"));
+            if (!deleted)
+                return deleted.error();
+            if (Status s = reportFanOut(ctx, *deleted, ""); !s)
+                return s;
+            ctx.out().text(
+                "delete topic [%s] from cluster [%s] success.%n", {topic, ctx.value("c")});
+            ctx.out().text("delete topic [%s] from NameServer success.%n", {topic});
+        }
         return {};
-    }
-    auto r = (*admin)->deleteSubscriptionGroupInCluster(ctx.bytes("c"), group, *removeOffset);
-    if (!r)
-        return r.error();
-    const QByteArray format = QStringLiteral(
-        "delete subscription group [%1] from broker [%s] in cluster [%2] success.%n")
-                                  .arg(QString::fromUtf8(group), ctx.value("c"))
-                                  .toUtf8();
-    if (Status s = reportFanOut(ctx, *r, format.constData()); !s)
-        return s;
-    // As mqadmin 4.9.7: the group's retry and dead-letter topics go too (when they exist).
-    for (const char *prefix : {"%RETRY%", "%DLQ%"}) {
-        const QByteArray topic = prefix + group;
-        if (auto route = (*admin)->topicRoute(topic); !route)
-            continue;
-        auto deleted = (*admin)->deleteTopic(topic, ctx.bytes("c"));
-        if (!deleted)
-            return deleted.error();
-        if (Status s = reportFanOut(ctx, *deleted, ""); !s)
-            return s;
-        ctx.out().text("delete topic [%s] from cluster [%s] success.%n", {topic, ctx.value("c")});
-        ctx.out().text("delete topic [%s] from NameServer success.%n", {topic});
-    }
-    return {};
+    });
 }
 
 /// Client address per queue, from each consumer's running info (consumerProgress -s true).
@@ -230,18 +229,14 @@ Status consumerProgress(Context &ctx)
     auto showIp = ctx.boolean("s", false);
     if (!showIp)
         return showIp.error();
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
-    return ctx.has("g") ? groupProgress(ctx, **admin, *showIp) : allGroupsProgress(ctx, **admin);
+    return ctx.withAdmin([&](client::Admin &admin) -> Status {
+        return ctx.has("g") ? groupProgress(ctx, admin, *showIp) : allGroupsProgress(ctx, admin);
+    });
 }
 
-Status consumerConnection(Context &ctx)
+Status consumerConnection(Context &ctx, client::Admin &admin)
 {
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
-    auto cc = (*admin)->consumerConnection(ctx.bytes("g"));
+    auto cc = admin.consumerConnection(ctx.bytes("g"));
     if (!cc)
         return cc.error();
     Table t = ctx.out().table(QStringLiteral("connections"), "%-36s %-22s %-10s %s%n",
@@ -266,12 +261,9 @@ Status consumerConnection(Context &ctx)
     return {};
 }
 
-Status producerConnection(Context &ctx)
+Status producerConnection(Context &ctx, client::Admin &admin)
 {
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
-    auto pc = (*admin)->producerConnection(ctx.bytes("g"), ctx.bytes("t"));
+    auto pc = admin.producerConnection(ctx.bytes("g"), ctx.bytes("t"));
     if (!pc)
         return pc.error();
     Table t = ctx.out().table(QStringLiteral("connections"), "%04d  %-32s %-22s %-8s %s%n",
@@ -355,21 +347,18 @@ void printRunningInfo(Context &ctx, const ConsumerRunningInfo &info)
     }
 }
 
-Status consumerStatus(Context &ctx)
+Status consumerStatus(Context &ctx, client::Admin &admin)
 {
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
     const QByteArray group = ctx.bytes("g");
     const bool jstack = ctx.has("s");
     if (ctx.has("i")) {
-        auto info = (*admin)->consumerRunningInfo(group, ctx.bytes("i"), jstack);
+        auto info = admin.consumerRunningInfo(group, ctx.bytes("i"), jstack);
         if (!info)
             return info.error();
         printRunningInfo(ctx, *info);
         return {};
     }
-    auto cc = (*admin)->consumerConnection(group);
+    auto cc = admin.consumerConnection(group);
     if (!cc)
         return cc.error();
     // mqadmin writes each running info to a file "<now>/<clientId>"; qrocket-admin prints the
@@ -382,7 +371,7 @@ Status consumerStatus(Context &ctx)
     int i = 1;
     Status first;
     for (const client::admin::Connection &c : cc->connectionSet) {
-        auto info = (*admin)->consumerRunningInfo(group, c.clientId, jstack);
+        auto info = admin.consumerRunningInfo(group, c.clientId, jstack);
         if (!info) {
             if (first)
                 first = info.error();
@@ -414,12 +403,9 @@ Status consumerStatus(Context &ctx)
     return first;
 }
 
-Status getConsumerConfig(Context &ctx)
+Status getConsumerConfig(Context &ctx, client::Admin &admin)
 {
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
-    auto overview = (*admin)->clusterOverview(false);
+    auto overview = admin.clusterOverview(false);
     if (!overview)
         return overview.error();
     const QByteArray group = ctx.bytes("g");
@@ -428,7 +414,7 @@ Status getConsumerConfig(Context &ctx)
         QByteArray addr = data.masterAddr();
         if (addr.isEmpty() && !data.brokerAddrs.empty())
             addr = data.brokerAddrs.begin()->second;
-        auto all = (*admin)->allSubscriptionGroups(addr);
+        auto all = admin.allSubscriptionGroups(addr);
         if (!all)
             return all.error();
         const auto it = all->subscriptionGroupTable.find(group);
@@ -487,19 +473,19 @@ const CommandSpec kCommands[] = {
     {"consumerConnection", "Query consumer's socket connection, client version and subscription",
         {{'g', "consumerGroup", true, true, kGroupName},
             {'b', "brokerAddr", true, false, "broker address (accepted; every broker is asked)"}},
-        consumerConnection},
+        withAdmin<consumerConnection>},
     {"producerConnection", "Query producer's socket connection and client version",
         {{'g', "producerGroup", true, true, "producer group name"},
             {'t', "topic", true, true, "topic name"}},
-        producerConnection},
+        withAdmin<producerConnection>},
     {"consumerStatus", "Query consumer's internal data structure",
         {{'g', "consumerGroup", true, true, kGroupName},
             {'i', "clientId", true, false, "The consumer's client id"},
             {'b', "brokerAddr", true, false, "broker address (accepted; every broker is asked)"},
             {'s', "jstack", false, false, "Run jstack command in the consumer progress"}},
-        consumerStatus},
+        withAdmin<consumerStatus>},
     {"getConsumerConfig", "Get consumer config by subscription group name!",
-        {{'g', "groupName", true, true, "subscription group name"}}, getConsumerConfig},
+        {{'g', "groupName", true, true, "subscription group name"}}, withAdmin<getConsumerConfig>},
 };
 
 } // namespace

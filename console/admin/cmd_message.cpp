@@ -246,19 +246,18 @@ Status queryMsgById(Context &ctx)
     auto resend = ctx.boolean("s", false);
     if (!resend)
         return resend.error();
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
-    const QStringList ids = ctx.value("i").split(QLatin1Char(','), Qt::SkipEmptyParts);
-    if (*resend)
-        return resendMessages(ctx, **admin, ids);
-    for (const QString &id : ids) {
-        auto m = (*admin)->viewMessage(id.trimmed().toUtf8());
-        if (!m)
-            return m.error();
-        printMessageDetail(ctx, *m, true);
-    }
-    return {};
+    return ctx.withAdmin([&](client::Admin &admin) -> Status {
+        const QStringList ids = ctx.value("i").split(QLatin1Char(','), Qt::SkipEmptyParts);
+        if (*resend)
+            return resendMessages(ctx, admin, ids);
+        for (const QString &id : ids) {
+            auto m = admin.viewMessage(id.trimmed().toUtf8());
+            if (!m)
+                return m.error();
+            printMessageDetail(ctx, *m, true);
+        }
+        return {};
+    });
 }
 
 Status queryMsgByUniqueKey(Context &ctx)
@@ -266,22 +265,18 @@ Status queryMsgByUniqueKey(Context &ctx)
     if (ctx.has("g") || ctx.has("d"))
         return Status::notSupported(QStringLiteral(
             "pushing a message to a consumer (-g/-d) is not supported by qrocket-admin yet"));
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
-    auto m = (*admin)->queryMessageByUniqueKey(ctx.bytes("t"), ctx.bytes("i"));
-    if (!m)
-        return m.error();
-    printMessageDetail(ctx, *m, false);
-    return {};
+    return ctx.withAdmin([&](client::Admin &admin) -> Status {
+        auto m = admin.queryMessageByUniqueKey(ctx.bytes("t"), ctx.bytes("i"));
+        if (!m)
+            return m.error();
+        printMessageDetail(ctx, *m, false);
+        return {};
+    });
 }
 
-Status queryMsgByKey(Context &ctx)
+Status queryMsgByKey(Context &ctx, client::Admin &admin)
 {
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
-    auto r = (*admin)->queryMessageByKey(ctx.bytes("t"), ctx.bytes("k"), 64);
+    auto r = admin.queryMessageByKey(ctx.bytes("t"), ctx.bytes("k"), 64);
     if (!r)
         return r.error();
     Table t = ctx.out().table(QStringLiteral("messages"), "%-50s %4d %40d%n",
@@ -310,14 +305,13 @@ Status queryMsgByOffset(Context &ctx)
         return mq.error();
     if (!offset)
         return offset.error();
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
-    auto m = (*admin)->messageAt(*mq, *offset);
-    if (!m)
-        return m.error();
-    printMessageDetail(ctx, *m, true);
-    return {};
+    return ctx.withAdmin([&](client::Admin &admin) -> Status {
+        auto m = admin.messageAt(*mq, *offset);
+        if (!m)
+            return m.error();
+        printMessageDetail(ctx, *m, true);
+        return {};
+    });
 }
 
 struct ReadOptions
@@ -402,26 +396,25 @@ Status printMsg(Context &ctx)
     auto body = ctx.boolean("d", true);
     if (!body)
         return body.error();
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
-    auto stats = (*admin)->topicStats(ctx.bytes("t"));
-    if (!stats)
-        return stats.error();
-    ReadOptions o;
-    o.subExpression = ctx.bytes("s", "*");
-    o.printBody = *body;
-    for (const auto &[mq, offsets] : stats->offsetTable) {
-        auto range = queueRange(ctx, **admin, mq, offsets, "b", "e");
-        if (!range)
-            return range.error();
-        ctx.out().text(
-            "minOffset=%s, maxOffset=%s, %s%n", {range->first, range->second, mqText(mq)});
-        if (Status s = readQueue(ctx, **admin, mq, range->first, range->second, o); !s)
-            return s;
-        ctx.out().text("--------------------------------------------------------\n");
-    }
-    return {};
+    return ctx.withAdmin([&](client::Admin &admin) -> Status {
+        auto stats = admin.topicStats(ctx.bytes("t"));
+        if (!stats)
+            return stats.error();
+        ReadOptions o;
+        o.subExpression = ctx.bytes("s", "*");
+        o.printBody = *body;
+        for (const auto &[mq, offsets] : stats->offsetTable) {
+            auto range = queueRange(ctx, admin, mq, offsets, "b", "e");
+            if (!range)
+                return range.error();
+            ctx.out().text(
+                "minOffset=%s, maxOffset=%s, %s%n", {range->first, range->second, mqText(mq)});
+            if (Status s = readQueue(ctx, admin, mq, range->first, range->second, o); !s)
+                return s;
+            ctx.out().text("--------------------------------------------------------\n");
+        }
+        return {};
+    });
 }
 
 Status printMsgByQueue(Context &ctx)
@@ -434,36 +427,35 @@ Status printMsgByQueue(Context &ctx)
         if (!s)
             return s;
     }
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
-    auto stats = (*admin)->topicStats(mq->topic);
-    if (!stats)
-        return stats.error();
-    const auto it = stats->offsetTable.find(*mq);
-    if (it == stats->offsetTable.end())
-        return Status::notFound(QStringLiteral("%1 does not exist").arg(mqText(*mq)));
-    auto range = queueRange(ctx, **admin, *mq, it->second, "b", "e");
-    if (!range)
-        return range.error();
-    std::map<QByteArray, std::int64_t> counts;
-    ReadOptions o;
-    o.subExpression = ctx.bytes("s", "*");
-    o.printBody = *body;
-    o.printMessages = *print;
-    o.tagCounts = &counts;
-    if (Status s = readQueue(ctx, **admin, *mq, range->first, range->second, o); !s)
-        return s;
-    if (*calculate) {
-        std::vector<std::pair<QByteArray, std::int64_t>> sorted(counts.begin(), counts.end());
-        std::stable_sort(sorted.begin(), sorted.end(),
-            [](const auto &a, const auto &b) { return a.second > b.second; });
-        Table t = ctx.out().table(
-            QStringLiteral("tags"), "Tag: %-30s Count: %s%n", {{"tag", ""}, {"count", ""}}, "");
-        for (const auto &[tag, count] : sorted)
-            t.row({tag, count});
-    }
-    return {};
+    return ctx.withAdmin([&](client::Admin &admin) -> Status {
+        auto stats = admin.topicStats(mq->topic);
+        if (!stats)
+            return stats.error();
+        const auto it = stats->offsetTable.find(*mq);
+        if (it == stats->offsetTable.end())
+            return Status::notFound(QStringLiteral("%1 does not exist").arg(mqText(*mq)));
+        auto range = queueRange(ctx, admin, *mq, it->second, "b", "e");
+        if (!range)
+            return range.error();
+        std::map<QByteArray, std::int64_t> counts;
+        ReadOptions o;
+        o.subExpression = ctx.bytes("s", "*");
+        o.printBody = *body;
+        o.printMessages = *print;
+        o.tagCounts = &counts;
+        if (Status s = readQueue(ctx, admin, *mq, range->first, range->second, o); !s)
+            return s;
+        if (*calculate) {
+            std::vector<std::pair<QByteArray, std::int64_t>> sorted(counts.begin(), counts.end());
+            std::stable_sort(sorted.begin(), sorted.end(),
+                [](const auto &a, const auto &b) { return a.second > b.second; });
+            Table t = ctx.out().table(
+                QStringLiteral("tags"), "Tag: %-30s Count: %s%n", {{"tag", ""}, {"count", ""}}, "");
+            for (const auto &[tag, count] : sorted)
+                t.row({tag, count});
+        }
+        return {};
+    });
 }
 
 Status consumeMessage(Context &ctx)
@@ -488,42 +480,41 @@ Status consumeMessage(Context &ctx)
     if (ctx.has("e") && *begin > *end)
         return usageError(
             QStringLiteral("the begin timestamp must not be after the end timestamp"));
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
-    auto stats = (*admin)->topicStats(ctx.bytes("t"));
-    if (!stats)
-        return stats.error();
-    ReadOptions o;
-    o.consumeOk = true;
-    std::int64_t left = *count;
-    for (const auto &[mq, offsets] : stats->offsetTable) {
-        if (left <= 0)
-            break;
-        if (ctx.has("b")
-            && (mq.brokerName != ctx.bytes("b") || mq.queueId != ctx.value("i").toInt()))
-            continue;
-        auto range = queueRange(ctx, **admin, mq, offsets, "s", "e");
-        if (!range)
-            return range.error();
-        auto [from, to] = *range;
-        if (ctx.has("o")) {
-            if (*start >= to) {
-                ctx.out().text("%s no matched msg, offset=%s\n", {mqText(mq), *start});
-                return {};
+    return ctx.withAdmin([&](client::Admin &admin) -> Status {
+        auto stats = admin.topicStats(ctx.bytes("t"));
+        if (!stats)
+            return stats.error();
+        ReadOptions o;
+        o.consumeOk = true;
+        std::int64_t left = *count;
+        for (const auto &[mq, offsets] : stats->offsetTable) {
+            if (left <= 0)
+                break;
+            if (ctx.has("b")
+                && (mq.brokerName != ctx.bytes("b") || mq.queueId != ctx.value("i").toInt()))
+                continue;
+            auto range = queueRange(ctx, admin, mq, offsets, "s", "e");
+            if (!range)
+                return range.error();
+            auto [from, to] = *range;
+            if (ctx.has("o")) {
+                if (*start >= to) {
+                    ctx.out().text("%s no matched msg, offset=%s\n", {mqText(mq), *start});
+                    return {};
+                }
+                from = std::max(from, *start);
             }
-            from = std::max(from, *start);
+            if (to - from > left) {
+                ctx.out().text(
+                    "The older %d message of the %d queue will be provided\n", {left, mq.queueId});
+                to = from + left;
+            }
+            left -= to - from;
+            if (Status s = readQueue(ctx, admin, mq, from, to, o); !s)
+                return s;
         }
-        if (to - from > left) {
-            ctx.out().text(
-                "The older %d message of the %d queue will be provided\n", {left, mq.queueId});
-            to = from + left;
-        }
-        left -= to - from;
-        if (Status s = readQueue(ctx, **admin, mq, from, to, o); !s)
-            return s;
-    }
-    return {};
+        return {};
+    });
 }
 
 client::ProducerOptions producerOptions(Context &ctx, QByteArray group)
@@ -631,7 +622,7 @@ const CommandSpec kCommands[] = {
         queryMsgById},
     {"queryMsgByKey", "Query Message by Key",
         {{'t', "topic", true, true, kTopicName}, {'k', "msgKey", true, true, "Message Key"}},
-        queryMsgByKey},
+        withAdmin<queryMsgByKey>},
     {"queryMsgByUniqueKey", "Query Message by Unique key",
         {{'i', "msgId", true, true, "Message Id"},
             {'g', "consumerGroup", true, false, "consumer group name (push: not supported yet)"},

@@ -70,27 +70,27 @@ Status resetTo(Context &ctx, std::int64_t timestamp, const QString &timestampTex
     auto force = ctx.boolean("f", true);
     if (!force)
         return force.error();
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
-    const QByteArray group = ctx.bytes("g");
-    const QByteArray topic = ctx.bytes("t");
-    auto offsets = (*admin)->resetOffsetByTime(topic, group, timestamp, *force);
-    if (!offsets && offsets.error().remoteCode() == 206) { // CONSUMER_NOT_ONLINE
+    return ctx.withAdmin([&](client::Admin &admin) -> Status {
+        const QByteArray group = ctx.bytes("g");
+        const QByteArray topic = ctx.bytes("t");
+        auto offsets = admin.resetOffsetByTime(topic, group, timestamp, *force);
+        if (!offsets && offsets.error().remoteCode() == 206) { // CONSUMER_NOT_ONLINE
+            if (printHeader)
+                ctx.out().text(
+                    "rollback consumer offset by specified consumerGroup[%s], topic[%s], "
+                    "force[%s], timestamp(string)[%s], timestamp(long)[%s]%n",
+                    {group, topic, *force, timestampText, timestamp});
+            return resetOffline(ctx, admin, topic, group, timestamp, *force);
+        }
+        if (!offsets)
+            return offsets.error();
         if (printHeader)
-            ctx.out().text("rollback consumer offset by specified consumerGroup[%s], topic[%s], "
-                           "force[%s], timestamp(string)[%s], timestamp(long)[%s]%n",
+            ctx.out().text("rollback consumer offset by specified group[%s], topic[%s], force[%s], "
+                           "timestamp(string)[%s], timestamp(long)[%s]%n",
                 {group, topic, *force, timestampText, timestamp});
-        return resetOffline(ctx, **admin, topic, group, timestamp, *force);
-    }
-    if (!offsets)
-        return offsets.error();
-    if (printHeader)
-        ctx.out().text("rollback consumer offset by specified group[%s], topic[%s], force[%s], "
-                       "timestamp(string)[%s], timestamp(long)[%s]%n",
-            {group, topic, *force, timestampText, timestamp});
-    printOffsets(ctx, *offsets);
-    return {};
+        printOffsets(ctx, *offsets);
+        return {};
+    });
 }
 
 Status resetOffsetByTime(Context &ctx)
@@ -117,42 +117,41 @@ Status cloneGroupOffset(Context &ctx)
     auto offline = ctx.boolean("o", false);
     if (!offline)
         return offline.error();
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
-    auto r = (*admin)->cloneGroupOffset(ctx.bytes("s"), ctx.bytes("d"), ctx.bytes("t"), *offline);
-    if (!r)
-        return r.error();
-    if (Status s = reportFanOut(ctx, *r, ""); !s)
-        return s;
-    ctx.out().text("clone group offset success. srcGroup[%s], destGroup=[%s], topic[%s]%n",
-        {ctx.value("s"), ctx.value("d"), ctx.value("t")});
-    return {};
+    return ctx.withAdmin([&](client::Admin &admin) -> Status {
+        auto r = admin.cloneGroupOffset(ctx.bytes("s"), ctx.bytes("d"), ctx.bytes("t"), *offline);
+        if (!r)
+            return r.error();
+        if (Status s = reportFanOut(ctx, *r, ""); !s)
+            return s;
+        ctx.out().text("clone group offset success. srcGroup[%s], destGroup=[%s], topic[%s]%n",
+            {ctx.value("s"), ctx.value("d"), ctx.value("t")});
+        return {};
+    });
 }
 
 Status writePerm(Context &ctx, bool add)
 {
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
-    const QByteArray broker = ctx.bytes("b");
-    auto r = add ? (*admin)->addWritePerm(broker) : (*admin)->wipeWritePerm(broker);
-    if (!r)
-        return r.error();
-    const char *verb = add ? "add" : "wipe";
-    for (const client::BrokerOutcome &o : r->outcomes) {
-        if (o.status)
-            ctx.out().text("%s write perm of broker[%s] in name server[%s] OK, %d%n",
-                {verb, broker, o.address, o.topicCount});
-        else
-            ctx.out().text("%s write perm of broker[%s] in name server[%s] Failed%n",
-                {verb, broker, o.address});
-        ctx.out().append(QStringLiteral("results"),
-            QJsonObject {{QStringLiteral("nameServer"), QString::fromUtf8(o.address)},
-                {QStringLiteral("status"), o.status ? QStringLiteral("OK") : describe(o.status)},
-                {QStringLiteral("topicCount"), o.topicCount}});
-    }
-    return r->status();
+    return ctx.withAdmin([&](client::Admin &admin) -> Status {
+        const QByteArray broker = ctx.bytes("b");
+        auto r = add ? admin.addWritePerm(broker) : admin.wipeWritePerm(broker);
+        if (!r)
+            return r.error();
+        const char *verb = add ? "add" : "wipe";
+        for (const client::BrokerOutcome &o : r->outcomes) {
+            if (o.status)
+                ctx.out().text("%s write perm of broker[%s] in name server[%s] OK, %d%n",
+                    {verb, broker, o.address, o.topicCount});
+            else
+                ctx.out().text("%s write perm of broker[%s] in name server[%s] Failed%n",
+                    {verb, broker, o.address});
+            ctx.out().append(QStringLiteral("results"),
+                QJsonObject {{QStringLiteral("nameServer"), QString::fromUtf8(o.address)},
+                    {QStringLiteral("status"),
+                        o.status ? QStringLiteral("OK") : describe(o.status)},
+                    {QStringLiteral("topicCount"), o.topicCount}});
+        }
+        return r->status();
+    });
 }
 
 Status wipeWritePerm(Context &ctx)
@@ -170,19 +169,18 @@ using Maintenance
 
 Status maintenance(Context &ctx, Maintenance call)
 {
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
-    client::BrokerTarget target;
-    target.brokerAddr = ctx.bytes("b");
-    target.cluster = ctx.bytes("c");
-    auto r = ((**admin).*call)(target, client::Admin::kDefaultTimeout);
-    if (!r)
-        return r.error();
-    Status s = reportFanOut(ctx, *r, "");
-    // mqadmin prints "success" or "false" (without a newline); one line here.
-    ctx.out().text("%s%n", {s ? "success" : "false"});
-    return s;
+    return ctx.withAdmin([&](client::Admin &admin) -> Status {
+        client::BrokerTarget target;
+        target.brokerAddr = ctx.bytes("b");
+        target.cluster = ctx.bytes("c");
+        auto r = ((admin).*call)(target, client::Admin::kDefaultTimeout);
+        if (!r)
+            return r.error();
+        Status s = reportFanOut(ctx, *r, "");
+        // mqadmin prints "success" or "false" (without a newline); one line here.
+        ctx.out().text("%s%n", {s ? "success" : "false"});
+        return s;
+    });
 }
 
 Status deleteExpiredCommitLog(Context &ctx)
@@ -254,12 +252,9 @@ void statsOfTopic(client::Admin &admin, Table &t, const QByteArray &topic, bool 
     }
 }
 
-Status statsAll(Context &ctx)
+Status statsAll(Context &ctx, client::Admin &admin)
 {
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
-    auto topics = (*admin)->topicList();
+    auto topics = admin.topicList();
     if (!topics)
         return topics.error();
     if (ctx.has("t") && std::find(topics->begin(), topics->end(), ctx.bytes("t")) == topics->end())
@@ -275,7 +270,7 @@ Status statsAll(Context &ctx)
             continue;
         if (ctx.has("t") && topic != ctx.bytes("t"))
             continue;
-        statsOfTopic(**admin, t, topic, ctx.has("a"));
+        statsOfTopic(admin, t, topic, ctx.has("a"));
     }
     return {};
 }
@@ -321,7 +316,7 @@ const CommandSpec kCommands[] = {
     {"statsAll", "Topic and Consumer tps stats",
         {{'a', "activeTopic", false, false, "print active topic only"},
             {'t', "topic", true, false, "print select topic only"}},
-        statsAll},
+        withAdmin<statsAll>},
 };
 
 } // namespace

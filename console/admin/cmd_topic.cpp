@@ -96,12 +96,9 @@ QByteArray clusterOfRoute(const TopicRouteData &route, const protocol::ClusterIn
     return {};
 }
 
-Status topicList(Context &ctx)
+Status topicList(Context &ctx, client::Admin &admin)
 {
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
-    auto topics = (*admin)->topicList();
+    auto topics = admin.topicList();
     if (!topics)
         return topics.error();
     if (!ctx.has("c")) {
@@ -111,7 +108,7 @@ Status topicList(Context &ctx)
         }
         return {};
     }
-    auto info = (*admin)->clusterInfo();
+    auto info = admin.clusterInfo();
     if (!info)
         return info.error();
     Table table = ctx.out().table(QStringLiteral("topics"), "%-20s  %-64s  %-64s%n",
@@ -123,9 +120,9 @@ Status topicList(Context &ctx)
         // As mqadmin: a topic whose route or consumers cannot be read is listed without them.
         QByteArray cluster;
         std::vector<QByteArray> groups;
-        if (auto route = (*admin)->topicRoute(t)) {
+        if (auto route = admin.topicRoute(t)) {
             cluster = clusterOfRoute(*route, *info);
-            if (auto g = (*admin)->topicConsumedBy(t))
+            if (auto g = admin.topicConsumedBy(t))
                 groups = std::move(g).value();
         }
         if (groups.empty())
@@ -137,12 +134,9 @@ Status topicList(Context &ctx)
     return {};
 }
 
-Status topicRoute(Context &ctx)
+Status topicRoute(Context &ctx, client::Admin &admin)
 {
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
-    auto route = (*admin)->topicRoute(ctx.bytes("t"));
+    auto route = admin.topicRoute(ctx.bytes("t"));
     if (!route)
         return route.error();
     if (ctx.out().isJson()) {
@@ -184,12 +178,9 @@ Status topicRoute(Context &ctx)
     return {};
 }
 
-Status topicStatus(Context &ctx)
+Status topicStatus(Context &ctx, client::Admin &admin)
 {
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
-    auto stats = (*admin)->topicStats(ctx.bytes("t"));
+    auto stats = admin.topicStats(ctx.bytes("t"));
     if (!stats)
         return stats.error();
     Table t = ctx.out().table(QStringLiteral("queues"), "%-32s  %-4d  %-20d  %-20d    %s%n",
@@ -202,15 +193,12 @@ Status topicStatus(Context &ctx)
     return {};
 }
 
-Status topicClusterList(Context &ctx)
+Status topicClusterList(Context &ctx, client::Admin &admin)
 {
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
-    auto route = (*admin)->topicRoute(ctx.bytes("t"));
+    auto route = admin.topicRoute(ctx.bytes("t"));
     if (!route)
         return route.error();
-    auto info = (*admin)->clusterInfo();
+    auto info = admin.clusterInfo();
     if (!info)
         return info.error();
     std::set<QByteArray> clusters;
@@ -275,50 +263,47 @@ Status updateTopic(Context &ctx)
     config.perm = *perm;
     config.order = *order;
     config.topicSysFlag = (*unit ? 1 : 0) | (*unitSub ? 2 : 0);
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
-    if (ctx.has("b")) {
-        const QByteArray addr = ctx.bytes("b");
-        if (Status s = (*admin)->createOrUpdateTopic(addr, config); !s)
-            return s;
-        if (*order) {
-            auto overview = (*admin)->clusterOverview(false);
-            if (!overview)
-                return overview.error();
-            QByteArray brokerName;
-            for (const client::BrokerNode &n : overview->nodes)
-                brokerName = n.address == addr ? n.brokerName : brokerName;
-            const QByteArray orderConf
-                = brokerName + ':' + QByteArray::number(config.writeQueueNums);
-            if (Status s = (*admin)->putKvConfig("ORDER_TOPIC_CONFIG", config.topicName, orderConf);
-                !s)
+    return ctx.withAdmin([&](client::Admin &admin) -> Status {
+        if (ctx.has("b")) {
+            const QByteArray addr = ctx.bytes("b");
+            if (Status s = admin.createOrUpdateTopic(addr, config); !s)
                 return s;
-            ctx.out().text("set broker orderConf. isOrder=%s, orderConf=[%s]%n", {true, orderConf});
+            if (*order) {
+                auto overview = admin.clusterOverview(false);
+                if (!overview)
+                    return overview.error();
+                QByteArray brokerName;
+                for (const client::BrokerNode &n : overview->nodes)
+                    brokerName = n.address == addr ? n.brokerName : brokerName;
+                const QByteArray orderConf
+                    = brokerName + ':' + QByteArray::number(config.writeQueueNums);
+                if (Status s = admin.putKvConfig("ORDER_TOPIC_CONFIG", config.topicName, orderConf);
+                    !s)
+                    return s;
+                ctx.out().text(
+                    "set broker orderConf. isOrder=%s, orderConf=[%s]%n", {true, orderConf});
+            }
+            ctx.out().text("create topic to %s success.%n", {addr});
+            ctx.out().append(QStringLiteral("results"),
+                QJsonObject {{QStringLiteral("address"), QString::fromUtf8(addr)},
+                    {QStringLiteral("status"), QStringLiteral("OK")}});
+        } else {
+            auto r = admin.createOrUpdateTopicInCluster(ctx.bytes("c"), config);
+            if (!r)
+                return r.error();
+            if (Status s = reportFanOut(ctx, *r, "create topic to %s success.%n"); !s)
+                return s;
         }
-        ctx.out().text("create topic to %s success.%n", {addr});
-        ctx.out().append(QStringLiteral("results"),
-            QJsonObject {{QStringLiteral("address"), QString::fromUtf8(addr)},
-                {QStringLiteral("status"), QStringLiteral("OK")}});
-    } else {
-        auto r = (*admin)->createOrUpdateTopicInCluster(ctx.bytes("c"), config);
-        if (!r)
-            return r.error();
-        if (Status s = reportFanOut(ctx, *r, "create topic to %s success.%n"); !s)
-            return s;
-    }
-    ctx.out().text("%s%n", {topicConfigText(config)});
-    return {};
+        ctx.out().text("%s%n", {topicConfigText(config)});
+        return {};
+    });
 }
 
-Status deleteTopic(Context &ctx)
+Status deleteTopic(Context &ctx, client::Admin &admin)
 {
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
     const QByteArray topic = ctx.bytes("t");
     const QByteArray cluster = ctx.bytes("c");
-    auto r = (*admin)->deleteTopic(topic, cluster);
+    auto r = admin.deleteTopic(topic, cluster);
     if (!r)
         return r.error();
     Status s = reportFanOut(ctx, *r, "");
@@ -336,53 +321,50 @@ Status updateTopicPerm(Context &ctx)
         return perm.error();
     if (!ctx.has("b") && !ctx.has("c"))
         return usageError(QStringLiteral("give a broker (-b) or a cluster (-c)"));
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
-    const QByteArray topic = ctx.bytes("t");
-    auto route = (*admin)->topicRoute(topic);
-    if (!route)
-        return route.error();
-    bool any = false;
-    for (const protocol::BrokerData &b : route->brokerDatas) {
-        const QByteArray master = b.masterAddr();
-        if (master.isEmpty() || (ctx.has("b") && master != ctx.bytes("b"))
-            || (!ctx.has("b") && b.cluster != ctx.bytes("c")))
-            continue;
-        any = true;
-        auto config = (*admin)->topicConfig(master, topic);
-        if (!config)
-            return config.error();
-        const int old = config->perm;
-        if (old == *perm) {
-            ctx.out().text("new perm equals to the old one!%n");
-            continue;
+    return ctx.withAdmin([&](client::Admin &admin) -> Status {
+        const QByteArray topic = ctx.bytes("t");
+        auto route = admin.topicRoute(topic);
+        if (!route)
+            return route.error();
+        bool any = false;
+        for (const protocol::BrokerData &b : route->brokerDatas) {
+            const QByteArray master = b.masterAddr();
+            if (master.isEmpty() || (ctx.has("b") && master != ctx.bytes("b"))
+                || (!ctx.has("b") && b.cluster != ctx.bytes("c")))
+                continue;
+            any = true;
+            auto config = admin.topicConfig(master, topic);
+            if (!config)
+                return config.error();
+            const int old = config->perm;
+            if (old == *perm) {
+                ctx.out().text("new perm equals to the old one!%n");
+                continue;
+            }
+            config->perm = *perm;
+            if (Status s = admin.createOrUpdateTopic(master, *config); !s)
+                return s;
+            ctx.out().text(
+                "update topic perm from %s to %s in %s success.%n", {old, *perm, master});
+            ctx.out().append(QStringLiteral("results"),
+                QJsonObject {{QStringLiteral("address"), QString::fromUtf8(master)},
+                    {QStringLiteral("oldPerm"), old}, {QStringLiteral("perm"), *perm}});
+            if (ctx.has("b"))
+                ctx.out().text("%s.%n", {topicConfigText(*config)});
         }
-        config->perm = *perm;
-        if (Status s = (*admin)->createOrUpdateTopic(master, *config); !s)
-            return s;
-        ctx.out().text("update topic perm from %s to %s in %s success.%n", {old, *perm, master});
-        ctx.out().append(QStringLiteral("results"),
-            QJsonObject {{QStringLiteral("address"), QString::fromUtf8(master)},
-                {QStringLiteral("oldPerm"), old}, {QStringLiteral("perm"), *perm}});
-        if (ctx.has("b"))
-            ctx.out().text("%s.%n", {topicConfigText(*config)});
-    }
-    if (!any)
-        return Status::notFound(ctx.has("b")
-                ? QStringLiteral("broker %1 is not a master serving topic %2")
-                      .arg(ctx.value("b"), QString::fromUtf8(topic))
-                : QStringLiteral("no master of cluster %1 serves topic %2")
-                      .arg(ctx.value("c"), QString::fromUtf8(topic)));
-    return {};
+        if (!any)
+            return Status::notFound(ctx.has("b")
+                    ? QStringLiteral("broker %1 is not a master serving topic %2")
+                          .arg(ctx.value("b"), QString::fromUtf8(topic))
+                    : QStringLiteral("no master of cluster %1 serves topic %2")
+                          .arg(ctx.value("c"), QString::fromUtf8(topic)));
+        return {};
+    });
 }
 
-Status allocateMQ(Context &ctx)
+Status allocateMQ(Context &ctx, client::Admin &admin)
 {
-    auto admin = ctx.admin();
-    if (!admin)
-        return admin.error();
-    auto route = (*admin)->topicRoute(ctx.bytes("t"));
+    auto route = admin.topicRoute(ctx.bytes("t"));
     if (!route)
         return route.error();
     const QStringList ips = ctx.value("i").split(QLatin1Char(','), Qt::SkipEmptyParts);
@@ -425,15 +407,15 @@ Status allocateMQ(Context &ctx)
 
 const CommandSpec kCommands[] = {
     {"topicList", "Fetch all topic list from name server",
-        {{'c', "clusterModel", false, false, "clusterModel"}}, topicList},
+        {{'c', "clusterModel", false, false, "clusterModel"}}, withAdmin<topicList>},
     {"topicRoute", "Examine topic route info",
         {{'t', "topic", true, true, kTopicName},
             {'l', "list", false, false, "Use list format to print data"}},
-        topicRoute},
+        withAdmin<topicRoute>},
     {"topicStatus", "Examine topic Status info", {{'t', "topic", true, true, kTopicName}},
-        topicStatus},
+        withAdmin<topicStatus>},
     {"topicClusterList", "get cluster info for topic", {{'t', "topic", true, true, kTopicName}},
-        topicClusterList},
+        withAdmin<topicClusterList>},
     {"updateTopic", "Update or create topic",
         {{'b', "brokerAddr", true, false, "create topic to which broker"},
             {'c', "clusterName", true, false, "create topic to which cluster"},
@@ -448,7 +430,7 @@ const CommandSpec kCommands[] = {
     {"deleteTopic", "Delete topic from broker and NameServer.",
         {{'t', "topic", true, true, kTopicName},
             {'c', "clusterName", true, true, "delete topic from which cluster"}},
-        deleteTopic},
+        withAdmin<deleteTopic>},
     {"updateTopicPerm", "Update topic perm",
         {{'b', "brokerAddr", true, false, "create topic to which broker"},
             {'c', "clusterName", true, false, "create topic to which cluster"},
@@ -457,7 +439,7 @@ const CommandSpec kCommands[] = {
         updateTopicPerm},
     {"allocateMQ", "Allocate MQ",
         {{'t', "topic", true, true, kTopicName}, {'i', "ipList", true, true, "ipList"}},
-        allocateMQ},
+        withAdmin<allocateMQ>},
 };
 
 } // namespace

@@ -4,5 +4,4 @@ list(APPEND client_sources
     admin/admincall.cpp
     admin/adminops.cpp
     admin/adminqueries.cpp
-    admin/adminbodies.cpp
     admin/admintools.cpp)

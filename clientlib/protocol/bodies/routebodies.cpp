@@ -588,14 +588,29 @@ Result<TopicList> TopicList::fromJson(QByteArrayView json)
     return out;
 }
 
-QByteArray KVTable::toJson() const
+namespace {
+
+template<typename Entries>
+QByteArray writeKVTable(const Entries &entries)
 {
     JsonWriter w;
     w.beginObject().key("table").beginObject();
-    for (const auto &[k, value] : table)
+    for (const auto &[k, value] : entries)
         w.key(k).value(QByteArrayView(value));
     w.endObject().endObject();
     return w.take();
+}
+
+} // namespace
+
+QByteArray KVTable::toJson() const
+{
+    return writeKVTable(table);
+}
+
+QByteArray KVTable::toJson(const std::vector<std::pair<QByteArray, QByteArray>> &entries)
+{
+    return writeKVTable(entries);
 }
 
 Result<KVTable> KVTable::fromJson(QByteArrayView json)

@@ -28,6 +28,7 @@
 
 #include <cstdint>
 #include <map>
+#include <utility>
 #include <vector>
 
 namespace qrocket::protocol {
@@ -201,6 +202,9 @@ struct KVTable
 
     friend bool operator==(const KVTable &, const KVTable &) = default;
     QByteArray toJson() const;
+    /// The same body with the entries in the given order (a broker's runtime table, written in
+    /// the order it is gathered).
+    static QByteArray toJson(const std::vector<std::pair<QByteArray, QByteArray>> &entries);
     static Result<KVTable> fromJson(QByteArrayView json);
 };
 

@@ -2,6 +2,10 @@
 
 #include "clientlib/protocol/requestcode.h"
 
+#include <array>
+#include <cstdint>
+#include <utility>
+
 namespace qrocket::protocol {
 
 namespace {
@@ -51,19 +55,213 @@ bool SendMessageRequestHeader::usesV2(int code)
         || code == toInt(RequestCode::SendReplyMessageV2);
 }
 
+namespace {
+
+// The decoder's field indexes: the V2 key of field i is the letter 'a' + i, its V1 name
+// kV1Names[i] (the encode tables above list the same fields).
+enum Field : int {
+    ProducerGroup,
+    Topic,
+    DefaultTopic,
+    DefaultTopicQueueNums,
+    QueueId,
+    SysFlag,
+    BornTimestamp,
+    Flag,
+    Properties,
+    ReconsumeTimes,
+    UnitMode,
+    MaxReconsumeTimes,
+    Batch,
+    BrokerName,
+    FieldCount,
+};
+constexpr int kRequiredCount = Properties; // fields 0..7 are required
+
+constexpr std::array<const char *, FieldCount> kV1Names {"producerGroup", "topic", "defaultTopic",
+    "defaultTopicQueueNums", "queueId", "sysFlag", "bornTimestamp", "flag", "properties",
+    "reconsumeTimes", "unitMode", "maxReconsumeTimes", "batch", "bname"};
+constexpr std::array<const char *, FieldCount> kV2Names {
+    "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n"};
+
+const char *fieldName(int field, bool v2)
+{
+    return (v2 ? kV2Names : kV1Names)[static_cast<std::size_t>(field)];
+}
+
+using RawFields = std::array<const QByteArray *, FieldCount>;
+
+int fieldIndex(const QByteArray &key, bool v2)
+{
+    if (v2) {
+        const char c = key.size() == 1 ? key.at(0) : '\0';
+        return c >= 'a' && c < 'a' + FieldCount ? c - 'a' : -1;
+    }
+    for (int i = 0; i < FieldCount; ++i) {
+        if (key == kV1Names[static_cast<std::size_t>(i)])
+            return i;
+    }
+    return -1;
+}
+
+/// One pass over the ext fields; the first of duplicate keys wins, as RemotingCommand::ext.
+RawFields scan(const RemotingCommand &cmd, bool v2)
+{
+    RawFields raw {};
+    for (const auto &[key, value] : cmd.extFields) {
+        const int i = fieldIndex(key, v2);
+        if (i >= 0 && !raw[static_cast<std::size_t>(i)])
+            raw[static_cast<std::size_t>(i)] = &value;
+    }
+    return raw;
+}
+
+/// Integer.parseInt's answer for what is not one or two plain digits.
+std::optional<std::int32_t> parseInt32(const QByteArray &raw)
+{
+    const auto v = parseJavaLong(raw);
+    if (!v || *v < INT32_MIN || *v > INT32_MAX)
+        return std::nullopt;
+    return static_cast<std::int32_t>(*v);
+}
+
+/// Integer.parseInt's answer: Long.parseLong, then the int32 range. One or two plain digits
+/// (queue ids, flags, counts: most of a send's numbers) need no general parse; Long.parseLong
+/// reads them the same way.
+inline std::optional<std::int32_t> toInt32(const QByteArray &raw)
+{
+    const char *p = raw.constData();
+    const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    if (raw.size() == 1 && digit(p[0]))
+        return p[0] - '0';
+    if (raw.size() == 2 && digit(p[0]) && digit(p[1]))
+        return (p[0] - '0') * 10 + (p[1] - '0');
+    return parseInt32(raw);
+}
+
+/// The first field decode could not read.
+struct Problem
+{
+    enum Kind { None, Missing, NotANumber } kind = None;
+    int field = -1;
+};
+
+/// The one send-header decoder. `lenient` is the broker's reading: every required field's
+/// presence is checked before any number, and an optional number that does not parse reads
+/// as absent; otherwise the fields are read in order and the first problem refuses the header.
+/// The strings share the request's bytes.
+Problem decodeFields(const RawFields &raw, bool lenient, SendMessageRequestHeader &h)
+{
+    if (lenient) {
+        for (int i = 0; i < kRequiredCount; ++i) {
+            if (!raw[static_cast<std::size_t>(i)])
+                return {Problem::Missing, i};
+        }
+    }
+    const auto str = [&raw](Field f, QByteArray &out) {
+        if (const QByteArray *v = raw[f])
+            out = v->isNull() ? QByteArray("", 0) : *v;
+    };
+    const auto requiredInt = [&raw](Field f, std::int32_t &out) -> Problem {
+        if (!raw[f])
+            return {Problem::Missing, f};
+        const auto v = toInt32(*raw[f]);
+        if (!v)
+            return {Problem::NotANumber, f};
+        out = *v;
+        return {};
+    };
+    const auto optionalInt = [&raw, lenient](Field f, std::optional<std::int32_t> &out) -> Problem {
+        if (!raw[f])
+            return {};
+        out = toInt32(*raw[f]);
+        return out || lenient ? Problem {} : Problem {Problem::NotANumber, f};
+    };
+    for (Field f : {ProducerGroup, Topic, DefaultTopic}) {
+        if (!raw[f])
+            return {Problem::Missing, f};
+    }
+    str(ProducerGroup, h.producerGroup);
+    str(Topic, h.topic);
+    str(DefaultTopic, h.defaultTopic);
+    for (auto [f, member] : {std::pair {DefaultTopicQueueNums, &h.defaultTopicQueueNums},
+             std::pair {QueueId, &h.queueId}, std::pair {SysFlag, &h.sysFlag}}) {
+        if (Problem p = requiredInt(f, *member); p.kind != Problem::None)
+            return p;
+    }
+    if (!raw[BornTimestamp])
+        return {Problem::Missing, BornTimestamp};
+    const auto born = parseJavaLong(*raw[BornTimestamp]);
+    if (!born)
+        return {Problem::NotANumber, BornTimestamp};
+    h.bornTimestamp = *born;
+    if (Problem p = requiredInt(Flag, h.flag); p.kind != Problem::None)
+        return p;
+    str(Properties, h.properties);
+    if (Problem p = optionalInt(ReconsumeTimes, h.reconsumeTimes); p.kind != Problem::None)
+        return p;
+    h.unitMode = raw[UnitMode] && parseJavaBoolean(*raw[UnitMode]);
+    if (Problem p = optionalInt(MaxReconsumeTimes, h.maxReconsumeTimes); p.kind != Problem::None)
+        return p;
+    h.batch = raw[Batch] && parseJavaBoolean(*raw[Batch]);
+    str(BrokerName, h.brokerName);
+    return {};
+}
+
+Result<SendMessageRequestHeader> decodeStrict(const RemotingCommand &cmd, bool v2)
+{
+    const RawFields raw = scan(cmd, v2);
+    SendMessageRequestHeader h;
+    const Problem p = decodeFields(raw, false, h);
+    const char *header = v2 ? "SendMessageRequestHeaderV2" : "SendMessageRequestHeader";
+    switch (p.kind) {
+    case Problem::None:
+        return h;
+    case Problem::Missing:
+        return detail::missingField(header, fieldName(p.field, v2));
+    case Problem::NotANumber:
+        break;
+    }
+    return detail::badNumber(header, fieldName(p.field, v2),
+        *raw[static_cast<std::size_t>(p.field)], p.field == BornTimestamp ? "a long" : "an int");
+}
+
+} // namespace
+
 Result<SendMessageRequestHeader> SendMessageRequestHeader::decode(const RemotingCommand &cmd)
 {
-    return usesV2(cmd.code) ? decodeV2(cmd) : decodeV1(cmd);
+    return decodeStrict(cmd, usesV2(cmd.code));
 }
 
 Result<SendMessageRequestHeader> SendMessageRequestHeader::decodeV1(const RemotingCommand &cmd)
 {
-    return decodeHeader<H>(cmd, kV1Fields, "SendMessageRequestHeader");
+    return decodeStrict(cmd, false);
 }
 
 Result<SendMessageRequestHeader> SendMessageRequestHeader::decodeV2(const RemotingCommand &cmd)
 {
-    return decodeHeader<H>(cmd, kV2Fields, "SendMessageRequestHeaderV2");
+    return decodeStrict(cmd, true);
+}
+
+std::optional<SendMessageRequestHeader> SendMessageRequestHeader::decodeSend(
+    const RemotingCommand &cmd, QByteArray *remark)
+{
+    const bool v2 = usesV2(cmd.code);
+    std::optional<SendMessageRequestHeader> h(std::in_place); // decoded in place: no moves
+    const Problem p = decodeFields(scan(cmd, v2), true, *h);
+    switch (p.kind) {
+    case Problem::None:
+        return h;
+    case Problem::Missing:
+        *remark = QByteArrayLiteral("the custom field <") + fieldName(p.field, v2)
+            + QByteArrayLiteral("> is null");
+        break;
+    case Problem::NotANumber:
+        *remark
+            = QByteArrayLiteral("malformed send message header: a numeric field is not a number");
+        break;
+    }
+    return std::nullopt;
 }
 
 void SendMessageRequestHeader::encode(RemotingCommand &cmd) const

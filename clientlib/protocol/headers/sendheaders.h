@@ -9,6 +9,11 @@
 //
 // decode()/encode() pick the form from the command's code (V2 for 310, 320 and 325); the batch
 // flag `m` (not the code) says whether the body is a batch (§5.7).
+//
+// One decoder serves the client, the tools and the broker's send path: it reads the ext fields
+// in one pass and copies no bytes (the strings share the request's), so a send costs no
+// allocation to decode. decode() refuses what Java's header decoder refuses; decodeSend() is the
+// broker's reading of the same fields (RocketMQ's remark wording, optional numbers tolerated).
 
 #include "clientlib/protocol/headers/headercodec.h"
 
@@ -31,12 +36,20 @@ struct SendMessageRequestHeader
     bool batch = false;
     QByteArray brokerName; // "bname" / "n"; null = absent
 
+    friend bool operator==(const SendMessageRequestHeader &, const SendMessageRequestHeader &)
+        = default;
     /// true for the codes whose header uses the one-letter V2 keys.
     static bool usesV2(int code);
 
     static Result<SendMessageRequestHeader> decode(const RemotingCommand &cmd);
     static Result<SendMessageRequestHeader> decodeV1(const RemotingCommand &cmd);
     static Result<SendMessageRequestHeader> decodeV2(const RemotingCommand &cmd);
+    /// The broker's send path: the header, or nullopt with `remark` set to the SYSTEM_ERROR
+    /// remark RocketMQ's broker answers ("the custom field <b> is null" for the first missing
+    /// required field, checked before any number). An optional number that does not parse reads
+    /// as absent instead of refusing the send.
+    static std::optional<SendMessageRequestHeader> decodeSend(
+        const RemotingCommand &cmd, QByteArray *remark);
     void encode(RemotingCommand &cmd) const;
     void encodeV1(RemotingCommand &cmd) const;
     void encodeV2(RemotingCommand &cmd) const;
@@ -52,6 +65,8 @@ struct SendMessageResponseHeader
     QByteArray msgRegion; // "MSG_REGION"
     QByteArray traceOn; // "TRACE_ON": "true" / "false"
 
+    friend bool operator==(const SendMessageResponseHeader &, const SendMessageResponseHeader &)
+        = default;
     QROCKET_HEADER_CODEC(SendMessageResponseHeader);
 };
 

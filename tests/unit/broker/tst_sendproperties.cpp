@@ -2,12 +2,11 @@
 // exactly what protocol::replaceProperties(props, {WAIT, CLUSTER}, cluster) stores, and read
 // WAIT, TRAN_MSG and DELAY as findProperty (the last value of a name) would.
 
-#include "broker/processors/sendrequestheader.h"
+#include "broker/processors/sendproperties.h"
 #include "clientlib/protocol/messageproperties.h"
 
 #include <QTest>
 
-#include <limits>
 #include <random>
 
 using namespace qrocket;
@@ -101,52 +100,6 @@ private Q_SLOTS:
     {
         QFETCH(QByteArray, props);
         compare(props);
-    }
-
-    void headerNumbers_data()
-    {
-        QTest::addColumn<QByteArray>("text");
-        for (const char *t : {"0", "4", "9", "04", "12", "99", "100", "-1", "+3", "-0", "1a", "a",
-                 "", " 1", "2147483647", "2147483648", "-2147483648", "-2147483649", "0x1", "1.0"})
-            QTest::addRow("%s", t) << QByteArray(t);
-    }
-    /// SendRequestHeader's int fields read as Long.parseLong, then the int32 range (nullopt
-    /// otherwise); a required one that does not parse refuses the header.
-    void headerNumbers()
-    {
-        QFETCH(QByteArray, text);
-        const auto parsed = protocol::parseJavaLong(text);
-        const bool valid = parsed && *parsed >= std::numeric_limits<std::int32_t>::min()
-            && *parsed <= std::numeric_limits<std::int32_t>::max();
-        for (const bool v2 : {true, false}) {
-            protocol::RemotingCommand request
-                = protocol::RemotingCommand::createRequest(v2 ? 310 : 10);
-            const auto key = [v2](const char *v1Name, char letter) {
-                return v2 ? QByteArray(1, letter) : QByteArray(v1Name);
-            };
-            request.setExt(key("producerGroup", 'a'), QByteArrayLiteral("G"));
-            request.setExt(key("topic", 'b'), QByteArrayLiteral("T"));
-            request.setExt(key("defaultTopic", 'c'), QByteArrayLiteral("TBW102"));
-            request.setExt(key("defaultTopicQueueNums", 'd'), QByteArrayLiteral("4"));
-            request.setExt(key("queueId", 'e'), text);
-            request.setExt(key("sysFlag", 'f'), QByteArrayLiteral("0"));
-            request.setExt(key("bornTimestamp", 'g'), QByteArrayLiteral("1700000000000"));
-            request.setExt(key("flag", 'h'), QByteArrayLiteral("0"));
-            request.setExt(key("reconsumeTimes", 'j'), text);
-            request.setExt(key("maxReconsumeTimes", 'l'), text);
-            QByteArray error;
-            const auto h = broker::SendRequestHeader::decode(request, &error);
-            QCOMPARE(h.has_value(), valid);
-            if (!valid) {
-                QVERIFY(!error.isEmpty());
-                continue;
-            }
-            QCOMPARE(h->queueId, static_cast<int>(*parsed));
-            QCOMPARE(h->reconsumeTimes, static_cast<int>(*parsed));
-            QCOMPARE(h->maxReconsumeTimes.value_or(-12345), static_cast<int>(*parsed));
-            QCOMPARE(h->defaultTopicQueueNums, 4);
-            QCOMPARE(h->bornTimestamp, std::int64_t(1700000000000));
-        }
     }
 
     /// Random texts over an alphabet of separators and the names that matter.

@@ -1,83 +1,16 @@
-#include "broker/processors/sendrequestheader.h"
+#include "broker/processors/sendproperties.h"
 
-#include "broker/common/brokercodes.h"
 #include "clientlib/protocol/messageproperties.h"
 
 #include <array>
 #include <bit>
+#include <cstdint>
 #include <cstring>
-#include <limits>
-#include <string_view>
+#include <utility>
 
 namespace qrocket::broker {
 
 namespace {
-
-// Field indexes; the V2 key of field i is the letter 'a' + i.
-enum Field : int {
-    ProducerGroup,
-    Topic,
-    DefaultTopic,
-    DefaultTopicQueueNums,
-    QueueId,
-    SysFlag,
-    BornTimestamp,
-    Flag,
-    Properties,
-    ReconsumeTimes,
-    UnitMode,
-    MaxReconsumeTimes,
-    Batch,
-    FieldCount,
-};
-constexpr int kRequiredCount = Properties; // fields 0..7 are required, in this order
-
-constexpr std::array<std::string_view, FieldCount> kV1Names {"producerGroup", "topic",
-    "defaultTopic", "defaultTopicQueueNums", "queueId", "sysFlag", "bornTimestamp", "flag",
-    "properties", "reconsumeTimes", "unitMode", "maxReconsumeTimes", "batch"};
-constexpr std::array<std::string_view, FieldCount> kV2Names {
-    "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m"};
-
-int fieldIndex(const QByteArray &key, bool v2)
-{
-    if (v2) {
-        const char c = key.size() == 1 ? key.at(0) : '\0';
-        return c >= 'a' && c < 'a' + FieldCount ? c - 'a' : -1;
-    }
-    const std::string_view k(key.constData(), static_cast<std::size_t>(key.size()));
-    for (int i = 0; i < FieldCount; ++i) {
-        if (kV1Names[static_cast<std::size_t>(i)] == k)
-            return i;
-    }
-    return -1;
-}
-
-std::optional<std::int32_t> toInt(const QByteArray *raw)
-{
-    if (!raw)
-        return std::nullopt;
-    // One or two plain digits (queue ids, flags, counts: most of a send's numbers) need no
-    // general parse; Long.parseLong reads them the same way.
-    const char *p = raw->constData();
-    const auto digit = [](char c) { return c >= '0' && c <= '9'; };
-    if (raw->size() == 1 && digit(p[0]))
-        return p[0] - '0';
-    if (raw->size() == 2 && digit(p[0]) && digit(p[1]))
-        return (p[0] - '0') * 10 + (p[1] - '0');
-    const auto v = protocol::parseJavaLong(*raw);
-    if (!v || *v < std::numeric_limits<std::int32_t>::min()
-        || *v > std::numeric_limits<std::int32_t>::max())
-        return std::nullopt;
-    return static_cast<std::int32_t>(*v);
-}
-
-QByteArray missing(std::string_view name)
-{
-    QByteArray out = QByteArrayLiteral("the custom field <");
-    out.append(name.data(), static_cast<qsizetype>(name.size()));
-    out.append("> is null");
-    return out;
-}
 
 /// The first byte equal to `c` in [from, to), else `to`; 8 bytes per step (most property texts
 /// are short, so this beats a memchr call per segment).
@@ -108,54 +41,6 @@ bool isName(QByteArrayView name, QByteArrayView known)
 }
 
 } // namespace
-
-std::optional<SendRequestHeader> SendRequestHeader::decode(
-    const protocol::RemotingCommand &request, QByteArray *error)
-{
-    const bool v2 = request.code == toInt(RequestCode::SendMessageV2)
-        || request.code == toInt(RequestCode::SendBatchMessage);
-    // One pass over the ext fields (the first of duplicate keys wins, as RemotingCommand::ext).
-    std::array<const QByteArray *, FieldCount> raw {};
-    for (const auto &[key, value] : request.extFields) {
-        const int i = fieldIndex(key, v2);
-        if (i >= 0 && !raw[static_cast<std::size_t>(i)])
-            raw[static_cast<std::size_t>(i)] = &value;
-    }
-    for (int i = 0; i < kRequiredCount; ++i) {
-        if (!raw[static_cast<std::size_t>(i)]) {
-            *error = missing((v2 ? kV2Names : kV1Names)[static_cast<std::size_t>(i)]);
-            return std::nullopt;
-        }
-    }
-    SendRequestHeader h;
-    // Copies share the request's bytes (no allocation).
-    h.producerGroup = *raw[ProducerGroup];
-    h.topic = *raw[Topic];
-    h.defaultTopic = *raw[DefaultTopic];
-    const auto queueNums = toInt(raw[DefaultTopicQueueNums]);
-    const auto queueId = toInt(raw[QueueId]);
-    const auto sysFlag = toInt(raw[SysFlag]);
-    const auto born = protocol::parseJavaLong(*raw[BornTimestamp]);
-    const auto flag = toInt(raw[Flag]);
-    if (!queueNums || !queueId || !sysFlag || !born || !flag) {
-        *error
-            = QByteArrayLiteral("malformed send message header: a numeric field is not a number");
-        return std::nullopt;
-    }
-    h.defaultTopicQueueNums = *queueNums;
-    h.queueId = *queueId;
-    h.sysFlag = *sysFlag;
-    h.bornTimestamp = *born;
-    h.flag = *flag;
-    if (raw[Properties])
-        h.properties = *raw[Properties];
-    h.reconsumeTimes = toInt(raw[ReconsumeTimes]).value_or(0);
-    h.unitMode = raw[UnitMode] && protocol::parseJavaBoolean(*raw[UnitMode]);
-    h.maxReconsumeTimes = toInt(raw[MaxReconsumeTimes]);
-    h.batch = request.code == toInt(RequestCode::SendBatchMessage)
-        || (raw[Batch] && protocol::parseJavaBoolean(*raw[Batch]));
-    return h;
-}
 
 SendProperties prepareSendProperties(QByteArray &props, QByteArrayView cluster)
 {
