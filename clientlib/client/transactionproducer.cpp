@@ -9,6 +9,24 @@ namespace qrocket::client {
 
 namespace MC = protocol::MessageConst;
 
+namespace {
+
+/// END_TRANSACTION's commitOrRollback for a local transaction's state.
+std::int32_t commitOrRollback(LocalTransactionState state)
+{
+    switch (state) {
+    case LocalTransactionState::CommitMessage:
+        return protocol::SysFlag::TransactionCommit;
+    case LocalTransactionState::RollbackMessage:
+        return protocol::SysFlag::TransactionRollback;
+    case LocalTransactionState::Unknown:
+        break;
+    }
+    return protocol::SysFlag::TransactionNot;
+}
+
+} // namespace
+
 void ProducerImpl::endTransaction(const SendResult &result, LocalTransactionState state,
     const QByteArray &uniqueKey, const QByteArray &transactionId)
 {
@@ -24,10 +42,7 @@ void ProducerImpl::endTransaction(const SendResult &result, LocalTransactionStat
     h.producerGroup = m_options.group;
     h.tranStateTableOffset = result.queueOffset;
     h.commitLogOffset = offsetId->commitLogOffset;
-    h.commitOrRollback = state == LocalTransactionState::CommitMessage
-        ? protocol::SysFlag::TransactionCommit
-        : state == LocalTransactionState::RollbackMessage ? protocol::SysFlag::TransactionRollback
-                                                          : protocol::SysFlag::TransactionNot;
+    h.commitOrRollback = commitOrRollback(state);
     h.fromTransactionCheck = false;
     h.msgId = uniqueKey;
     h.transactionId = transactionId;
@@ -52,11 +67,7 @@ void ProducerImpl::checkTransactionState(const QByteArray &brokerAddr, MessageEx
         h.producerGroup = self->m_options.group;
         h.tranStateTableOffset = header.tranStateTableOffset;
         h.commitLogOffset = header.commitLogOffset;
-        h.commitOrRollback = state == LocalTransactionState::CommitMessage
-            ? protocol::SysFlag::TransactionCommit
-            : state == LocalTransactionState::RollbackMessage
-            ? protocol::SysFlag::TransactionRollback
-            : protocol::SysFlag::TransactionNot;
+        h.commitOrRollback = commitOrRollback(state);
         h.fromTransactionCheck = true;
         const QByteArray uniq = msg.property(MC::UniqClientMessageIdKeyIdx);
         h.msgId = uniq.isEmpty() ? header.msgId : uniq;
