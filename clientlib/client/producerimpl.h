@@ -93,9 +93,7 @@ private:
         PreparedMessage msg, std::optional<MessageQueue> fixed, int retries, Mode mode);
     void run(const std::shared_ptr<Send> &send);
     void attempt(const std::shared_ptr<Send> &send);
-    void onResponse(const std::shared_ptr<Send> &send, const MessageQueue &mq,
-        const QByteArray &addr, std::chrono::steady_clock::time_point t0,
-        Result<RemotingCommand> response);
+    void onResponse(const std::shared_ptr<Send> &send, Result<RemotingCommand> response);
     void finish(const std::shared_ptr<Send> &send, Result<SendResult> result);
     void finishWithLast(const std::shared_ptr<Send> &send);
     void post(const std::shared_ptr<Send> &send, std::function<void()> step);

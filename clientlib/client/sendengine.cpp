@@ -14,8 +14,8 @@
 
 #include <QList>
 
-#include <deque>
 #include <thread>
+#include <utility>
 
 namespace qrocket::client {
 
@@ -51,13 +51,16 @@ struct ProducerImpl::Send
     std::shared_ptr<const TopicPublishInfo> info;
     QByteArray lastBroker;
     QList<QByteArray> brokersSent;
+    MessageQueue mq; // the attempt in flight: its queue, broker address and start
+    QByteArray addr;
+    Clock::time_point sentAt;
     std::optional<Result<SendResult>> last; // the last attempt's outcome
     SendCallback callback; // Async: the caller's
     std::shared_ptr<SyncWait> wait; // Sync and Oneway: where the caller waits
 };
 
 /// The thread of a sync (or oneway) send: runs the send's steps as they are posted until the
-/// result is set.
+/// result is set. A send has one request in flight at a time, so one step at most is pending.
 class ProducerImpl::SyncWait
 {
 public:
@@ -67,7 +70,7 @@ public:
             std::lock_guard lock(m_mutex);
             if (m_abandoned)
                 return;
-            m_steps.push_back(std::move(step));
+            m_step = std::move(step);
         }
         m_wake.notify_one();
     }
@@ -88,17 +91,15 @@ public:
             {
                 std::unique_lock lock(m_mutex);
                 if (!m_wake.wait_until(
-                        lock, bound, [&] { return m_result.has_value() || !m_steps.empty(); })) {
+                        lock, bound, [&] { return m_result.has_value() || bool(m_step); })) {
                     m_abandoned = true;
-                    std::deque<std::function<void()>> dropped;
-                    dropped.swap(m_steps);
+                    step = std::move(m_step); // destroyed outside the lock
                     lock.unlock();
                     return Status::timeout(QStringLiteral("send: no completion in time"));
                 }
                 if (m_result)
                     return std::move(*m_result);
-                step = std::move(m_steps.front());
-                m_steps.pop_front();
+                step = std::exchange(m_step, nullptr);
             }
             step();
         }
@@ -107,7 +108,7 @@ public:
 private:
     std::mutex m_mutex;
     std::condition_variable m_wake;
-    std::deque<std::function<void()>> m_steps; // guarded by m_mutex
+    std::function<void()> m_step; // guarded by m_mutex
     std::optional<Result<SendResult>> m_result; // guarded by m_mutex
     bool m_abandoned = false; // guarded by m_mutex
 };
@@ -200,9 +201,10 @@ void ProducerImpl::attempt(const std::shared_ptr<Send> &send)
             if (auto fresh = publishInfo(send->msg.topic, false))
                 send->info = std::move(fresh).value();
         }
-        const MessageQueue mq = send->fixed
+        send->mq = send->fixed
             ? *send->fixed
             : m_faults.select(*send->info, send->lastBroker, m_options.sendLatencyFaultEnable);
+        const MessageQueue &mq = send->mq;
         send->lastBroker = mq.brokerName;
         send->brokersSent.push_back(mq.brokerName);
         ++send->attempts;
@@ -213,7 +215,8 @@ void ProducerImpl::attempt(const std::shared_ptr<Send> &send)
             finishWithLast(send);
             return;
         }
-        QByteArray addr = m_instance->masterAddress(mq.brokerName);
+        QByteArray &addr = send->addr;
+        addr = m_instance->masterAddress(mq.brokerName);
         if (addr.isEmpty()) {
             (void)m_instance->refreshTopicRoute(send->msg.topic);
             addr = m_instance->masterAddress(mq.brokerName);
@@ -230,25 +233,25 @@ void ProducerImpl::attempt(const std::shared_ptr<Send> &send)
             finish(send, SendResult());
             return;
         }
-        const auto t0 = Clock::now();
+        send->sentAt = Clock::now();
         auto self = shared_from_this();
-        m_instance->api().invokeAsync(addr, std::move(request), left,
-            [self, send, mq, addr, t0](Result<RemotingCommand> response) {
+        m_instance->api().invokeAsync(
+            addr, std::move(request), left, [self, send](Result<RemotingCommand> response) {
                 // The I/O thread: hand the outcome to where the send's steps run, at once.
-                self->post(
-                    send, [self, send, mq, addr, t0, response = std::move(response)]() mutable {
-                        self->onResponse(send, mq, addr, t0, std::move(response));
-                    });
+                self->post(send, [self, send, response = std::move(response)]() mutable {
+                    self->onResponse(send, std::move(response));
+                });
             });
         return;
     }
 }
 
-void ProducerImpl::onResponse(const std::shared_ptr<Send> &send, const MessageQueue &mq,
-    const QByteArray &addr, Clock::time_point t0, Result<RemotingCommand> response)
+void ProducerImpl::onResponse(const std::shared_ptr<Send> &send, Result<RemotingCommand> response)
 {
+    const MessageQueue &mq = send->mq;
     const auto latency
-        = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
+        = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - send->sentAt)
+              .count();
     auto r = ClientApi::parseSendResponse(std::move(response), mq, send->msg.uniqueIds);
     if (r) {
         m_faults.update(mq.brokerName, latency, false);
@@ -260,7 +263,7 @@ void ProducerImpl::onResponse(const std::shared_ptr<Send> &send, const MessageQu
     } else {
         m_faults.update(mq.brokerName, latency, true);
         qCDebug(lcProducer, "send to %s (%s) failed: %s", mq.brokerName.constData(),
-            addr.constData(), qPrintable(r.error().message()));
+            send->addr.constData(), qPrintable(r.error().message()));
         noteFailure(send->msg.topic);
         const bool again = retriable(r.error());
         send->last = std::move(r);
