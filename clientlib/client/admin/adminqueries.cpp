@@ -458,26 +458,9 @@ Result<MessageExt> doMessageById(Call &call, const QByteArray &topic, const QByt
 
 Result<MessageExt> doMessageAt(Call &call, const MessageQueue &queue, std::int64_t offset)
 {
-    auto peer = queuePeer(call, queue);
-    if (!peer)
-        return peer.error();
-    protocol::PullMessageRequestHeader h;
-    h.consumerGroup = kToolsConsumerGroup;
-    h.topic = queue.topic;
-    h.queueId = queue.queueId;
-    h.queueOffset = offset;
-    h.maxMsgNums = 1;
-    h.sysFlag = protocol::PullSysFlag::Subscription;
-    h.commitOffset = 0;
-    h.suspendTimeoutMillis = 0;
-    h.subscription = QByteArrayLiteral("*");
-    h.subVersion = 0;
-    h.expressionType = QByteArrayLiteral("TAG");
-    auto r = call.api().invokeSync(
-        peer->address, call.api().request(toInt(RequestCode::PullMessage), h), call.remaining());
-    auto pulled = ClientApi::parsePullResponse(std::move(r), queue.brokerName);
+    auto pulled = doPullMessages(call, queue, offset, 1, QByteArrayLiteral("*"));
     if (!pulled)
-        return atPeer(pulled.error(), peer->name, peer->address);
+        return pulled.error();
     for (MessageExt &m : pulled->messages) {
         if (m.queueOffset() == offset)
             return std::move(m);
