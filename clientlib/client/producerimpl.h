@@ -87,7 +87,7 @@ public:
 
 private:
     struct Send;
-    class SyncWait;
+    struct SyncWait;
     enum class Mode : std::uint8_t { Sync, Async, Oneway };
     std::shared_ptr<Send> newSend(
         PreparedMessage msg, std::optional<MessageQueue> fixed, int retries, Mode mode);
@@ -96,7 +96,9 @@ private:
     void onResponse(const std::shared_ptr<Send> &send, Result<RemotingCommand> response);
     void finish(const std::shared_ptr<Send> &send, Result<SendResult> result);
     void finishWithLast(const std::shared_ptr<Send> &send);
-    void post(const std::shared_ptr<Send> &send, std::function<void()> step);
+    /// The I/O thread's hand-over of a response to where the send's next step runs.
+    void deliver(std::shared_ptr<Send> send, Result<RemotingCommand> response);
+    Result<SendResult> awaitSync(const std::shared_ptr<Send> &send);
     protocol::SendMessageRequestHeader header(
         const PreparedMessage &msg, const MessageQueue &queue) const;
     static bool retriable(const Status &error);

@@ -5,7 +5,7 @@
 // (select -> deadline -> address -> the request on the wire), onResponse() (fault latency,
 // retriable?) and finish(). Where the steps after a response run is the only difference between
 // the modes: an async send's on the callback pool (the I/O thread hands them over at once), a
-// sync send's on the thread that waits for it (SyncWait), so a sync send is an async send plus a
+// sync send's on the thread that waits for it (awaitSync), so a sync send is an async send plus a
 // wait. A oneway send is one attempt that finishes as soon as its request is handed over.
 
 #include "clientlib/client/logging.h"
@@ -15,7 +15,6 @@
 #include <QList>
 
 #include <thread>
-#include <utility>
 
 namespace qrocket::client {
 
@@ -38,6 +37,17 @@ Status notStarted()
 
 } // namespace
 
+/// Where the thread of a sync (or oneway) send waits: for the response of its request in flight
+/// (then it runs the next step itself, see awaitSync) or for its result.
+struct ProducerImpl::SyncWait
+{
+    std::mutex mutex;
+    std::condition_variable wake;
+    std::optional<Result<RemotingCommand>> response; // guarded by mutex
+    std::optional<Result<SendResult>> result; // guarded by mutex
+    bool abandoned = false; // guarded by mutex
+};
+
 /// One send across its attempts. Its steps never run concurrently (each starts the next).
 struct ProducerImpl::Send
 {
@@ -56,61 +66,8 @@ struct ProducerImpl::Send
     Clock::time_point sentAt;
     std::optional<Result<SendResult>> last; // the last attempt's outcome
     SendCallback callback; // Async: the caller's
-    std::shared_ptr<SyncWait> wait; // Sync and Oneway: where the caller waits
-};
-
-/// The thread of a sync (or oneway) send: runs the send's steps as they are posted until the
-/// result is set. A send has one request in flight at a time, so one step at most is pending.
-class ProducerImpl::SyncWait
-{
-public:
-    void post(std::function<void()> step)
-    {
-        {
-            std::lock_guard lock(m_mutex);
-            if (m_abandoned)
-                return;
-            m_step = std::move(step);
-        }
-        m_wake.notify_one();
-    }
-
-    void setResult(Result<SendResult> result)
-    {
-        std::lock_guard lock(m_mutex);
-        m_result.emplace(std::move(result));
-    }
-
-    /// The result, running the posted steps meanwhile. `bound` only guards against a bug: every
-    /// request completes (the remoting sweep times it out) and every step ends in a result or a
-    /// request.
-    Result<SendResult> wait(Clock::time_point bound)
-    {
-        for (;;) {
-            std::function<void()> step;
-            {
-                std::unique_lock lock(m_mutex);
-                if (!m_wake.wait_until(
-                        lock, bound, [&] { return m_result.has_value() || bool(m_step); })) {
-                    m_abandoned = true;
-                    step = std::move(m_step); // destroyed outside the lock
-                    lock.unlock();
-                    return Status::timeout(QStringLiteral("send: no completion in time"));
-                }
-                if (m_result)
-                    return std::move(*m_result);
-                step = std::exchange(m_step, nullptr);
-            }
-            step();
-        }
-    }
-
-private:
-    std::mutex m_mutex;
-    std::condition_variable m_wake;
-    std::function<void()> m_step; // guarded by m_mutex
-    std::optional<Result<SendResult>> m_result; // guarded by m_mutex
-    bool m_abandoned = false; // guarded by m_mutex
+    std::shared_ptr<ProducerImpl> owner; // alive while the send runs
+    SyncWait wait; // Sync and Oneway: where the caller waits
 };
 
 // -- the three entries ------------------------------------------------------------------------
@@ -124,9 +81,8 @@ Result<SendResult> ProducerImpl::sendPrepared(
         return Status::internal(
             QStringLiteral("synchronous invocation on the remoting I/O thread would deadlock"));
     const auto send = newSend(msg, fixed, retries, Mode::Sync);
-    const auto wait = send->wait;
     run(send); // the first steps on this thread, up to the first request
-    return wait->wait(send->deadline + std::chrono::seconds(5));
+    return awaitSync(send);
 }
 
 Status ProducerImpl::sendPreparedOneway(
@@ -135,9 +91,8 @@ Status ProducerImpl::sendPreparedOneway(
     if (!m_started)
         return notStarted();
     const auto send = newSend(msg, fixed, 0, Mode::Oneway);
-    const auto wait = send->wait;
     run(send); // finishes here: a oneway attempt waits for nothing
-    return wait->wait(send->deadline).status();
+    return awaitSync(send).status();
 }
 
 void ProducerImpl::sendPreparedAsync(
@@ -156,8 +111,7 @@ void ProducerImpl::sendPreparedAsync(
     }
     // The first step (route lookup, maybe a blocking name-server call) runs on the pool, so
     // sendAsync never blocks its caller.
-    auto self = shared_from_this();
-    if (!m_callbacks->execute([self, send] { self->run(send); }))
+    if (!m_callbacks->execute([send] { send->owner->run(send); }))
         finish(send, Status::unavailable(QStringLiteral("producer shut down")));
 }
 
@@ -174,8 +128,7 @@ std::shared_ptr<ProducerImpl::Send> ProducerImpl::newSend(
     send->times = send->fixed || mode == Mode::Oneway ? 1 : 1 + retries;
     send->begin = Clock::now();
     send->deadline = send->begin + std::chrono::milliseconds(m_options.sendMsgTimeout);
-    if (mode != Mode::Async)
-        send->wait = std::make_shared<SyncWait>();
+    send->owner = shared_from_this();
     return send;
 }
 
@@ -234,13 +187,11 @@ void ProducerImpl::attempt(const std::shared_ptr<Send> &send)
             return;
         }
         send->sentAt = Clock::now();
-        auto self = shared_from_this();
-        m_instance->api().invokeAsync(
-            addr, std::move(request), left, [self, send](Result<RemotingCommand> response) {
+        m_instance->api().invokeAsync(addr, std::move(request), left,
+            [send = send](Result<RemotingCommand> response) mutable {
                 // The I/O thread: hand the outcome to where the send's steps run, at once.
-                self->post(send, [self, send, response = std::move(response)]() mutable {
-                    self->onResponse(send, std::move(response));
-                });
+                ProducerImpl *self = send->owner.get();
+                self->deliver(std::move(send), std::move(response));
             });
         return;
     }
@@ -310,8 +261,9 @@ void ProducerImpl::finishWithLast(const std::shared_ptr<Send> &send)
 
 void ProducerImpl::finish(const std::shared_ptr<Send> &send, Result<SendResult> result)
 {
-    if (send->wait) {
-        send->wait->setResult(std::move(result));
+    if (send->mode != Mode::Async) {
+        std::lock_guard lock(send->wait.mutex);
+        send->wait.result.emplace(std::move(result));
         return;
     }
     // Async: already on the pool (or a helper thread), so the caller's callback runs right here.
@@ -322,14 +274,46 @@ void ProducerImpl::finish(const std::shared_ptr<Send> &send, Result<SendResult> 
     m_inflightDone.notify_all();
 }
 
-void ProducerImpl::post(const std::shared_ptr<Send> &send, std::function<void()> step)
+void ProducerImpl::deliver(std::shared_ptr<Send> send, Result<RemotingCommand> response)
 {
-    if (send->wait) {
-        send->wait->post(std::move(step));
+    if (send->mode != Mode::Async) {
+        SyncWait &w = send->wait;
+        {
+            std::lock_guard lock(w.mutex);
+            if (w.abandoned)
+                return;
+            w.response.emplace(std::move(response));
+        }
+        w.wake.notify_one();
         return;
     }
+    auto step = [send, response = std::move(response)]() mutable {
+        send->owner->onResponse(send, std::move(response));
+    };
     if (!m_callbacks->execute(step))
         std::thread(std::move(step)).detach(); // the pool is closed: never the I/O thread
+}
+
+Result<SendResult> ProducerImpl::awaitSync(const std::shared_ptr<Send> &send)
+{
+    // The bound only guards against a bug: every request completes (the remoting sweep times it
+    // out) and every step ends in a result or a request.
+    const auto bound = send->deadline + std::chrono::seconds(5);
+    SyncWait &w = send->wait;
+    for (;;) {
+        std::optional<Result<RemotingCommand>> response;
+        {
+            std::unique_lock lock(w.mutex);
+            if (!w.wake.wait_until(lock, bound, [&] { return w.result || w.response; })) {
+                w.abandoned = true;
+                return Status::timeout(QStringLiteral("send: no completion in time"));
+            }
+            if (w.result)
+                return std::move(*w.result);
+            response.swap(w.response);
+        }
+        onResponse(send, std::move(*response)); // the next step, on this thread
+    }
 }
 
 // -- helpers ----------------------------------------------------------------------------------
