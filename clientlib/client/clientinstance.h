@@ -193,8 +193,15 @@ public:
 
 private:
     explicit ClientInstance(const ClientConfig &config);
-    void registerBrokerProcessors();
-    void updateRoutesFromNameServer();
+    /// The one place that sees every request the instance sends (installed as its
+    /// RemotingClientOptions::requestHook): every client request leaves through api(), whose
+    /// invokeSync / invokeAsync / invokeOneway / invokeNameServerSync end in this instance's
+    /// RemotingClient, which runs the hook on each (name-server failover attempts included) —
+    /// producer sends, pulls, offsets, locks, heartbeats, unregistrations, transaction ends and
+    /// every Admin call (Admin uses its instance's api()). Null when it has nothing to do.
+    static std::function<void(RemotingCommand &)> outgoingRequestHook(const ClientConfig &config);
+    void registerBrokerProcessors(); // brokerrequests.cpp
+    void updateRoutesFromNameServer(); // routecache.cpp, as cleanOfflineBrokers and storeRoute
     void persistAllConsumerOffsets();
     void cleanOfflineBrokers();
     void storeRoute(const QByteArray &topic, const protocol::TopicRouteData &route);

@@ -9,7 +9,9 @@
 #include "clientlib/client/threads.h"
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <optional>
 
@@ -55,16 +57,23 @@ public:
     Result<PreparedMessage> prepareBatch(
         const std::vector<Message> &messages, std::size_t begin, std::size_t end) const;
 
+    // -- the send engine (sendengine.cpp) ---------------------------------------------------
+    // One attempt loop for every kind of send: select a queue (the fixed one, or by fault
+    // avoidance away from the last broker) -> check the deadline -> the broker's address ->
+    // send -> update the broker's fault latency -> retriable? (then the next attempt). An async
+    // send runs its steps on the callback pool; a sync send is the same send whose steps run on
+    // the thread that waits for it; a oneway send is one attempt that does not wait.
+
+    /// Sync: at most 1 + `retries` attempts (1 with a fixed queue) within sendMsgTimeout.
     Result<SendResult> sendPrepared(
         const PreparedMessage &msg, const std::optional<MessageQueue> &fixed, int retries);
+    /// Async: `callback` runs once on the callback pool (or a helper thread once it is closed).
     void sendPreparedAsync(
         PreparedMessage msg, std::optional<MessageQueue> fixed, int retries, SendCallback callback);
+    /// Oneway: an error only when no request could be handed to a connection.
     Status sendPreparedOneway(const PreparedMessage &msg, const std::optional<MessageQueue> &fixed);
     Result<std::shared_ptr<const TopicPublishInfo>> publishInfo(
         const QByteArray &topic, bool refresh);
-
-    /// Runs `callback(result)` on the callback pool (or a helper thread once it is closed).
-    void complete(SendCallback callback, Result<SendResult> result);
 
     void setTransactionListener(TransactionListener *listener) { m_listener = listener; }
     TransactionListener *transactionListener() const { return m_listener; }
@@ -77,10 +86,19 @@ public:
         const protocol::CheckTransactionStateRequestHeader &header) override;
 
 private:
-    struct AsyncSend;
-    friend struct AsyncSend;
-    void asyncStep(const std::shared_ptr<AsyncSend> &send);
-    void asyncDone(const std::shared_ptr<AsyncSend> &send, Result<SendResult> result);
+    struct Send;
+    struct SyncWait;
+    enum class Mode : std::uint8_t { Sync, Async, Oneway };
+    std::shared_ptr<Send> newSend(
+        PreparedMessage msg, std::optional<MessageQueue> fixed, int retries, Mode mode);
+    void run(const std::shared_ptr<Send> &send);
+    void attempt(const std::shared_ptr<Send> &send);
+    void onResponse(const std::shared_ptr<Send> &send, Result<RemotingCommand> response);
+    void finish(const std::shared_ptr<Send> &send, Result<SendResult> result);
+    void finishWithLast(const std::shared_ptr<Send> &send);
+    /// The I/O thread's hand-over of a response to where the send's next step runs.
+    void deliver(std::shared_ptr<Send> send, Result<RemotingCommand> response);
+    Result<SendResult> awaitSync(const std::shared_ptr<Send> &send);
     protocol::SendMessageRequestHeader header(
         const PreparedMessage &msg, const MessageQueue &queue) const;
     static bool retriable(const Status &error);

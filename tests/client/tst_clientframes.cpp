@@ -4,6 +4,7 @@
 // keeps every request; they are compared with the Java client's frames captured in
 // tests/data/vectors/frames.jsonl (producer, consumer and retry scenarios).
 
+#include "clientlib/client/admin/admin.h"
 #include "clientlib/client/threads.h"
 #include "clientlib/protocol/framecodec.h"
 #include "clientlib/protocol/json.h"
@@ -59,6 +60,11 @@ public:
                 out.push_back(c);
         }
         return out;
+    }
+    std::vector<RemotingCommand> all()
+    {
+        std::lock_guard lock(m_mutex);
+        return m_requests;
     }
 
 private:
@@ -221,6 +227,7 @@ class tst_ClientFrames : public QObject
 
 private slots:
     void framesMatchTheJavaClient();
+    void everyRequestPassesTheOneHook();
 };
 
 void tst_ClientFrames::framesMatchTheJavaClient()
@@ -321,6 +328,52 @@ void tst_ClientFrames::framesMatchTheJavaClient()
     }
     QCOMPARE(ourShape, javaHeartbeatShape);
     qInfo("%d request codes and the heartbeat body match the Java 4.9.7 client", compared);
+}
+
+void tst_ClientFrames::everyRequestPassesTheOneHook()
+{
+    // ClientInstance::outgoingRequestHook is the one place that sees every request a client
+    // sends (with credentials it signs them): route lookups, sync / async / oneway / batch
+    // sends, heartbeats, unregistrations and Admin calls all carry its fields.
+    RecordingServer server;
+    ClientConfig config;
+    config.namesrvAddr = server.address();
+    config.clientIP = "127.0.0.1";
+    config.instanceName = "hook";
+    config.accessKey = "hookAccessKey";
+    config.secretKey = "hookSecretKey";
+    ProducerOptions po;
+    po.group = "hook_producer";
+    po.client = config;
+    Producer producer(po);
+    QVERIFY(producer.start().isOk());
+    QVERIFY_OK(producer.sendSync(Message("HookTopic", "sync")));
+    std::atomic<bool> asyncDone {false};
+    producer.sendAsync(Message("HookTopic", "async"), [&](Result<SendResult> r) {
+        QVERIFY(r.has_value());
+        asyncDone = true;
+    });
+    QVERIFY(waitFor([&] { return asyncDone.load(); }, 10000));
+    QVERIFY(producer.sendOneway(Message("HookTopic", "oneway")).isOk());
+    QVERIFY_OK(producer.sendBatch({Message("HookTopic", "one"), Message("HookTopic", "two")}));
+    QVERIFY(waitFor([&] { return !server.requests(34).empty(); }, 10000)); // a heartbeat
+    {
+        AdminOptions ao;
+        ao.client = config;
+        Admin admin(ao);
+        QVERIFY(admin.start().isOk());
+        QVERIFY_OK(admin.topicRoute("HookTopic"));
+        (void)admin.topicStats("HookTopic"); // GET_TOPIC_STATS_INFO at the broker
+    }
+    producer.shutdown(); // UNREGISTER_CLIENT
+    std::set<int> codes;
+    for (const RemotingCommand &c : server.all()) {
+        codes.insert(c.code);
+        QVERIFY2(!c.extString("AccessKey").isEmpty() && !c.extString("Signature").isEmpty(),
+            qPrintable(QStringLiteral("request %1 passed no hook").arg(c.code)));
+    }
+    for (int code : {105, 310, 320, 34, 35, 202})
+        QVERIFY2(codes.count(code), qPrintable(QStringLiteral("no request %1").arg(code)));
 }
 
 QTEST_GUILESS_MAIN(tst_ClientFrames)

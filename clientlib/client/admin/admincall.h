@@ -146,6 +146,9 @@ Result<protocol::TopicRouteData> routeOf(Call &call, const QByteArray &topic);
 /// The address BrokerData.selectBrokerAddr() picks: the master, else the lowest id.
 QByteArray selectAddress(const protocol::BrokerData &b);
 
+/// The broker that serves `queue` (its master, else the lowest id); NotFound when none does.
+Result<Peer> queuePeer(Call &call, const MessageQueue &queue);
+
 /// One peer per broker of the route.
 std::vector<Peer> routePeers(const protocol::TopicRouteData &route);
 

@@ -458,35 +458,9 @@ Result<MessageExt> doMessageById(Call &call, const QByteArray &topic, const QByt
 
 Result<MessageExt> doMessageAt(Call &call, const MessageQueue &queue, std::int64_t offset)
 {
-    if (Status s = requireName(queue.brokerName, "broker name"); !s)
-        return s;
-    auto route = routeOf(call, queue.topic);
-    if (!route)
-        return route.error();
-    const auto b = std::find_if(route->brokerDatas.begin(), route->brokerDatas.end(),
-        [&](const protocol::BrokerData &d) { return d.brokerName == queue.brokerName; });
-    if (b == route->brokerDatas.end() || selectAddress(*b).isEmpty())
-        return Status::notFound(
-            QStringLiteral("broker %1 does not serve topic %2")
-                .arg(QString::fromUtf8(queue.brokerName), QString::fromUtf8(queue.topic)));
-    protocol::PullMessageRequestHeader h;
-    h.consumerGroup = kToolsConsumerGroup;
-    h.topic = queue.topic;
-    h.queueId = queue.queueId;
-    h.queueOffset = offset;
-    h.maxMsgNums = 1;
-    h.sysFlag = protocol::PullSysFlag::Subscription;
-    h.commitOffset = 0;
-    h.suspendTimeoutMillis = 0;
-    h.subscription = QByteArrayLiteral("*");
-    h.subVersion = 0;
-    h.expressionType = QByteArrayLiteral("TAG");
-    const Peer peer {queue.brokerName, selectAddress(*b)};
-    auto r = call.api().invokeSync(
-        peer.address, call.api().request(toInt(RequestCode::PullMessage), h), call.remaining());
-    auto pulled = ClientApi::parsePullResponse(std::move(r), queue.brokerName);
+    auto pulled = doPullMessages(call, queue, offset, 1, QByteArrayLiteral("*"));
     if (!pulled)
-        return atPeer(pulled.error(), peer.name, peer.address);
+        return pulled.error();
     for (MessageExt &m : pulled->messages) {
         if (m.queueOffset() == offset)
             return std::move(m);

@@ -12,25 +12,6 @@ namespace qrocket::client::adminimpl {
 
 namespace {
 
-/// The broker that serves `queue` (its master, else the lowest id); NotFound when none does.
-Result<Peer> queuePeer(Call &call, const MessageQueue &queue)
-{
-    if (Status s = requireName(queue.topic, "topic"); !s)
-        return s;
-    if (Status s = requireName(queue.brokerName, "broker name"); !s)
-        return s;
-    auto route = routeOf(call, queue.topic);
-    if (!route)
-        return route.error();
-    const auto b = std::find_if(route->brokerDatas.begin(), route->brokerDatas.end(),
-        [&](const protocol::BrokerData &d) { return d.brokerName == queue.brokerName; });
-    if (b == route->brokerDatas.end() || selectAddress(*b).isEmpty())
-        return Status::notFound(
-            QStringLiteral("broker %1 does not serve topic %2")
-                .arg(QString::fromUtf8(queue.brokerName), QString::fromUtf8(queue.topic)));
-    return Peer {queue.brokerName, selectAddress(*b)};
-}
-
 QByteArray javaBool(bool v)
 {
     return v ? QByteArrayLiteral("true") : QByteArrayLiteral("false");
