@@ -13,15 +13,6 @@
 
 namespace qrocket::storage {
 
-namespace {
-std::int64_t steadyMs()
-{
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
-        std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
-} // namespace
-
 Status flushCommitLog(MappedFileQueue &files, StoreCheckpoint &checkpoint, int leastPages,
     MappedFile::FlushScope scope)
 {
@@ -52,13 +43,13 @@ void FlushCommitLogService::start()
 {
     m_thread.start(
         [this] {
-            std::int64_t lastThorough = steadyMs();
+            std::int64_t lastThorough = steadyNowMs();
             while (!m_thread.isStopping()) {
                 m_thread.waitFor(std::chrono::milliseconds(m_intervalMs));
                 int least = m_leastPages;
-                if (steadyMs() - lastThorough >= m_thoroughIntervalMs) {
+                if (steadyNowMs() - lastThorough >= m_thoroughIntervalMs) {
                     least = 0;
-                    lastThorough = steadyMs();
+                    lastThorough = steadyNowMs();
                 }
                 // ASYNC_FLUSH writes through the mapping: keep the pages ahead writable.
                 if (Status s = flushCommitLog(

@@ -109,12 +109,16 @@ QList<Include> includesOf(const QString &file)
     return out;
 }
 
-QList<Include> productIncludes()
+/// The product folders' includes, read once for all the checks.
+const QList<Include> &productIncludes()
 {
-    QList<Include> all;
-    for (const QString &top : kProductTops)
-        for (const QString &file : sourcesUnder(top))
-            all += includesOf(file);
+    static const QList<Include> all = [] {
+        QList<Include> out;
+        for (const QString &top : kProductTops)
+            for (const QString &file : sourcesUnder(top))
+                out += includesOf(file);
+        return out;
+    }();
     return all;
 }
 
