@@ -1,8 +1,8 @@
 #include "namesrv/defaultrequestprocessor.h"
 
 #include "clientlib/common/hash.h"
+#include "clientlib/protocol/bodies/runtimebodies.h"
 #include "clientlib/protocol/extensioncode.h"
-#include "clientlib/protocol/jsontext.h"
 #include "clientlib/remoting/logging.h"
 #include "namesrv/kvconfigmanager.h"
 #include "namesrv/logging.h"
@@ -63,26 +63,17 @@ Result<RegisterBrokerBody> parseRegisterBody(const RemotingCommand &request)
     return body;
 }
 
-QByteArray livenessJson(const QList<BrokerLiveness> &brokers, std::int64_t expiredMs)
+protocol::BrokerLiveness livenessBody(const QList<BrokerLiveness> &brokers, std::int64_t expiredMs)
 {
-    QByteArray out
-        = "{\"brokerChannelExpiredTime\":" + QByteArray::number(expiredMs) + ",\"brokers\":[";
-    for (qsizetype i = 0; i < brokers.size(); ++i) {
-        const BrokerLiveness &b = brokers[i];
-        if (i)
-            out += ',';
-        out += "{\"ageMillis\":" + QByteArray::number(b.ageMs) + ",\"brokerAddr\":";
-        protocol::jsontext::appendQuoted(out, b.brokerAddr);
-        out += ",\"brokerId\":" + QByteArray::number(b.brokerId) + ",\"brokerName\":";
-        protocol::jsontext::appendQuoted(out, b.brokerName);
-        out += ",\"clusterName\":";
-        protocol::jsontext::appendQuoted(out, b.clusterName);
-        out += ",\"dataVersion\":" + b.dataVersion.toJson() + ",\"haServerAddr\":";
-        protocol::jsontext::appendQuoted(out, b.haServerAddr);
-        out += ",\"lastUpdateTimestamp\":" + QByteArray::number(b.lastUpdateEpochMs) + '}';
+    protocol::BrokerLiveness body;
+    body.brokerChannelExpiredTime = expiredMs;
+    body.brokers.reserve(static_cast<std::size_t>(brokers.size()));
+    for (const BrokerLiveness &b : brokers) {
+        body.brokers.push_back({b.clusterName, b.brokerName, b.brokerId, b.brokerAddr,
+            b.haServerAddr, b.dataVersion, b.lastUpdateEpochMs, b.ageMs});
     }
-    out += "],\"now\":" + QByteArray::number(QDateTime::currentMSecsSinceEpoch()) + '}';
-    return out;
+    body.now = QDateTime::currentMSecsSinceEpoch();
+    return body;
 }
 
 } // namespace
@@ -402,8 +393,8 @@ RemotingCommand DefaultRequestProcessor::configRequest(const RemotingCommand &re
 
 RemotingCommand DefaultRequestProcessor::brokerLiveness(const RemotingCommand &request)
 {
-    return success(
-        request, livenessJson(m_routes.brokerLiveness(), m_config.brokerChannelExpiredTime()));
+    return success(request,
+        livenessBody(m_routes.brokerLiveness(), m_config.brokerChannelExpiredTime()).toJson());
 }
 
 } // namespace qrocket::namesrv

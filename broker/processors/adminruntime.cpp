@@ -11,6 +11,7 @@
 #include "broker/processors/admincommon.h"
 #include "broker/processors/adminprocessor.h"
 #include "broker/schedule/schedulemessageservice.h"
+#include "clientlib/protocol/bodies/runtimebodies.h"
 #include "clientlib/remoting/remotingserver.h"
 #include "storage/messagestore.h"
 
@@ -207,30 +208,20 @@ RemotingCommand AdminProcessor::storeFiles(const RemotingCommand &request)
 {
     const storage::StoreStats st = m_ctx.store->stats();
     const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
-    protocol::JsonWriter w;
-    w.beginObject();
-    w.key("commitLogMaxOffset").value(st.commitLogMaxOffset);
-    w.key("commitLogMinOffset").value(st.commitLogMinOffset);
-    w.key("diskFull").value(st.diskFull);
-    w.key("diskRatio").value(st.diskRatio);
-    w.key("fileReservedTimeHours").value(m_ctx.store->config().fileReservedTime);
-    w.key("files").beginArray();
+    protocol::StoreFiles body;
+    body.commitLogMinOffset = st.commitLogMinOffset;
+    body.commitLogMaxOffset = st.commitLogMaxOffset;
+    body.diskFull = st.diskFull;
+    body.diskRatio = st.diskRatio;
+    body.fileReservedTimeHours = m_ctx.store->config().fileReservedTime;
+    body.now = now;
+    body.refuseReason = st.refuseReason.toUtf8();
     for (const storage::StoreFileStatus &f : st.commitLogFiles) {
-        w.beginObject();
-        w.key("ageMillis").value(std::max<std::int64_t>(now - f.lastModified, 0));
-        w.key("expiresAt").value(f.expiresAt);
-        w.key("lastModified").value(f.lastModified);
-        w.key("path").value(QByteArrayView(f.path.toUtf8()));
-        w.key("reasonKept").value(QByteArrayView(f.reasonKept.toUtf8()));
-        w.key("size").value(f.size);
-        w.endObject();
+        body.files.push_back({f.path.toUtf8(), f.size, f.lastModified,
+            std::max<std::int64_t>(now - f.lastModified, 0), f.expiresAt, f.reasonKept.toUtf8()});
     }
-    w.endArray();
-    w.key("now").value(now);
-    w.key("refuseReason").value(QByteArrayView(st.refuseReason.toUtf8()));
-    w.endObject();
     RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
-    response.body = w.take();
+    response.body = body.toJson();
     return response;
 }
 

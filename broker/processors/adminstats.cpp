@@ -8,7 +8,7 @@
 #include "broker/processors/admincommon.h"
 #include "broker/processors/adminprocessor.h"
 #include "broker/stats/brokerstatsmanager.h"
-#include "clientlib/protocol/json.h"
+#include "clientlib/protocol/bodies/runtimebodies.h"
 #include "storage/core/consumequeue.h"
 #include "storage/messagestore.h"
 
@@ -16,7 +16,6 @@
 
 namespace qrocket::broker {
 
-using protocol::JsonWriter;
 using protocol::RemotingCommand;
 
 namespace {
@@ -41,27 +40,14 @@ RemotingCommand AdminProcessor::viewBrokerStatsData(const RemotingCommand &reque
         return makeResponse(request, toInt(ResponseCode::SystemError),
             "The stats <" + name.toByteArray() + "> <" + key.toByteArray() + "> not exist");
 
-    // BrokerStatsData {statsMinute, statsHour, statsDay} of BrokerStatsItem {sum, tps, avgpt},
-    // keys in fastjson's (alphabetical) order.
-    auto item = [&](JsonWriter &w, stats::Window window) {
+    auto item = [&](stats::Window window) {
         const stats::StatsSnapshot &s = (*data)[static_cast<std::size_t>(window)];
-        w.beginObject();
-        w.key("avgpt").value(s.avgpt);
-        w.key("sum").value(s.sum);
-        w.key("tps").value(s.tps);
-        w.endObject();
+        return protocol::BrokerStatsItem {s.sum, s.tps, s.avgpt};
     };
-    JsonWriter w;
-    w.beginObject();
-    w.key("statsDay");
-    item(w, stats::Window::Day);
-    w.key("statsHour");
-    item(w, stats::Window::Hour);
-    w.key("statsMinute");
-    item(w, stats::Window::Minute);
-    w.endObject();
+    const protocol::BrokerStatsData body {
+        item(stats::Window::Minute), item(stats::Window::Hour), item(stats::Window::Day)};
     RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
-    response.body = w.take();
+    response.body = body.toJson();
     return response;
 }
 

@@ -10,6 +10,7 @@
 #include "clientlib/client/consumer/rebalanceimpl.h"
 #include "clientlib/client/logging.h"
 #include "clientlib/client/threads.h"
+#include "clientlib/protocol/bodies/runtimebodies.h"
 
 #include <algorithm>
 #include <condition_variable>
@@ -497,21 +498,15 @@ public:
     }
     QByteArray runningInfoJson(const QByteArray &jstack) override
     {
-        protocol::JsonWriter w;
-        w.beginObject().key("jstack").value(jstack).key("mqTable").beginObject().endObject();
-        w.key("properties").beginObject();
-        w.key("PROP_CLIENT_VERSION").value("V4_9_7");
-        w.key("PROP_CONSUME_TYPE").value("CONSUME_ACTIVELY");
-        w.key("PROP_CONSUMER_START_TIMESTAMP").value(QByteArray::number(m_startTimestamp));
-        w.key("consumerGroup").value(m_options.group);
-        w.key("messageModel").value(protocol::messageModelName(m_options.messageModel));
-        w.endObject();
-        w.key("statusTable").beginObject().endObject();
-        w.key("subscriptionSet").beginArray();
-        for (const protocol::SubscriptionData &s : subscriptions())
-            s.write(w);
-        w.endArray().endObject();
-        return w.take();
+        protocol::ConsumerRunningInfo info;
+        info.jstack = jstack;
+        info.properties
+            = {{"PROP_CLIENT_VERSION", "V4_9_7"}, {"PROP_CONSUME_TYPE", "CONSUME_ACTIVELY"},
+                {"PROP_CONSUMER_START_TIMESTAMP", QByteArray::number(m_startTimestamp)},
+                {"consumerGroup", m_options.group},
+                {"messageModel", protocol::messageModelName(m_options.messageModel)}};
+        info.subscriptionSet = subscriptions();
+        return info.toJson();
     }
     QByteArray consumeMessageDirectly(const MessageExt &, const QByteArray &) override
     {

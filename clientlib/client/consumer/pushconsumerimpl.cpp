@@ -3,7 +3,7 @@
 #include "clientlib/client/consumer/concurrentconsumeservice.h"
 #include "clientlib/client/consumer/orderlyconsumeservice.h"
 #include "clientlib/client/logging.h"
-#include "clientlib/protocol/json.h"
+#include "clientlib/protocol/bodies/runtimebodies.h"
 #include "clientlib/protocol/requestcode.h"
 
 #include <algorithm>
@@ -514,89 +514,70 @@ std::map<MessageQueue, std::int64_t> PushConsumerImpl::consumerOffsets(const QBy
 
 QByteArray PushConsumerImpl::runningInfoJson(const QByteArray &jstack)
 {
-    protocol::JsonWriter w;
-    w.beginObject();
-    w.key("jstack").value(jstack);
-    w.key("mqTable").beginObject();
-    const auto queues = processQueues();
-    const std::vector<protocol::SubscriptionData> subs = subscriptions();
-    for (const auto &[mq, pq] : queues) {
+    protocol::ConsumerRunningInfo info;
+    info.jstack = jstack;
+    for (const auto &[mq, pq] : processQueues()) {
         const ProcessQueue::Info i = pq->info();
-        w.rawKey(mq.toJson()).beginObject();
-        w.key("cachedMsgCount").value(i.cachedMsgCount);
-        w.key("cachedMsgMaxOffset").value(i.cachedMsgMaxOffset);
-        w.key("cachedMsgMinOffset").value(i.cachedMsgMinOffset);
-        w.key("cachedMsgSizeInMiB").value(i.cachedMsgSizeInMiB);
-        w.key("commitOffset").value(m_offsets->readOffset(mq, ReadOffsetType::Memory));
-        w.key("droped").value(pq->dropped.load());
-        w.key("lastConsumeTimestamp").value(pq->lastConsumeTimestamp.load());
-        w.key("lastLockTimestamp").value(pq->lastLockTimestamp.load());
-        w.key("lastPullTimestamp").value(pq->lastPullTimestamp.load());
-        w.key("locked").value(pq->locked.load());
-        w.key("transactionMsgCount").value(i.transactionMsgCount);
-        w.key("transactionMsgMaxOffset").value(std::int64_t(0));
-        w.key("transactionMsgMinOffset").value(std::int64_t(0));
-        w.key("tryUnlockTimes").value(std::int64_t(0));
-        w.endObject();
+        protocol::ProcessQueueInfo &p = info.mqTable[mq];
+        p.commitOffset = m_offsets->readOffset(mq, ReadOffsetType::Memory);
+        p.cachedMsgMinOffset = i.cachedMsgMinOffset;
+        p.cachedMsgMaxOffset = i.cachedMsgMaxOffset;
+        p.cachedMsgCount = static_cast<int>(i.cachedMsgCount);
+        p.cachedMsgSizeInMiB = static_cast<int>(i.cachedMsgSizeInMiB);
+        p.transactionMsgCount = static_cast<int>(i.transactionMsgCount);
+        p.locked = pq->locked.load();
+        p.lastLockTimestamp = pq->lastLockTimestamp.load();
+        p.dropped = pq->dropped.load();
+        p.lastPullTimestamp = pq->lastPullTimestamp.load();
+        p.lastConsumeTimestamp = pq->lastConsumeTimestamp.load();
     }
-    w.endObject();
-    w.key("properties").beginObject();
-    auto prop = [&](const char *k, const QByteArray &v) { w.key(k).value(v); };
-    prop("PROP_CLIENT_VERSION", "V4_9_7");
-    prop("PROP_CONSUMEORDERLY", orderly() ? "true" : "false");
-    prop("PROP_CONSUMER_START_TIMESTAMP", QByteArray::number(m_startTimestamp));
-    prop("PROP_CONSUME_TYPE", "CONSUME_PASSIVELY");
-    prop("PROP_NAMESERVER_ADDR", m_instance->config().resolvedNamesrvAddr());
-    prop("PROP_THREADPOOL_CORE_SIZE", QByteArray::number(m_options.consumeThreadMin));
-    prop("allocateMessageQueueStrategy", allocateStrategyName(m_options.allocateStrategy));
-    prop("awaitTerminationMillisWhenShutdown",
-        QByteArray::number(m_options.awaitTerminationMillisWhenShutdown));
-    prop("consumeConcurrentlyMaxSpan", QByteArray::number(m_options.consumeConcurrentlyMaxSpan));
-    prop("consumeFromWhere", protocol::consumeFromWhereName(m_options.consumeFromWhere));
-    prop("consumeMessageBatchMaxSize", QByteArray::number(m_options.consumeMessageBatchMaxSize));
-    prop("consumeThreadMax", QByteArray::number(m_options.consumeThreadMax));
-    prop("consumeThreadMin", QByteArray::number(m_options.consumeThreadMin));
-    prop("consumeTimestamp", m_options.consumeTimestamp);
-    prop("consumerGroup", m_options.group);
-    prop("maxReconsumeTimes", QByteArray::number(maxReconsumeTimes()));
-    prop("messageModel", protocol::messageModelName(m_options.messageModel));
-    prop("pullBatchSize", QByteArray::number(m_options.pullBatchSize));
-    prop("pullInterval", QByteArray::number(m_options.pullInterval));
-    prop("pullThresholdForQueue", QByteArray::number(m_options.pullThresholdForQueue));
-    prop("postSubscriptionWhenPull", m_options.postSubscriptionWhenPull ? "true" : "false");
-    prop("pullThresholdForTopic", "-1");
-    prop("pullThresholdSizeForQueue", QByteArray::number(m_options.pullThresholdSizeForQueue));
-    prop("pullThresholdSizeForTopic", "-1");
-    prop("suspendCurrentQueueTimeMillis",
-        QByteArray::number(m_options.suspendCurrentQueueTimeMillis));
-    prop("unitMode", "false");
-    w.endObject();
-    w.key("statusTable").beginObject();
+    auto &prop = info.properties;
+    prop["PROP_CLIENT_VERSION"] = "V4_9_7";
+    prop["PROP_CONSUMEORDERLY"] = orderly() ? "true" : "false";
+    prop["PROP_CONSUMER_START_TIMESTAMP"] = QByteArray::number(m_startTimestamp);
+    prop["PROP_CONSUME_TYPE"] = "CONSUME_PASSIVELY";
+    prop["PROP_NAMESERVER_ADDR"] = m_instance->config().resolvedNamesrvAddr();
+    prop["PROP_THREADPOOL_CORE_SIZE"] = QByteArray::number(m_options.consumeThreadMin);
+    prop["allocateMessageQueueStrategy"] = allocateStrategyName(m_options.allocateStrategy);
+    prop["awaitTerminationMillisWhenShutdown"]
+        = QByteArray::number(m_options.awaitTerminationMillisWhenShutdown);
+    prop["consumeConcurrentlyMaxSpan"] = QByteArray::number(m_options.consumeConcurrentlyMaxSpan);
+    prop["consumeFromWhere"] = protocol::consumeFromWhereName(m_options.consumeFromWhere);
+    prop["consumeMessageBatchMaxSize"] = QByteArray::number(m_options.consumeMessageBatchMaxSize);
+    prop["consumeThreadMax"] = QByteArray::number(m_options.consumeThreadMax);
+    prop["consumeThreadMin"] = QByteArray::number(m_options.consumeThreadMin);
+    prop["consumeTimestamp"] = m_options.consumeTimestamp;
+    prop["consumerGroup"] = m_options.group;
+    prop["maxReconsumeTimes"] = QByteArray::number(maxReconsumeTimes());
+    prop["messageModel"] = protocol::messageModelName(m_options.messageModel);
+    prop["postSubscriptionWhenPull"] = m_options.postSubscriptionWhenPull ? "true" : "false";
+    prop["pullBatchSize"] = QByteArray::number(m_options.pullBatchSize);
+    prop["pullInterval"] = QByteArray::number(m_options.pullInterval);
+    prop["pullThresholdForQueue"] = QByteArray::number(m_options.pullThresholdForQueue);
+    prop["pullThresholdForTopic"] = "-1";
+    prop["pullThresholdSizeForQueue"] = QByteArray::number(m_options.pullThresholdSizeForQueue);
+    prop["pullThresholdSizeForTopic"] = "-1";
+    prop["suspendCurrentQueueTimeMillis"]
+        = QByteArray::number(m_options.suspendCurrentQueueTimeMillis);
+    prop["unitMode"] = "false";
+    info.subscriptionSet = subscriptions();
     const double seconds = std::max<double>(1.0, (currentTimeMillis() - m_startTimestamp) / 1000.0);
-    for (const protocol::SubscriptionData &s : subs) {
+    for (const protocol::SubscriptionData &s : info.subscriptionSet) {
         TopicStats &st = stats(s.topic);
         const double ok = static_cast<double>(st.consumedOk.load());
         const double failed = static_cast<double>(st.consumedFailed.load());
-        w.key(s.topic).beginObject();
-        w.key("consumeFailedMsgs").value(st.consumedFailed.load());
-        w.key("consumeFailedTPS").value(failed / seconds);
-        w.key("consumeOKTPS").value(ok / seconds);
-        w.key("consumeRT")
-            .value(ok + failed > 0 ? static_cast<double>(st.consumeRtTotalMs.load()) / (ok + failed)
-                                   : 0.0);
         const double pulls = static_cast<double>(st.pulls.load());
-        w.key("pullRT").value(
-            pulls > 0 ? static_cast<double>(st.pullRtTotalMs.load()) / pulls : 0.0);
-        w.key("pullTPS").value(static_cast<double>(st.pulled.load()) / seconds);
-        w.endObject();
+        protocol::ConsumeStatus &c = info.statusTable[s.topic];
+        c.pullRT = pulls > 0 ? static_cast<double>(st.pullRtTotalMs.load()) / pulls : 0.0;
+        c.pullTPS = static_cast<double>(st.pulled.load()) / seconds;
+        c.consumeRT = ok + failed > 0
+            ? static_cast<double>(st.consumeRtTotalMs.load()) / (ok + failed)
+            : 0.0;
+        c.consumeOKTPS = ok / seconds;
+        c.consumeFailedTPS = failed / seconds;
+        c.consumeFailedMsgs = st.consumedFailed.load();
     }
-    w.endObject();
-    w.key("subscriptionSet").beginArray();
-    for (const protocol::SubscriptionData &s : subs)
-        s.write(w);
-    w.endArray();
-    w.endObject();
-    return w.take();
+    return info.toJson();
 }
 
 bool PushConsumerImpl::sendMessageBack(const MessageExt &msg, int delayLevel)

@@ -21,6 +21,50 @@ bool ConsumerRunningInfo::isOrderly() const
     return it != properties.end() && it->second == "true";
 }
 
+QByteArray ConsumerRunningInfo::toJson() const
+{
+    JsonWriter w;
+    w.beginObject().key("jstack").value(QByteArrayView(jstack));
+    w.key("mqTable").beginObject();
+    for (const auto &[mq, p] : mqTable) {
+        w.rawKey(mq.toJson()).beginObject();
+        w.key("cachedMsgCount").value(p.cachedMsgCount);
+        w.key("cachedMsgMaxOffset").value(p.cachedMsgMaxOffset);
+        w.key("cachedMsgMinOffset").value(p.cachedMsgMinOffset);
+        w.key("cachedMsgSizeInMiB").value(p.cachedMsgSizeInMiB);
+        w.key("commitOffset").value(p.commitOffset);
+        w.key("droped").value(p.dropped);
+        w.key("lastConsumeTimestamp").value(p.lastConsumeTimestamp);
+        w.key("lastLockTimestamp").value(p.lastLockTimestamp);
+        w.key("lastPullTimestamp").value(p.lastPullTimestamp);
+        w.key("locked").value(p.locked);
+        w.key("transactionMsgCount").value(p.transactionMsgCount);
+        w.key("transactionMsgMaxOffset").value(p.transactionMsgMaxOffset);
+        w.key("transactionMsgMinOffset").value(p.transactionMsgMinOffset);
+        w.key("tryUnlockTimes").value(p.tryUnlockTimes);
+        w.endObject();
+    }
+    w.endObject().key("properties").beginObject();
+    for (const auto &[k, v] : properties)
+        w.key(k).value(QByteArrayView(v));
+    w.endObject().key("statusTable").beginObject();
+    for (const auto &[topic, c] : statusTable) {
+        w.key(topic).beginObject();
+        w.key("consumeFailedMsgs").value(c.consumeFailedMsgs);
+        w.key("consumeFailedTPS").value(c.consumeFailedTPS);
+        w.key("consumeOKTPS").value(c.consumeOKTPS);
+        w.key("consumeRT").value(c.consumeRT);
+        w.key("pullRT").value(c.pullRT);
+        w.key("pullTPS").value(c.pullTPS);
+        w.endObject();
+    }
+    w.endObject().key("subscriptionSet").beginArray();
+    for (const SubscriptionData &s : subscriptionSet)
+        s.write(w);
+    w.endArray().endObject();
+    return w.take();
+}
+
 Result<ConsumerRunningInfo> ConsumerRunningInfo::fromJson(QByteArrayView json)
 {
     constexpr const char *what = "ConsumerRunningInfo";
@@ -94,6 +138,22 @@ Result<ConsumerRunningInfo> ConsumerRunningInfo::fromJson(QByteArrayView json)
 
 // -- BrokerStatsData ------------------------------------------------------------------------
 
+QByteArray BrokerStatsData::toJson() const
+{
+    JsonWriter w;
+    w.beginObject();
+    for (auto [field, item] : {std::pair {"statsDay", &statsDay},
+             std::pair {"statsHour", &statsHour}, std::pair {"statsMinute", &statsMinute}}) {
+        w.key(field).beginObject();
+        w.key("avgpt").value(item->avgpt);
+        w.key("sum").value(item->sum);
+        w.key("tps").value(item->tps);
+        w.endObject();
+    }
+    w.endObject();
+    return w.take();
+}
+
 Result<BrokerStatsData> BrokerStatsData::fromJson(QByteArrayView json)
 {
     constexpr const char *what = "BrokerStatsData";
@@ -150,6 +210,28 @@ Result<BrokerRuntimeInfo> BrokerRuntimeInfo::fromJson(QByteArrayView json)
 
 // -- extensions -----------------------------------------------------------------------------
 
+QByteArray BrokerLiveness::toJson() const
+{
+    JsonWriter w;
+    w.beginObject().key("brokerChannelExpiredTime").value(brokerChannelExpiredTime);
+    w.key("brokers").beginArray();
+    for (const BrokerLivenessEntry &b : brokers) {
+        w.beginObject();
+        w.key("ageMillis").value(b.ageMillis);
+        w.key("brokerAddr").value(QByteArrayView(b.brokerAddr));
+        w.key("brokerId").value(b.brokerId);
+        w.key("brokerName").value(QByteArrayView(b.brokerName));
+        w.key("clusterName").value(QByteArrayView(b.clusterName));
+        w.key("dataVersion");
+        b.dataVersion.write(w);
+        w.key("haServerAddr").value(QByteArrayView(b.haServerAddr));
+        w.key("lastUpdateTimestamp").value(b.lastUpdateTimestamp);
+        w.endObject();
+    }
+    w.endArray().key("now").value(now).endObject();
+    return w.take();
+}
+
 Result<BrokerLiveness> BrokerLiveness::fromJson(QByteArrayView json)
 {
     constexpr const char *what = "BrokerLiveness";
@@ -184,6 +266,33 @@ Result<BrokerLiveness> BrokerLiveness::fromJson(QByteArrayView json)
         }
     }
     return l;
+}
+
+QByteArray StoreFiles::toJson() const
+{
+    JsonWriter w;
+    w.beginObject();
+    w.key("commitLogMaxOffset").value(commitLogMaxOffset);
+    w.key("commitLogMinOffset").value(commitLogMinOffset);
+    w.key("diskFull").value(diskFull);
+    w.key("diskRatio").value(diskRatio);
+    w.key("fileReservedTimeHours").value(fileReservedTimeHours);
+    w.key("files").beginArray();
+    for (const StoreFile &f : files) {
+        w.beginObject();
+        w.key("ageMillis").value(f.ageMillis);
+        w.key("expiresAt").value(f.expiresAt);
+        w.key("lastModified").value(f.lastModified);
+        w.key("path").value(QByteArrayView(f.path));
+        w.key("reasonKept").value(QByteArrayView(f.reasonKept));
+        w.key("size").value(f.size);
+        w.endObject();
+    }
+    w.endArray();
+    w.key("now").value(now);
+    w.key("refuseReason").value(QByteArrayView(refuseReason));
+    w.endObject();
+    return w.take();
 }
 
 Result<StoreFiles> StoreFiles::fromJson(QByteArrayView json)

@@ -2,7 +2,8 @@
 
 // The runtime reports of the admin requests (protocol.md §4.9, extensioncode.h): what a consumer
 // says about itself, the broker's stats and runtime table, QRocket's liveness and store-file
-// extensions, and the config properties text. Same reading rules as adminbodies.h.
+// extensions, and the config properties text. Same reading rules as adminbodies.h; the writers
+// keep fastjson's (alphabetical) field order, which is also the order of QRocket's extensions.
 //
 //   ConsumerRunningInfo {"jstack":..,"mqTable":{MQ:ProcessQueueInfo},"properties":{..},
 //                        "statusTable":{"T":ConsumeStatus},"subscriptionSet":[SubscriptionData]}
@@ -74,6 +75,8 @@ struct ConsumerRunningInfo
     /// properties["PROP_CONSUMEORDERLY"] == "true".
     bool isOrderly() const;
     friend bool operator==(const ConsumerRunningInfo &, const ConsumerRunningInfo &) = default;
+    /// properties in key order; subscriptionSet in its order here (Java's TreeSet: by topic).
+    QByteArray toJson() const;
     static Result<ConsumerRunningInfo> fromJson(QByteArrayView json);
 };
 
@@ -94,6 +97,7 @@ struct BrokerStatsData
     BrokerStatsItem statsDay;
 
     friend bool operator==(const BrokerStatsData &, const BrokerStatsData &) = default;
+    QByteArray toJson() const;
     static Result<BrokerStatsData> fromJson(QByteArrayView json);
 };
 
@@ -140,6 +144,7 @@ struct BrokerLiveness
     std::int64_t now = 0;
 
     friend bool operator==(const BrokerLiveness &, const BrokerLiveness &) = default;
+    QByteArray toJson() const;
     static Result<BrokerLiveness> fromJson(QByteArrayView json);
 };
 
@@ -172,6 +177,7 @@ struct StoreFiles
     QByteArray refuseReason;
 
     friend bool operator==(const StoreFiles &, const StoreFiles &) = default;
+    QByteArray toJson() const;
     static Result<StoreFiles> fromJson(QByteArrayView json);
 };
 
