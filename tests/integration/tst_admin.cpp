@@ -437,6 +437,24 @@ void tst_Admin::consumeStatsAndReset()
     QVERIFY(!notOnline.has_value());
     QVERIFY2(notOnline.error().remoteCode() == toInt(ResponseCode::ConsumerNotOnline),
         qPrintable(notOnline.error().toString()));
+
+    // The offline reset commits on empty queues too (the broker reports offset 0 there for a
+    // group without offsets): without it, every later online reset finds no offset on them.
+    const QByteArray emptyTopic = QByteArrayLiteral("AdminEmptyTopic");
+    auto created = m_admin->createOrUpdateTopicInCluster(
+        "DefaultCluster", protocol::TopicConfig(emptyTopic, 2));
+    QVERIFY2(created.has_value() && created->isOk(),
+        qPrintable(created ? created->status().toString() : created.status().toString()));
+    QTRY_VERIFY_WITH_TIMEOUT(m_admin->topicRoute(emptyTopic).has_value()
+            && m_admin->topicRoute(emptyTopic)->queueDatas.size() == 2,
+        10000);
+    auto emptyMoved = m_admin->resetOffsetByTimeOffline(emptyTopic, offlineGroup, -1, true);
+    QVERIFY2(emptyMoved.has_value(), qPrintable(emptyMoved.status().toString()));
+    QCOMPARE(emptyMoved->size(), std::size_t(4));
+    auto emptyNotOnline = m_admin->resetOffsetByTime(emptyTopic, offlineGroup, 0, true);
+    QVERIFY(!emptyNotOnline.has_value());
+    QVERIFY2(emptyNotOnline.error().remoteCode() == toInt(ResponseCode::ConsumerNotOnline),
+        qPrintable(emptyNotOnline.error().toString()));
 }
 
 void tst_Admin::producerConnection()

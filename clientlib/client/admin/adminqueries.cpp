@@ -330,9 +330,11 @@ Result<std::map<MessageQueue, std::int64_t>> doResetOffline(Call &call, const QB
     std::map<MessageQueue, std::int64_t> out;
     std::vector<Request> requests;
     for (const ResetOffsetPreview &p : *preview) {
+        // Committed even when the target equals the offset the broker reports: for a group
+        // without offsets the broker answers 0 (RocketMQ's rule for a queue still in memory),
+        // and an empty queue skipped here would leave the group without an offset there, which
+        // every later online reset refuses ("consumer group not exist").
         out[p.queue] = p.targetOffset;
-        if (p.targetOffset == p.consumerOffset)
-            continue;
         const auto b = std::find_if(route->brokerDatas.begin(), route->brokerDatas.end(),
             [&](const protocol::BrokerData &d) { return d.brokerName == p.queue.brokerName; });
         // Offsets are committed to the master only.
