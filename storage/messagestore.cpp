@@ -1,6 +1,7 @@
 #include "storage/messagestore.h"
 
 #include "clientlib/common/hash.h"
+#include "clientlib/protocol/systemtopics.h"
 #include "storage/core/logging.h"
 #include "storage/core/prefaultservice.h"
 #include "storage/services/cleanservice.h"
@@ -302,7 +303,7 @@ std::int64_t MessageStore::defaultTagsCode(const protocol::MessageRecordView &re
     const QByteArrayView tags = findProperty(rec.properties, kPropertyTags);
     if (!tags.isEmpty())
         code = javaStringHash(tags);
-    if (rec.topic == kScheduleTopic) {
+    if (rec.topic == protocol::topics::kSchedule) {
         const QByteArrayView delay = findProperty(rec.properties, kPropertyDelay);
         if (!delay.isEmpty()) {
             bool ok = false;
@@ -327,7 +328,7 @@ bool MessageStore::dispatch(const protocol::MessageRecordView &rec, std::int64_t
     // One pass over the properties for everything below (TAGS, KEYS, UNIQ_KEY).
     const DispatchProperties props = scanDispatchProperties(rec.properties);
     std::int64_t tagsCode = props.tags.isEmpty() ? 0 : javaStringHash(props.tags);
-    if (rec.topic == kScheduleTopic) // the delivery time instead
+    if (rec.topic == protocol::topics::kSchedule) // the delivery time instead
         tagsCode = m_tagsCodeResolver ? m_tagsCodeResolver(rec) : defaultTagsCode(rec);
     if (toQueue) {
         ConsumeQueue *cq = m_dispatchQueue;

@@ -16,7 +16,7 @@ SubscriptionGroupManager::SubscriptionGroupManager(bool autoCreateSubscriptionGr
 
 void SubscriptionGroupManager::seed(const char *group)
 {
-    SubscriptionGroupConfig c {QByteArray(group)};
+    protocol::SubscriptionGroupConfig c {QByteArray(group)};
     c.consumeBroadcastEnable = true;
     m_table.insert_or_assign(c.groupName, c);
 }
@@ -34,7 +34,8 @@ Status SubscriptionGroupManager::replaceFrom(QByteArrayView json)
     return {};
 }
 
-std::optional<SubscriptionGroupConfig> SubscriptionGroupManager::findOrCreate(QByteArrayView group)
+std::optional<protocol::SubscriptionGroupConfig> SubscriptionGroupManager::findOrCreate(
+    QByteArrayView group)
 {
     if (auto c = find(group))
         return c;
@@ -42,8 +43,8 @@ std::optional<SubscriptionGroupConfig> SubscriptionGroupManager::findOrCreate(QB
         return std::nullopt;
     if (!topics::validateGroup(group))
         return std::nullopt;
-    SubscriptionGroupConfig created {group.toByteArray()};
-    SubscriptionGroupConfig existing;
+    protocol::SubscriptionGroupConfig created {group.toByteArray()};
+    protocol::SubscriptionGroupConfig existing;
     if (!insert(created.groupName, created, false, &existing))
         return existing; // created meanwhile by another thread
     qCInfo(lcBroker).noquote() << "auto-created subscription group" << QString::fromUtf8(group);
@@ -51,7 +52,7 @@ std::optional<SubscriptionGroupConfig> SubscriptionGroupManager::findOrCreate(QB
     return created;
 }
 
-Status SubscriptionGroupManager::update(SubscriptionGroupConfig config)
+Status SubscriptionGroupManager::update(protocol::SubscriptionGroupConfig config)
 {
     if (Status st = topics::validateGroup(config.groupName); !st)
         return st;

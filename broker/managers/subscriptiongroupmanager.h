@@ -14,7 +14,7 @@
 
 #include "broker/config/topicconfig.h"
 #include "broker/managers/configmanager.h"
-#include "broker/managers/subscriptiongroupconfig.h"
+#include "clientlib/protocol/bodies/adminbodies.h"
 
 #include <QString>
 
@@ -23,7 +23,8 @@
 
 namespace qrocket::broker {
 
-class SubscriptionGroupManager final : public VersionedConfigManager<SubscriptionGroupConfig>
+class SubscriptionGroupManager final
+    : public VersionedConfigManager<protocol::SubscriptionGroupConfig>
 {
 public:
     SubscriptionGroupManager(bool autoCreateSubscriptionGroup, QString path);
@@ -42,13 +43,13 @@ public:
     /// findSubscriptionGroupConfig: the config, auto-created with the defaults when allowed
     /// (autoCreateSubscriptionGroup, or a CID_RMQ_SYS_ group) and the name is valid; else nullopt
     /// (the processor answers SUBSCRIPTION_GROUP_NOT_EXIST, 26).
-    std::optional<SubscriptionGroupConfig> findOrCreate(QByteArrayView group);
+    std::optional<protocol::SubscriptionGroupConfig> findOrCreate(QByteArrayView group);
     /// UPDATE_AND_CREATE_SUBSCRIPTIONGROUP: validates the name, creates or replaces.
-    Status update(SubscriptionGroupConfig config);
+    Status update(protocol::SubscriptionGroupConfig config);
     /// DELETE_SUBSCRIPTIONGROUP: false when it did not exist.
     bool remove(QByteArrayView group);
 
-    std::vector<SubscriptionGroupConfig> groups() const { return configs(); }
+    std::vector<protocol::SubscriptionGroupConfig> groups() const { return configs(); }
     bool autoCreate() const { return m_autoCreate; }
 
     static bool isSystemConsumerGroup(QByteArrayView group)

@@ -2,6 +2,8 @@
 
 #include <QString>
 
+#include <algorithm>
+
 namespace qrocket::broker::topics {
 
 namespace {
@@ -46,21 +48,13 @@ Status validateGroup(QByteArrayView group)
 
 bool isSystemTopic(QByteArrayView topic)
 {
-    for (const char *t : {kAutoCreateTopicKey, kSchedule, kBenchmark, kTransHalf, kTransOpHalf,
-             kTransCheckMaxTime, kSelfTest, kOffsetMovedEvent, kTrace}) {
-        if (topic == QByteArrayView(t))
-            return true;
-    }
-    return topic.startsWith(kSystemPrefix);
+    return std::ranges::any_of(kSystemTopics, [&](const char *t) { return topic == t; })
+        || topic.startsWith(kSystemPrefix);
 }
 
 bool isNotAllowedSendTopic(QByteArrayView topic)
 {
-    for (const char *t : {kSchedule, kTransHalf, kTransOpHalf, kTransCheckMaxTime}) {
-        if (topic == QByteArrayView(t))
-            return true;
-    }
-    return false;
+    return std::ranges::any_of(kNotAllowedSend, [&](const char *t) { return topic == t; });
 }
 
 } // namespace qrocket::broker::topics

@@ -22,7 +22,8 @@ using protocol::RemotingCommand;
 
 RemotingCommand AdminProcessor::updateSubscriptionGroup(const RemotingCommand &request)
 {
-    Result<SubscriptionGroupConfig> config = SubscriptionGroupConfig::fromJson(request.body);
+    Result<protocol::SubscriptionGroupConfig> config
+        = protocol::SubscriptionGroupConfig::fromJson(request.body);
     if (!config.has_value())
         return makeResponse(
             request, toInt(ResponseCode::SystemError), utf8(config.error().message()));

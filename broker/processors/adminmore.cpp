@@ -164,14 +164,14 @@ RemotingCommand AdminProcessor::brokerConsumeStats(const RemotingCommand &reques
     const bool isOrder = protocol::parseJavaBoolean(request.extString("isOrder"));
     const QByteArray brokerName = m_ctx.config->brokerName.toUtf8();
 
-    std::vector<SubscriptionGroupConfig> groups = m_ctx.subscriptionGroups->groups();
+    std::vector<protocol::SubscriptionGroupConfig> groups = m_ctx.subscriptionGroups->groups();
     std::sort(groups.begin(), groups.end(),
         [](const auto &a, const auto &b) { return a.groupName < b.groupName; });
     std::int64_t totalDiff = 0;
     JsonWriter w;
     w.beginObject().key("brokerAddr").value(m_ctx.config->brokerAddr());
     w.key("consumeStatsList").beginArray();
-    for (const SubscriptionGroupConfig &g : groups) {
+    for (const protocol::SubscriptionGroupConfig &g : groups) {
         const QByteArray &group = g.groupName;
         w.beginObject().key(group).beginArray();
         QList<QByteArray> topics = m_ctx.consumerOffsets->topicsOfGroup(group);

@@ -63,7 +63,7 @@ void SendBackProcessor::processRequest(
         return;
     }
 
-    const std::optional<SubscriptionGroupConfig> groupConfig
+    const std::optional<protocol::SubscriptionGroupConfig> groupConfig
         = m_ctx.subscriptionGroups->findOrCreate(group);
     if (!groupConfig) {
         respond(makeResponse(request, toInt(ResponseCode::SubscriptionGroupNotExist),

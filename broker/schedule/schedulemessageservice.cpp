@@ -6,6 +6,7 @@
 #include "broker/config/delaylevel.h"
 #include "broker/managers/delayoffsetmanager.h"
 #include "broker/stats/brokerstatsmanager.h"
+#include "clientlib/protocol/systemtopics.h"
 #include "storage/messagestore.h"
 
 #include <QDateTime>
@@ -110,7 +111,7 @@ std::int64_t ScheduleMessageService::deliverLevel(int level)
     if (!store || !offsets || level < 1 || level > maxLevel())
         return kDelayForAWhileMillis;
     storage::ConsumeQueue *cq
-        = store->findConsumeQueue(schedule::kScheduleTopic, schedule::queueIdOfLevel(level));
+        = store->findConsumeQueue(protocol::topics::kSchedule, schedule::queueIdOfLevel(level));
     if (!cq)
         return kDelayForAWhileMillis;
 
@@ -193,7 +194,7 @@ std::vector<std::pair<QByteArray, QByteArray>> ScheduleMessageService::runtimeIn
         return out;
     for (int level = 1; level <= maxLevel(); ++level) {
         storage::ConsumeQueue *cq = m_ctx.store->findConsumeQueue(
-            schedule::kScheduleTopic, schedule::queueIdOfLevel(level));
+            protocol::topics::kSchedule, schedule::queueIdOfLevel(level));
         if (!cq)
             continue;
         out.emplace_back(QByteArrayLiteral("scheduleMessageOffset_") + QByteArray::number(level),

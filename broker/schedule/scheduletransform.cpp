@@ -2,6 +2,7 @@
 
 #include "clientlib/common/hash.h"
 #include "clientlib/protocol/messageproperties.h"
+#include "clientlib/protocol/systemtopics.h"
 
 #include <algorithm>
 
@@ -45,14 +46,14 @@ int applyDelayLevel(storage::MessageExtBrokerInner &msg, const DelayLevels &leve
     props.set(MessageConst::RealTopic.toByteArray(), msg.topic);
     props.set(MessageConst::RealQueueId.toByteArray(), QByteArray::number(msg.queueId));
     msg.properties = props.encode();
-    msg.topic = kScheduleTopic.toByteArray();
+    msg.topic = QByteArray(protocol::topics::kSchedule);
     msg.queueId = queueIdOfLevel(level);
     return level;
 }
 
 std::int64_t tagsCodeOf(const protocol::MessageRecordView &record, const DelayLevels &levels)
 {
-    if (record.topic == kScheduleTopic) {
+    if (record.topic == protocol::topics::kSchedule) {
         const int level = delayLevelOf(record.properties);
         if (level > 0 && !levels.empty())
             return record.storeTimestamp + levelDelayMillis(levels, level);

@@ -22,8 +22,6 @@
 
 namespace qrocket::broker::schedule {
 
-inline constexpr QByteArrayView kScheduleTopic = "SCHEDULE_TOPIC_XXXX";
-
 /// The delay per level in ms, index 0 = level 1 (BrokerConfig::delayLevelMillis()).
 using DelayLevels = std::vector<std::int64_t>;
 

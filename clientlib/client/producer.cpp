@@ -7,6 +7,7 @@
 #include "clientlib/common/hash.h"
 #include "clientlib/common/tsanannotations.h"
 #include "clientlib/protocol/messagebatch.h"
+#include "clientlib/protocol/systemtopics.h"
 
 #include <QPointer>
 #include <QRandomGenerator>
@@ -141,7 +142,7 @@ Result<std::vector<SendResult>> Producer::sendBatch(std::vector<Message> message
         if (m.delayTimeLevel() > 0)
             return Status::invalidArgument(
                 QStringLiteral("TimeDelayLevel is not supported for batching"));
-        if (m.topic().startsWith("%RETRY%"))
+        if (m.topic().startsWith(protocol::topics::kRetryPrefix))
             return Status::invalidArgument(
                 QStringLiteral("Retry Group is not supported for batching"));
         if (m.waitStoreMsgOK() != first.waitStoreMsgOK())

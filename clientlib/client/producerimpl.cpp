@@ -7,9 +7,11 @@
 #include "clientlib/protocol/compression.h"
 #include "clientlib/protocol/messagebatch.h"
 #include "clientlib/protocol/messageid.h"
+#include "clientlib/protocol/systemtopics.h"
 
 #include <QCoreApplication>
 
+#include <algorithm>
 #include <chrono>
 
 namespace qrocket::client {
@@ -39,14 +41,8 @@ bool legalTopicChar(char c)
 
 bool isNotAllowedSendTopic(const QByteArray &topic)
 {
-    static const char *const kSystem[]
-        = {"SCHEDULE_TOPIC_XXXX", "RMQ_SYS_TRANS_HALF_TOPIC", "RMQ_SYS_TRANS_OP_HALF_TOPIC",
-            "TRANS_CHECK_MAX_TIME_TOPIC", "SELF_TEST_TOPIC", "OFFSET_MOVED_EVENT"};
-    for (const char *t : kSystem) {
-        if (topic == t)
-            return true;
-    }
-    return false;
+    return std::ranges::any_of(
+        protocol::topics::kNotAllowedSend, [&](const char *t) { return topic == t; });
 }
 
 } // namespace
@@ -174,7 +170,7 @@ Result<PreparedMessage> ProducerImpl::prepare(const Message &msg) const
         props.set(MC::UniqClientMessageIdKeyIdx.toByteArray(),
             uniqueIds(m_options.client.resolvedClientIP()).next());
     p.uniqueIds = props.value(MC::UniqClientMessageIdKeyIdx);
-    if (p.topic.startsWith("%RETRY%")) {
+    if (p.topic.startsWith(protocol::topics::kRetryPrefix)) {
         if (const QByteArray *v = props.find(MC::ReconsumeTime)) {
             p.reconsumeTimes = v->toInt();
             props.remove(MC::ReconsumeTime);

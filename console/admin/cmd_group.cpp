@@ -1,6 +1,7 @@
 // qrocket-admin's consumer and producer group commands: updateSubGroup, deleteSubGroup,
 // consumerProgress, consumerConnection, producerConnection, consumerStatus and getConsumerConfig.
 
+#include "clientlib/protocol/systemtopics.h"
 #include "console/admin/cli.h"
 
 #include <limits>
@@ -110,7 +111,7 @@ Status deleteSubGroup(Context &ctx)
         if (Status s = reportFanOut(ctx, *r, format.constData()); !s)
             return s;
         // As mqadmin 4.9.7: the group's retry and dead-letter topics go too (when they exist).
-        for (const char *prefix : {"%RETRY%", "%DLQ%"}) {
+        for (const char *prefix : {protocol::topics::kRetryPrefix, protocol::topics::kDlqPrefix}) {
             const QByteArray topic = prefix + group;
             if (auto route = admin.topicRoute(topic); !route)
                 continue;
@@ -197,7 +198,7 @@ Status allGroupsProgress(Context &ctx, client::Admin &admin)
                 {"model", "#Model"}, {"tps", "#TPS"}, {"diffTotal", "#Diff Total"}},
             "%-64s  %-6s  %-24s %-5s  %-14s  %-7s  %s%n");
     for (const QByteArray &topic : *topics) {
-        if (!topic.startsWith("%RETRY%"))
+        if (!topic.startsWith(protocol::topics::kRetryPrefix))
             continue;
         const QByteArray group = topic.mid(7);
         // As mqadmin: a group whose stats or connections cannot be read still gets its row.

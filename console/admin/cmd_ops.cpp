@@ -2,6 +2,7 @@
 // cloneGroupOffset), broker write permission (wipeWritePerm, addWritePerm), store maintenance
 // (deleteExpiredCommitLog, cleanExpiredCQ, cleanUnusedTopic) and statsAll.
 
+#include "clientlib/protocol/systemtopics.h"
 #include "console/admin/cli.h"
 
 namespace qrocket::admincli {
@@ -266,7 +267,8 @@ Status statsAll(Context &ctx, client::Admin &admin)
                 {"outMsg24Hour", "#OutMsg24Hour"}},
             "%-64s  %-64s %12s %11s %11s %14s %14s%n");
     for (const QByteArray &topic : *topics) {
-        if (topic.startsWith("%RETRY%") || topic.startsWith("%DLQ%"))
+        if (topic.startsWith(protocol::topics::kRetryPrefix)
+            || topic.startsWith(protocol::topics::kDlqPrefix))
             continue;
         if (ctx.has("t") && topic != ctx.bytes("t"))
             continue;

@@ -1,6 +1,7 @@
 // qrocket-admin's topic commands: topicList, topicRoute, topicStatus, topicClusterList,
 // updateTopic, deleteTopic, updateTopicPerm and allocateMQ.
 
+#include "clientlib/protocol/systemtopics.h"
 #include "console/admin/cli.h"
 
 #include <QJsonDocument>
@@ -115,7 +116,8 @@ Status topicList(Context &ctx, client::Admin &admin)
         {{"cluster", "#Cluster Name"}, {"topic", "#Topic"}, {"group", "#Consumer Group"}},
         "%-20s  %-48s  %-48s%n");
     for (const QByteArray &t : *topics) {
-        if (t.startsWith("%RETRY%") || t.startsWith("%DLQ%"))
+        if (t.startsWith(protocol::topics::kRetryPrefix)
+            || t.startsWith(protocol::topics::kDlqPrefix))
             continue;
         // As mqadmin: a topic whose route or consumers cannot be read is listed without them.
         QByteArray cluster;

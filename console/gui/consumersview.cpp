@@ -2,6 +2,7 @@
 
 #include "console/gui/consumersview.h"
 
+#include "clientlib/protocol/systemtopics.h"
 #include "console/gui/clustersession.h"
 #include "console/gui/consumerdetail.h"
 #include "console/gui/format.h"
@@ -105,14 +106,14 @@ void ConsumersView::onFocusUpdated()
     std::vector<QByteArray> topics;
     if (const auto &cc = m_session->focusConnection()) {
         for (const auto &entry : cc->subscriptionTable) {
-            if (!entry.first.startsWith("%RETRY%"))
+            if (!entry.first.startsWith(protocol::topics::kRetryPrefix))
                 topics.push_back(entry.first);
         }
     }
     if (topics.empty()) {
         if (const auto &stats = m_session->focusConsumeStats()) {
             for (const auto &entry : stats->offsetTable) {
-                if (!entry.first.topic.startsWith("%RETRY%")
+                if (!entry.first.topic.startsWith(protocol::topics::kRetryPrefix)
                     && std::find(topics.begin(), topics.end(), entry.first.topic) == topics.end())
                     topics.push_back(entry.first.topic);
             }

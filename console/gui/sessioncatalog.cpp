@@ -2,6 +2,7 @@
 // groups (GET_ALL_SUBSCRIPTIONGROUP_CONFIG of every master), the round-robin consumeStats of
 // the groups, and the focus topic / group (see clustersession.h).
 
+#include "clientlib/protocol/systemtopics.h"
 #include "console/gui/clustersession.h"
 
 #include <QTimer>
@@ -250,7 +251,7 @@ void ClusterSession::applyGroupStats(
         row.queues = static_cast<int>(r->offsetTable.size());
         QSet<QByteArray> topics;
         for (const auto &entry : r->offsetTable) {
-            if (!entry.first.topic.startsWith("%RETRY%"))
+            if (!entry.first.topic.startsWith(protocol::topics::kRetryPrefix))
                 topics.insert(entry.first.topic);
         }
         row.topics = static_cast<int>(topics.size());

@@ -2,6 +2,8 @@
 
 #include "console/gui/sessiontypes.h"
 
+#include "clientlib/protocol/systemtopics.h"
+
 #include <algorithm>
 
 namespace qrocket::console {
@@ -40,18 +42,14 @@ QString topicTypeText(TopicType t)
 
 TopicType classifyTopic(const QByteArray &name, const std::vector<QByteArray> &systemTopics)
 {
-    if (name.startsWith("%RETRY%"))
+    namespace topics = protocol::topics;
+    if (name.startsWith(topics::kRetryPrefix))
         return TopicType::Retry;
-    if (name.startsWith("%DLQ%"))
+    if (name.startsWith(topics::kDlqPrefix))
         return TopicType::Dlq;
-    static const char *const builtIn[] = {"TBW102", "SCHEDULE_TOPIC_XXXX", "BenchmarkTest",
-        "OFFSET_MOVED_EVENT", "SELF_TEST_TOPIC", "TRANS_CHECK_MAX_TIME_TOPIC",
-        "RMQ_SYS_TRANS_HALF_TOPIC", "RMQ_SYS_TRACE_TOPIC", "RMQ_SYS_TRANS_OP_HALF_TOPIC"};
-    for (const char *b : builtIn) {
-        if (name == b)
-            return TopicType::System;
-    }
-    if (name.startsWith("rmq_sys_") || name.startsWith("RMQ_SYS_"))
+    if (std::ranges::any_of(topics::kSystemTopics, [&](const char *t) { return name == t; }))
+        return TopicType::System;
+    if (name.startsWith(topics::kSystemPrefix) || name.startsWith("RMQ_SYS_"))
         return TopicType::System;
     if (std::binary_search(systemTopics.begin(), systemTopics.end(), name))
         return TopicType::System;

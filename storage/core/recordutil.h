@@ -25,7 +25,6 @@ struct TransparentStringHash
 /// an empty view when absent.
 QByteArrayView findProperty(QByteArrayView properties, QByteArrayView name);
 
-inline constexpr QByteArrayView kScheduleTopic("SCHEDULE_TOPIC_XXXX");
 inline constexpr QByteArrayView kPropertyKeys("KEYS");
 inline constexpr QByteArrayView kPropertyUniqKey("UNIQ_KEY");
 inline constexpr QByteArrayView kPropertyTags("TAGS");

@@ -12,6 +12,7 @@
 #include "clientlib/client/threads.h"
 #include "clientlib/protocol/requestcode.h"
 #include "clientlib/protocol/responsecode.h"
+#include "clientlib/protocol/systemtopics.h"
 
 #include <chrono>
 #include <mutex>
@@ -38,7 +39,7 @@ using protocol::ResponseCode;
 using protocol::toInt;
 using Clock = std::chrono::steady_clock;
 
-inline constexpr const char *kRetryPrefix = "%RETRY%";
+using protocol::topics::kRetryPrefix;
 inline constexpr const char *kOrderTopicConfigNamespace = "ORDER_TOPIC_CONFIG";
 inline constexpr const char *kToolsConsumerGroup = "TOOLS_CONSUMER";
 

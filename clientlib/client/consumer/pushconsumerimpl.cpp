@@ -5,6 +5,7 @@
 #include "clientlib/client/logging.h"
 #include "clientlib/protocol/bodies/runtimebodies.h"
 #include "clientlib/protocol/requestcode.h"
+#include "clientlib/protocol/systemtopics.h"
 
 #include <algorithm>
 #include <chrono>
@@ -28,7 +29,7 @@ RebalanceSettings rebalanceSettingsOf(const PushConsumerOptions &o)
 PushConsumerImpl::PushConsumerImpl(PushConsumerOptions options)
     : RebalanceImpl(rebalanceSettingsOf(options)), m_options(std::move(options))
 {
-    m_retryTopic = "%RETRY%" + m_options.group;
+    m_retryTopic = protocol::topics::kRetryPrefix + m_options.group;
 }
 
 PushConsumerImpl::~PushConsumerImpl()

@@ -4,6 +4,7 @@
 #include "clientlib/client/consumer/offsetstore.h"
 #include "clientlib/client/logging.h"
 #include "clientlib/client/threads.h"
+#include "clientlib/protocol/systemtopics.h"
 
 #include <QDateTime>
 
@@ -13,7 +14,7 @@ namespace qrocket::client {
 
 bool isRetryTopic(const QByteArray &topic)
 {
-    return topic.startsWith("%RETRY%");
+    return topic.startsWith(protocol::topics::kRetryPrefix);
 }
 
 std::int64_t startOffset(protocol::ConsumeFromWhere where, const MessageQueue &mq,

@@ -227,7 +227,7 @@ private slots:
     {
         ExtrasFixture f;
         QVERIFY(f.open());
-        SubscriptionGroupConfig g(kGroup);
+        protocol::SubscriptionGroupConfig g(kGroup);
         g.retryQueueNums = 0;
         QVERIFY(f.groups->update(g));
         const Stored orig = putOriginal(f);

@@ -26,7 +26,7 @@ private slots:
                 "CID_ONSAPI_PULL", "CID_ONSAPI_PERMISSION", "CID_ONSAPI_OWNER"})
             QVERIFY2(m.find(g), g);
         QCOMPARE(m.groups().size(), std::size_t(7));
-        const SubscriptionGroupConfig d {"G"};
+        const protocol::SubscriptionGroupConfig d {"G"};
         QVERIFY(d.consumeEnable);
         QVERIFY(d.consumeFromMinEnable);
         QVERIFY(d.consumeBroadcastEnable);
@@ -53,7 +53,7 @@ private slots:
         QCOMPARE(m.dataVersion().timestamp, std::int64_t(1796013491634));
         const auto g = m.find("GID_aliOnsRT_mx2s0a6ec7753a");
         QVERIFY(g);
-        QCOMPARE(*g, SubscriptionGroupConfig("GID_aliOnsRT_mx2s0a6ec7753a"));
+        QCOMPARE(*g, protocol::SubscriptionGroupConfig("GID_aliOnsRT_mx2s0a6ec7753a"));
         QVERIFY(m.find("")); // RocketMQ recorded an empty group name; it loads as is
     }
 
@@ -83,7 +83,7 @@ private slots:
         QTemporaryDir dir;
         copyGoldenConfig(dir, QStringLiteral("subscriptionGroup.json"));
         const QString path = SubscriptionGroupManager::filePath(dir.path());
-        SubscriptionGroupConfig c {"Custom"};
+        protocol::SubscriptionGroupConfig c {"Custom"};
         c.retryQueueNums = 2;
         c.retryMaxTimes = 3;
         c.consumeEnable = false;
@@ -96,7 +96,7 @@ private slots:
             QVERIFY(m.remove("cpp_g_vec"));
             QVERIFY(!m.remove("cpp_g_vec"));
             QCOMPARE(m.dataVersion().counter, std::int64_t(8));
-            QVERIFY(!m.update(SubscriptionGroupConfig("bad name")));
+            QVERIFY(!m.update(protocol::SubscriptionGroupConfig("bad name")));
         }
         SubscriptionGroupManager m(true, path);
         QVERIFY(m.load());
@@ -143,7 +143,7 @@ private slots:
 
     void parsesUpdateBody()
     {
-        auto c = SubscriptionGroupConfig::fromJson(
+        auto c = protocol::SubscriptionGroupConfig::fromJson(
             QByteArrayView("{\"groupName\":\"G2\",\"retryQueueNums\":3,\"consumeEnable\":false,"
                            "\"unknownKey\":1}"));
         QVERIFY(c);
@@ -151,8 +151,8 @@ private slots:
         QCOMPARE(c->retryQueueNums, 3);
         QVERIFY(!c->consumeEnable);
         QCOMPARE(c->retryMaxTimes, 16);
-        QVERIFY(!SubscriptionGroupConfig::fromJson(QByteArrayView("[1,2")));
-        QVERIFY(!SubscriptionGroupConfig::fromJson(QByteArrayView("[]")));
+        QVERIFY(!protocol::SubscriptionGroupConfig::fromJson(QByteArrayView("[1,2")));
+        QVERIFY(!protocol::SubscriptionGroupConfig::fromJson(QByteArrayView("[]")));
     }
 };
 
