@@ -258,6 +258,10 @@ private slots:
         QVERIFY(!topics::validateGroup(QByteArray(121, 'g')));
         QVERIFY(topics::isNotAllowedSendTopic("SCHEDULE_TOPIC_XXXX"));
         QVERIFY(topics::isNotAllowedSendTopic("RMQ_SYS_TRANS_HALF_TOPIC"));
+        // RocketMQ 4.9.7 NOT_ALLOWED_SEND_TOPIC_SET: the producer refuses these too.
+        QVERIFY(topics::isNotAllowedSendTopic("SELF_TEST_TOPIC"));
+        QVERIFY(topics::isNotAllowedSendTopic("OFFSET_MOVED_EVENT"));
+        QVERIFY(topics::isNotAllowedSendTopic("TRANS_CHECK_MAX_TIME_TOPIC"));
         QVERIFY(!topics::isNotAllowedSendTopic("TBW102"));
     }
 
