@@ -108,15 +108,21 @@ RemotingCommand AdminProcessor::brokerRuntimeInfo(const RemotingCommand &request
         // No transient store pool: RocketMQ prints Integer.MAX_VALUE then.
         {"remainTransientStoreBufferNumbs", "2147483647"},
         {"remainHowManyDataToFlush", humanBytes(st.flushBacklogBytes)},
-        {"commitLogDirCapacity",
-            QByteArrayLiteral("Total : ") + humanBytes(rootDisk.total)
-                + QByteArrayLiteral(", Free : ") + humanBytes(rootDisk.available) + '.'},
         {"commitLogMinOffset", QByteArray::number(st.commitLogMinOffset)},
         {"commitLogMaxOffset", QByteArray::number(st.commitLogMaxOffset)},
         // QRocket additions (ignored by RocketMQ's tools).
         {"diskFull", st.diskFull ? "true" : "false"},
         {"storeFileCount", QByteArray::number(static_cast<qsizetype>(st.commitLogFiles.size()))},
     };
+    // RocketMQ leaves the key out when storePathRootDir does not exist (nothing to measure).
+    if (rootDisk.isKnown())
+        t.emplace_back("commitLogDirCapacity",
+            QByteArrayLiteral("Total : ") + humanBytes(rootDisk.total)
+                + QByteArrayLiteral(", Free : ") + humanBytes(rootDisk.available) + '.');
+    // QRocket: while writes are refused, why: the partition, its measured ratio and the mark
+    // that decided (RocketMQ has no key for its disk-full flag; the log line says the same).
+    if (st.diskFull && !st.refuseReason.isEmpty())
+        t.emplace_back("diskFullReason", st.refuseReason.toUtf8());
     const QByteArray commitLogRatio = BrokerStats::javaDouble(disk.commitLogRatio());
     t.emplace_back("commitLogDiskRatio", commitLogRatio);
     t.emplace_back(

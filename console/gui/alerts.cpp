@@ -149,12 +149,13 @@ void AlertEngine::evaluate()
                 break;
             case AlertRule::DiskOver:
                 // Also below the threshold when the broker blocks writes (its own mark, or
-                // the consume-queue partition, decided).
+                // the consume-queue partition, decided), with the broker's reason.
                 if (b.registered && (b.diskRatio > r.threshold || b.diskFull))
                     add(i, who,
                         tr("disk of %1 at %2%3")
                             .arg(who, formatRatio(b.diskRatio),
-                                b.diskFull ? tr(": disk full, writes refused") : QString()));
+                                b.diskFull ? QStringLiteral(": ") + writeBlockReason(b)
+                                           : QString()));
                 break;
             case AlertRule::TpsZero:
                 if (auto it = m_zeroSince.find(b.address); it != m_zeroSince.end()

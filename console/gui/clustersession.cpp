@@ -227,6 +227,7 @@ void ClusterSession::applyOverview(Result<client::ClusterOverview> r)
         b->diskRatio = rt.number("commitLogDiskRatio", -1);
         b->consumeQueueDiskRatio = rt.number("consumeQueueDiskRatio", -1);
         b->diskFull = rt.value("diskFull") == "true";
+        b->diskFullReason = b->diskFull ? QString::fromUtf8(rt.value("diskFullReason")) : QString();
         b->commitLogMinOffset = rt.integer("commitLogMinOffset");
         b->commitLogMaxOffset = rt.integer("commitLogMaxOffset");
         // TPS from the day totals sampled a second apart (exact per second); the broker's own

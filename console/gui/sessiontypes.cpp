@@ -3,6 +3,9 @@
 #include "console/gui/sessiontypes.h"
 
 #include "clientlib/protocol/systemtopics.h"
+#include "console/gui/format.h"
+
+#include <QCoreApplication>
 
 #include <algorithm>
 
@@ -54,6 +57,27 @@ TopicType classifyTopic(const QByteArray &name, const std::vector<QByteArray> &s
     if (std::binary_search(systemTopics.begin(), systemTopics.end(), name))
         return TopicType::System;
     return TopicType::Normal;
+}
+
+double diskMark(const QString &configured, double fallback)
+{
+    bool ok = false;
+    const int percent = configured.toInt(&ok);
+    return ok && percent > 0 && percent <= 100 ? percent / 100.0 : fallback;
+}
+
+QString writeBlockReason(const BrokerInfo &b)
+{
+    if (!b.diskFull)
+        return {};
+    if (!b.diskFullReason.isEmpty())
+        return b.diskFullReason;
+    if (b.storeFiles && b.storeFiles->diskFull && !b.storeFiles->refuseReason.isEmpty())
+        return QString::fromUtf8(b.storeFiles->refuseReason);
+    return QCoreApplication::translate("qrocket::console::BrokerInfo",
+        "disk full: %1 used > diskSpaceWarningLevelRatio %2; writes refused")
+        .arg(formatRatio(std::max(b.diskRatio, b.consumeQueueDiskRatio)),
+            formatRatio(diskMark(b.diskSpaceWarningLevelRatio, 0.90)));
 }
 
 } // namespace qrocket::console

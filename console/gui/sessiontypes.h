@@ -66,6 +66,9 @@ struct BrokerInfo
     double consumeQueueDiskRatio = -1;
     /// Runtime info `diskFull` (QRocket): the store refuses writes.
     bool diskFull = false;
+    /// Runtime info `diskFullReason` (QRocket) while diskFull: the partition, its ratio and the
+    /// mark that decided, in the broker's words; empty otherwise or from a stock broker.
+    QString diskFullReason;
     std::int64_t commitLogMinOffset = 0;
     std::int64_t commitLogMaxOffset = 0;
     std::int64_t putTotal = -1;
@@ -92,6 +95,15 @@ struct BrokerInfo
     std::optional<client::admin::StoreFiles> storeFiles;
     PartState store;
 };
+
+/// A disk mark from the broker's config (whole percent: "90") as a ratio, else `fallback`.
+double diskMark(const QString &configured, double fallback);
+
+/// Why the broker refuses writes, the one text the storage view and the alert show: its own
+/// reason (runtime info diskFullReason, else storeFiles' refuseReason: "disk full: commit-log
+/// partition (dir) at 97.0% used > diskSpaceWarningLevelRatio 90%; writes refused until ..."),
+/// else its measured ratio against its diskSpaceWarningLevelRatio. Empty while it accepts.
+QString writeBlockReason(const BrokerInfo &b);
 
 /// A per-broker sample for the charts (one a second, ten minutes kept).
 struct BrokerSample

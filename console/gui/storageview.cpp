@@ -117,7 +117,7 @@ StorageView::StorageView(ClusterSession *session, QWidget *parent)
     m_chart = new TimeChart(tr("Commit-log disk ratio (last 10 min)"), tr("%"), splitter);
     m_chart->setFixedRange(0, 100);
     m_chart->setLabelFormat(QStringLiteral("%.0f"));
-    m_chart->setMarks({75, 85, 90});
+    m_chart->setMarks(m_chartMarks);
     splitter->addWidget(m_table.view);
     splitter->addWidget(m_chart);
     layout->addWidget(splitter, 1);
@@ -146,6 +146,15 @@ DiskGauge *StorageView::gaugeFor(const QByteArray &address) const
             return gauge;
     }
     return nullptr;
+}
+
+QString StorageView::factsFor(const QByteArray &address) const
+{
+    for (std::size_t i = 0; i < m_gauges.size(); ++i) {
+        if (m_gauges[i].first == address && 2 * i + 1 < m_brokerLabels.size())
+            return m_brokerLabels[2 * i + 1]->text();
+    }
+    return {};
 }
 
 void StorageView::refresh()
@@ -190,14 +199,9 @@ void StorageView::refresh()
         DiskGauge *gauge = m_gauges[i].second;
         gauge->setRatio(b.diskRatio, stale);
         gauge->setDiskFull(b.diskFull);
-        const auto mark = [](const QString &configured, double fallback) {
-            bool ok = false;
-            const int percent = configured.toInt(&ok);
-            return ok && percent > 0 ? percent / 100.0 : fallback;
-        };
-        const double refuseMark = mark(b.diskSpaceWarningLevelRatio, 0.90);
-        gauge->setMarks(mark(b.diskMaxUsedSpaceRatio, 0.75),
-            mark(b.diskSpaceCleanForciblyRatio, 0.85), refuseMark);
+        gauge->setMarks(diskMark(b.diskMaxUsedSpaceRatio, 0.75),
+            diskMark(b.diskSpaceCleanForciblyRatio, 0.85),
+            diskMark(b.diskSpaceWarningLevelRatio, 0.90));
         m_brokerLabels[2 * i]->setText(QStringLiteral("<b>%1</b> %2")
                                            .arg(QString::fromUtf8(b.brokerName).toHtmlEscaped(),
                                                QString::fromUtf8(b.address).toHtmlEscaped()));
@@ -223,13 +227,8 @@ void StorageView::refresh()
         }
         if (b.diskFull) {
             // The broker's reason names the partition, its ratio and the mark that decided.
-            const QString reason = b.storeFiles && !b.storeFiles->refuseReason.isEmpty()
-                ? QString::fromUtf8(b.storeFiles->refuseReason)
-                : tr("disk at %1 > diskSpaceWarningLevelRatio %2")
-                      .arg(formatRatio(std::max(b.diskRatio, b.consumeQueueDiskRatio)),
-                          formatRatio(refuseMark));
             facts << tr("<span style='color:#ff6b6b'>&#9888; writes refused: %1</span>")
-                         .arg(reason.toHtmlEscaped());
+                         .arg(writeBlockReason(b).toHtmlEscaped());
         }
         if (b.store.notSupported)
             anyNotSupported = true;
@@ -245,6 +244,17 @@ void StorageView::refresh()
         const QString series = QString::fromUtf8(b.brokerName);
         chartNames << series;
         m_chart->setSeries(series, points);
+    }
+    // The chart's lines are the gauges' marks: the first master's configured ones.
+    if (!masters.empty()) {
+        const BrokerInfo &b = *masters.front();
+        const QList<double> marks {diskMark(b.diskMaxUsedSpaceRatio, 0.75) * 100,
+            diskMark(b.diskSpaceCleanForciblyRatio, 0.85) * 100,
+            diskMark(b.diskSpaceWarningLevelRatio, 0.90) * 100};
+        if (marks != m_chartMarks) {
+            m_chartMarks = marks;
+            m_chart->setMarks(m_chartMarks);
+        }
     }
     m_chart->retainSeries(chartNames);
     m_chart->finishUpdate(now, 10 * 60 * 1000);

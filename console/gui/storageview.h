@@ -12,6 +12,7 @@
 
 #include "console/gui/tablesupport.h"
 
+#include <QList>
 #include <QWidget>
 
 class QGridLayout;
@@ -61,6 +62,8 @@ public:
     bool hasData() const;
     /// The gauge of the master at `address`, or null.
     DiskGauge *gaugeFor(const QByteArray &address) const;
+    /// The facts shown beside that gauge (rich text: settings, range, the write block), or empty.
+    QString factsFor(const QByteArray &address) const;
     /// Sends DELETE_EXPIRED_COMMITLOG to every broker without asking (the button asks first).
     void runCleanup();
 
@@ -80,6 +83,7 @@ private:
     QLabel *m_note;
     QPushButton *m_clean;
     TimeChart *m_chart;
+    QList<double> m_chartMarks {75, 85, 90}; // the chart's lines, in percent
     std::vector<std::pair<QByteArray, DiskGauge *>> m_gauges;
     std::vector<QLabel *> m_brokerLabels;
 };

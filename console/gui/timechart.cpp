@@ -90,11 +90,15 @@ void TimeChart::setMarks(const QList<double> &marks)
         delete m;
     }
     m_marks.clear();
-    for (double v : marks) {
+    for (qsizetype i = 0; i < marks.size(); ++i) {
+        const double v = marks[i];
         auto *s = new QLineSeries(chart());
         s->setName(QStringLiteral("%1 %").arg(v, 0, 'f', 0));
-        QPen pen(v >= 90 ? QColor(0xff, 0x6b, 0x6b)
-                         : (v >= 85 ? QColor(0xf0, 0xb4, 0x29) : QColor(0x9a, 0x9e, 0xa4)));
+        // The highest mark red, the one below it amber, the others grey.
+        const qsizetype fromTop = marks.size() - 1 - i;
+        QPen pen(fromTop == 0
+                ? QColor(0xff, 0x6b, 0x6b)
+                : (fromTop == 1 ? QColor(0xf0, 0xb4, 0x29) : QColor(0x9a, 0x9e, 0xa4)));
         pen.setStyle(Qt::DashLine);
         s->setPen(pen);
         chart()->addSeries(s);

@@ -27,7 +27,8 @@ public:
     void finishUpdate(std::int64_t nowMs, std::int64_t windowMs);
     /// A fixed value range (the disk chart: 0..100 %); otherwise it fits the data.
     void setFixedRange(double min, double max);
-    /// Horizontal reference lines (the 75/85/90 % marks).
+    /// Horizontal reference lines, ascending (the 75/85/90 % marks); the top one red, the one
+    /// below it amber.
     void setMarks(const QList<double> &marks);
     void setLabelFormat(const QString &format);
     int seriesCount() const { return static_cast<int>(m_series.size()); }

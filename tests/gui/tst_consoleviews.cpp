@@ -436,6 +436,16 @@ void tst_ConsoleViews::diskFullShowsOneFigureEverywhere()
     QCOMPARE(diskCell(), QStringLiteral("%1 full").arg(formatRatio(0.97)));
     QTRY_VERIFY_WITH_TIMEOUT(diskAlert().contains(QStringLiteral("writes refused")), 5000);
     QVERIFY2(diskAlert().contains(formatRatio(0.97)), qPrintable(diskAlert()));
+    // The runtime info's reason, the one text of the alert and the storage view: the
+    // partition, the figure and the mark that decided.
+    const QString reason = session->broker(addr1)->diskFullReason;
+    QVERIFY2(reason.contains(QStringLiteral("commit-log partition"))
+            && reason.contains(QStringLiteral("at 97.0% used > diskSpaceWarningLevelRatio 90%")),
+        qPrintable(reason));
+    QVERIFY2(diskAlert().endsWith(reason), qPrintable(diskAlert()));
+    QTRY_VERIFY_WITH_TIMEOUT(m_cw->storageView()->factsFor(addr1).contains(
+                                 QStringLiteral("writes refused: ") + reason.toHtmlEscaped()),
+        5000);
     // The broker's reason (storeFiles, polled every few seconds) names the mark that decided.
     QTRY_VERIFY_WITH_TIMEOUT(
         (session->refreshCatalog(),
@@ -450,6 +460,9 @@ void tst_ConsoleViews::diskFullShowsOneFigureEverywhere()
     QTRY_VERIFY_WITH_TIMEOUT(!gauge1()->diskFull() && gauge1()->ratio() == 0.30, 20000);
     QCOMPARE(diskCell(), formatRatio(0.30));
     QTRY_VERIFY_WITH_TIMEOUT(diskAlert().isEmpty(), 5000);
+    QVERIFY(session->broker(addr1)->diskFullReason.isEmpty());
+    QTRY_VERIFY_WITH_TIMEOUT(
+        !m_cw->storageView()->factsFor(addr1).contains(QStringLiteral("writes refused")), 5000);
 }
 
 QTEST_MAIN(tst_ConsoleViews)

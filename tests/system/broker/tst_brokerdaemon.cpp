@@ -251,23 +251,26 @@ void tst_BrokerDaemon::kill9WithSyncFlushKeepsAcknowledgedSends()
 // The machine, given to a real daemon through its disk probe seam
 // (QROCKET_DISK_SPACE_FILE: "total free available" bytes, read at each check): 251.9 GiB with
 // 156.3 GiB reserved for root. Filled to 97 % as `df` counts it ((total - free) / total would
-// read 37 %), the broker reports diskFull and 0.97, logs the block and refuses SEND with
-// RocketMQ's SERVICE_NOT_AVAILABLE (14) and remark; freed to 30 % it logs the release and
-// accepts again; every acknowledged message is there, in order.
+// read 37 %), the broker reports diskFull and 0.97 with the mark that decided, logs the block
+// and refuses SEND with RocketMQ's SERVICE_NOT_AVAILABLE (14) and remark; at 90 % (the mark
+// reached, not exceeded) it logs the release and accepts again, and at 30 % too; every
+// acknowledged message is there, in order.
 void tst_BrokerDaemon::diskFullRefusesSendsUntilFreed()
 {
     const QString store = m_dir.filePath(QStringLiteral("diskstore"));
     const QString diskFile = m_dir.filePath(QStringLiteral("disk-space.txt"));
-    const auto setDisk = [&](std::int64_t usedUnits) {
-        constexpr std::int64_t unit = 100LL * 1024 * 1024, total = 2519, reserved = 1563;
+    // `perMille` (a whole percent's multiple) of used + available in use, as df counts it.
+    const auto setDisk = [&](std::int64_t perMille) {
+        constexpr std::int64_t unit = 100LL * 1024 * 1024, total = 2519 * unit;
+        constexpr std::int64_t entire = total - 1563 * unit; // used + available
+        const std::int64_t used = entire * perMille / 1000; // exact for whole percents
         QSaveFile f(diskFile); // renamed into place: the broker never reads half a line
         if (!f.open(QIODevice::WriteOnly))
             return false;
-        f.write(num(total * unit) + ' ' + num((total - usedUnits) * unit) + ' '
-            + num((total - usedUnits - reserved) * unit) + '\n');
+        f.write(num(total) + ' ' + num(total - used) + ' ' + num(entire - used) + '\n');
         return f.commit();
     };
-    QVERIFY(setDisk(282)); // 282 / (282 + 674): 30 %
+    QVERIFY(setDisk(300));
     DaemonProcess broker(QStringLiteral("qrocket-broker"));
     quint16 port = 0;
     qputenv("QROCKET_DISK_SPACE_FILE", QFile::encodeName(diskFile));
@@ -289,7 +292,7 @@ void tst_BrokerDaemon::diskFullRefusesSendsUntilFreed()
     for (int i = 0; i < 10; ++i)
         QCOMPARE(send("before-" + num(i)).code, 0);
 
-    QVERIFY(setDisk(927)); // 927 / (927 + 29): 97 %
+    QVERIFY(setDisk(970));
     QTRY_COMPARE_WITH_TIMEOUT(runtimeValue(port, "diskFull"), QByteArray("true"), 10000);
     QCOMPARE(runtimeValue(port, "commitLogDiskRatio"), QByteArray("0.97"));
     QCOMPARE(runtimeValue(port, "consumeQueueDiskRatio"), QByteArray("0.97"));
@@ -301,15 +304,28 @@ void tst_BrokerDaemon::diskFullRefusesSendsUntilFreed()
                        "reasons: the broker's disk is full [CL:  0.97 CQ:  0.97 INDEX:  0.97], "
                        "messages are put to the slave, message store has been shut down, etc."));
     }
-    QTRY_VERIFY_WITH_TIMEOUT(broker.output().contains("disk full: commit-log partition"), 5000);
-    const QByteArray log = broker.output();
-    QVERIFY2(log.contains("at 97.0% used > diskSpaceWarningLevelRatio 90%"), log.constData());
+    const QByteArray reason = runtimeValue(port, "diskFullReason");
+    QVERIFY2(reason.startsWith("disk full: commit-log partition (")
+            && reason.contains(") at 97.0% used > diskSpaceWarningLevelRatio 90%"),
+        reason.constData());
+    QTRY_VERIFY_WITH_TIMEOUT(broker.output().contains(reason), 5000); // logged, the same words
+    QVERIFY(!broker.output().contains("writes accepted again"));
 
-    QVERIFY(setDisk(282));
+    QVERIFY(setDisk(900)); // the mark reached, not exceeded: writes go again
     QTRY_COMPARE_WITH_TIMEOUT(runtimeValue(port, "diskFull"), QByteArray("false"), 10000);
-    QCOMPARE(runtimeValue(port, "commitLogDiskRatio"), QByteArray("0.3"));
-    QTRY_VERIFY_WITH_TIMEOUT(broker.output().contains("writes accepted again"), 5000);
-    for (int i = 0; i < 10; ++i)
+    QCOMPARE(runtimeValue(port, "commitLogDiskRatio"), QByteArray("0.9"));
+    QCOMPARE(runtimeValue(port, "diskFullReason"), QByteArray());
+    QTRY_VERIFY_WITH_TIMEOUT(broker.output().contains("commit-log partition at 90.0%, "
+                                                      "consume-queue partition at 90.0%, none "
+                                                      "above diskSpaceWarningLevelRatio 90%: "
+                                                      "writes accepted again"),
+        5000);
+    for (int i = 0; i < 5; ++i)
+        QCOMPARE(send("at-mark-" + num(i)).code, 0);
+
+    QVERIFY(setDisk(300));
+    QTRY_COMPARE_WITH_TIMEOUT(runtimeValue(port, "commitLogDiskRatio"), QByteArray("0.3"), 10000);
+    for (int i = 0; i < 5; ++i)
         QCOMPARE(send("after-" + num(i)).code, 0);
 
     // Nothing acknowledged is lost, nothing refused was stored.

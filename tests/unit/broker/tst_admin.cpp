@@ -14,6 +14,8 @@
 #include <QSet>
 #include <QTest>
 
+#include <atomic>
+
 using namespace qrocket;
 using namespace qrocket::broker;
 using protocol::JsonValue;
@@ -492,7 +494,8 @@ private slots:
 
     // The runtime info and storeFiles report the clean service's own measure: a commit-log
     // partition with a large reserve for root, 97 % used as df counts it (37 % as
-    // (total - free) / total), and a consume-queue partition of its own at 30 %.
+    // (total - free) / total), and a consume-queue partition of its own at 30 %; then the
+    // release, and a partition that cannot be measured.
     void runtimeInfoReportsTheCleanServicesFigure()
     {
         ExtrasFixture f;
@@ -505,8 +508,13 @@ private slots:
             return d;
         };
         const QString cqDir = f.dir.path() + QStringLiteral("/consumequeue");
-        f.disk = [partition, cqDir](
-                     const QString &path) { return partition(path == cqDir ? 282 : 927); };
+        std::atomic<std::int64_t> commitLogUsed {927}; // -1: cannot be measured
+        f.disk = [partition, cqDir, &commitLogUsed](const QString &path) {
+            if (path == cqDir)
+                return partition(282);
+            return commitLogUsed.load() < 0 ? storage::DiskSpace {}
+                                            : partition(commitLogUsed.load());
+        };
         QVERIFY(f.open());
         QCOMPARE(f.store->config().consumeQueueDir(), cqDir);
         f.store->cleanService().run();
@@ -523,6 +531,12 @@ private slots:
         QCOMPARE(t["diskFull"].toString(), QByteArray("true"));
         QCOMPARE(
             t["commitLogDirCapacity"].toString(), QByteArray("Total : 246.0 GiB, Free : 2.8 GiB."));
+        // The mark that decided, as the broker logged it (QRocket's key; RocketMQ has none).
+        QCOMPARE(t["diskFullReason"].toString(), f.store->stats().refuseReason.toUtf8());
+        QVERIFY2(t["diskFullReason"].toString().contains("commit-log partition ("
+                     + f.store->config().commitLogDir().toUtf8()
+                     + ") at 97.0% used > diskSpaceWarningLevelRatio 90%"),
+            t["diskFullReason"].toString().constData());
 
         const auto files = ExtrasFixture::call(
             p, ExtrasFixture::request(protocol::extensioncode::kGetStoreFiles));
@@ -533,6 +547,23 @@ private slots:
         QVERIFY2(
             body["refuseReason"].toString().contains("97.0% used > diskSpaceWarningLevelRatio 90%"),
             body["refuseReason"].toString().constData());
+
+        // Released: the same figure everywhere, no reason left.
+        commitLogUsed = 282;
+        QVERIFY(!f.store->cleanService().run().diskFull);
+        const JsonValue freed = parse(ExtrasFixture::call(p, goldenRequest(9))->body)["table"];
+        QCOMPARE(freed["commitLogDiskRatio"].toString(), QByteArray("0.3"));
+        QCOMPARE(freed["diskFull"].toString(), QByteArray("false"));
+        QVERIFY(!freed.find("diskFullReason"));
+
+        // Unknown (RocketMQ's -1 when the path does not exist): the ratio says so, and there is
+        // no capacity line, as RocketMQ leaves it out; never a made-up figure.
+        commitLogUsed = -1;
+        QVERIFY(!f.store->cleanService().run().diskFull);
+        const JsonValue unknown = parse(ExtrasFixture::call(p, goldenRequest(9))->body)["table"];
+        QCOMPARE(unknown["commitLogDiskRatio"].toString(), QByteArray("-1.0"));
+        QCOMPARE(unknown["consumeQueueDiskRatio"].toString(), QByteArray("0.3"));
+        QVERIFY(!unknown.find("commitLogDirCapacity"));
     }
 
     void housekeepingAndUnknownCodes()
