@@ -18,15 +18,12 @@
 #include "clientlib/remoting/remotingclient.h"
 #include "clientlib/remoting/remotingserver.h"
 
-#include <QDateTime>
 #include <QElapsedTimer>
 #include <QTest>
 #include <QThread>
 
 #include <atomic>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 
 using namespace std::chrono_literals;
 using namespace qrocket;
