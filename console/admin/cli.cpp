@@ -4,12 +4,9 @@
 #include "console/admin/cli.h"
 
 #include <QDateTime>
-#include <QFile>
-#include <QFileInfo>
 #include <QStringList>
 
 #include <cstdio>
-#include <yaml-cpp/yaml.h>
 
 namespace qrocket::admincli {
 
@@ -325,29 +322,13 @@ Status Context::loadCredentials()
 {
     // mqadmin signs with ${rocketmqHome}/conf/tools.yml; so does qrocket-admin, or --aclConfig.
     QString file = value("aclConfig");
-    if (file.isEmpty()) {
-        const QString home = qEnvironmentVariable("ROCKETMQ_HOME");
-        const QString stock = home + QStringLiteral("/conf/tools.yml");
-        if (!home.isEmpty() && QFileInfo::exists(stock))
-            file = stock;
-    }
+    if (file.isEmpty())
+        file = console::defaultCredentialsFile();
     if (!file.isEmpty()) {
-        QFile f(file);
-        if (!f.open(QIODevice::ReadOnly))
-            return Status::invalidArgument(
-                QStringLiteral("ACL credentials file %1: %2").arg(file, f.errorString()));
-        try {
-            const YAML::Node root = YAML::Load(f.readAll().toStdString());
-            const auto text = [&](const char *key) {
-                const YAML::Node n = root.IsMap() ? root[key] : YAML::Node();
-                return n && n.IsScalar() ? QByteArray::fromStdString(n.Scalar()) : QByteArray();
-            };
-            m_credentials.accessKey = text("accessKey");
-            m_credentials.secretKey = text("secretKey");
-        } catch (const YAML::Exception &e) {
-            return Status::invalidArgument(QStringLiteral("ACL credentials file %1: %2")
-                                               .arg(file, QString::fromStdString(e.what())));
-        }
+        auto read = console::readCredentialsFile(file);
+        if (!read)
+            return read.error();
+        m_credentials = *read;
     }
     if (has("accessKey"))
         m_credentials.accessKey = value("accessKey").toUtf8();

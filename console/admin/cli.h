@@ -18,6 +18,7 @@
 #include "clientlib/client/admin/admin.h"
 #include "clientlib/common/result.h"
 #include "console/admin/output.h"
+#include "console/common/credentials.h"
 
 #include <QString>
 
@@ -104,11 +105,7 @@ private:
     std::map<QString, QString> m_values; // long name -> value ("" for flags)
     Output m_out;
     int m_timeoutMs;
-    struct
-    {
-        QByteArray accessKey;
-        QByteArray secretKey;
-    } m_credentials;
+    console::Credentials m_credentials;
     std::unique_ptr<client::Admin> m_admin;
 };
 

@@ -32,11 +32,13 @@ std::int64_t ClusterSession::nowMono()
     return clock.elapsed() + 1;
 }
 
-ClusterSession::ClusterSession(QString namesrvAddr, QObject *parent)
+ClusterSession::ClusterSession(QString namesrvAddr, const Credentials &credentials, QObject *parent)
     : QObject(parent), m_namesrvAddr(std::move(namesrvAddr))
 {
     client::AdminOptions options;
     options.client.namesrvAddr = m_namesrvAddr.toUtf8();
+    options.client.accessKey = credentials.accessKey;
+    options.client.secretKey = credentials.secretKey;
     options.timeoutMs = 3000;
     options.callbackThreads = 4;
     m_admin = std::make_shared<client::Admin>(options);

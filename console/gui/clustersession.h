@@ -25,6 +25,7 @@
 // callback can reach a destroyed session; answers already queued to it are dropped by Qt.
 
 #include "clientlib/client/admin/admin.h"
+#include "console/common/credentials.h"
 #include "console/gui/sessiontypes.h"
 
 #include <QHash>
@@ -46,7 +47,9 @@ public:
     static constexpr int kGroupStatsBudget = 64;
     static constexpr int kHistorySamples = 600;
 
-    explicit ClusterSession(QString namesrvAddr, QObject *parent = nullptr);
+    /// `credentials`: sign every request (RocketMQ's ACL) when it has an access key.
+    explicit ClusterSession(
+        QString namesrvAddr, const Credentials &credentials = {}, QObject *parent = nullptr);
     ~ClusterSession() override;
 
     /// Starts the Admin and the poller (first poll at once). InvalidArgument for a bad address.

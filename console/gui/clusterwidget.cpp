@@ -40,8 +40,9 @@ bool parseViewName(const QString &text, ViewName *out)
     return true;
 }
 
-ClusterWidget::ClusterWidget(const QString &namesrvAddr, QWidget *parent)
-    : QWidget(parent), m_session(std::make_unique<ClusterSession>(namesrvAddr))
+ClusterWidget::ClusterWidget(
+    const QString &namesrvAddr, const Credentials &credentials, QWidget *parent)
+    : QWidget(parent), m_session(std::make_unique<ClusterSession>(namesrvAddr, credentials))
 {
     ClusterSession *s = m_session.get();
     m_alerts = new AlertEngine(s, this);

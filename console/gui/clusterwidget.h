@@ -5,6 +5,7 @@
 // relays the views' messages and the session's problems to the main window's status bar.
 
 #include "clientlib/common/status.h"
+#include "console/common/credentials.h"
 
 #include <QWidget>
 
@@ -36,7 +37,8 @@ class ClusterWidget : public QWidget
     Q_OBJECT
 
 public:
-    explicit ClusterWidget(const QString &namesrvAddr, QWidget *parent = nullptr);
+    explicit ClusterWidget(
+        const QString &namesrvAddr, const Credentials &credentials = {}, QWidget *parent = nullptr);
     /// Deletes the views, then the session (which shuts its Admin down, bounded).
     ~ClusterWidget() override;
 

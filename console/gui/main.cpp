@@ -71,7 +71,12 @@ int main(int argc, char **argv)
         QStringLiteral("s"), QStringLiteral("15"));
     const QCommandLineOption light(
         QStringLiteral("light"), QStringLiteral("Use the platform's light palette."));
-    parser.addOptions({namesrv, screenshot, view, topic, timeout, light});
+    const QCommandLineOption aclConfig(QStringLiteral("aclConfig"),
+        QStringLiteral("Sign every request with the ACL credentials of <file>, mqadmin's tools.yml "
+                       "format (accessKey:, secretKey:); default $ROCKETMQ_HOME/conf/tools.yml "
+                       "when it exists."),
+        QStringLiteral("file"));
+    parser.addOptions({namesrv, screenshot, view, topic, timeout, light, aclConfig});
     parser.process(app);
     if (!parser.positionalArguments().isEmpty())
         return fail(QStringLiteral("unexpected argument \"%1\" (see --help)")
@@ -94,7 +99,21 @@ int main(int argc, char **argv)
             return fail(QStringLiteral("-n %1: %2").arg(c, why), 2);
     }
 
+    qrocket::console::Credentials credentials;
+    const QString credentialsFile = parser.isSet(aclConfig)
+        ? parser.value(aclConfig)
+        : qrocket::console::defaultCredentialsFile();
+    if (!credentialsFile.isEmpty()) {
+        auto read = qrocket::console::readCredentialsFile(credentialsFile);
+        if (!read)
+            return fail(read.status().toString(), 2);
+        if (qrocket::Status s = read->check(); !s)
+            return fail(QStringLiteral("%1: %2").arg(credentialsFile, s.message()), 2);
+        credentials = *read;
+    }
+
     MainWindow window;
+    window.setCredentials(credentials);
     if (parser.isSet(screenshot)) {
         if (clusters.size() != 1)
             return fail(QStringLiteral("--screenshot needs exactly one -n ADDR"), 2);

@@ -142,7 +142,7 @@ void MainWindow::rememberCluster(const QString &namesrvAddr)
 Status MainWindow::addCluster(const QString &namesrvAddr, ClusterWidget **out)
 {
     const QString addr = namesrvAddr.trimmed();
-    auto *w = new ClusterWidget(addr);
+    auto *w = new ClusterWidget(addr, m_credentials);
     if (Status s = w->start(); !s) {
         delete w;
         statusBar()->showMessage(tr("Cannot connect to %1: %2").arg(addr, s.toString()));

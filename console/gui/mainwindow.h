@@ -5,6 +5,7 @@
 // (QSettings "window/geometry", "window/state") and recent clusters ("recent", newest first).
 
 #include "clientlib/common/status.h"
+#include "console/common/credentials.h"
 
 #include <QMainWindow>
 
@@ -27,6 +28,8 @@ public:
     /// Opens a tab for `namesrvAddr` ("host:port;host:port") and remembers it; the error when
     /// the address is unusable (shown in the status bar too).
     Status addCluster(const QString &namesrvAddr, ClusterWidget **out = nullptr);
+    /// ACL credentials every cluster added from now on signs with (qrocket-console --aclConfig).
+    void setCredentials(const Credentials &credentials) { m_credentials = credentials; }
     ClusterWidget *currentCluster() const;
     int clusterCount() const;
     ClusterWidget *cluster(int index) const;
@@ -45,6 +48,7 @@ private:
     void closeCluster(int index);
 
     QTabWidget *m_clusters;
+    Credentials m_credentials;
     ElidedLabel *m_problems; // stretches; a long text is cut with "…", whole in its tooltip
     ElidedLabel *m_alerts;
 };
