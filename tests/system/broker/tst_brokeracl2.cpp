@@ -6,6 +6,7 @@
 // disk and the plain_acl.yml accounts were imported at start.
 
 #include "broker/auth/authstore.h"
+#include "broker/processors/authprocessor.h"
 #include "brokertestutil.h"
 #include "clientlib/acl/aclguard.h"
 #include "clientlib/protocol/aclsignature.h"
@@ -189,6 +190,17 @@ private Q_SLOTS:
         r = call(signedBy(request(3009, {{"subject", "User:alice"}}), "root", "root-secret"));
         QCOMPARE(r.code, 16);
         QCOMPARE(r.remark, QByteArray("The subject is not exist."));
+    }
+
+    void refusedWithoutAcl()
+    {
+        // aclEnable=false: no store, and nobody may create a user for the day ACL is turned on.
+        broker::AuthProcessor off(nullptr);
+        const RemotingCommand r = off.handle(
+            request(3001, {{"username", "root"}}, R"({"password":"x","userType":"Super"})"));
+        QCOMPARE(r.code, 16);
+        QVERIFY(r.remark.contains("aclEnable=true"));
+        QCOMPARE(off.handle(request(3011)).code, 3); // REQUEST_CODE_NOT_SUPPORTED
     }
 
 private:
