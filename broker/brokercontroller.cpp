@@ -1,5 +1,6 @@
 #include "broker/brokercontroller.h"
 
+#include "broker/auth/authstore.h"
 #include "broker/common/brokercodes.h"
 #include "broker/common/logging.h"
 #include "broker/config/brokerconfiguration.h"
@@ -16,6 +17,7 @@
 #include "broker/managers/subscriptiongroupmanager.h"
 #include "broker/managers/topicconfigmanager.h"
 #include "broker/namesrvregistrar.h"
+#include "broker/processors/authprocessor.h"
 #include "broker/processors/clientmanageprocessor.h"
 #include "broker/processors/consumermanageprocessor.h"
 #include "broker/processors/extrasregistry.h"
@@ -80,6 +82,23 @@ Status BrokerController::loadManagers()
     return {};
 }
 
+Status BrokerController::startAuthStore()
+{
+    // ACL 2.0 (RocketMQ 5's users and ACLs): one store, loaded, then the plain_acl.yml accounts
+    // it lacks imported (as RocketMQ 5's migration does); the guard decides with each snapshot.
+    m_authStore = std::make_unique<AuthStore>(AuthStore::filePath(m_storeConfig.storePathRootDir));
+    if (Status st = m_authStore->load(); !st)
+        return st;
+    if (Status st = m_authStore->importPlain(*m_acl->rules()); !st)
+        return st;
+    m_acl->setClusterName(m_config.brokerClusterName.toUtf8());
+    m_authStore->setPublisher([acl = m_acl](std::shared_ptr<const qrocket::acl::AuthData> data) {
+        acl->setAuthData(std::move(data));
+    });
+    m_ctx.authStore = m_authStore.get();
+    return {};
+}
+
 Status BrokerController::initialize()
 {
     if (m_initialized)
@@ -91,6 +110,8 @@ Status BrokerController::initialize()
         if (Status st = m_acl->start(); !st)
             return st;
         m_ctx.acl = m_acl.get();
+        if (Status st = startAuthStore(); !st)
+            return st;
     }
     if (Status st = loadManagers(); !st)
         return st;
@@ -234,6 +255,9 @@ void BrokerController::createProcessors()
     registerProcessor(toInt(RequestCode::ViewMessageById), query, m_pullPool);
     registerExtraProcessors(*m_server, m_ctx, m_adminPool);
     registerExtraProcessors(*m_fastServer, m_ctx, m_adminPool);
+    auto auth = std::make_shared<AuthProcessor>(m_authStore.get());
+    for (int code : AuthProcessor::requestCodes())
+        registerProcessor(code, auth, m_adminPool);
 }
 
 void BrokerController::registerProcessor(

@@ -66,6 +66,7 @@ class ConsumerOffsetManager;
 class DelayOffsetManager;
 class NamesrvRegistrar;
 class ProducerManager;
+class AuthStore;
 class TransactionalMessageService;
 class PullMessageProcessor;
 class PullRequestHoldService;
@@ -127,6 +128,7 @@ public:
 
 private:
     Status loadManagers();
+    Status startAuthStore();
     void createProcessors();
     void onChannelClosed(quint64 channelId);
     void scanClients();
@@ -165,6 +167,7 @@ private:
     std::shared_ptr<remoting::ThreadPoolExecutor> m_adminPool;
     std::shared_ptr<PullMessageProcessor> m_pullProcessor;
     std::shared_ptr<qrocket::acl::AclGuard> m_acl; // aclEnable only
+    std::unique_ptr<AuthStore> m_authStore; // aclEnable only
     std::unique_ptr<remoting::RemotingServer> m_server;
     std::unique_ptr<remoting::RemotingServer> m_fastServer;
 

@@ -41,6 +41,7 @@ class ConsumerOffsetManager;
 class DelayOffsetManager;
 class ConsumerManager;
 class ProducerManager;
+class AuthStore;
 class PullRequestHoldService;
 class ScheduleMessageService;
 class RebalanceLockManager;
@@ -71,6 +72,7 @@ struct BrokerContext
     ha::HAService *haService = nullptr; // a master's HA server (null on a slave)
     ha::HAClient *haClient = nullptr; // a slave's HA client (null on a master)
     qrocket::acl::AclGuard *acl = nullptr; // aclEnable only
+    AuthStore *authStore = nullptr; // ACL 2.0 users and ACLs; aclEnable only
     /// Orderly consumers' queue locks (LOCK/UNLOCK_BATCH_MQ): created by registerExtraProcessors
     /// on its first call when unset, then shared by the LockProcessors of both servers.
     std::shared_ptr<RebalanceLockManager> rebalanceLocks;

@@ -85,7 +85,8 @@ struct BrokerConfig
     std::int64_t transactionTimeOut = 6000;
     int transactionCheckMax = 15;
     std::int64_t transactionCheckInterval = 60000;
-    /// Every request is checked against plain_acl.yml (broker/acl/aclguard.h).
+    /// Every request is checked against plain_acl.yml and the ACL 2.0 users and ACLs
+    /// (clientlib/acl/aclguard.h, broker/auth/authstore.h).
     bool aclEnable = false;
     /// QRocket: where plain_acl.yml is; empty: ${rocketmqHome}/conf/plain_acl.yml, as RocketMQ.
     QString aclFilePath;

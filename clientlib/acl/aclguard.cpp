@@ -1,5 +1,7 @@
 #include "clientlib/acl/aclguard.h"
 
+#include "clientlib/protocol/aclsignature.h"
+
 #include <QFile>
 #include <QHostAddress>
 
@@ -125,11 +127,48 @@ std::optional<AclGuard::Refusal> AclGuard::check(
     const std::shared_ptr<const PlainAclConfig> rules = m_rules.load();
     if (!rules)
         return Refusal {1, QByteArrayLiteral("ACL rules not loaded")};
-    std::optional<AclRefusal> no = rules->check(peerAddress(channel), request);
+    const QHostAddress peer = peerAddress(channel);
+    if (const std::shared_ptr<const AuthData> auth = m_auth.load()) {
+        const QByteArray *accessKey = request.ext(protocol::kAclAccessKey);
+        if (accessKey && !accessKey->isEmpty() && !rules->isGloballyWhite(peer)) {
+            const AuthUser *user = auth->user(*accessKey);
+            if (user && (!user->imported || !rules->accounts().contains(*accessKey))) {
+                std::optional<Refusal> no = checkV2(*auth, *user, peer, request);
+                if (no)
+                    m_refusals.fetch_add(1, std::memory_order_relaxed);
+                return no;
+            }
+        }
+    }
+    std::optional<AclRefusal> no = rules->check(peer, request);
     if (!no)
         return std::nullopt;
     m_refusals.fetch_add(1, std::memory_order_relaxed);
     return Refusal {no->code, std::move(no->remark)};
+}
+
+std::optional<AclGuard::Refusal> AclGuard::checkV2(const AuthData &data, const AuthUser &user,
+    const QHostAddress &peer, const protocol::RemotingCommand &request) const
+{
+    constexpr int kNoPermission = 16;
+    if (const QByteArray *key = duplicatedExtField(request))
+        return Refusal {kNoPermission, "Duplicated request field " + key->left(128)};
+    if (user.status == UserStatus::Disable)
+        return Refusal {kNoPermission, "User:" + user.username + " is disabled."};
+    if (!signatureMatches(request, user.password))
+        return Refusal {kNoPermission, QByteArrayLiteral("check signature failed.")};
+    if (isAdminCode(request.code) && user.type != UserType::Super) {
+        return Refusal {kNoPermission,
+            userSubject(user.username) + " has no permission to access "
+                + Resource::cluster(m_clusterName).key() + " from " + peer.toString().toUtf8()
+                + ", request code=" + QByteArray::number(request.code)
+                + " is for super users only."};
+    }
+    for (const AuthCheck &c : authChecks(request, m_clusterName)) {
+        if (std::optional<QByteArray> no = authorize(data, user, c, peer))
+            return Refusal {kNoPermission, std::move(*no)};
+    }
+    return std::nullopt;
 }
 
 } // namespace qrocket::acl

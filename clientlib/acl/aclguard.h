@@ -11,8 +11,19 @@
 // finish with the old ones), one that does not keeps the last good rules and says why in the log,
 // once per change. No secret is ever logged.
 //
-// check() is thread-safe (the rules are an immutable snapshot behind an atomic shared_ptr).
+// ACL 2.0 (the broker only, setAuthData()): RocketMQ 5's users and ACLs (authmodel.h). A request
+// whose AccessKey names an ACL 2.0 user is decided by ACL 2.0 - unless that user is an untouched
+// import of an account plain_acl.yml still defines: the file stays the truth for its accounts
+// (reloaded live, with whiteRemoteAddress). In ACL 2.0 the AccessKey is the username and the
+// secret the password; the signature is the same. globalWhiteRemoteAddresses still lets a peer
+// through unchecked. Refusals answer 16 NO_PERMISSION with RocketMQ 5's remark ("User:bob is
+// disabled.", "check signature failed.", "User:bob has no permission to access Topic:t from
+// 10.0.0.1, no matched policies."). Stricter than RocketMQ 5: every admin code (isAdminCode(),
+// the AUTH_* requests 3001-3010 among them) is for Super users only.
+//
+// check() is thread-safe (the rules are immutable snapshots behind atomic shared_ptrs).
 
+#include "clientlib/acl/authmodel.h"
 #include "clientlib/acl/plainacl.h"
 #include "clientlib/remoting/requestprocessor.h"
 
@@ -49,13 +60,24 @@ public:
     /// Reads the file now (the watcher does it every second); true when new rules took effect.
     bool reloadNow();
 
+    /// ACL 2.0: the users and ACLs to decide with (the broker's AuthStore publishes each change).
+    void setAuthData(std::shared_ptr<const AuthData> data) { m_auth.store(std::move(data)); }
+    std::shared_ptr<const AuthData> authData() const { return m_auth.load(); }
+    /// The cluster of Cluster:<name> resources (brokerClusterName); set before serving.
+    void setClusterName(QByteArray name) { m_clusterName = std::move(name); }
+
     /// Where plain_acl.yml is for this config: `aclFilePath`, else
     /// ${rocketmqHome}/conf/plain_acl.yml (rocketmqHome: the setting, else $ROCKETMQ_HOME).
     static QString defaultPath(const QString &aclFilePath, const QString &rocketmqHome);
 
 private:
     const QString m_path;
+    std::optional<Refusal> checkV2(const AuthData &data, const AuthUser &user,
+        const QHostAddress &peer, const protocol::RemotingCommand &request) const;
+
     std::atomic<std::shared_ptr<const PlainAclConfig>> m_rules;
+    std::atomic<std::shared_ptr<const AuthData>> m_auth;
+    QByteArray m_clusterName;
     QByteArray m_lastText; // guarded by m_reloadMutex
     std::mutex m_reloadMutex; // one reload at a time (the watcher, reloadNow())
     std::mutex m_stopMutex;

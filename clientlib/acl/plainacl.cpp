@@ -308,6 +308,34 @@ std::vector<std::pair<QByteArray, std::uint8_t>> neededResources(const RemotingC
     return out;
 }
 
+bool PlainAclConfig::isGloballyWhite(const QHostAddress &peer) const
+{
+    return matchesAny(m_globalWhite, peer);
+}
+
+const QByteArray *duplicatedExtField(const RemotingCommand &request)
+{
+    for (std::size_t i = 0; i < request.extFields.size(); ++i) {
+        const QByteArray &key = request.extFields[i].first;
+        for (std::size_t j = i + 1; j < request.extFields.size(); ++j) {
+            if (request.extFields[j].first == key)
+                return &key;
+        }
+    }
+    return nullptr;
+}
+
+bool signatureMatches(const RemotingCommand &request, QByteArrayView secret)
+{
+    const QByteArray *signature = request.ext(protocol::kAclSignature);
+    return signature
+        && (protocol::constantTimeEquals(
+                *signature, protocol::aclSignature(secret, request, protocol::kAclUniqueKeyQuery))
+            || (request.hasExt(protocol::kAclUniqueKeyQuery)
+                && protocol::constantTimeEquals(
+                    *signature, protocol::aclSignature(secret, request))));
+}
+
 std::optional<AclRefusal> PlainAclConfig::check(
     const QHostAddress &peer, const RemotingCommand &request) const
 {
@@ -324,22 +352,10 @@ std::optional<AclRefusal> PlainAclConfig::check(
         return std::nullopt;
 
     // One value per key: a signed value and the value a processor reads must be the same.
-    for (std::size_t i = 0; i < request.extFields.size(); ++i) {
-        const QByteArray &key = request.extFields[i].first;
-        for (std::size_t j = i + 1; j < request.extFields.size(); ++j) {
-            if (request.extFields[j].first == key)
-                return refusal("Duplicated request field " + key.left(128)
-                    + " for accessKey=" + account.accessKey);
-        }
-    }
-    const QByteArray *signature = request.ext(protocol::kAclSignature);
-    const bool signedOk = signature
-        && (protocol::constantTimeEquals(*signature,
-                protocol::aclSignature(account.secretKey, request, protocol::kAclUniqueKeyQuery))
-            || (request.hasExt(protocol::kAclUniqueKeyQuery)
-                && protocol::constantTimeEquals(
-                    *signature, protocol::aclSignature(account.secretKey, request))));
-    if (!signedOk)
+    if (const QByteArray *key = duplicatedExtField(request))
+        return refusal(
+            "Duplicated request field " + key->left(128) + " for accessKey=" + account.accessKey);
+    if (!signatureMatches(request, account.secretKey))
         return refusal("Check signature failed for accessKey=" + account.accessKey);
 
     const std::vector<std::pair<QByteArray, std::uint8_t>> needed = neededResources(request);

@@ -92,11 +92,22 @@ public:
 
     const std::unordered_map<QByteArray, AclAccount> &accounts() const { return m_accounts; }
     std::size_t globalWhiteCount() const { return m_globalWhite.size(); }
+    /// Whether `peer` matches a globalWhiteRemoteAddresses pattern (allowed without a check).
+    bool isGloballyWhite(const QHostAddress &peer) const;
 
 private:
     std::vector<AddressPattern> m_globalWhite;
     std::unordered_map<QByteArray, AclAccount> m_accounts;
 };
+
+/// The first ext key `request` carries twice, or nullptr (a signed value and the value a
+/// processor reads could differ: such a request is refused).
+const QByteArray *duplicatedExtField(const protocol::RemotingCommand &request);
+
+/// Whether `signature` is `request` signed with `secret`, compared in constant time: without
+/// _UNIQUE_KEY_QUERY in the content (RocketMQ's broker), or with it (a Java 4.9 client's
+/// QUERY_MESSAGE).
+bool signatureMatches(const protocol::RemotingCommand &request, QByteArrayView secret);
 
 /// Codes only an admin account may send (see the file comment).
 bool isAdminCode(int requestCode);

@@ -205,6 +205,26 @@ const char *requestCodeName(int code)
         return "GET_ALL_PRODUCER_INFO";
     case 329:
         return "DELETE_EXPIRED_COMMITLOG";
+    case 3001:
+        return "AUTH_CREATE_USER";
+    case 3002:
+        return "AUTH_UPDATE_USER";
+    case 3003:
+        return "AUTH_DELETE_USER";
+    case 3004:
+        return "AUTH_GET_USER";
+    case 3005:
+        return "AUTH_LIST_USER";
+    case 3006:
+        return "AUTH_CREATE_ACL";
+    case 3007:
+        return "AUTH_UPDATE_ACL";
+    case 3008:
+        return "AUTH_DELETE_ACL";
+    case 3009:
+        return "AUTH_GET_ACL";
+    case 3010:
+        return "AUTH_LIST_ACL";
     default:
         return nullptr;
     }
@@ -261,6 +281,8 @@ const char *responseCodeName(int code)
         return "FILTER_DATA_NOT_EXIST";
     case 28:
         return "FILTER_DATA_NOT_LATEST";
+    case 29:
+        return "INVALID_PARAMETER";
     case 200:
         return "TRANSACTION_SHOULD_COMMIT";
     case 201:

@@ -105,6 +105,18 @@ enum class RequestCode : int {
     AddWritePermOfBroker = 327,
     GetAllProducerInfo = 328,
     DeleteExpiredCommitLog = 329,
+    // RocketMQ 5's ACL 2.0 user and ACL requests (protocol.md §9; clientlib/protocol/bodies/
+    // authbodies.h has their headers and bodies).
+    AuthCreateUser = 3001,
+    AuthUpdateUser = 3002,
+    AuthDeleteUser = 3003,
+    AuthGetUser = 3004,
+    AuthListUser = 3005,
+    AuthCreateAcl = 3006,
+    AuthUpdateAcl = 3007,
+    AuthDeleteAcl = 3008,
+    AuthGetAcl = 3009,
+    AuthListAcl = 3010,
 };
 
 constexpr int toInt(RequestCode c)

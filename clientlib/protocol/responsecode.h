@@ -32,6 +32,7 @@ enum class ResponseCode : int {
     SubscriptionGroupNotExist = 26,
     FilterDataNotExist = 27,
     FilterDataNotLatest = 28,
+    InvalidParameter = 29, // RocketMQ 5
     TransactionShouldCommit = 200,
     TransactionShouldRollback = 201,
     TransactionStateUnknow = 202,

@@ -39,7 +39,7 @@ std::vector<const CommandSpec *> allCommands()
 {
     std::vector<const CommandSpec *> all;
     for (auto area : {clusterCommands(), topicCommands(), groupCommands(), messageCommands(),
-             configCommands(), opsCommands()}) {
+             configCommands(), opsCommands(), authCommands()}) {
         for (const CommandSpec &c : area)
             all.push_back(&c);
     }

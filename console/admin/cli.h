@@ -123,6 +123,7 @@ std::span<const CommandSpec> groupCommands();
 std::span<const CommandSpec> messageCommands();
 std::span<const CommandSpec> configCommands();
 std::span<const CommandSpec> opsCommands();
+std::span<const CommandSpec> authCommands();
 
 /// Parses `args` (without the program name), runs the command and returns the exit code.
 int run(const QStringList &args);

@@ -422,6 +422,63 @@ QROCKET_ADMIN_CALL(Result<PullResult>, pullMessages,
         Callback<PullResult> callback, int timeoutMs),
     Callback<PullResult>, doPullMessages(call, queue, offset, maxNums, subExpression))
 
+using protocol::AclInfo;
+using protocol::UserInfo;
+using Users = std::vector<UserInfo>;
+using Acls = std::vector<AclInfo>;
+QROCKET_ADMIN_CALL(Result<FanOutResult>, createUser,
+    (const BrokerTarget &target, const UserInfo &user, int timeoutMs),
+    (const BrokerTarget &target, const UserInfo &user, Callback<FanOutResult> callback,
+        int timeoutMs),
+    Callback<FanOutResult>, doUserChange(call, target, toInt(RequestCode::AuthCreateUser), user))
+QROCKET_ADMIN_CALL(Result<FanOutResult>, updateUser,
+    (const BrokerTarget &target, const UserInfo &user, int timeoutMs),
+    (const BrokerTarget &target, const UserInfo &user, Callback<FanOutResult> callback,
+        int timeoutMs),
+    Callback<FanOutResult>, doUserChange(call, target, toInt(RequestCode::AuthUpdateUser), user))
+QROCKET_ADMIN_CALL(Result<FanOutResult>, deleteUser,
+    (const BrokerTarget &target, const QByteArray &username, int timeoutMs),
+    (const BrokerTarget &target, const QByteArray &username, Callback<FanOutResult> callback,
+        int timeoutMs),
+    Callback<FanOutResult>, doDeleteUser(call, target, username))
+QROCKET_ADMIN_CALL(Result<Users>, user,
+    (const QByteArray &brokerAddr, const QByteArray &username, int timeoutMs),
+    (const QByteArray &brokerAddr, const QByteArray &username, Callback<Users> callback,
+        int timeoutMs),
+    Callback<Users>, doGetUser(call, brokerAddr, username))
+QROCKET_ADMIN_CALL(Result<Users>, listUsers,
+    (const QByteArray &brokerAddr, const QByteArray &filter, int timeoutMs),
+    (const QByteArray &brokerAddr, const QByteArray &filter, Callback<Users> callback,
+        int timeoutMs),
+    Callback<Users>, doListUsers(call, brokerAddr, filter))
+QROCKET_ADMIN_CALL(Result<FanOutResult>, createAcl,
+    (const BrokerTarget &target, const AclInfo &acl, int timeoutMs),
+    (const BrokerTarget &target, const AclInfo &acl, Callback<FanOutResult> callback,
+        int timeoutMs),
+    Callback<FanOutResult>, doAclChange(call, target, toInt(RequestCode::AuthCreateAcl), acl))
+QROCKET_ADMIN_CALL(Result<FanOutResult>, updateAcl,
+    (const BrokerTarget &target, const AclInfo &acl, int timeoutMs),
+    (const BrokerTarget &target, const AclInfo &acl, Callback<FanOutResult> callback,
+        int timeoutMs),
+    Callback<FanOutResult>, doAclChange(call, target, toInt(RequestCode::AuthUpdateAcl), acl))
+QROCKET_ADMIN_CALL(Result<FanOutResult>, deleteAcl,
+    (const BrokerTarget &target, const QByteArray &subject, const QByteArray &resource,
+        const QByteArray &policyType, int timeoutMs),
+    (const BrokerTarget &target, const QByteArray &subject, const QByteArray &resource,
+        const QByteArray &policyType, Callback<FanOutResult> callback, int timeoutMs),
+    Callback<FanOutResult>, doDeleteAcl(call, target, subject, resource, policyType))
+QROCKET_ADMIN_CALL(Result<Acls>, acl,
+    (const QByteArray &brokerAddr, const QByteArray &subject, int timeoutMs),
+    (const QByteArray &brokerAddr, const QByteArray &subject, Callback<Acls> callback,
+        int timeoutMs),
+    Callback<Acls>, doGetAcl(call, brokerAddr, subject))
+QROCKET_ADMIN_CALL(Result<Acls>, listAcls,
+    (const QByteArray &brokerAddr, const QByteArray &subjectFilter,
+        const QByteArray &resourceFilter, int timeoutMs),
+    (const QByteArray &brokerAddr, const QByteArray &subjectFilter,
+        const QByteArray &resourceFilter, Callback<Acls> callback, int timeoutMs),
+    Callback<Acls>, doListAcls(call, brokerAddr, subjectFilter, resourceFilter))
+
 #undef QROCKET_ADMIN_CALL
 
 } // namespace qrocket::client

@@ -43,6 +43,7 @@
 #include "clientlib/client/clientconfig.h"
 #include "clientlib/client/message.h"
 #include "clientlib/client/sendresult.h"
+#include "clientlib/protocol/bodies/authbodies.h"
 
 #include <QByteArray>
 #include <QString>
@@ -482,6 +483,66 @@ public:
         const QByteArray &subExpression = QByteArrayLiteral("*"), int timeoutMs = kDefaultTimeout);
     void pullMessagesAsync(const MessageQueue &queue, std::int64_t offset, int maxNums,
         const QByteArray &subExpression, Callback<PullResult> callback,
+        int timeoutMs = kDefaultTimeout);
+
+    // -- ACL 2.0 users and ACLs (RocketMQ 5's AUTH_* requests 3001-3010) ----------------------
+    // Changes go to the target's brokers (masters and slaves, as mqadmin -c does: each broker
+    // keeps its own store); reads ask one broker. A QRocket broker never answers a password.
+    /// AUTH_CREATE_USER: `user.username` and `user.password` are required; userType "Super" or
+    /// "Normal" (default), userStatus "enable" (default) or "disable".
+    Result<FanOutResult> createUser(const BrokerTarget &target, const protocol::UserInfo &user,
+        int timeoutMs = kDefaultTimeout);
+    void createUserAsync(const BrokerTarget &target, const protocol::UserInfo &user,
+        Callback<FanOutResult> callback, int timeoutMs = kDefaultTimeout);
+    /// AUTH_UPDATE_USER: the members given replace the user's (a blank password keeps it).
+    Result<FanOutResult> updateUser(const BrokerTarget &target, const protocol::UserInfo &user,
+        int timeoutMs = kDefaultTimeout);
+    void updateUserAsync(const BrokerTarget &target, const protocol::UserInfo &user,
+        Callback<FanOutResult> callback, int timeoutMs = kDefaultTimeout);
+    /// AUTH_DELETE_USER (its ACL goes too).
+    Result<FanOutResult> deleteUser(
+        const BrokerTarget &target, const QByteArray &username, int timeoutMs = kDefaultTimeout);
+    void deleteUserAsync(const BrokerTarget &target, const QByteArray &username,
+        Callback<FanOutResult> callback, int timeoutMs = kDefaultTimeout);
+    /// AUTH_GET_USER: the user, or none.
+    Result<std::vector<protocol::UserInfo>> user(
+        const QByteArray &brokerAddr, const QByteArray &username, int timeoutMs = kDefaultTimeout);
+    void userAsync(const QByteArray &brokerAddr, const QByteArray &username,
+        Callback<std::vector<protocol::UserInfo>> callback, int timeoutMs = kDefaultTimeout);
+    /// AUTH_LIST_USER: the users whose name contains `filter` (all when empty).
+    Result<std::vector<protocol::UserInfo>> listUsers(const QByteArray &brokerAddr,
+        const QByteArray &filter = {}, int timeoutMs = kDefaultTimeout);
+    void listUsersAsync(const QByteArray &brokerAddr, const QByteArray &filter,
+        Callback<std::vector<protocol::UserInfo>> callback, int timeoutMs = kDefaultTimeout);
+    /// AUTH_CREATE_ACL / AUTH_UPDATE_ACL: the policies merge into `acl.subject`'s ACL.
+    Result<FanOutResult> createAcl(
+        const BrokerTarget &target, const protocol::AclInfo &acl, int timeoutMs = kDefaultTimeout);
+    void createAclAsync(const BrokerTarget &target, const protocol::AclInfo &acl,
+        Callback<FanOutResult> callback, int timeoutMs = kDefaultTimeout);
+    Result<FanOutResult> updateAcl(
+        const BrokerTarget &target, const protocol::AclInfo &acl, int timeoutMs = kDefaultTimeout);
+    void updateAclAsync(const BrokerTarget &target, const protocol::AclInfo &acl,
+        Callback<FanOutResult> callback, int timeoutMs = kDefaultTimeout);
+    /// AUTH_DELETE_ACL: the subject's whole ACL, or the entry of `resource` (of `policyType`,
+    /// Custom when empty).
+    Result<FanOutResult> deleteAcl(const BrokerTarget &target, const QByteArray &subject,
+        const QByteArray &resource = {}, const QByteArray &policyType = {},
+        int timeoutMs = kDefaultTimeout);
+    void deleteAclAsync(const BrokerTarget &target, const QByteArray &subject,
+        const QByteArray &resource, const QByteArray &policyType, Callback<FanOutResult> callback,
+        int timeoutMs = kDefaultTimeout);
+    /// AUTH_GET_ACL: the subject's ACL, or none.
+    Result<std::vector<protocol::AclInfo>> acl(
+        const QByteArray &brokerAddr, const QByteArray &subject, int timeoutMs = kDefaultTimeout);
+    void aclAsync(const QByteArray &brokerAddr, const QByteArray &subject,
+        Callback<std::vector<protocol::AclInfo>> callback, int timeoutMs = kDefaultTimeout);
+    /// AUTH_LIST_ACL: the ACLs whose subject contains `subjectFilter`, with their entries whose
+    /// resource contains `resourceFilter` (empty filters: everything).
+    Result<std::vector<protocol::AclInfo>> listAcls(const QByteArray &brokerAddr,
+        const QByteArray &subjectFilter = {}, const QByteArray &resourceFilter = {},
+        int timeoutMs = kDefaultTimeout);
+    void listAclsAsync(const QByteArray &brokerAddr, const QByteArray &subjectFilter,
+        const QByteArray &resourceFilter, Callback<std::vector<protocol::AclInfo>> callback,
         int timeoutMs = kDefaultTimeout);
 
     /// Implementation detail (shared with the pool's tasks, so an async call outlives the

@@ -143,4 +143,22 @@ Result<std::int64_t> doSearchOffset(Call &call, const MessageQueue &queue, std::
 Result<PullResult> doPullMessages(Call &call, const MessageQueue &queue, std::int64_t offset,
     int maxNums, const QByteArray &subExpression);
 
+// adminauth.cpp: ACL 2.0 users and ACLs (AUTH_* 3001-3010)
+
+Result<FanOutResult> doUserChange(
+    Call &call, const BrokerTarget &target, int code, const protocol::UserInfo &user);
+Result<FanOutResult> doDeleteUser(Call &call, const BrokerTarget &target, const QByteArray &name);
+Result<std::vector<protocol::UserInfo>> doGetUser(
+    Call &call, const QByteArray &addr, const QByteArray &name);
+Result<std::vector<protocol::UserInfo>> doListUsers(
+    Call &call, const QByteArray &addr, const QByteArray &filter);
+Result<FanOutResult> doAclChange(
+    Call &call, const BrokerTarget &target, int code, const protocol::AclInfo &acl);
+Result<FanOutResult> doDeleteAcl(Call &call, const BrokerTarget &target, const QByteArray &subject,
+    const QByteArray &resource, const QByteArray &policyType);
+Result<std::vector<protocol::AclInfo>> doGetAcl(
+    Call &call, const QByteArray &addr, const QByteArray &subject);
+Result<std::vector<protocol::AclInfo>> doListAcls(Call &call, const QByteArray &addr,
+    const QByteArray &subjectFilter, const QByteArray &resourceFilter);
+
 } // namespace qrocket::client::adminimpl

@@ -320,6 +320,9 @@ private slots:
             QByteArray("SEND_MESSAGE_V2"));
         QCOMPARE(QByteArray(requestCodeName(105)), QByteArray("GET_ROUTEINFO_BY_TOPIC"));
         QCOMPARE(QByteArray(requestCodeName(329)), QByteArray("DELETE_EXPIRED_COMMITLOG"));
+        QCOMPARE(QByteArray(requestCodeName(3001)), QByteArray("AUTH_CREATE_USER"));
+        QCOMPARE(QByteArray(requestCodeName(3010)), QByteArray("AUTH_LIST_ACL"));
+        QCOMPARE(responseCodeLabel(29), QByteArray("INVALID_PARAMETER(29)"));
         QVERIFY(requestCodeName(999) == nullptr);
         QCOMPARE(requestCodeLabel(999), QByteArray("UNKNOWN(999)"));
         QCOMPARE(responseCodeLabel(toInt(ResponseCode::TopicNotExist)),
