@@ -55,6 +55,7 @@ Status NamesrvController::initialize()
     options.maxConnections = config.serverMaxConnections;
     options.maxConnectionsPerAddress = config.serverMaxConnectionsPerAddress;
     options.maxPendingInputBytes = config.serverMaxPendingInputBytes;
+    options.tls = config.tls;
     m_server = std::make_unique<remoting::RemotingServer>(options);
 
     m_writer
