@@ -9,6 +9,7 @@
 #include "tests/testlib/testcerts.h"
 #include "tests/unit/remoting/remotingtestutil.h"
 
+#include <QCoreApplication>
 #include <QSslSocket>
 #include <QTcpServer>
 #include <QTemporaryDir>
@@ -52,8 +53,10 @@ private:
             return {};
         std::unique_ptr<QTcpSocket> accepted(listener.nextPendingConnection());
         QByteArray hello;
-        for (int i = 0; i < 50 && hello.size() < 5; ++i) {
-            accepted->waitForReadyRead(100);
+        for (int i = 0; i < 100 && hello.size() < 5; ++i) { // bounded: 100 x 50 ms at most
+            QCoreApplication::processEvents(); // the client writes its ClientHello
+            client.flush();
+            accepted->waitForReadyRead(50);
             hello += accepted->readAll();
         }
         return hello;
