@@ -54,6 +54,38 @@ bool closedWithoutAnswer(QTcpSocket &socket, int timeoutMs)
         && protocol::decodeFrame(received, frame).status != protocol::DecodeStatus::Ok;
 }
 
+/// Holds every request's Responder until answerAll().
+class HoldingProcessor final : public RequestProcessor
+{
+public:
+    void processRequest(const ChannelPtr &, RemotingCommand, Responder respond) override
+    {
+        std::lock_guard lock(m_mutex);
+        m_held.push_back(std::move(respond));
+        m_maxHeld = std::max(m_maxHeld, static_cast<int>(m_held.size()));
+    }
+    int maxHeld() const
+    {
+        std::lock_guard lock(m_mutex);
+        return m_maxHeld;
+    }
+    void answerAll()
+    {
+        std::vector<Responder> held;
+        {
+            std::lock_guard lock(m_mutex);
+            held.swap(m_held);
+        }
+        for (Responder &respond : held)
+            respond(RemotingCommand());
+    }
+
+private:
+    mutable std::mutex m_mutex;
+    std::vector<Responder> m_held;
+    int m_maxHeld = 0;
+};
+
 } // namespace
 
 class tst_RemotingTls final : public QObject
@@ -268,6 +300,32 @@ private Q_SLOTS:
         // The TLS client was idle meanwhile (its connection closed too); it reconnects and is
         // served.
         QTRY_VERIFY_WITH_TIMEOUT(echo(*client, *server).has_value(), 10000);
+    }
+
+    void inflightCapPausesTlsConnections()
+    {
+        // The in-flight cap stops reading a TLS connection as it does a plain one (the TLS
+        // socket's read buffer is bounded), and every request is answered once resumed.
+        constexpr int kCap = 8;
+        constexpr int kRequests = 300;
+        RemotingServer::Options options = loopbackServerOptions();
+        options.tls = serverTls(QStringLiteral("enforcing"));
+        options.connection.maxInflightRequests = kCap;
+        RemotingServer server(options);
+        auto holder = std::make_shared<HoldingProcessor>();
+        server.registerProcessor(kCountCode, holder);
+        QVERIFY(server.start());
+        auto client = makeClient(clientTls());
+        ResultSink sink;
+        for (int i = 0; i < kRequests; ++i)
+            client->invokeAsync(addressOf(server), makeRequest(kCountCode), 20000, sink.callback());
+        QTRY_VERIFY_WITH_TIMEOUT(server.stats().inflightPauses >= 1, 10000);
+        // Answers what is held on each try until every request has its answer (bounded).
+        QTRY_VERIFY_WITH_TIMEOUT((holder->answerAll(), sink.count() == kRequests), 20000);
+        QCOMPARE(sink.count(), kRequests);
+        for (int i = 0; i < kRequests; ++i)
+            QVERIFY(sink.at(i));
+        QVERIFY2(holder->maxHeld() <= kCap, qPrintable(QString::number(holder->maxHeld())));
     }
 
     void startFailsClearly_data()
