@@ -109,7 +109,7 @@ void Connection::setUpSocket(QTcpSocket *socket)
         if (m_tls)
             onTlsError(QAbstractSocket::RemoteHostClosedError); // says whether it was handshaking
         else
-            close(QStringLiteral("peer closed the connection"));
+            close(peerClosedReason());
     });
     connect(m_socket, &QTcpSocket::errorOccurred, this, &Connection::onErrorOccurred);
 }
@@ -186,7 +186,7 @@ void Connection::onErrorOccurred(QAbstractSocket::SocketError error)
         return;
     }
     if (error == QAbstractSocket::RemoteHostClosedError) {
-        close(QStringLiteral("peer closed the connection"));
+        close(peerClosedReason());
         return;
     }
     close(m_socket->errorString());
@@ -205,7 +205,7 @@ qint64 Connection::readSome(char *data, qint64 size, QString &error)
         const qint64 got = m_socket->read(data, size);
         if (got < 0) {
             error = m_socket->error() == QAbstractSocket::RemoteHostClosedError
-                ? QStringLiteral("peer closed the connection")
+                ? peerClosedReason()
                 : m_socket->errorString();
         }
         return got;
@@ -445,6 +445,7 @@ void Connection::onReadyRead()
             return;
         }
         readThisTurn += got;
+        m_receivedAny = m_receivedAny || got > 0;
         if (got < room)
             break;
         if (readThisTurn >= kReadPerTurn) {

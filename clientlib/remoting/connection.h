@@ -193,6 +193,8 @@ private:
     void connectEncrypted(const QString &host, quint16 port, const QSslConfiguration &config);
     void onTlsError(QAbstractSocket::SocketError error);
     bool tlsHandshaking() const;
+    /// "peer closed the connection", with a hint at TLS when a plain client got no byte.
+    QString peerClosedReason() const;
     void closeTlsHandshakeTimeout();
     void onWritable();
     /// Transport reads: > 0 bytes read, 0 nothing now, -1 end of stream or error (`error` says).
@@ -216,6 +218,7 @@ private:
     bool m_server = false;
     bool m_sniffing = false; // server: the first byte decides between TLS and plain
     bool m_tls = false;
+    bool m_receivedAny = false; // a byte arrived (a plain client closed before any: TLS hint)
     QSocketNotifier *m_readNotifier = nullptr;
     QSocketNotifier *m_writeNotifier = nullptr;
     QByteArray m_out; // server side: bytes the kernel has not taken yet, from m_outPos

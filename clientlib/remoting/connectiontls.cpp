@@ -110,6 +110,15 @@ void Connection::connectEncrypted(
     socket->connectToHostEncrypted(host, port, QIODevice::ReadWrite);
 }
 
+QString Connection::peerClosedReason() const
+{
+    if (m_server || m_tls || m_receivedAny)
+        return QStringLiteral("peer closed the connection");
+    // What a plain client sees of a server in tls.server.mode=enforcing: a close, no answer.
+    return QStringLiteral("peer closed the connection without answering (a server with "
+                          "tls.server.mode=enforcing closes plain clients: connect with TLS?)");
+}
+
 bool Connection::tlsHandshaking() const
 {
     return m_tls && !static_cast<QSslSocket *>(m_socket)->isEncrypted();

@@ -173,6 +173,8 @@ private Q_SLOTS:
         const auto refused = echo(*plainClient, *server);
         QVERIFY(!refused);
         QCOMPARE(refused.error().code(), Status::Code::Unavailable);
+        QVERIFY2(refused.error().message().contains(QLatin1String("tls.server.mode=enforcing")),
+            qPrintable(refused.error().message())); // the hint
         auto tlsClient = makeClient(clientTls());
         const auto answered = echo(*tlsClient, *server);
         QVERIFY2(answered, qPrintable(answered.status().toString()));
