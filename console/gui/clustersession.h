@@ -49,6 +49,12 @@ public:
     explicit ClusterSession(QString namesrvAddr, QObject *parent = nullptr);
     ~ClusterSession() override;
 
+    /// TLS of every session created afterwards (qrocket-console --tls ...; tls.enable and
+    /// tls.client.*); GUI thread, before the first cluster is added.
+    static void setClientTls(const remoting::TlsSettings &tls);
+    /// The client settings of this session (name servers, TLS): also for the console's producer.
+    client::ClientConfig clientConfig() const;
+
     /// Starts the Admin and the poller (first poll at once). InvalidArgument for a bad address.
     Status start();
     QString namesrvAddr() const { return m_namesrvAddr; }

@@ -71,7 +71,20 @@ int main(int argc, char **argv)
         QStringLiteral("s"), QStringLiteral("15"));
     const QCommandLineOption light(
         QStringLiteral("light"), QStringLiteral("Use the platform's light palette."));
-    parser.addOptions({namesrv, screenshot, view, topic, timeout, light});
+    const QCommandLineOption tls(QStringLiteral("tls"),
+        QStringLiteral("Connect with TLS (RocketMQ's tls.enable), verifying the servers' "
+                       "certificates."));
+    const QCommandLineOption tlsTrust(QStringLiteral("tlsTrustCert"),
+        QStringLiteral("PEM CA certificates the servers' certificates must chain to "
+                       "(tls.client.trustCertPath; default: the system's)."),
+        QStringLiteral("file"));
+    const QCommandLineOption tlsCert(QStringLiteral("tlsCert"),
+        QStringLiteral("PEM client certificate, for servers requiring one."),
+        QStringLiteral("file"));
+    const QCommandLineOption tlsKey(
+        QStringLiteral("tlsKey"), QStringLiteral("PEM key of --tlsCert."), QStringLiteral("file"));
+    parser.addOptions(
+        {namesrv, screenshot, view, topic, timeout, light, tls, tlsTrust, tlsCert, tlsKey});
     parser.process(app);
     if (!parser.positionalArguments().isEmpty())
         return fail(QStringLiteral("unexpected argument \"%1\" (see --help)")
@@ -93,6 +106,14 @@ int main(int argc, char **argv)
         if (const QString why = ConnectDialog::checkAddress(c); !why.isEmpty())
             return fail(QStringLiteral("-n %1: %2").arg(c, why), 2);
     }
+
+    qrocket::remoting::TlsSettings clientTls;
+    clientTls.configFile.clear();
+    clientTls.enable = parser.isSet(tls);
+    clientTls.clientTrustCertPath = parser.value(tlsTrust);
+    clientTls.clientCertPath = parser.value(tlsCert);
+    clientTls.clientKeyPath = parser.value(tlsKey);
+    ClusterSession::setClientTls(clientTls);
 
     MainWindow window;
     if (parser.isSet(screenshot)) {

@@ -13,6 +13,7 @@
 
 #include <QDir>
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QNetworkProxy>
 #include <QSslSocket>
 #include <QTemporaryDir>
@@ -60,6 +61,7 @@ private Q_SLOTS:
     void plainClientsAreRefused();
     void rawTlsFrameIsAnswered();
     void libraryClientSendsAndPullsOverTls();
+    void consoleConnectsWithTls();
 
 private:
     QByteArray serverTls() const;
@@ -210,6 +212,29 @@ void tst_TlsDaemons::libraryClientSendsAndPullsOverTls()
     QVERIFY(refused.start());
     QVERIFY(!refused.sendSync(client::Message("TlsTopic", "plain")));
     refused.shutdown();
+}
+
+void tst_TlsDaemons::consoleConnectsWithTls()
+{
+    const QString console = QDir(binDir()).filePath(QStringLiteral("qrocket-console"));
+    if (!QFileInfo::exists(console))
+        QSKIP("qrocket-console is not built (QROCKET_BUILD_CONSOLE=OFF)");
+    // --screenshot exits 0 once the cluster view has its brokers, non-zero at its timeout.
+    const QString png = m_dir.filePath(QStringLiteral("cluster.png"));
+    const QString addr = QString::fromLatin1(localAddr(m_namesrvPort));
+    const auto [code, out] = runProgram(console,
+        {QStringLiteral("-n"), addr, QStringLiteral("--tls"), QStringLiteral("--tlsTrustCert"),
+            m_certs.caCert, QStringLiteral("--screenshot"), png, QStringLiteral("--timeout"),
+            QStringLiteral("30")},
+        60000);
+    QVERIFY2(code == 0, out.constData());
+    QVERIFY(QFileInfo(png).size() > 0);
+    const auto [plainCode, plainOut] = runProgram(console,
+        {QStringLiteral("-n"), addr, QStringLiteral("--screenshot"),
+            m_dir.filePath(QStringLiteral("plain.png")), QStringLiteral("--timeout"),
+            QStringLiteral("3")},
+        30000);
+    QVERIFY2(plainCode != 0, plainOut.constData());
 }
 
 QTEST_GUILESS_MAIN(tst_TlsDaemons)
