@@ -193,6 +193,7 @@ Status BrokerController::initialize()
     options.connection.maxUnsentBytes = m_config.serverMaxUnsentBytes;
     options.connection.maxInflightRequests
         = std::max(0, m_config.serverMaxInflightRequestsPerConnection);
+    options.tls = m_config.tls;
     m_server = std::make_unique<remoting::RemotingServer>(options);
     options.port = options.port > 2 ? static_cast<quint16>(options.port - 2) : 0;
     options.ioThreads = 1;
@@ -291,12 +292,11 @@ Status BrokerController::start()
     if (m_started)
         return {};
     if (Status st = m_server->start(); !st)
-        return Status::ioError(QStringLiteral("cannot listen on port %1: %2")
-                                   .arg(m_config.listenPort)
-                                   .arg(st.message()));
+        return Status::ioError(
+            QStringLiteral("cannot serve port %1: %2").arg(m_config.listenPort).arg(st.message()));
     if (Status st = m_fastServer->start(); !st) {
         m_server->stop();
-        return Status::ioError(QStringLiteral("cannot listen on the fast port %1: %2")
+        return Status::ioError(QStringLiteral("cannot serve the fast port %1: %2")
                                    .arg(m_fastServer->options().port)
                                    .arg(st.message()));
     }

@@ -19,8 +19,10 @@ NamesrvRegistrar::NamesrvRegistrar(BrokerContext &context)
     : m_ctx(context), m_client(std::make_unique<remoting::RemotingClient>([&context] {
         remoting::RemotingClientOptions o;
         o.threadName = QStringLiteral("qrocket-ns-io");
-        if (context.config)
+        if (context.config) {
             o.requestHook = context.config->innerRequestSigner();
+            o.tls = context.config->tls; // tls.enable: TLS to the name servers
+        }
         return o;
     }()))
 { }

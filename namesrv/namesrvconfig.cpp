@@ -56,6 +56,7 @@ NamesrvConfig &NamesrvConfig::operator=(const NamesrvConfig &other)
     kvConfigMaxKeyBytes = other.kvConfigMaxKeyBytes;
     kvConfigMaxValueBytes = other.kvConfigMaxValueBytes;
     kvConfigMaxTotalBytes = other.kvConfigMaxTotalBytes;
+    tls = other.tls;
     m_schema = ConfigSchema();
     bind();
     return *this;
@@ -91,6 +92,7 @@ void NamesrvConfig::bind()
     m_schema.add("kvConfigMaxKeyBytes", &kvConfigMaxKeyBytes);
     m_schema.add("kvConfigMaxValueBytes", &kvConfigMaxValueBytes);
     m_schema.add("kvConfigMaxTotalBytes", &kvConfigMaxTotalBytes);
+    tls.bind(m_schema);
 }
 
 Status NamesrvConfig::validate() const
@@ -98,6 +100,8 @@ Status NamesrvConfig::validate() const
     const auto bad = [](const char *key, const QString &why) {
         return Status::invalidArgument(QStringLiteral("%1: %2").arg(QLatin1String(key), why));
     };
+    if (Status st = tls.validate(); !st)
+        return st;
     if (listenPort < 0 || listenPort > 65535)
         return bad("listenPort", QStringLiteral("%1 is not a port (0-65535)").arg(listenPort));
     if (QHostAddress(listenAddress).isNull())

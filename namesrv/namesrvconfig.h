@@ -8,6 +8,7 @@
 // remoting threads).
 
 #include "clientlib/common/properties.h"
+#include "clientlib/remoting/tlssettings.h"
 
 #include <QString>
 
@@ -56,6 +57,9 @@ public:
     std::int64_t serverMaxPendingInputBytes = 64 * 1024 * 1024; // partial frames, all connections
     std::int64_t serverMaxUnsentBytes = 64 * 1024 * 1024; // per connection; over it: closed
     int serverMaxInflightRequestsPerConnection = 4096; // at the cap reading pauses
+    /// tls.server.mode, tls.server.certPath, ... and tls.config.file (RocketMQ's names;
+    /// clientlib/remoting/tlssettings.h). Never changed by UPDATE_NAMESRV_CONFIG.
+    remoting::TlsSettings tls;
     // KV store caps (PUT_KV_CONFIG over them is refused, nothing stored); 0 disables one.
     int kvConfigMaxNamespaces = 64;
     int kvConfigMaxEntries = 10000; // per namespace

@@ -55,6 +55,7 @@ Status NamesrvController::initialize()
     options.maxConnections = config.serverMaxConnections;
     options.maxConnectionsPerAddress = config.serverMaxConnectionsPerAddress;
     options.maxPendingInputBytes = config.serverMaxPendingInputBytes;
+    options.tls = config.tls;
     m_server = std::make_unique<remoting::RemotingServer>(options);
 
     m_writer
@@ -84,7 +85,7 @@ Status NamesrvController::start()
     const NamesrvConfig config = m_config.snapshot();
     if (Status st = m_server->start(); !st.isOk()) {
         return Status(st.code(),
-            QStringLiteral("cannot listen on %1:%2: %3")
+            QStringLiteral("cannot serve %1:%2: %3")
                 .arg(config.listenAddress)
                 .arg(config.listenPort)
                 .arg(st.message()));

@@ -148,6 +148,7 @@ void BrokerConfig::bind(ConfigSchema &s, bool withSharedStoreKeys)
     s.add("transactionCheckInterval", &transactionCheckInterval);
     s.add("aclEnable", &aclEnable, true);
     s.add("aclFilePath", &aclFilePath);
+    tls.bind(s);
     s.add("innerAccessKey", &innerAccessKey);
     s.add("innerSecretKey", &innerSecretKey);
     s.add("configBlackList", &configBlackList);
@@ -173,6 +174,8 @@ Status BrokerConfig::apply(const Properties &props, QStringList *unknownKeys)
 Status BrokerConfig::validate()
 {
     auto bad = [](const QString &msg) { return Status::invalidArgument(msg); };
+    if (Status st = tls.validate(); !st)
+        return st;
     if (brokerRole == QLatin1String("ASYNC_MASTER"))
         m_role = BrokerRole::AsyncMaster;
     else if (brokerRole == QLatin1String("SYNC_MASTER"))

@@ -11,6 +11,7 @@
 
 #include "clientlib/common/properties.h"
 #include "clientlib/common/status.h"
+#include "clientlib/remoting/tlssettings.h"
 
 #include <QByteArray>
 #include <QString>
@@ -126,6 +127,10 @@ struct BrokerConfig
     std::int64_t serverMaxUnsentBytes = 64 * 1024 * 1024;
     /// Requests of one connection awaiting answers; at the cap the broker stops reading it.
     int serverMaxInflightRequestsPerConnection = 4096;
+    /// TLS with RocketMQ's keys (clientlib/remoting/tlssettings.h): tls.server.* for the main and
+    /// fast ports, tls.enable and tls.client.* for the broker's own connections (name servers,
+    /// a slave's master), tls.config.file.
+    remoting::TlsSettings tls;
     int sendMessageThreadPoolNums = 4;
     int pullMessageThreadPoolNums = 4;
     int adminBrokerThreadPoolNums = 2;

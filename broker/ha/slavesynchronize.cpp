@@ -40,8 +40,10 @@ SlaveSynchronize::SlaveSynchronize(BrokerContext &context, AddressProvider maste
     , m_client(std::make_unique<remoting::RemotingClient>([&context] {
         remoting::RemotingClientOptions o;
         o.threadName = QStringLiteral("qrocket-slavesync-io");
-        if (context.config)
+        if (context.config) {
             o.requestHook = context.config->innerRequestSigner();
+            o.tls = context.config->tls; // tls.enable: TLS to the master's main port
+        }
         return o;
     }()))
 { }

@@ -39,6 +39,10 @@ void remotingLimitsInfo(
     t.emplace_back("remotingClosedIdle", QByteArray::number(r.closedIdle));
     t.emplace_back("remotingClosedUnsentCap", QByteArray::number(r.closedUnsentCap));
     t.emplace_back("remotingInflightPauses", QByteArray::number(r.inflightPauses));
+    t.emplace_back("remotingTlsConnections", QByteArray::number(r.tlsConnections));
+    t.emplace_back("remotingClosedPlainRefused", QByteArray::number(r.closedPlainRefused));
+    t.emplace_back("remotingClosedTlsFailed", QByteArray::number(r.closedTlsFailed));
+    t.emplace_back("remotingTlsReloads", QByteArray::number(r.tlsReloads));
 }
 
 /// RocketMQ's MixAll.humanReadableByteCount(bytes, false): "512 B", "1.5 KiB", "252.0 GiB".

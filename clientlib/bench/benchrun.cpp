@@ -76,6 +76,13 @@ void BenchArgs::addCommonOptions()
     addOption({QStringLiteral("sk"), QStringLiteral("secretKey")},
         QStringLiteral("Acl secret key, Default: 12345678 (RocketMQ's benchmark AclClient)"),
         QStringLiteral("12345678"));
+    m_parser.addOption(QCommandLineOption(QStringLiteral("tls"),
+        QStringLiteral("Connect with TLS (RocketMQ's tls.enable), verifying the servers' "
+                       "certificates")));
+    addOption({QStringLiteral("tlsTrustCert")},
+        QStringLiteral("PEM CA certificates the servers' certificates must chain to "
+                       "(tls.client.trustCertPath). Default: the system's"),
+        QString());
     addOption({QStringLiteral("duration")},
         QStringLiteral("Stop after this many seconds (0: until -q is reached or Ctrl-C). "
                        "Default: 0"),
@@ -141,6 +148,9 @@ bool BenchArgs::refuseUnsupported()
 
 void BenchArgs::applyCredentials(client::ClientConfig &config) const
 {
+    config.tls.enable = m_parser.isSet(QStringLiteral("tls"));
+    config.tls.configFile.clear(); // only what the command line says
+    config.tls.clientTrustCertPath = m_parser.value(QStringLiteral("tlsTrustCert"));
     if (!m_acl)
         return;
     config.accessKey = m_parser.value(QStringLiteral("ak")).trimmed().toUtf8();

@@ -53,7 +53,7 @@ public:
 
     QByteArray namesrvAddr() const;
     /// With -a true: the access and secret key (-ak/-sk, RocketMQ's benchmark defaults) signing
-    /// every request of the client.
+    /// every request of the client; with --tls: TLS on every connection (--tlsTrustCert).
     void applyCredentials(client::ClientConfig &config) const;
     int durationSeconds() const { return m_duration; }
     int intervalSeconds() const { return m_interval; }

@@ -51,6 +51,16 @@ QByteArray ClientConfig::buildClientId() const
     return id;
 }
 
+QByteArray ClientConfig::tlsKey() const
+{
+    if (!tls.enable)
+        return {};
+    const QStringList parts {tls.configFile, tls.clientTrustCertPath, tls.clientCertPath,
+        tls.clientKeyPath, tls.clientAuthServer ? QStringLiteral("verify") : QString(),
+        tls.testModeEnable ? QStringLiteral("test") : QString()};
+    return "tls:" + parts.join(QLatin1Char('|')).toUtf8();
+}
+
 QByteArray ClientConfig::localAddress()
 {
     static const QByteArray address = [] {

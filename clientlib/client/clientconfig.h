@@ -9,6 +9,7 @@
 // connection per broker, one set of timers); the default name is one per process and cluster.
 
 #include "clientlib/protocol/remotingcommand.h"
+#include "clientlib/remoting/tlssettings.h"
 
 #include <QByteArray>
 
@@ -41,6 +42,14 @@ struct ClientConfig
     QByteArray accessKey;
     QByteArray secretKey;
     QByteArray securityToken;
+    /// TLS (RocketMQ's tls.enable, tls.client.*, tls.config.file;
+    /// clientlib/remoting/tlssettings.h): with tls.enable every connection of the instance uses TLS
+    /// and verifies the server's certificate unless tls.client.authServer is false. Certificate
+    /// files that do not load fail every request with the reason; a failed handshake fails it with
+    /// the certificate errors. Objects with different TLS settings never share a client instance.
+    remoting::TlsSettings tls;
+    /// What tells TLS settings apart in the instance registry ("" without TLS).
+    QByteArray tlsKey() const;
 
     /// namesrvAddr, or NAMESRV_ADDR when empty.
     QByteArray resolvedNamesrvAddr() const;

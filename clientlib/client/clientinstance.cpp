@@ -38,8 +38,8 @@ ClientInstance::Lease ClientInstance::acquire(const ClientConfig &config)
 {
     // Keyed by the name servers too: an explicit instance name used for two clusters gives two
     // instances, never one that talks to the wrong cluster.
-    const QByteArray id
-        = config.buildClientId() + '|' + config.resolvedNamesrvAddr() + '|' + config.accessKey;
+    const QByteArray id = config.buildClientId() + '|' + config.resolvedNamesrvAddr() + '|'
+        + config.accessKey + '|' + config.tlsKey();
     Registry &r = registry();
     std::lock_guard lock(r.mutex);
     // An entry is alive: its leases hold it, and the last one erases it.
@@ -91,6 +91,7 @@ ClientInstance::ClientInstance(const ClientConfig &config)
     remoting::RemotingClientOptions options;
     options.threadName = QStringLiteral("qrocket-cli-io");
     options.requestHook = outgoingRequestHook(config);
+    options.tls = config.tls;
     m_remoting = std::make_unique<remoting::RemotingClient>(options);
     m_remoting->setNameServerAddresses(config.resolvedNamesrvAddr());
     m_api = std::make_unique<ClientApi>(*m_remoting, config.language);

@@ -4,6 +4,7 @@
 #include "clientlib/remoting/channelimpl.h"
 #include "clientlib/remoting/ioworker.h"
 #include "clientlib/remoting/logging.h"
+#include "clientlib/remoting/tlsconfig.h"
 
 #include <QSocketNotifier>
 #include <QTcpSocket>
@@ -98,18 +99,24 @@ ChannelPtr Connection::channel() const
     return m_channel;
 }
 
-void Connection::setUpSocket()
+void Connection::setUpSocket(QTcpSocket *socket)
 {
-    m_socket = new QTcpSocket(this);
+    m_socket = socket;
     connect(m_socket, &QTcpSocket::readyRead, this, &Connection::onReadyRead);
-    connect(m_socket, &QTcpSocket::bytesWritten, this, [this] { m_lastActivity.start(); });
-    connect(m_socket, &QTcpSocket::disconnected, this,
-        [this] { close(QStringLiteral("peer closed the connection")); });
+    if (!m_server) // a server's writes are not activity (a peer reading a trickle)
+        connect(m_socket, &QTcpSocket::bytesWritten, this, [this] { m_lastActivity.start(); });
+    connect(m_socket, &QTcpSocket::disconnected, this, [this] {
+        if (m_tls)
+            onTlsError(QAbstractSocket::RemoteHostClosedError); // says whether it was handshaking
+        else
+            close(peerClosedReason());
+    });
     connect(m_socket, &QTcpSocket::errorOccurred, this, &Connection::onErrorOccurred);
 }
 
-bool Connection::adoptDescriptor(qintptr descriptor)
+bool Connection::adoptDescriptor(qintptr descriptor, TlsServerContext *tls)
 {
+    m_server = true;
     const int fd = static_cast<int>(descriptor);
     sockaddr_storage peer {};
     socklen_t peerLen = sizeof peer;
@@ -138,16 +145,24 @@ bool Connection::adoptDescriptor(qintptr descriptor)
     m_writeNotifier->setEnabled(false);
     connect(m_writeNotifier, &QSocketNotifier::activated, this, &Connection::onWritable);
     m_lastActivity.start();
+    if (tls && tls->mode() != TlsMode::Disabled) {
+        m_tlsContext = tls;
+        m_sniffing = true; // the first readable byte decides: onReadyRead() -> sniffTls()
+    }
     qCDebug(lcRemoting, "connection %llu from %s", static_cast<unsigned long long>(m_id),
         m_remoteAddress.constData());
     return true;
 }
 
-void Connection::connectToHost(const QString &host, quint16 port)
+void Connection::connectToHost(const QString &host, quint16 port, const QSslConfiguration *tls)
 {
-    setUpSocket();
-    connect(m_socket, &QTcpSocket::connected, this, &Connection::onConnected);
     m_connectStarted.start();
+    if (tls) {
+        connectEncrypted(host, port, *tls);
+        return;
+    }
+    setUpSocket(new QTcpSocket(this));
+    connect(m_socket, &QTcpSocket::connected, this, &Connection::onConnected);
     m_socket->connectToHost(host, port, kSocketMode);
 }
 
@@ -166,8 +181,12 @@ void Connection::onConnected()
 
 void Connection::onErrorOccurred(QAbstractSocket::SocketError error)
 {
+    if (m_tls) {
+        onTlsError(error);
+        return;
+    }
     if (error == QAbstractSocket::RemoteHostClosedError) {
-        close(QStringLiteral("peer closed the connection"));
+        close(peerClosedReason());
         return;
     }
     close(m_socket->errorString());
@@ -182,10 +201,11 @@ qint64 Connection::unsentBytes() const
 qint64 Connection::readSome(char *data, qint64 size, QString &error)
 {
     if (m_socket) {
-        const qint64 got = m_socket->read(data, size); // unbuffered: straight from the kernel
+        // Plain: unbuffered, straight from the kernel; TLS: from the socket's decrypted bytes.
+        const qint64 got = m_socket->read(data, size);
         if (got < 0) {
             error = m_socket->error() == QAbstractSocket::RemoteHostClosedError
-                ? QStringLiteral("peer closed the connection")
+                ? peerClosedReason()
                 : m_socket->errorString();
         }
         return got;
@@ -329,7 +349,7 @@ void Connection::writeBytes(QByteArrayView bytes)
         close(QStringLiteral("write failed: ") + error);
         return;
     }
-    if (m_socket)
+    if (!m_server)
         m_lastActivity.start(); // a client's writes are activity; a server's are not
 }
 
@@ -352,7 +372,7 @@ void Connection::flushCorked()
         m_corked.resize(0);
     if (!ok)
         close(QStringLiteral("write failed: ") + error);
-    else if (m_socket)
+    else if (!m_server)
         m_lastActivity.start();
 }
 
@@ -382,6 +402,10 @@ void Connection::onReadyRead()
 {
     if (m_closed || m_readPaused)
         return;
+    if (m_sniffing) {
+        sniffTls();
+        return;
+    }
     if (m_inProcessInput) {
         m_readPending = true; // processInput() reads again when it is done
         return;
@@ -421,6 +445,7 @@ void Connection::onReadyRead()
             return;
         }
         readThisTurn += got;
+        m_receivedAny = m_receivedAny || got > 0;
         if (got < room)
             break;
         if (readThisTurn >= kReadPerTurn) {
@@ -428,7 +453,7 @@ void Connection::onReadyRead()
             break;
         }
     }
-    if (readThisTurn > 0 && m_socket)
+    if (readThisTurn > 0 && !m_server)
         m_lastActivity.start(); // a server's idle clock runs until a frame is complete
     processInput();
 }
@@ -444,8 +469,7 @@ void Connection::processInput()
         // A server's request bodies share the receive buffer: a send's body goes from here to
         // the commit log without a copy of its own (ProcessorTable copies the bodies it queues).
         // A client's responses (pulled messages an application may keep) are copied.
-        const bool server = !m_socket;
-        const auto result = server
+        const auto result = m_server
             ? protocol::decodeFrameSharingBody(m_in, m_inPos, cmd, m_options.limits)
             : protocol::decodeFrame(QByteArrayView(m_in).sliced(m_inPos), cmd, m_options.limits);
         if (result.status == DecodeStatus::NeedMore)
@@ -473,7 +497,7 @@ void Connection::processInput()
         else
             m_in.resize(0);
     }
-    if (!m_socket && !m_closed) {
+    if (m_server && !m_closed) {
         // Server side: a complete frame is activity; a frame begun starts the frame clock.
         if (framed)
             m_lastActivity.start();
@@ -493,10 +517,11 @@ void Connection::processInput()
 
 bool Connection::pauseReading()
 {
-    if (m_socket || m_readPaused || !m_channel->markReadPaused())
+    if (!m_server || m_readPaused || !m_channel->markReadPaused())
         return m_readPaused;
     m_readPaused = true;
-    m_readNotifier->setEnabled(false);
+    if (m_readNotifier) // TLS: the socket stops at its read buffer size while nothing is read
+        m_readNotifier->setEnabled(false);
     if (m_counters)
         m_counters->inflightPauses.fetch_add(1, std::memory_order_relaxed);
     qCDebug(lcRemoting, "connection %s: %d requests in flight, reading paused",
@@ -509,7 +534,8 @@ void Connection::resumeReading()
     if (m_closed || !m_readPaused)
         return;
     m_readPaused = false;
-    m_readNotifier->setEnabled(true);
+    if (m_readNotifier)
+        m_readNotifier->setEnabled(true);
     // The pause was the server's doing: the peer's clocks start again.
     m_lastActivity.start();
     if (m_frameStarted.isValid())
@@ -641,8 +667,12 @@ void Connection::housekeep(std::chrono::steady_clock::time_point now)
         close(QStringLiteral("idle timeout"));
         return;
     }
-    if (!m_socket && m_options.frameTimeout.count() > 0 && m_frameStarted.isValid()
+    if (m_server && m_options.frameTimeout.count() > 0 && m_frameStarted.isValid()
         && m_frameStarted.elapsed() > m_options.frameTimeout.count()) {
+        if (tlsHandshaking()) {
+            closeTlsHandshakeTimeout();
+            return;
+        }
         if (m_counters)
             m_counters->closedFrameTimeout.fetch_add(1, std::memory_order_relaxed);
         static LogRateLimiter limiter;

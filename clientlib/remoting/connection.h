@@ -22,6 +22,15 @@
 // set, reading stops while that many requests await their answers (ChannelImpl counts them; the
 // last Responder to release one below half the cap resumes reading). Nothing is dropped: frames
 // already read wait in the buffer. The per-frame cost is one relaxed atomic load.
+//
+// TLS (tlsconfig.h): a server connection adopted with a TlsServerContext not in disabled mode
+// peeks at the first byte the peer sends (recv MSG_PEEK: nothing is consumed). 0x16, a TLS
+// handshake record, hands the descriptor to a QSslSocket and starts server encryption (the
+// handshake must finish within frameTimeout, as a frame must); anything else is served plain in
+// permissive mode and closed in enforcing mode (logged rate-limited, counted). A peer that sends
+// nothing meets the idle timeout. A client connection given a QSslConfiguration connects with
+// TLS; a failed handshake closes it with the certificate errors in the reason, which its pending
+// invocations carry in their Unavailable status.
 
 #include "clientlib/protocol/framecodec.h"
 #include "clientlib/remoting/requestprocessor.h"
@@ -38,6 +47,7 @@
 #include <unordered_map>
 
 class QSocketNotifier;
+class QSslConfiguration;
 class QTcpSocket;
 
 namespace qrocket::remoting {
@@ -45,6 +55,7 @@ namespace qrocket::remoting {
 class ChannelImpl;
 class Connection;
 class IoWorker;
+class TlsServerContext;
 
 struct ConnectionOptions
 {
@@ -83,6 +94,9 @@ struct ConnectionCounters
     std::atomic<std::int64_t> closedFrameTimeout {0};
     std::atomic<std::int64_t> closedIdle {0};
     std::atomic<std::int64_t> closedUnsentCap {0};
+    std::atomic<std::int64_t> tlsConnections {0}; // handshakes started
+    std::atomic<std::int64_t> closedPlainRefused {0}; // plain clients of an enforcing server
+    std::atomic<std::int64_t> closedTlsFailed {0}; // handshakes that failed
 };
 
 /// Receives what a Connection cannot handle itself. Called on the connection's I/O thread.
@@ -111,10 +125,14 @@ public:
         QByteArray remoteAddress = {}, ConnectionCounters *counters = nullptr);
     ~Connection() override;
 
-    /// Server side: takes over an accepted descriptor (closed on failure).
-    bool adoptDescriptor(qintptr descriptor);
-    /// Client side: starts connecting; frames sent before the connection is up are queued.
-    void connectToHost(const QString &host, quint16 port);
+    /// Server side: takes over an accepted descriptor (closed on failure). `tls` (owned by the
+    /// server, outliving the connection): sniff for a TLS handshake unless it is disabled.
+    bool adoptDescriptor(qintptr descriptor, TlsServerContext *tls = nullptr);
+    /// Client side: starts connecting (with TLS when `tls` is given); frames sent before the
+    /// connection is up are queued.
+    void connectToHost(const QString &host, quint16 port, const QSslConfiguration *tls = nullptr);
+    /// The connection speaks TLS (set once the handshake started).
+    bool isEncrypted() const { return m_tls; }
 
     std::uint64_t id() const { return m_id; }
     QByteArray remoteAddress() const { return m_remoteAddress; }
@@ -168,7 +186,16 @@ private:
     bool pauseReading();
     /// Charges the partial frame held to the server's budget; false when it closed the connection.
     bool chargePendingInput();
-    void setUpSocket();
+    void setUpSocket(QTcpSocket *socket);
+    // TLS (connectiontls.cpp).
+    void sniffTls();
+    void startServerTls();
+    void connectEncrypted(const QString &host, quint16 port, const QSslConfiguration &config);
+    void onTlsError(QAbstractSocket::SocketError error);
+    bool tlsHandshaking() const;
+    /// "peer closed the connection", with a hint at TLS when a plain client got no byte.
+    QString peerClosedReason() const;
+    void closeTlsHandshakeTimeout();
     void onWritable();
     /// Transport reads: > 0 bytes read, 0 nothing now, -1 end of stream or error (`error` says).
     qint64 readSome(char *data, qint64 size, QString &error);
@@ -184,8 +211,14 @@ private:
     // Transport: client connections use an unbuffered QTcpSocket (host lookup, connect); server
     // connections read and write their accepted descriptor directly (one read notifier, a write
     // notifier only while the kernel refuses bytes).
+    // TLS connections (both sides) use a buffered QSslSocket.
     QTcpSocket *m_socket = nullptr;
     int m_fd = -1;
+    TlsServerContext *m_tlsContext = nullptr; // server: the server's, while sniffing
+    bool m_server = false;
+    bool m_sniffing = false; // server: the first byte decides between TLS and plain
+    bool m_tls = false;
+    bool m_receivedAny = false; // a byte arrived (a plain client closed before any: TLS hint)
     QSocketNotifier *m_readNotifier = nullptr;
     QSocketNotifier *m_writeNotifier = nullptr;
     QByteArray m_out; // server side: bytes the kernel has not taken yet, from m_outPos

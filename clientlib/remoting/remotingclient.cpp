@@ -59,6 +59,16 @@ struct RemotingClient::NameServerCall
 RemotingClient::RemotingClient(Options options, QObject *parent)
     : QObject(parent), m_options(std::move(options))
 {
+    if (m_options.tls.enable) {
+        Result<QSslConfiguration> tls = clientTlsConfiguration(m_options.tls);
+        if (tls) {
+            m_tlsConfig = *tls;
+        } else {
+            m_tlsStatus
+                = Status(tls.error().code(), QStringLiteral("TLS: ") + tls.error().message());
+            qCWarning(lcRemotingClient, "%s", qPrintable(m_tlsStatus.message()));
+        }
+    }
     m_pool = std::make_unique<IoThreadPool>(m_options.threadName, 1, m_options.sweepInterval);
     m_worker = m_pool->worker(0);
     m_ioThread = m_worker->thread();
@@ -135,7 +145,7 @@ Connection *RemotingClient::connectionFor(const QByteArray &address)
     m_lastAddress = address;
     m_lastConnection = connection;
     qCDebug(lcRemotingClient, "connecting to %s", address.constData());
-    connection->connectToHost(host, port);
+    connection->connectToHost(host, port, m_tlsConfig ? &*m_tlsConfig : nullptr);
     return connection;
 }
 
@@ -205,6 +215,10 @@ void RemotingClient::startInvoke(const QByteArray &address, RemotingCommand requ
                 QStringLiteral("timed out before sending to %1").arg(QLatin1String(address))));
         return;
     }
+    if (!m_tlsStatus) {
+        completeInvocation(callback, m_tlsStatus);
+        return;
+    }
     Connection *connection = connectionFor(address);
     if (!connection) {
         completeInvocation(callback,
@@ -225,9 +239,9 @@ void RemotingClient::invokeOneway(const QByteArray &address, RemotingCommand req
     if (m_options.requestHook)
         m_options.requestHook(request);
     runOnIoThread([this, address, request = std::move(request)]() mutable {
-        Connection *connection = connectionFor(address);
+        Connection *connection = m_tlsStatus ? connectionFor(address) : nullptr;
         if (!connection) {
-            qCWarning(lcRemotingClient, "oneway request to bad address \"%s\" dropped",
+            qCWarning(lcRemotingClient, "oneway request to \"%s\" dropped (bad address or TLS)",
                 address.constData());
             return;
         }

@@ -29,6 +29,7 @@
 #include "clientlib/common/result.h"
 #include "clientlib/remoting/connection.h"
 #include "clientlib/remoting/processortable.h"
+#include "clientlib/remoting/tlsconfig.h"
 
 #include <QByteArray>
 #include <QHash>
@@ -40,6 +41,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 class QThread;
@@ -62,6 +64,11 @@ struct RemotingClientOptions
     /// response), on the calling thread, before it is queued: where ACL credentials sign
     /// (protocol::aclSign). Must be thread-safe.
     std::function<void(RemotingCommand &)> requestHook;
+    /// tls.enable and tls.client.* (tlsconfig.h): every connection uses TLS when enabled. When
+    /// the files do not load, every invocation fails with the reason (tlsStatus()); a failed
+    /// handshake (e.g. an untrusted certificate) fails the invocations on that connection with
+    /// Unavailable naming the certificate errors.
+    TlsSettings tls;
 };
 
 class RemotingClient final : public QObject, private ConnectionHandler
@@ -108,6 +115,8 @@ public:
     void closeConnection(const QByteArray &address);
     /// True on the client's I/O thread (where callbacks run).
     bool isIoThread() const;
+    /// Whether the TLS settings loaded (always OK without tls.enable).
+    Status tlsStatus() const { return m_tlsStatus; }
 
 Q_SIGNALS:
     /// A connection closed. Emitted on the I/O thread.
@@ -142,6 +151,8 @@ private:
         const std::function<void(InvokeCallback)> &start, int timeoutMillis);
 
     const Options m_options;
+    std::optional<QSslConfiguration> m_tlsConfig; // set when tls.enable and the files loaded
+    Status m_tlsStatus;
     ProcessorTable m_table;
     std::unique_ptr<IoThreadPool> m_pool;
     IoWorker *m_worker = nullptr;

@@ -75,6 +75,10 @@ RemotingServerStats &RemotingServerStats::operator+=(const RemotingServerStats &
     closedFrameTimeout += o.closedFrameTimeout;
     closedIdle += o.closedIdle;
     closedUnsentCap += o.closedUnsentCap;
+    tlsConnections += o.tlsConnections;
+    closedPlainRefused += o.closedPlainRefused;
+    closedTlsFailed += o.closedTlsFailed;
+    tlsReloads += o.tlsReloads;
     return *this;
 }
 
@@ -97,6 +101,11 @@ RemotingServerStats RemotingServer::stats() const
     s.closedFrameTimeout = m_counters.closedFrameTimeout.load(std::memory_order_relaxed);
     s.closedIdle = m_counters.closedIdle.load(std::memory_order_relaxed);
     s.closedUnsentCap = m_counters.closedUnsentCap.load(std::memory_order_relaxed);
+    s.tlsConnections = m_counters.tlsConnections.load(std::memory_order_relaxed);
+    s.closedPlainRefused = m_counters.closedPlainRefused.load(std::memory_order_relaxed);
+    s.closedTlsFailed = m_counters.closedTlsFailed.load(std::memory_order_relaxed);
+    if (const TlsServerContext *tls = m_tlsContext.load(std::memory_order_acquire))
+        s.tlsReloads = tls->reloads();
     return s;
 }
 
@@ -120,6 +129,15 @@ Status RemotingServer::start()
 {
     if (m_pool)
         return Status::ok();
+    if (!m_tls) { // once: the settings never change, and stats() may read it at any time
+        auto tls = TlsServerContext::create(m_options.tls);
+        if (!tls) {
+            qCCritical(lcRemotingServer, "cannot start TLS: %s", qPrintable(tls.error().message()));
+            return Status(tls.error().code(), QStringLiteral("TLS: ") + tls.error().message());
+        }
+        m_tls = *tls;
+        m_tlsContext.store(m_tls.get(), std::memory_order_release);
+    }
     // Accepting past the open-file limit fails accept() for every port of the process, the
     // store's files included: the cap stays below it.
     int limit = m_options.maxConnections > 0 ? m_options.maxConnections : INT_MAX;
@@ -277,7 +295,7 @@ void RemotingServer::acceptDescriptor(qintptr descriptor)
     IoWorker *worker = m_pool->next();
     auto adopt = [this, worker, descriptor, host] {
         auto *connection = new Connection(m_options.connection, this, worker, {}, &m_counters);
-        if (!connection->adoptDescriptor(descriptor)) {
+        if (!connection->adoptDescriptor(descriptor, m_tls.get())) { // disabled: no sniffing
             release(host);
             return;
         }

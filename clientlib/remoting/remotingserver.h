@@ -33,6 +33,7 @@
 #include "clientlib/common/status.h"
 #include "clientlib/remoting/connection.h"
 #include "clientlib/remoting/processortable.h"
+#include "clientlib/remoting/tlsconfig.h"
 
 #include <QHash>
 #include <QHostAddress>
@@ -86,6 +87,9 @@ struct RemotingServerOptions
     std::chrono::milliseconds limitsReportInterval {60'000};
     /// I/O threads are named "<threadName>-<n>" (a broker's main and fast servers differ here).
     QString threadName = QStringLiteral("qrocket-srv-io");
+    /// tls.server.* (tlsconfig.h): with permissive or enforcing, start() loads the certificate
+    /// and key (and tls.config.file) and fails when they do not load or Qt has no TLS backend.
+    TlsSettings tls;
 };
 
 /// The limits' counters (RemotingServer::stats()).
@@ -101,6 +105,10 @@ struct RemotingServerStats
     std::int64_t closedFrameTimeout = 0;
     std::int64_t closedIdle = 0;
     std::int64_t closedUnsentCap = 0;
+    std::int64_t tlsConnections = 0; // TLS handshakes started
+    std::int64_t closedPlainRefused = 0; // plain clients refused by tls.server.mode=enforcing
+    std::int64_t closedTlsFailed = 0; // TLS handshakes that failed or never finished
+    std::int64_t tlsReloads = 0; // certificate files reloaded after they changed
 
     RemotingServerStats &operator+=(const RemotingServerStats &o);
 };
@@ -156,6 +164,8 @@ private:
     const Options m_options;
     ProcessorTable m_table;
     std::unique_ptr<IoThreadPool> m_pool;
+    std::shared_ptr<TlsServerContext> m_tls; // made by the first start(), kept until destroyed
+    std::atomic<const TlsServerContext *> m_tlsContext {nullptr}; // m_tls, for stats()
     TcpListener *m_listener = nullptr; // lives on I/O thread 0
     quint16 m_port = 0;
     std::atomic<int> m_connectionCount {0};

@@ -31,6 +31,16 @@ const std::vector<OptionSpec> &commonOptions()
         {'\0', "secretKey", true, false,
             "ACL secret key (overrides the credentials file; other users can see a command "
             "line: prefer --aclConfig)"},
+        {'\0', "tls", false, false,
+            "Connect with TLS (RocketMQ's tls.enable), verifying the server's certificate"},
+        {'\0', "tlsTrustCert", true, false,
+            "PEM CA certificates the servers' certificates must chain to (tls.client.trustCertPath;"
+            " default: the system's)"},
+        {'\0', "tlsCert", true, false,
+            "PEM client certificate, for servers requiring one (tls.client.certPath)"},
+        {'\0', "tlsKey", true, false, "PEM key of --tlsCert (tls.client.keyPath)"},
+        {'\0', "tlsConfig", true, false,
+            "A tls.properties with the tls.client.* keys (tls.config.file); implies --tls"},
     };
     return options;
 }
@@ -315,6 +325,11 @@ client::ClientConfig Context::clientConfig() const
     config.mqClientApiTimeout = m_timeoutMs;
     config.accessKey = m_credentials.accessKey;
     config.secretKey = m_credentials.secretKey;
+    config.tls.enable = has("tls") || has("tlsConfig");
+    config.tls.configFile = value("tlsConfig");
+    config.tls.clientTrustCertPath = value("tlsTrustCert");
+    config.tls.clientCertPath = value("tlsCert");
+    config.tls.clientKeyPath = value("tlsKey");
     return config;
 }
 

@@ -32,13 +32,40 @@ std::int64_t ClusterSession::nowMono()
     return clock.elapsed() + 1;
 }
 
+namespace {
+
+remoting::TlsSettings &consoleTls()
+{
+    static remoting::TlsSettings tls = [] {
+        remoting::TlsSettings t;
+        t.configFile.clear(); // only what the command line says
+        return t;
+    }();
+    return tls;
+}
+
+} // namespace
+
+void ClusterSession::setClientTls(const remoting::TlsSettings &tls)
+{
+    consoleTls() = tls;
+}
+
+client::ClientConfig ClusterSession::clientConfig() const
+{
+    client::ClientConfig config;
+    config.namesrvAddr = m_namesrvAddr.toUtf8();
+    config.tls = consoleTls();
+    config.accessKey = m_credentials.accessKey;
+    config.secretKey = m_credentials.secretKey;
+    return config;
+}
+
 ClusterSession::ClusterSession(QString namesrvAddr, const Credentials &credentials, QObject *parent)
-    : QObject(parent), m_namesrvAddr(std::move(namesrvAddr))
+    : QObject(parent), m_namesrvAddr(std::move(namesrvAddr)), m_credentials(credentials)
 {
     client::AdminOptions options;
-    options.client.namesrvAddr = m_namesrvAddr.toUtf8();
-    options.client.accessKey = credentials.accessKey;
-    options.client.secretKey = credentials.secretKey;
+    options.client = clientConfig();
     options.timeoutMs = 3000;
     options.callbackThreads = 4;
     m_admin = std::make_shared<client::Admin>(options);

@@ -52,6 +52,12 @@ public:
         QString namesrvAddr, const Credentials &credentials = {}, QObject *parent = nullptr);
     ~ClusterSession() override;
 
+    /// TLS of every session created afterwards (qrocket-console --tls ...; tls.enable and
+    /// tls.client.*); GUI thread, before the first cluster is added.
+    static void setClientTls(const remoting::TlsSettings &tls);
+    /// The client settings of this session (name servers, TLS): also for the console's producer.
+    client::ClientConfig clientConfig() const;
+
     /// Starts the Admin and the poller (first poll at once). InvalidArgument for a bad address.
     Status start();
     QString namesrvAddr() const { return m_namesrvAddr; }
@@ -174,6 +180,7 @@ private:
     void updateProblems();
 
     QString m_namesrvAddr;
+    Credentials m_credentials; // signs every request when it has an access key
     std::shared_ptr<client::Admin> m_admin;
     QTimer m_timer;
     std::int64_t m_tick = 0;

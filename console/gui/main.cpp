@@ -76,7 +76,20 @@ int main(int argc, char **argv)
                        "format (accessKey:, secretKey:); default $ROCKETMQ_HOME/conf/tools.yml "
                        "when it exists."),
         QStringLiteral("file"));
-    parser.addOptions({namesrv, screenshot, view, topic, timeout, light, aclConfig});
+    const QCommandLineOption tls(QStringLiteral("tls"),
+        QStringLiteral("Connect with TLS (RocketMQ's tls.enable), verifying the servers' "
+                       "certificates."));
+    const QCommandLineOption tlsTrust(QStringLiteral("tlsTrustCert"),
+        QStringLiteral("PEM CA certificates the servers' certificates must chain to "
+                       "(tls.client.trustCertPath; default: the system's)."),
+        QStringLiteral("file"));
+    const QCommandLineOption tlsCert(QStringLiteral("tlsCert"),
+        QStringLiteral("PEM client certificate, for servers requiring one."),
+        QStringLiteral("file"));
+    const QCommandLineOption tlsKey(
+        QStringLiteral("tlsKey"), QStringLiteral("PEM key of --tlsCert."), QStringLiteral("file"));
+    parser.addOptions({namesrv, screenshot, view, topic, timeout, light, aclConfig, tls, tlsTrust,
+        tlsCert, tlsKey});
     parser.process(app);
     if (!parser.positionalArguments().isEmpty())
         return fail(QStringLiteral("unexpected argument \"%1\" (see --help)")
@@ -111,6 +124,13 @@ int main(int argc, char **argv)
             return fail(QStringLiteral("%1: %2").arg(credentialsFile, s.message()), 2);
         credentials = *read;
     }
+    qrocket::remoting::TlsSettings clientTls;
+    clientTls.configFile.clear();
+    clientTls.enable = parser.isSet(tls);
+    clientTls.clientTrustCertPath = parser.value(tlsTrust);
+    clientTls.clientCertPath = parser.value(tlsCert);
+    clientTls.clientKeyPath = parser.value(tlsKey);
+    ClusterSession::setClientTls(clientTls);
 
     MainWindow window;
     window.setCredentials(credentials);

@@ -254,7 +254,7 @@ void TopicsView::sendTestMessage()
     if (!m_producer) {
         client::ProducerOptions options;
         options.group = QByteArrayLiteral("QROCKET_CONSOLE_PRODUCER");
-        options.client.namesrvAddr = m_session->namesrvAddr().toUtf8();
+        options.client = m_session->clientConfig();
         m_producer = std::make_unique<client::Producer>(options);
         if (Status s = m_producer->start(); !s) {
             report(tr("Producer did not start: %1").arg(s.toString()), true);

@@ -5,9 +5,12 @@
 set -euo pipefail
 
 # libqt6opengl6-dev: Qt6Charts's CMake package needs Qt6OpenGL's, which qt6-base-dev lacks.
+# libqt6network6 + libssl3: Qt's OpenSSL TLS backend (the plugin is in libqt6network6 and loads
+# libssl3 at run time) for tls.server.mode / tls.enable; openssl: the TLS tests make their
+# throwaway CA and certificates with it.
 packages=(build-essential cmake ninja-build ccache pkg-config zlib1g-dev
           qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev clang-format nodejs npm
-          libyaml-cpp-dev)
+          libyaml-cpp-dev libqt6network6 libssl3 openssl)
 
 missing=()
 for p in "${packages[@]}"; do

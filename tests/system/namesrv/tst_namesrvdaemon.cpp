@@ -27,7 +27,7 @@ QString daemonPath()
 QSet<QString> keysOf(const QString &text)
 {
     static const QRegularExpression re(
-        QStringLiteral("^#?([A-Za-z][A-Za-z0-9]*)="), QRegularExpression::MultilineOption);
+        QStringLiteral("^#?([A-Za-z][A-Za-z0-9.]*)="), QRegularExpression::MultilineOption);
     QSet<QString> keys;
     for (auto it = re.globalMatch(text); it.hasNext();)
         keys.insert(it.next().captured(1));

@@ -223,7 +223,7 @@ private slots:
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QString text = QString::fromUtf8(f.readAll());
         static const QRegularExpression line(
-            QStringLiteral("^#?([A-Za-z0-9]+)=(.*)$"), QRegularExpression::MultilineOption);
+            QStringLiteral("^#?([A-Za-z0-9.]+)=(.*)$"), QRegularExpression::MultilineOption);
         QHash<QString, QString> fileDefaults;
         for (auto it = line.globalMatch(text); it.hasNext();) {
             const auto m = it.next();

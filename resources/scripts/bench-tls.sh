@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# What TLS costs on the send path: qrocket-bench producer (64 sync senders by default, 1 KiB,
+# ASYNC_FLUSH) against one name server and one broker daemon, both with tls.server.mode=permissive
+# (plain and TLS clients on the same port), once plain and once with --tls (every connection of
+# the client, to the name server and the broker, is TLS 1.2+ through Qt's OpenSSL backend),
+# alternating off/on/off/on in one run because this machine's speed drifts. Each row counts what
+# the broker stored in its window (brokerStatus msgPutTotalTodayNow) and prints the mean of each
+# mode and their ratio. A throwaway CA and a server certificate for 127.0.0.1 are made with the
+# openssl CLI.
+#
+#   ./resources/scripts/bench-tls.sh              # SECONDS_PER_ROW=15 THREADS=64 SIZE=1024
+#
+# Starts its own name server and broker on spare ports in a temporary folder and stops them at
+# the end. Builds nothing: run it after the build.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+bin=${BIN_DIR:-$top/build/bin}
+seconds=${SECONDS_PER_ROW:-15}
+threads=${THREADS:-64}
+size=${SIZE:-1024}
+ns_port=${NAMESRV_PORT:-29966}
+broker_port=${BROKER_PORT:-20611}
+for exe in qrocket-bench qrocket-namesrv qrocket-broker qrocket-admin; do
+    [ -x "$bin/$exe" ] || { echo "bench-tls: $bin/$exe is not built" >&2; exit 1; }
+done
+command -v openssl >/dev/null || { echo "bench-tls: openssl is not installed" >&2; exit 1; }
+work=$(mktemp -d /tmp/qrocket-bench-tls.XXXXXX)
+pids=()
+cleanup() {
+    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+    for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+export QT_LOGGING_RULES="qrocket.*.info=false"
+
+(
+    cd "$work"
+    key=(-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes)
+    openssl req -x509 "${key[@]}" -keyout ca.key -out ca.pem -days 2 -subj /CN=bench-ca
+    openssl req "${key[@]}" -keyout server.key -out server.csr -subj /CN=localhost
+    printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' > server.ext
+    openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem \
+        -days 2 -extfile server.ext
+) >"$work/openssl.log" 2>&1 || { cat "$work/openssl.log" >&2; exit 1; }
+tls="tls.server.mode=permissive
+tls.config.file=
+tls.server.certPath=$work/server.pem
+tls.server.keyPath=$work/server.key"
+
+printf 'listenPort=%s\n%s\n' "$ns_port" "$tls" > "$work/namesrv.conf"
+"$bin/qrocket-namesrv" -c "$work/namesrv.conf" >"$work/namesrv.log" 2>&1 & pids+=($!)
+for _ in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$ns_port") 2>/dev/null && break; sleep 0.1; done
+cat > "$work/broker.conf" <<CONF
+brokerClusterName=BenchCluster
+brokerName=bench-tls
+brokerId=0
+listenPort=$broker_port
+namesrvAddr=127.0.0.1:$ns_port
+brokerIP1=127.0.0.1
+storePathRootDir=$work/store
+flushDiskType=ASYNC_FLUSH
+$tls
+CONF
+"$bin/qrocket-broker" -c "$work/broker.conf" >"$work/broker.log" 2>&1 & pids+=($!)
+for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$broker_port") 2>/dev/null && break; sleep 0.1; done
+for _ in $(seq 100); do
+    "$bin/qrocket-admin" clusterList -n "127.0.0.1:$ns_port" 2>/dev/null | grep -q bench-tls && break
+    sleep 0.1
+done
+
+puts() {
+    "$bin/qrocket-admin" brokerStatus -n "127.0.0.1:$ns_port" -b "127.0.0.1:$broker_port" \
+        2>/dev/null | awk '$1 == "msgPutTotalTodayNow" { print $3 }'
+}
+row() { # $1: off|on
+    local flags=()
+    if [ "$1" = on ]; then flags=(--tls --tlsTrustCert "$work/ca.pem"); fi
+    "$bin/qrocket-bench" producer -n "127.0.0.1:$ns_port" -w "$threads" -s "$size" "${flags[@]}" \
+        >"$work/bench-$1.out" 2>&1 &
+    local gen=$!
+    sleep 3
+    local p0 p1
+    p0=$(puts)
+    sleep "$seconds"
+    p1=$(puts)
+    kill "$gen" 2>/dev/null || true
+    wait "$gen" 2>/dev/null || true
+    sleep 1
+    rate=$(((p1 - p0) / seconds))
+    printf '%-8s %8d msgs/s\n' "TLS $1" "$rate"
+}
+
+echo "== qrocket-bench producer -w $threads -s $size, ASYNC_FLUSH, ${seconds} s per row"
+off=() on=()
+for mode in off on off on; do
+    row "$mode"
+    if [ "$mode" = off ]; then off+=("$rate"); else on+=("$rate"); fi
+done
+mean_off=$(((off[0] + off[1]) / 2))
+mean_on=$(((on[0] + on[1]) / 2))
+echo "== TLS off ${mean_off} msgs/s (${off[*]}), TLS on ${mean_on} msgs/s (${on[*]})"
+if [ "$mean_off" -gt 0 ]; then
+    echo "== TLS on sends at $((100 * mean_on / mean_off)) % of TLS off"
+fi
+echo "== broker TLS counters: $("$bin/qrocket-admin" brokerStatus -n "127.0.0.1:$ns_port" \
+    -b "127.0.0.1:$broker_port" 2>/dev/null | awk '$1 ~ /^remoting(TlsConnections|ClosedTlsFailed)$/ { printf "%s=%s ", $1, $3 }')"
