@@ -94,15 +94,6 @@ row() { # $1: off|on
     printf '%-8s %8d msgs/s\n' "ACL $1" "$rate"
 }
 
-echo "== qrocket-bench producer -w $threads -s $size, ASYNC_FLUSH, ${seconds} s per row"
-off=() on=()
-for mode in off on off on; do
-    row "$mode"
-    if [ "$mode" = off ]; then off+=("$rate"); else on+=("$rate"); fi
-done
-mean_off=$(((off[0] + off[1]) / 2))
-mean_on=$(((on[0] + on[1]) / 2))
-echo "== ACL off ${mean_off} msgs/s (${off[*]}), ACL on ${mean_on} msgs/s (${on[*]})"
-if [ "$mean_off" -gt 0 ]; then
-    echo "== ACL on sends at $((100 * mean_on / mean_off)) % of ACL off"
-fi
+# shellcheck source=bench-ab.sh
+. "$top/resources/scripts/bench-ab.sh"
+alternate_rows ACL

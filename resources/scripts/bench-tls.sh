@@ -91,17 +91,8 @@ row() { # $1: off|on
     printf '%-8s %8d msgs/s\n' "TLS $1" "$rate"
 }
 
-echo "== qrocket-bench producer -w $threads -s $size, ASYNC_FLUSH, ${seconds} s per row"
-off=() on=()
-for mode in off on off on; do
-    row "$mode"
-    if [ "$mode" = off ]; then off+=("$rate"); else on+=("$rate"); fi
-done
-mean_off=$(((off[0] + off[1]) / 2))
-mean_on=$(((on[0] + on[1]) / 2))
-echo "== TLS off ${mean_off} msgs/s (${off[*]}), TLS on ${mean_on} msgs/s (${on[*]})"
-if [ "$mean_off" -gt 0 ]; then
-    echo "== TLS on sends at $((100 * mean_on / mean_off)) % of TLS off"
-fi
+# shellcheck source=bench-ab.sh
+. "$top/resources/scripts/bench-ab.sh"
+alternate_rows TLS
 echo "== broker TLS counters: $("$bin/qrocket-admin" brokerStatus -n "127.0.0.1:$ns_port" \
     -b "127.0.0.1:$broker_port" 2>/dev/null | awk '$1 ~ /^remoting(TlsConnections|ClosedTlsFailed)$/ { printf "%s=%s ", $1, $3 }')"
