@@ -68,6 +68,16 @@ private slots:
         for (const char *file : {"store/config/topics.json", "store/config/consumerOffset.json",
                  "store/config/subscriptionGroup.json", "store/namesrv/kvConfig.json"})
             m_bodies.push_back(readVector(QString::fromLatin1(file)));
+        // ACL 2.0 bodies (RocketMQ 5.3's UserInfo/AclInfo shapes): no capture of them exists.
+        const QByteArray user = R"({"username":"alice","password":"12345678",)"
+                                R"("userType":"Normal","userStatus":"enable"})";
+        const QByteArray acl = R"({"subject":"User:alice","policies":[{"policyType":"Custom",)"
+                               R"("entries":[{"resource":"Topic:orders*","actions":["Pub","Sub"],)"
+                               R"("sourceIps":["10.0.0.0/8","192.168.1.7"],"decision":"Deny"}]}]})";
+        m_bodies.push_back(user);
+        m_bodies.push_back(acl);
+        m_bodies.push_back('[' + user + ',' + user + ']');
+        m_bodies.push_back('[' + acl + ']');
         QVERIFY(m_frames.size() > 200);
         QVERIFY(m_bodies.size() > 50);
         QVERIFY(m_records.size() > 20);

@@ -47,6 +47,7 @@ struct UserInfo
     static Result<UserInfo> fromJson(QByteArrayView json);
     static QByteArray listToJson(const std::vector<UserInfo> &users);
     static Result<std::vector<UserInfo>> listFromJson(QByteArrayView json);
+    bool operator==(const UserInfo &) const = default;
 };
 
 struct PolicyEntryInfo
@@ -55,12 +56,14 @@ struct PolicyEntryInfo
     std::vector<QByteArray> actions; // "Pub", "Sub", "Create", ..., "All"
     std::vector<QByteArray> sourceIps; // IPs or CIDR ranges; none: from anywhere
     QByteArray decision; // "Allow" / "Deny"
+    bool operator==(const PolicyEntryInfo &) const = default;
 };
 
 struct PolicyInfo
 {
     QByteArray policyType; // "Custom" / "Default"; empty: Custom
     std::vector<PolicyEntryInfo> entries;
+    bool operator==(const PolicyInfo &) const = default;
 };
 
 struct AclInfo
@@ -72,6 +75,7 @@ struct AclInfo
     static Result<AclInfo> fromJson(QByteArrayView json);
     static QByteArray listToJson(const std::vector<AclInfo> &acls);
     static Result<std::vector<AclInfo>> listFromJson(QByteArrayView json);
+    bool operator==(const AclInfo &) const = default;
 };
 
 class JsonWriter;
