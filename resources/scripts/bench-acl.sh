@@ -82,16 +82,10 @@ row() { # $1: off|on
     "$bin/qrocket-bench" producer -n "127.0.0.1:$ns_port" -w "$threads" -s "$size" "${flags[@]}" \
         >"$work/bench-$1.out" 2>&1 &
     local gen=$!
-    sleep 3
-    local p0 p1
-    p0=$(puts)
-    sleep "$seconds"
-    p1=$(puts)
+    measure_row "ACL $1" "$broker_pid" "$gen"
     kill "$gen" 2>/dev/null || true
     wait "$gen" 2>/dev/null || true
     stop_broker
-    rate=$(((p1 - p0) / seconds))
-    printf '%-8s %8d msgs/s\n' "ACL $1" "$rate"
 }
 
 # shellcheck source=bench-ab.sh

@@ -63,6 +63,7 @@ flushDiskType=ASYNC_FLUSH
 $tls
 CONF
 "$bin/qrocket-broker" -c "$work/broker.conf" >"$work/broker.log" 2>&1 & pids+=($!)
+broker_pid=$!
 for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$broker_port") 2>/dev/null && break; sleep 0.1; done
 for _ in $(seq 100); do
     "$bin/qrocket-admin" clusterList -n "127.0.0.1:$ns_port" 2>/dev/null | grep -q bench-tls && break
@@ -79,16 +80,10 @@ row() { # $1: off|on
     "$bin/qrocket-bench" producer -n "127.0.0.1:$ns_port" -w "$threads" -s "$size" "${flags[@]}" \
         >"$work/bench-$1.out" 2>&1 &
     local gen=$!
-    sleep 3
-    local p0 p1
-    p0=$(puts)
-    sleep "$seconds"
-    p1=$(puts)
+    measure_row "TLS $1" "$broker_pid" "$gen"
     kill "$gen" 2>/dev/null || true
     wait "$gen" 2>/dev/null || true
     sleep 1
-    rate=$(((p1 - p0) / seconds))
-    printf '%-8s %8d msgs/s\n' "TLS $1" "$rate"
 }
 
 # shellcheck source=bench-ab.sh
