@@ -151,11 +151,12 @@ std::optional<AclGuard::Refusal> AclGuard::checkV2(const AuthData &data, const A
     const QHostAddress &peer, const protocol::RemotingCommand &request) const
 {
     constexpr int kNoPermission = 16;
-    if (const QByteArray *key = duplicatedExtField(request))
+    const protocol::ExtFieldOrder order(request);
+    if (const QByteArray *key = order.duplicate())
         return Refusal {kNoPermission, "Duplicated request field " + key->left(128)};
     if (user.status == UserStatus::Disable)
         return Refusal {kNoPermission, "User:" + user.username + " is disabled."};
-    if (!signatureMatches(request, user.password))
+    if (!signatureMatches(order, user.password))
         return Refusal {kNoPermission, QByteArrayLiteral("check signature failed.")};
     if (isAdminCode(request.code) && user.type != UserType::Super) {
         return Refusal {kNoPermission,

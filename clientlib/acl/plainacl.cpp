@@ -313,27 +313,16 @@ bool PlainAclConfig::isGloballyWhite(const QHostAddress &peer) const
     return matchesAny(m_globalWhite, peer);
 }
 
-const QByteArray *duplicatedExtField(const RemotingCommand &request)
+bool signatureMatches(const protocol::ExtFieldOrder &order, QByteArrayView secret)
 {
-    for (std::size_t i = 0; i < request.extFields.size(); ++i) {
-        const QByteArray &key = request.extFields[i].first;
-        for (std::size_t j = i + 1; j < request.extFields.size(); ++j) {
-            if (request.extFields[j].first == key)
-                return &key;
-        }
-    }
-    return nullptr;
-}
-
-bool signatureMatches(const RemotingCommand &request, QByteArrayView secret)
-{
+    const RemotingCommand &request = order.request();
     const QByteArray *signature = request.ext(protocol::kAclSignature);
     return signature
         && (protocol::constantTimeEquals(
-                *signature, protocol::aclSignature(secret, request, protocol::kAclUniqueKeyQuery))
+                *signature, protocol::aclSignature(secret, order, protocol::kAclUniqueKeyQuery))
             || (request.hasExt(protocol::kAclUniqueKeyQuery)
                 && protocol::constantTimeEquals(
-                    *signature, protocol::aclSignature(secret, request))));
+                    *signature, protocol::aclSignature(secret, order))));
 }
 
 std::optional<AclRefusal> PlainAclConfig::check(
@@ -352,10 +341,11 @@ std::optional<AclRefusal> PlainAclConfig::check(
         return std::nullopt;
 
     // One value per key: a signed value and the value a processor reads must be the same.
-    if (const QByteArray *key = duplicatedExtField(request))
+    const protocol::ExtFieldOrder order(request);
+    if (const QByteArray *key = order.duplicate())
         return refusal(
             "Duplicated request field " + key->left(128) + " for accessKey=" + account.accessKey);
-    if (!signatureMatches(request, account.secretKey))
+    if (!signatureMatches(order, account.secretKey))
         return refusal("Check signature failed for accessKey=" + account.accessKey);
 
     const std::vector<std::pair<QByteArray, std::uint8_t>> needed = neededResources(request);

@@ -33,6 +33,7 @@
 
 #include "clientlib/common/addresspattern.h"
 #include "clientlib/common/result.h"
+#include "clientlib/protocol/aclsignature.h"
 #include "clientlib/protocol/remotingcommand.h"
 
 #include <QByteArray>
@@ -100,14 +101,11 @@ private:
     std::unordered_map<QByteArray, AclAccount> m_accounts;
 };
 
-/// The first ext key `request` carries twice, or nullptr (a signed value and the value a
-/// processor reads could differ: such a request is refused).
-const QByteArray *duplicatedExtField(const protocol::RemotingCommand &request);
-
-/// Whether `signature` is `request` signed with `secret`, compared in constant time: without
-/// _UNIQUE_KEY_QUERY in the content (RocketMQ's broker), or with it (a Java 4.9 client's
-/// QUERY_MESSAGE).
-bool signatureMatches(const protocol::RemotingCommand &request, QByteArrayView secret);
+/// Whether the request's Signature is the request (`order`, whose duplicate() the caller has
+/// refused: a signed value and the value a processor reads could differ) signed with `secret`,
+/// compared in constant time: without _UNIQUE_KEY_QUERY in the content (RocketMQ's broker), or
+/// with it (a Java 4.9 client's QUERY_MESSAGE).
+bool signatureMatches(const protocol::ExtFieldOrder &order, QByteArrayView secret);
 
 /// Codes only an admin account may send (see the file comment).
 bool isAdminCode(int requestCode);

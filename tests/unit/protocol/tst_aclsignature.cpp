@@ -4,11 +4,14 @@
 
 #include "clientlib/protocol/aclsignature.h"
 #include "clientlib/protocol/framecodec.h"
+#include "clientlib/protocol/hmacsha1.h"
 #include "goldenvectors.h"
 
 #include <QCryptographicHash>
 #include <QMessageAuthenticationCode>
 #include <QTest>
+
+#include <algorithm>
 
 using namespace qrocket;
 using namespace qrocket::protocol;
@@ -82,6 +85,74 @@ private Q_SLOTS:
         r.extFields.emplace_back("topic", "B");
         QCOMPARE(aclSignature("k", r),
             QMessageAuthenticationCode::hash("B", "k", QCryptographicHash::Sha1).toBase64());
+    }
+
+    void extFieldOrderFindsDuplicates()
+    {
+        RemotingCommand r = RemotingCommand::createRequest(10);
+        for (int i = 60; i > 0; --i) // more fields than are kept on the stack
+            r.extFields.emplace_back("k" + QByteArray::number(i), QByteArray::number(i));
+        QCOMPARE(ExtFieldOrder(r).duplicate(), nullptr);
+        r.extFields.emplace_back("k7", "again");
+        const ExtFieldOrder many(r);
+        QVERIFY(many.duplicate());
+        QCOMPARE(*many.duplicate(), QByteArray("k7"));
+        // Stable: the later "k7" comes second, so its value is the one signed.
+        QByteArray content;
+        std::vector<QByteArray> keys;
+        for (const auto &[k, v] : r.extFields)
+            keys.push_back(k);
+        std::sort(keys.begin(), keys.end());
+        keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+        for (const QByteArray &k : keys)
+            content += k == "k7" ? QByteArray("again") : k.mid(1);
+        QCOMPARE(aclSignature("key", many),
+            QMessageAuthenticationCode::hash(content, "key", QCryptographicHash::Sha1).toBase64());
+
+        RemotingCommand few = RemotingCommand::createRequest(10);
+        few.extFields.emplace_back("b", "1");
+        few.extFields.emplace_back("a", "2");
+        QCOMPARE(ExtFieldOrder(few).duplicate(), nullptr);
+        few.extFields.emplace_back("b", "3");
+        QCOMPARE(*ExtFieldOrder(few).duplicate(), QByteArray("b"));
+    }
+
+    void hmacBackendsAgreeWithQt_data()
+    {
+        QTest::addColumn<QByteArray>("key");
+        QTest::addColumn<QByteArray>("data");
+        QTest::newRow("empty key") << QByteArray() << QByteArray("abc");
+        QTest::newRow("short key, empty data") << QByteArray("12345678") << QByteArray();
+        QTest::newRow("64-byte key") << QByteArray(64, 'k') << QByteArray(1024, 'x');
+        QTest::newRow("65-byte key (hashed)") << QByteArray(65, 'k') << QByteArray(4097, 'y');
+        QTest::newRow("binary") << QByteArray("\0\x80\xff", 3) << QByteArray("\0\0\0", 3);
+    }
+
+    void hmacBackendsAgreeWithQt()
+    {
+        QFETCH(QByteArray, key);
+        QFETCH(QByteArray, data);
+        const QByteArray expected
+            = QMessageAuthenticationCode::hash(data, key, QCryptographicHash::Sha1);
+        for (const auto backend : {HmacSha1::Backend::Auto, HmacSha1::Backend::Qt}) {
+            HmacSha1 mac(key, backend);
+            // Fed in uneven pieces, as the signature feeds fields.
+            for (qsizetype off = 0; off < data.size(); off += 7)
+                mac.addData(
+                    QByteArrayView(data).sliced(off, std::min<qsizetype>(7, data.size() - off)));
+            const HmacSha1::Digest d = mac.result();
+            QCOMPARE(QByteArray(reinterpret_cast<const char *>(d.data()), 20), expected);
+        }
+        // Two alive on one thread (the second gets its own digest context).
+        HmacSha1 outer(key);
+        HmacSha1 inner(key);
+        outer.addData(data);
+        inner.addData(data);
+        const HmacSha1::Digest a = outer.result();
+        const HmacSha1::Digest b = inner.result();
+        QCOMPARE(QByteArray(reinterpret_cast<const char *>(a.data()), 20), expected);
+        QCOMPARE(QByteArray(reinterpret_cast<const char *>(b.data()), 20), expected);
+        qInfo("HMAC backend: %s", HmacSha1::autoBackendName());
     }
 
     void constantTimeEquality()
