@@ -143,8 +143,8 @@ std::optional<LogRecord> parseLogRecord(QByteArrayView body)
     const auto queueId = number(f[3]);
     const auto start = number(f[4]);
     const auto popTime = number(f[5]);
-    if (ck.group.isEmpty() || ck.topic.isEmpty() || !queueId || *queueId < 0
-        || *queueId > INT32_MAX || !start || !popTime)
+    if (ck.group.isEmpty() || ck.topic.isEmpty() || !queueId || *queueId < 0 || *queueId > INT32_MAX
+        || !start || !popTime)
         return std::nullopt;
     ck.queueId = static_cast<std::int32_t>(*queueId);
     ck.startOffset = *start;

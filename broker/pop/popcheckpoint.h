@@ -77,8 +77,8 @@ struct LogRecord
 };
 
 QByteArray encodeCheckPoint(const CheckPoint &ck);
-QByteArray encodeSettle(LogRecord::Type type, const CheckPoint &ck,
-    const std::vector<std::int64_t> &offsets);
+QByteArray encodeSettle(
+    LogRecord::Type type, const CheckPoint &ck, const std::vector<std::int64_t> &offsets);
 /// nullopt for a body that is no valid record (logged and skipped by the replay).
 std::optional<LogRecord> parseLogRecord(QByteArrayView body);
 

@@ -49,16 +49,13 @@ std::optional<std::vector<protocol::MessageQueue>> allocate(const QByteArray &st
     std::vector<protocol::MessageQueue> out;
     const auto it = std::find(cids.begin(), cids.end(), clientId);
     if (it == cids.end() || all.empty())
-        return strategy == "AVG" || strategy == "AVG_BY_CIRCLE"
-            ? std::optional(out)
-            : std::nullopt;
+        return strategy == "AVG" || strategy == "AVG_BY_CIRCLE" ? std::optional(out) : std::nullopt;
     const auto index = static_cast<std::size_t>(it - cids.begin());
     if (strategy == "AVG") {
         const std::size_t n = all.size();
         const std::size_t c = cids.size();
         const std::size_t mod = n % c;
-        const std::size_t average
-            = n <= c ? 1 : (mod > 0 && index < mod ? n / c + 1 : n / c);
+        const std::size_t average = n <= c ? 1 : (mod > 0 && index < mod ? n / c + 1 : n / c);
         const std::size_t start = mod > 0 && index < mod ? index * average : index * average + mod;
         const std::size_t range = start < n ? std::min(average, n - start) : 0;
         for (std::size_t i = 0; i < range; ++i)
@@ -82,12 +79,10 @@ PopProcessor::PopProcessor(BrokerContext &ctx, PopService &service, RequestModeM
 
 std::vector<int> PopProcessor::requestCodes()
 {
-    return {popcode::PopMessage, popcode::AckMessage,
-        popcode::BatchAckMessage, popcode::PeekMessage,
-        popcode::ChangeMessageInvisibleTime, popcode::Notification,
-        popcode::PollingInfo, popcode::PopRollback,
-        popcode::QueryAssignment, popcode::SetMessageRequestMode,
-        popcode::GetAllMessageRequestMode, popcode::GetTopicConfig,
+    return {popcode::PopMessage, popcode::AckMessage, popcode::BatchAckMessage,
+        popcode::PeekMessage, popcode::ChangeMessageInvisibleTime, popcode::Notification,
+        popcode::PollingInfo, popcode::PopRollback, popcode::QueryAssignment,
+        popcode::SetMessageRequestMode, popcode::GetAllMessageRequestMode, popcode::GetTopicConfig,
         popcode::GetSubscriptionGroupConfig};
 }
 
@@ -107,8 +102,8 @@ void PopProcessor::wakeup(std::shared_ptr<HeldPop> pop, bool timedOut)
         if (pop->channel && !pop->channel->isActive())
             return;
         const bool notification = pop->request.code == popcode::Notification;
-        if (auto response = self->popMessage(pop->channel, pop->request, pop->respond, !timedOut,
-                pop->deadline, notification))
+        if (auto response = self->popMessage(
+                pop->channel, pop->request, pop->respond, !timedOut, pop->deadline, notification))
             pop->respond(std::move(*response));
     };
     if (!m_executor || !m_executor->tryExecute(task))
@@ -210,8 +205,8 @@ std::optional<RemotingCommand> PopProcessor::popMessage(const remoting::ChannelP
                 "the broker[" + brokerIp + "] pop message's num is greater than 32");
         if (h->invisibleTime < 0 || h->invisibleTime > kMaxInvisibleMillis)
             return makeReply(request, toInt(ResponseCode::InvalidParameter),
-                "invisibleTime " + QByteArray::number(h->invisibleTime)
-                    + " is out of range [0, " + QByteArray::number(kMaxInvisibleMillis) + "]");
+                "invisibleTime " + QByteArray::number(h->invisibleTime) + " is out of range [0, "
+                    + QByteArray::number(kMaxInvisibleMillis) + "]");
         if (!filter::isTagType(h->expType)) {
             auto compiled = filter::subscriptionFilter(m_ctx.sqlFilters, h->expType, h->exp);
             if (!compiled || !config.enablePropertyFilter)
@@ -262,7 +257,8 @@ std::optional<RemotingCommand> PopProcessor::popMessage(const remoting::ChannelP
     } else {
         PopResult result = m_service.pop(req);
         if (!result.error.isOk())
-            return makeReply(request, toInt(ResponseCode::SystemError), utf8(result.error.message()));
+            return makeReply(
+                request, toInt(ResponseCode::SystemError), utf8(result.error.message()));
         if (result.messageCount > 0) {
             response = makeReply(request, code, "FOUND");
             protocol::PopMessageResponseHeader h;
@@ -308,9 +304,8 @@ std::optional<RemotingCommand> PopProcessor::popMessage(const remoting::ChannelP
         protocol::NotificationResponseHeader {false, full}.encode(response);
         return response;
     }
-    response = makeReply(request,
-        full ? popcode::PollingFull : popcode::PollingTimeout,
-        "NO_MESSAGE_IN_QUEUE");
+    response = makeReply(
+        request, full ? popcode::PollingFull : popcode::PollingTimeout, "NO_MESSAGE_IN_QUEUE");
     protocol::PopMessageResponseHeader h;
     h.popTime = QDateTime::currentMSecsSinceEpoch();
     h.invisibleTime = req.invisibleTime;
@@ -333,8 +328,8 @@ RemotingCommand PopProcessor::ackMessage(const RemotingCommand &request)
             "topic[" + h->topic + "] not exist, apply first please!");
     const auto extra = protocol::ExtraInfo::parse(h->extraInfo);
     if (!extra)
-        return makeReply(request, toInt(ResponseCode::MessageIllegal),
-            "extraInfo is illegal: " + h->extraInfo);
+        return makeReply(
+            request, toInt(ResponseCode::MessageIllegal), "extraInfo is illegal: " + h->extraInfo);
     const QByteArray realTopic = *protocol::popRealTopic(h->topic, h->consumerGroup, extra->retry);
     if (extra->retry == '0' && (h->queueId < 0 || h->queueId >= topicConfig->readQueueNums))
         return makeReply(request, toInt(ResponseCode::MessageIllegal),
@@ -346,8 +341,8 @@ RemotingCommand PopProcessor::ackMessage(const RemotingCommand &request)
     if (h->offset < minOffset || h->offset >= maxOffset)
         return makeReply(request, toInt(ResponseCode::NoMessage),
             "offset is illegal, key:" + realTopic + "@" + QByteArray::number(h->queueId)
-                + ", commit:" + QByteArray::number(h->offset) + ", store:"
-                + QByteArray::number(minOffset) + "~" + QByteArray::number(maxOffset));
+                + ", commit:" + QByteArray::number(h->offset)
+                + ", store:" + QByteArray::number(minOffset) + "~" + QByteArray::number(maxOffset));
     switch (m_service.ack(h->consumerGroup, realTopic, h->queueId,
         CheckPointKey {extra->ckQueueOffset, extra->popTime}, {h->offset})) {
     case SettleStatus::Ok:
@@ -397,16 +392,16 @@ RemotingCommand PopProcessor::changeInvisibleTime(const RemotingCommand &request
             "invisibleTime " + QByteArray::number(h->invisibleTime) + " is out of range");
     const auto extra = protocol::ExtraInfo::parse(h->extraInfo);
     if (!extra)
-        return makeReply(request, toInt(ResponseCode::MessageIllegal),
-            "extraInfo is illegal: " + h->extraInfo);
+        return makeReply(
+            request, toInt(ResponseCode::MessageIllegal), "extraInfo is illegal: " + h->extraInfo);
     const QByteArray realTopic = *protocol::popRealTopic(h->topic, h->consumerGroup, extra->retry);
     const std::int64_t minOffset = m_ctx.store->minOffsetInQueue(realTopic, h->queueId);
     const std::int64_t maxOffset = m_ctx.store->maxOffsetInQueue(realTopic, h->queueId);
     if (h->offset < minOffset || h->offset >= maxOffset)
         return makeReply(request, toInt(ResponseCode::NoMessage),
             "offset is illegal, key:" + realTopic + "@" + QByteArray::number(h->queueId)
-                + ", commit:" + QByteArray::number(h->offset) + ", store:"
-                + QByteArray::number(minOffset) + "~" + QByteArray::number(maxOffset));
+                + ", commit:" + QByteArray::number(h->offset)
+                + ", store:" + QByteArray::number(minOffset) + "~" + QByteArray::number(maxOffset));
     ChangedHandle changed;
     switch (m_service.changeInvisibleTime(h->consumerGroup, realTopic, h->queueId,
         CheckPointKey {extra->ckQueueOffset, extra->popTime}, h->offset, h->invisibleTime,
@@ -501,8 +496,8 @@ RemotingCommand PopProcessor::setRequestMode(const RemotingCommand &request)
     if (!body)
         return makeReply(request, toInt(ResponseCode::SystemError), utf8(body.error().message()));
     if (topics::isRetryTopic(body->topic))
-        return makeReply(request, toInt(ResponseCode::NoPermission),
-            "retry topic is not allowed to set mode");
+        return makeReply(
+            request, toInt(ResponseCode::NoPermission), "retry topic is not allowed to set mode");
     if (body->topic.isEmpty() || body->consumerGroup.isEmpty())
         return makeReply(request, toInt(ResponseCode::SystemError), "topic and group required");
     if (Status st = m_modes.set(*body); !st)
@@ -601,8 +596,8 @@ RemotingCommand PopProcessor::getGroupConfig(const RemotingCommand &request)
         return decodeError(request, h.error());
     const auto group = m_ctx.subscriptionGroups->findOrCreate(h->group);
     if (!group)
-        return makeReply(request, toInt(ResponseCode::SubscriptionGroupNotExist),
-            "No group in this broker");
+        return makeReply(
+            request, toInt(ResponseCode::SubscriptionGroupNotExist), "No group in this broker");
     RemotingCommand r = makeReply(request, toInt(ResponseCode::Success));
     r.body = group->toJson();
     return r;

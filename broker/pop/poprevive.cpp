@@ -191,13 +191,13 @@ bool PopService::reviveMessage(const CheckPoint &ck, std::int64_t offset, bool t
         created = m_ctx.topics->createDlqTopic(ck.group);
     } else {
         target = topics::isRetryTopic(ck.topic) ? ck.topic
-                                               : protocol::popRetryTopicV1(ck.topic, ck.group);
+                                                : protocol::popRetryTopicV1(ck.topic, ck.group);
         created = m_ctx.topics->createTopicInSendMessageBackMethod(
             target, 1, protocol::Perm::Read | protocol::Perm::Write);
     }
     if (!created) {
-        qCWarning(lcBroker).noquote() << "POP revive: cannot create" << target << ":"
-                                      << created.error().message();
+        qCWarning(lcBroker).noquote()
+            << "POP revive: cannot create" << target << ":" << created.error().message();
         return false;
     }
     if (!props.contains(MessageConst::RetryTopic))
@@ -280,8 +280,8 @@ Status PopService::loadSnapshot(std::int64_t &logOffset)
         logOffset = std::max<std::int64_t>(0, (*v)["reviveOffset"].toInteger());
         std::lock_guard lock(m_mutex);
         for (const protocol::JsonValue &e : (*v)["offsetTable"].isArray()
-                 ? (*v)["offsetTable"].items()
-                 : std::vector<protocol::JsonValue> {}) {
+                ? (*v)["offsetTable"].items()
+                : std::vector<protocol::JsonValue> {}) {
             const QByteArray group = e["group"].toString();
             const QByteArray topic = e["topic"].toString();
             const auto queueId = static_cast<int>(e["queueId"].toInteger(-1));
@@ -302,22 +302,22 @@ void PopService::applyLocked(const LogRecord &record, std::int64_t logOffset)
 {
     const CheckPoint &r = record.ck;
     QueueState &qs = stateLocked(r.group, r.topic, r.queueId);
-    auto settle = [&](const CheckPointKey &key, const std::vector<std::int64_t> &offsets,
-                      OffsetState to) {
-        const auto it = qs.cks.find(key);
-        if (it == qs.cks.end())
-            return; // settled before the snapshot's offset
-        const std::shared_ptr<CheckPoint> ck = it->second;
-        for (std::int64_t o : offsets) {
-            const int i = ck->indexOf(o);
-            if (i < 0 || ck->states[static_cast<std::size_t>(i)] == OffsetState::Acked
-                || ck->states[static_cast<std::size_t>(i)] == OffsetState::Revived)
-                continue;
-            ck->states[static_cast<std::size_t>(i)] = to;
-            m_inFlight.fetch_sub(1);
-        }
-        dropIfSettledLocked(*ck);
-    };
+    auto settle
+        = [&](const CheckPointKey &key, const std::vector<std::int64_t> &offsets, OffsetState to) {
+              const auto it = qs.cks.find(key);
+              if (it == qs.cks.end())
+                  return; // settled before the snapshot's offset
+              const std::shared_ptr<CheckPoint> ck = it->second;
+              for (std::int64_t o : offsets) {
+                  const int i = ck->indexOf(o);
+                  if (i < 0 || ck->states[static_cast<std::size_t>(i)] == OffsetState::Acked
+                      || ck->states[static_cast<std::size_t>(i)] == OffsetState::Revived)
+                      continue;
+                  ck->states[static_cast<std::size_t>(i)] = to;
+                  m_inFlight.fetch_sub(1);
+              }
+              dropIfSettledLocked(*ck);
+          };
     switch (record.type) {
     case LogRecord::Type::CheckPoint: {
         if (r.movedFrom)

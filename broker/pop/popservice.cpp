@@ -43,7 +43,8 @@ PopService::PopService(BrokerContext &ctx, QString snapshotPath, Clock clock)
     : m_ctx(ctx)
     , m_snapshotPath(std::move(snapshotPath))
     , m_clock(clock ? std::move(clock) : Clock([] { return QDateTime::currentMSecsSinceEpoch(); }))
-    , m_reviveTopic(reviveTopic(ctx.config ? ctx.config->brokerClusterName.toUtf8() : "DefaultCluster"))
+    , m_reviveTopic(
+          reviveTopic(ctx.config ? ctx.config->brokerClusterName.toUtf8() : "DefaultCluster"))
 {
     m_hold = std::make_unique<PopHoldService>(
         [this](HeldPopPtr pop, bool timedOut) {
@@ -114,9 +115,9 @@ Result<std::int64_t> PopService::writeLog(const QByteArray &body)
     inner.waitStoreMsgOk = true;
     const storage::PutMessageResult r = m_ctx.store->putMessageAndWait(inner);
     if (!appended(r.status))
-        return Status::ioError(QStringLiteral("cannot write the POP checkpoint: %1 %2")
-                                   .arg(QString::fromLatin1(storage::putMessageStatusName(r.status)),
-                                       r.remark));
+        return Status::ioError(
+            QStringLiteral("cannot write the POP checkpoint: %1 %2")
+                .arg(QString::fromLatin1(storage::putMessageStatusName(r.status)), r.remark));
     return r.queueOffset;
 }
 
@@ -202,8 +203,8 @@ PopResult PopService::pop(const PopRequest &req)
 
     // RocketMQ's popFromRetryProbability (20 %): retry messages first now and then, so that a
     // busy topic does not starve them; otherwise after the topic, when room is left.
-    const bool retryFirst = !req.order && retryExists
-        && QRandomGenerator::global()->bounded(100) < 20;
+    const bool retryFirst
+        = !req.order && retryExists && QRandomGenerator::global()->bounded(100) < 20;
     auto popRetry = [&] {
         if (!req.order && retryExists && out.messageCount < max && out.error.isOk())
             popQueue(req, retryTopic, 0, max - out.messageCount, out.popTime, out);
@@ -223,8 +224,8 @@ PopResult PopService::pop(const PopRequest &req)
     return out;
 }
 
-void PopService::popQueue(const PopRequest &req, const QByteArray &realTopic, int queueId,
-    int max, std::int64_t popTime, PopResult &out)
+void PopService::popQueue(const PopRequest &req, const QByteArray &realTopic, int queueId, int max,
+    std::int64_t popTime, PopResult &out)
 {
     std::unique_lock lock(m_mutex);
     if (m_stopping)
@@ -261,8 +262,8 @@ void PopService::popQueue(const PopRequest &req, const QByteArray &realTopic, in
     const auto pending = m_pendingWrites.insert(bound);
     lock.unlock();
 
-    const storage::GetMessageResult result = m_ctx.store->getMessage(req.group, realTopic,
-        queueId, offset, max, req.filter.acceptsAll() ? nullptr : &req.filter);
+    const storage::GetMessageResult result = m_ctx.store->getMessage(req.group, realTopic, queueId,
+        offset, max, req.filter.acceptsAll() ? nullptr : &req.filter);
     std::shared_ptr<CheckPoint> ck;
     Result<std::int64_t> logOffset = std::int64_t(-1);
     const bool found
@@ -306,9 +307,8 @@ void PopService::popQueue(const PopRequest &req, const QByteArray &realTopic, in
         appendRecords(req, *ck, protocol::popRetryFlag(realTopic), result, -1, out);
 }
 
-bool PopService::popOrderlyPending(const PopRequest &req, const QByteArray &realTopic,
-    int queueId, QueueState &qs, std::unique_lock<std::mutex> &lock, std::int64_t popTime,
-    PopResult &out)
+bool PopService::popOrderlyPending(const PopRequest &req, const QByteArray &realTopic, int queueId,
+    QueueState &qs, std::unique_lock<std::mutex> &lock, std::int64_t popTime, PopResult &out)
 {
     // The oldest checkpoint with expired messages: they go out again, in order, before
     // anything after them.
@@ -427,7 +427,8 @@ void PopService::appendRecords(const PopRequest &req, const CheckPoint &ck, char
                 e.brokerName = brokerName;
                 e.queueId = ck.queueId;
                 e.queueOffset = rec.queueOffset;
-                protocol::MessageProperties props = protocol::MessageProperties::parse(rec.properties);
+                protocol::MessageProperties props
+                    = protocol::MessageProperties::parse(rec.properties);
                 props.set(kPopCk.toByteArray(), e.toString());
                 properties = props.encode();
                 in.properties = properties;
@@ -542,9 +543,9 @@ SettleStatus PopService::ack(const QByteArray &group, const QByteArray &realTopi
     return SettleStatus::Ok;
 }
 
-SettleStatus PopService::changeInvisibleTime(const QByteArray &group,
-    const QByteArray &realTopic, int queueId, CheckPointKey key, std::int64_t offset,
-    std::int64_t invisibleTime, ChangedHandle &out)
+SettleStatus PopService::changeInvisibleTime(const QByteArray &group, const QByteArray &realTopic,
+    int queueId, CheckPointKey key, std::int64_t offset, std::int64_t invisibleTime,
+    ChangedHandle &out)
 {
     std::unique_lock lock(m_mutex);
     const auto qit = m_queues.find(queueKey(group, realTopic, queueId));

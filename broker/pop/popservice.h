@@ -40,8 +40,8 @@
 
 #include <atomic>
 #include <condition_variable>
-#include <deque>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -158,14 +158,13 @@ private:
 
     static QByteArray queueKey(QByteArrayView group, QByteArrayView topic, int queueId);
     QueueState &stateLocked(const QByteArray &group, const QByteArray &topic, int queueId);
-    std::int64_t initialOffset(const QByteArray &group, const QByteArray &topic, int queueId,
-        int initMode) const;
+    std::int64_t initialOffset(
+        const QByteArray &group, const QByteArray &topic, int queueId, int initMode) const;
     /// Pops up to `max` messages of one queue; appends to `out`.
     void popQueue(const PopRequest &req, const QByteArray &realTopic, int queueId, int max,
         std::int64_t popTime, PopResult &out);
     bool popOrderlyPending(const PopRequest &req, const QByteArray &realTopic, int queueId,
-        QueueState &qs, std::unique_lock<std::mutex> &lock, std::int64_t popTime,
-        PopResult &out);
+        QueueState &qs, std::unique_lock<std::mutex> &lock, std::int64_t popTime, PopResult &out);
     /// Appends a record to the revive log and waits for it; the revive-log queue offset.
     Result<std::int64_t> writeLog(const QByteArray &body);
     void registerLocked(const std::shared_ptr<CheckPoint> &ck);
@@ -173,8 +172,8 @@ private:
     void dropIfSettledLocked(const CheckPoint &ck);
     static QByteArray tombstoneKey(const CheckPoint &ck);
     /// Whether an ack of `offsets` of the gone checkpoint names a revived message.
-    bool revivedLocked(const QByteArray &queue, CheckPointKey key,
-        const std::vector<std::int64_t> &offsets) const;
+    bool revivedLocked(
+        const QByteArray &queue, CheckPointKey key, const std::vector<std::int64_t> &offsets) const;
     void appendRecords(const PopRequest &req, const CheckPoint &ck, char retry,
         const storage::GetMessageResult &result, int reconsumeTimes, PopResult &out) const;
     /// Revives one message: a retry (or DLQ) copy; false when it could not be stored.

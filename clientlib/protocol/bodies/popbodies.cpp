@@ -30,7 +30,8 @@ QByteArray bitSetBytes(std::int64_t start, const std::vector<std::int64_t> &offs
         const auto index = static_cast<qsizetype>(bit / 8);
         if (bytes.size() <= index)
             bytes.resize(index + 1, '\0');
-        bytes[index] = static_cast<char>(static_cast<unsigned char>(bytes[index]) | (1u << (bit % 8)));
+        bytes[index]
+            = static_cast<char>(static_cast<unsigned char>(bytes[index]) | (1u << (bit % 8)));
     }
     return bytes;
 }
@@ -75,7 +76,8 @@ Result<BatchAckMessageRequestBody> BatchAckMessageRequestBody::fromJson(
     if (!*acks)
         return out;
     if (static_cast<int>((*acks)->items().size()) > maxAcks)
-        return Status::invalidArgument(QStringLiteral("%1: more than %2 acks").arg(QLatin1String(what)).arg(maxAcks));
+        return Status::invalidArgument(
+            QStringLiteral("%1: more than %2 acks").arg(QLatin1String(what)).arg(maxAcks));
     for (const JsonValue &item : (*acks)->items()) {
         if (!item.isObject())
             return wrongType(what, "acks", "an array of objects");
@@ -85,7 +87,8 @@ Result<BatchAckMessageRequestBody> BatchAckMessageRequestBody::fromJson(
         a.retry = member(item, "r", "retry").toString();
         a.startOffset = member(item, "so", "startOffset").toInteger();
         a.queueId = static_cast<std::int32_t>(member(item, "q", "queueId").toInteger());
-        a.reviveQueueId = static_cast<std::int32_t>(member(item, "rq", "reviveQueueId").toInteger());
+        a.reviveQueueId
+            = static_cast<std::int32_t>(member(item, "rq", "reviveQueueId").toInteger());
         a.popTime = member(item, "pt", "popTime").toInteger();
         a.invisibleTime = member(item, "it", "invisibleTime").toInteger();
         const JsonValue &bits = member(item, "b", "bitSet");
@@ -100,8 +103,9 @@ Result<BatchAckMessageRequestBody> BatchAckMessageRequestBody::fromJson(
                 return wrongType(what, "b", "a base64 string");
             }
             if (bytes.size() * 8 > kMaxBatchAckBits)
-                return Status::invalidArgument(
-                    QStringLiteral("%1: a bit set longer than %2 bits").arg(QLatin1String(what)).arg(kMaxBatchAckBits));
+                return Status::invalidArgument(QStringLiteral("%1: a bit set longer than %2 bits")
+                                                   .arg(QLatin1String(what))
+                                                   .arg(kMaxBatchAckBits));
             for (qsizetype i = 0; i < bytes.size(); ++i)
                 for (int bit = 0; bit < 8; ++bit)
                     if (static_cast<unsigned char>(bytes[i]) & (1u << bit))
@@ -146,8 +150,8 @@ Result<SetMessageRequestModeRequestBody> SetMessageRequestModeRequestBody::fromJ
         else if (m == "POP" || m == "1")
             out.mode = "POP";
         else
-            return Status::invalidArgument(
-                QStringLiteral("%1: unknown mode %2").arg(QLatin1String(what), QString::fromUtf8(m)));
+            return Status::invalidArgument(QStringLiteral("%1: unknown mode %2")
+                                               .arg(QLatin1String(what), QString::fromUtf8(m)));
     }
     out.popShareQueueNum = static_cast<std::int32_t>(v["popShareQueueNum"].toInteger());
     return out;
@@ -233,8 +237,8 @@ Result<QueryAssignmentRequestBody> QueryAssignmentRequestBody::fromJson(QByteArr
     else if (model.isEmpty() || model == "CLUSTERING" || model == "1")
         out.messageModel = MessageModel::Clustering;
     else
-        return Status::invalidArgument(
-            QStringLiteral("%1: unknown messageModel %2").arg(QLatin1String(what), QString::fromUtf8(model)));
+        return Status::invalidArgument(QStringLiteral("%1: unknown messageModel %2")
+                                           .arg(QLatin1String(what), QString::fromUtf8(model)));
     return out;
 }
 

@@ -126,7 +126,8 @@ double popAll(const QByteArray &addr, const QByteArray &brokerName, int consumer
                     continue;
                 }
                 auto ph = protocol::PopMessageResponseHeader::decode(*answer);
-                auto starts = ph ? protocol::parseStartOffsetInfo(ph->startOffsetInfo) : std::nullopt;
+                auto starts
+                    = ph ? protocol::parseStartOffsetInfo(ph->startOffsetInfo) : std::nullopt;
                 auto msgs = ph ? protocol::parseMsgOffsetInfo(ph->msgOffsetInfo) : std::nullopt;
                 if (!starts || !msgs)
                     break;
@@ -200,8 +201,8 @@ int main(int argc, char *argv[])
         std::fprintf(stderr, "start: %s\n", qPrintable(st.message()));
         return 1;
     }
-    static_cast<void>(controller.context().topics->updateTopicConfig(
-        protocol::TopicConfig(kTopic, kQueues)));
+    static_cast<void>(
+        controller.context().topics->updateTopicConfig(protocol::TopicConfig(kTopic, kQueues)));
     storage::MessageStore &store = *controller.context().store;
     storage::MessageExtBrokerInner inner;
     inner.topic = kTopic;

@@ -61,13 +61,13 @@ private:
     void startBroker();
     RemotingCommand call(RemotingCommand req, int timeoutMs = 15000);
     void createTopic(const QByteArray &topic, int queues);
-    void send(const QByteArray &topic, int queueId, const QByteArray &body,
-        const QByteArray &tags = {});
+    void send(
+        const QByteArray &topic, int queueId, const QByteArray &body, const QByteArray &tags = {});
     PopAnswer pop(const QByteArray &group, const QByteArray &topic, int queueId, int max,
         std::int64_t invisibleMs, std::int64_t pollMs = 0, bool order = false);
     /// Pops (long polling) until `count` messages arrived or `timeoutMs` passed.
-    std::vector<PoppedMessage> popUntil(const QByteArray &group, const QByteArray &topic,
-        int count, std::int64_t invisibleMs, int timeoutMs);
+    std::vector<PoppedMessage> popUntil(const QByteArray &group, const QByteArray &topic, int count,
+        std::int64_t invisibleMs, int timeoutMs);
     int ack(const QByteArray &group, const QByteArray &topic, const PoppedMessage &m);
 
     QTemporaryDir m_dir;
@@ -124,9 +124,8 @@ void tst_Pop::send(
 PopAnswer tst_Pop::pop(const QByteArray &group, const QByteArray &topic, int queueId, int max,
     std::int64_t invisibleMs, std::int64_t pollMs, bool order)
 {
-    return popAnswer(
-        call(popRequest(group, topic, queueId, max, invisibleMs, pollMs, order),
-            static_cast<int>(pollMs) + 15000),
+    return popAnswer(call(popRequest(group, topic, queueId, max, invisibleMs, pollMs, order),
+                         static_cast<int>(pollMs) + 15000),
         kBroker);
 }
 
@@ -137,8 +136,8 @@ std::vector<PoppedMessage> tst_Pop::popUntil(const QByteArray &group, const QByt
     QElapsedTimer t;
     t.start();
     while (static_cast<int>(out.size()) < count && t.elapsed() < timeoutMs) {
-        const std::int64_t poll = std::max<std::int64_t>(1, std::min<std::int64_t>(
-            1000, timeoutMs - t.elapsed()));
+        const std::int64_t poll
+            = std::max<std::int64_t>(1, std::min<std::int64_t>(1000, timeoutMs - t.elapsed()));
         PopAnswer a = pop(group, topic, -1, 32, invisibleMs, poll);
         for (PoppedMessage &m : a.messages)
             out.push_back(std::move(m));
@@ -213,8 +212,7 @@ void tst_Pop::changeInvisibleTime()
     QCOMPARE(ext.code, 0);
     const QByteArray extendedHandle = changedHandle(ext, a.messages[0]);
     QVERIFY(!extendedHandle.isEmpty());
-    const RemotingCommand shortened
-        = call(changeInvisibleRequest("GP3", "TP3", a.messages[1], 1));
+    const RemotingCommand shortened = call(changeInvisibleRequest("GP3", "TP3", a.messages[1], 1));
     QCOMPARE(shortened.code, 0);
     // The old handle of the extended message is stale now.
     QCOMPARE(call(changeInvisibleRequest("GP3", "TP3", a.messages[0], 1000)).code, 208);
@@ -335,8 +333,8 @@ void tst_Pop::consumersOfOneGroupGetDisjointMessages()
     std::multiset<QByteArray> seen;
     for (int round = 0; round < 100 && static_cast<int>(seen.size()) < kCount; ++round) {
         auto &c = consumers[static_cast<std::size_t>(round) % consumers.size()];
-        const PopAnswer a = popAnswer(
-            invoke(*c, m_addr, popRequest("GP7", "TP7", 0, 7, 60000, 0)), kBroker);
+        const PopAnswer a
+            = popAnswer(invoke(*c, m_addr, popRequest("GP7", "TP7", 0, 7, 60000, 0)), kBroker);
         for (const PoppedMessage &m : a.messages)
             seen.insert(m.body);
     }
@@ -362,7 +360,8 @@ void tst_Pop::concurrentPopsAreDisjoint()
                     if (static_cast<int>(seen.size()) >= kCount)
                         return;
                 }
-                auto r = client.invokeSync(m_addr, popRequest("GP8", "TP8", -1, 5, 60000, 0), 15000);
+                auto r
+                    = client.invokeSync(m_addr, popRequest("GP8", "TP8", -1, 5, 60000, 0), 15000);
                 if (!r)
                     continue;
                 const PopAnswer a = popAnswer(*r, kBroker);

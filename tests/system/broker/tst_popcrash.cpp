@@ -48,8 +48,8 @@ void tst_PopCrash::initTestCase()
 bool tst_PopCrash::start(DaemonProcess &broker)
 {
     const QString store = m_dir.filePath(QStringLiteral("store"));
-    return startOnFreePort(broker, m_dir.filePath(QStringLiteral("broker.conf")), m_port,
-        [&](quint16 p) {
+    return startOnFreePort(
+        broker, m_dir.filePath(QStringLiteral("broker.conf")), m_port, [&](quint16 p) {
             return "brokerName=" + kBroker
                 + "\nbrokerIP1=127.0.0.1\nbrokerIP2=127.0.0.1\nnamesrvAddr=127.0.0.1:1\nlistenPort="
                 + QByteArray::number(p) + "\nstorePathRootDir=" + store.toUtf8()
@@ -62,14 +62,15 @@ RemotingCommand tst_PopCrash::call(RemotingCommand req, int timeoutMs)
     return invoke(m_client, localAddr(m_port), std::move(req), timeoutMs);
 }
 
-std::vector<PoppedMessage> tst_PopCrash::popUntil(int count, std::int64_t invisibleMs, int timeoutMs)
+std::vector<PoppedMessage> tst_PopCrash::popUntil(
+    int count, std::int64_t invisibleMs, int timeoutMs)
 {
     std::vector<PoppedMessage> out;
     QElapsedTimer t;
     t.start();
     while (static_cast<int>(out.size()) < count && t.elapsed() < timeoutMs) {
-        const PopAnswer a = popAnswer(
-            call(popRequest("GC", "TC", -1, 32, invisibleMs, 1000), 20000), kBroker);
+        const PopAnswer a
+            = popAnswer(call(popRequest("GC", "TC", -1, 32, invisibleMs, 1000), 20000), kBroker);
         out.insert(out.end(), a.messages.begin(), a.messages.end());
     }
     return out;
@@ -82,17 +83,17 @@ void tst_PopCrash::unackedComeBackAckedNeverAcrossKill9()
     {
         DaemonProcess broker(QStringLiteral("qrocket-broker"));
         QVERIFY2(start(broker), qPrintable(broker.error()));
-        QCOMPARE(call(request(17,
-                          {{"topic", "TC"}, {"defaultTopic", "TBW102"}, {"readQueueNums", "2"},
-                              {"writeQueueNums", "2"}, {"perm", "6"},
-                              {"topicFilterType", "SINGLE_TAG"}, {"topicSysFlag", "0"},
-                              {"order", "false"}}))
-                     .code,
+        QCOMPARE(
+            call(request(17,
+                     {{"topic", "TC"}, {"defaultTopic", "TBW102"}, {"readQueueNums", "2"},
+                         {"writeQueueNums", "2"}, {"perm", "6"}, {"topicFilterType", "SINGLE_TAG"},
+                         {"topicSysFlag", "0"}, {"order", "false"}}))
+                .code,
             0);
         for (int i = 0; i < kCount; ++i) {
             const QByteArray body = "c" + QByteArray::number(i);
-            QCOMPARE(call(sendV2("TC", i % 2, body, props({{"UNIQ_KEY", body.constData()}}))).code,
-                0);
+            QCOMPARE(
+                call(sendV2("TC", i % 2, body, props({{"UNIQ_KEY", body.constData()}}))).code, 0);
         }
         const std::vector<PoppedMessage> got = popUntil(kCount, 3000, 10000);
         QCOMPARE(static_cast<int>(got.size()), kCount);

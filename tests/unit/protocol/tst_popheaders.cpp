@@ -103,7 +103,8 @@ private Q_SLOTS:
             "\"bitSet\":\"AQ==\"}]}");
         QVERIFY(longNames && longNames->acks[0].offsets == std::vector<std::int64_t> {1});
         // A bit set past 4096 bits is refused, so is garbage.
-        const QByteArray huge = "{\"acks\":[{\"b\":\"" + QByteArray(600, '\xff').toBase64() + "\"}]}";
+        const QByteArray huge
+            = "{\"acks\":[{\"b\":\"" + QByteArray(600, '\xff').toBase64() + "\"}]}";
         QVERIFY(!BatchAckMessageRequestBody::fromJson(huge));
         QVERIFY(!BatchAckMessageRequestBody::fromJson("{\"acks\":[1]}"));
         QVERIFY(!BatchAckMessageRequestBody::fromJson("nope"));
@@ -119,8 +120,9 @@ private Q_SLOTS:
         b.popShareQueueNum = 2;
         t.modes["T"]["G"] = b;
         const QByteArray json = t.toJson();
-        QCOMPARE(json, QByteArray("{\"messageRequestModeMap\":{\"T\":{\"G\":{\"consumerGroup\":\"G\","
-                                  "\"mode\":\"POP\",\"popShareQueueNum\":2,\"topic\":\"T\"}}}}"));
+        QCOMPARE(json,
+            QByteArray("{\"messageRequestModeMap\":{\"T\":{\"G\":{\"consumerGroup\":\"G\","
+                       "\"mode\":\"POP\",\"popShareQueueNum\":2,\"topic\":\"T\"}}}}"));
         auto back = MessageRequestModeTable::fromJson(json);
         QVERIFY(back);
         QCOMPARE(back->modes["T"]["G"].popShareQueueNum, 2);
@@ -151,7 +153,8 @@ private Q_SLOTS:
         QVERIFY(r->ck.movedFrom && r->ck.movedFrom->popTime == 50);
         QCOMPARE(r->ck.states.size(), std::size_t(2));
         const auto ak = parseLogRecord(encodeSettle(LogRecord::Type::Ack, ck, {6}));
-        QVERIFY(ak && ak->type == LogRecord::Type::Ack && ak->ck.offsets == std::vector<std::int64_t> {6});
+        QVERIFY(ak && ak->type == LogRecord::Type::Ack
+            && ak->ck.offsets == std::vector<std::int64_t> {6});
         for (const char *bad : {"", "CK", "XX G T 0 1 2 3", "AK G T 0 1 2", "AK G T x 1 2 3",
                  "CK G T 0 1 2 3 0 2 5 1,2,", "RV G T -1 1 2 3"})
             QVERIFY2(!parseLogRecord(bad), bad);
