@@ -36,6 +36,7 @@ void PopHoldService::shutdown()
 
 bool PopHoldService::suspend(const HeldPopPtr &pop)
 {
+    bool earliest = false;
     {
         std::lock_guard lock(m_mutex);
         if (m_stopping || m_held.load() >= m_maxHeld)
@@ -43,8 +44,12 @@ bool PopHoldService::suspend(const HeldPopPtr &pop)
         for (const QByteArray &topic : pop->topics)
             m_table[topic].push_back(pop);
         m_held.fetch_add(1);
+        earliest = pop->deadline < m_nextWake;
+        if (earliest)
+            m_nextWake = pop->deadline;
     }
-    m_cv.notify_all(); // its deadline may be the earliest
+    if (earliest)
+        m_cv.notify_all();
     return true;
 }
 
@@ -130,6 +135,7 @@ void PopHoldService::run()
             lock.lock();
             continue;
         }
+        m_nextWake = next;
         m_cv.wait_until(lock, next);
     }
 }

@@ -82,6 +82,8 @@ private:
     std::condition_variable m_cv;
     std::unordered_map<QByteArray, std::vector<HeldPopPtr>> m_table; // guarded by m_mutex
     bool m_stopping = false; // guarded by m_mutex
+    // When the deadline thread wakes next: a parked pop due later does not wake it.
+    std::chrono::steady_clock::time_point m_nextWake; // guarded by m_mutex
     std::thread m_thread;
 };
 
