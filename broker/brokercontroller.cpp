@@ -17,6 +17,9 @@
 #include "broker/managers/subscriptiongroupmanager.h"
 #include "broker/managers/topicconfigmanager.h"
 #include "broker/namesrvregistrar.h"
+#include "broker/pop/popprocessor.h"
+#include "broker/pop/popservice.h"
+#include "broker/pop/requestmodemanager.h"
 #include "broker/processors/authprocessor.h"
 #include "broker/processors/clientmanageprocessor.h"
 #include "broker/processors/consumermanageprocessor.h"
@@ -164,10 +167,18 @@ Status BrokerController::initialize()
     m_schedule = std::make_unique<ScheduleMessageService>(m_ctx);
     m_schedule->installTagsCodeResolver(*m_store);
     m_ctx.schedule = m_schedule.get();
+    m_requestModes = std::make_unique<pop::RequestModeManager>(
+        pop::RequestModeManager::filePath(m_storeConfig.storePathRootDir));
+    if (Status st = m_requestModes->load(); !st)
+        return st;
+    m_pop = std::make_unique<pop::PopService>(
+        m_ctx, pop::PopService::snapshotPath(m_storeConfig.storePathRootDir));
     m_store->setArrivalListener(
-        [hold = m_pullHold.get()](QByteArrayView topic, int queueId, std::int64_t queueOffset,
-            std::int64_t tagsCode, std::int64_t, QByteArrayView properties) {
+        [hold = m_pullHold.get(), popHold = &m_pop->hold()](QByteArrayView topic, int queueId,
+            std::int64_t queueOffset, std::int64_t tagsCode, std::int64_t,
+            QByteArrayView properties) {
             hold->notifyMessageArriving(topic, queueId, queueOffset, tagsCode, properties);
+            popHold->notifyArrival(topic); // one atomic load when no pop is parked
         });
     if (m_config.isMaster()) {
         m_haService = std::make_unique<ha::HAService>(
@@ -256,6 +267,11 @@ void BrokerController::createProcessors()
     registerProcessor(toInt(RequestCode::ViewMessageById), query, m_pullPool);
     registerExtraProcessors(*m_server, m_ctx, m_adminPool);
     registerExtraProcessors(*m_fastServer, m_ctx, m_adminPool);
+    auto popProcessor
+        = std::make_shared<pop::PopProcessor>(m_ctx, *m_pop, *m_requestModes, m_pullPool);
+    popProcessor->attach();
+    for (int code : pop::PopProcessor::requestCodes())
+        registerProcessor(code, popProcessor, m_pullPool);
     auto auth = std::make_shared<AuthProcessor>(m_authStore.get());
     for (int code : AuthProcessor::requestCodes())
         registerProcessor(code, auth, m_adminPool);
@@ -291,6 +307,10 @@ Status BrokerController::start()
         return Status::internal(QStringLiteral("BrokerController::start() before initialize()"));
     if (m_started)
         return {};
+    // Before any request: the in-flight POP state comes back from the revive log first.
+    if (m_config.isMaster())
+        if (Status st = m_pop->recover(); !st)
+            return st;
     if (Status st = m_server->start(); !st)
         return Status::ioError(
             QStringLiteral("cannot serve port %1: %2").arg(m_config.listenPort).arg(st.message()));
@@ -330,6 +350,7 @@ Status BrokerController::start()
         m_slaveSyncTimer.start();
     }
     m_pullHold->start();
+    m_pop->startServices(m_config.isMaster());
     m_schedule->start();
     m_transactions->start();
 
@@ -465,6 +486,7 @@ void BrokerController::shutdown()
     if (m_haService)
         m_haService->stop();
     m_pullHold->shutdown();
+    m_pop->shutdown(); // before the store: its revive thread writes to it
     m_schedule->stop();
     m_transactions->stop();
     for (auto &pool : {m_sendPool, m_pullPool, m_clientPool, m_adminPool})

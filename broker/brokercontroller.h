@@ -57,6 +57,10 @@ class HAClient;
 class HAService;
 class SlaveSynchronize;
 } // namespace ha
+namespace pop {
+class PopService;
+class RequestModeManager;
+} // namespace pop
 
 class BrokerConfiguration;
 class BrokerStats;
@@ -105,6 +109,8 @@ public:
     ha::HAService *haService() { return m_haService.get(); }
     /// The slave's HA client, or null (a master).
     ha::HAClient *haClient() { return m_haClient.get(); }
+    /// POP consumption's state (broker/pop/); null before initialize().
+    pop::PopService *popService() { return m_pop.get(); }
 
     BrokerConfig &config() { return m_config; }
     const storage::MessageStoreConfig &storeConfig() const { return m_storeConfig; }
@@ -160,6 +166,8 @@ private:
     std::unique_ptr<BrokerStatsManager> m_statsManager;
     std::unique_ptr<ScheduleMessageService> m_schedule;
     std::shared_ptr<TransactionalMessageService> m_transactions; // half messages, check-back
+    std::unique_ptr<pop::RequestModeManager> m_requestModes; // SET_MESSAGE_REQUEST_MODE
+    std::unique_ptr<pop::PopService> m_pop; // POP consumption; before the store's listener runs
 
     std::shared_ptr<remoting::ThreadPoolExecutor> m_sendPool;
     std::shared_ptr<remoting::ThreadPoolExecutor> m_pullPool;

@@ -225,6 +225,32 @@ const char *requestCodeName(int code)
         return "AUTH_GET_ACL";
     case 3010:
         return "AUTH_LIST_ACL";
+    case 351:
+        return "GET_TOPIC_CONFIG";
+    case 352:
+        return "GET_SUBSCRIPTIONGROUP_CONFIG";
+    case 400:
+        return "QUERY_ASSIGNMENT";
+    case 401:
+        return "SET_MESSAGE_REQUEST_MODE";
+    case 402:
+        return "GET_ALL_MESSAGE_REQUEST_MODE";
+    case 200050:
+        return "POP_MESSAGE";
+    case 200051:
+        return "ACK_MESSAGE";
+    case 200052:
+        return "PEEK_MESSAGE";
+    case 200053:
+        return "CHANGE_MESSAGE_INVISIBLETIME";
+    case 200054:
+        return "NOTIFICATION";
+    case 200055:
+        return "POLLING_INFO";
+    case 200056:
+        return "POP_ROLLBACK";
+    case 200151:
+        return "BATCH_ACK_MESSAGE";
     default:
         return nullptr;
     }
