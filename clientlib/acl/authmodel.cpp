@@ -1,6 +1,8 @@
 #include "clientlib/acl/authmodel.h"
 
 #include "clientlib/protocol/bodies/clientbodies.h"
+#include "clientlib/protocol/bodies/popbodies.h"
+#include "clientlib/protocol/popcodes.h"
 #include "clientlib/protocol/requestcode.h"
 
 #include <QString>
@@ -12,6 +14,7 @@
 namespace qrocket::acl {
 
 namespace rc = protocol;
+namespace popcode = protocol::popcode;
 using protocol::RemotingCommand;
 
 namespace {
@@ -556,6 +559,53 @@ std::vector<AuthCheck> authChecks(const RemotingCommand &request, QByteArrayView
                 out.push_back({Resource::topic(mq.topic), action::Sub});
         break;
     }
+    // RocketMQ 5.3's POP headers: @RocketMQAction SUB (POLLING_INFO: GET) on their
+    // consumerGroup and topic; the batch ack and QUERY_ASSIGNMENT name them in the body.
+    case popcode::PopMessage:
+    case popcode::AckMessage:
+    case popcode::PeekMessage:
+    case popcode::ChangeMessageInvisibleTime:
+    case popcode::Notification:
+    case popcode::PopRollback:
+        topic("topic", action::Sub);
+        group("consumerGroup", action::Sub);
+        break;
+    case popcode::PollingInfo:
+        topic("topic", action::Get);
+        group("consumerGroup", action::Get);
+        break;
+    case popcode::BatchAckMessage: {
+        Result<protocol::BatchAckMessageRequestBody> body
+            = protocol::BatchAckMessageRequestBody::fromJson(request.body);
+        if (!body)
+            break; // the processor answers the bad body; nothing named, nothing granted
+        for (const protocol::BatchAck &ack : body->acks) {
+            out.push_back({Resource::group(ack.consumerGroup), action::Sub});
+            out.push_back(
+                {isRetry(ack.topic) ? Resource::group(ack.topic) : Resource::topic(ack.topic),
+                    action::Sub});
+        }
+        break;
+    }
+    case popcode::QueryAssignment: {
+        Result<protocol::QueryAssignmentRequestBody> body
+            = protocol::QueryAssignmentRequestBody::fromJson(request.body);
+        if (!body)
+            break;
+        out.push_back({Resource::group(body->consumerGroup), action::Sub});
+        if (!isRetry(body->topic))
+            out.push_back({Resource::topic(body->topic), action::Sub});
+        break;
+    }
+    case popcode::GetTopicConfig:
+        topic("topic", action::Get);
+        break;
+    case popcode::GetSubscriptionGroupConfig:
+        group("group", action::Get);
+        break;
+    case popcode::GetAllMessageRequestMode:
+        cluster(action::Get);
+        break;
     // The @RocketMQAction annotations of the reads QRocket serves.
     case rc::toInt(C::GetMaxOffset):
     case rc::toInt(C::GetMinOffset):

@@ -2,6 +2,8 @@
 
 #include "clientlib/protocol/aclsignature.h"
 #include "clientlib/protocol/bodies/clientbodies.h"
+#include "clientlib/protocol/bodies/popbodies.h"
+#include "clientlib/protocol/popcodes.h"
 #include "clientlib/protocol/requestcode.h"
 
 #include <QFile>
@@ -12,6 +14,7 @@
 namespace qrocket::acl {
 
 namespace rc = protocol;
+namespace popcode = protocol::popcode;
 using protocol::RemotingCommand;
 
 namespace perm {
@@ -231,6 +234,7 @@ bool isAdminCode(int code)
     case rc::toInt(rc::RequestCode::DeleteExpiredCommitLog):
     case 100: // PUT_KV_CONFIG
     case 102: // DELETE_KV_CONFIG
+    case popcode::SetMessageRequestMode: // a group's PULL/POP switch, persisted
     case 103: // REGISTER_BROKER
     case 104: // UNREGISTER_BROKER
         return true;
@@ -273,6 +277,43 @@ std::vector<std::pair<QByteArray, std::uint8_t>> neededResources(const RemotingC
         break;
     case rc::toInt(rc::RequestCode::QueryMessage):
         add(request.extString("topic"), perm::Sub);
+        break;
+    // RocketMQ 5's POP (which 4.9's file predates): consuming, as PULL_MESSAGE.
+    case popcode::PopMessage:
+    case popcode::AckMessage:
+    case popcode::PeekMessage:
+    case popcode::ChangeMessageInvisibleTime:
+    case popcode::Notification:
+    case popcode::PollingInfo:
+    case popcode::PopRollback:
+        add(request.extString("topic"), perm::Sub);
+        group("consumerGroup");
+        break;
+    case popcode::BatchAckMessage: {
+        Result<protocol::BatchAckMessageRequestBody> body
+            = protocol::BatchAckMessageRequestBody::fromJson(request.body);
+        if (!body)
+            break; // the processor answers the bad body; nothing named, nothing granted
+        for (const protocol::BatchAck &ack : body->acks) {
+            add(ack.topic, perm::Sub);
+            add(retryTopic(ack.consumerGroup), perm::Sub);
+        }
+        break;
+    }
+    case popcode::QueryAssignment: {
+        Result<protocol::QueryAssignmentRequestBody> body
+            = protocol::QueryAssignmentRequestBody::fromJson(request.body);
+        if (!body)
+            break;
+        add(body->topic, perm::Sub);
+        add(retryTopic(body->consumerGroup), perm::Sub);
+        break;
+    }
+    case popcode::GetTopicConfig:
+        add(request.extString("topic"), perm::Sub);
+        break;
+    case popcode::GetSubscriptionGroupConfig:
+        group("group");
         break;
     case rc::toInt(rc::RequestCode::HeartBeat): {
         Result<protocol::HeartbeatData> data = protocol::HeartbeatData::fromJson(request.body);

@@ -6,6 +6,7 @@
 #include "clientlib/acl/authmodel.h"
 #include "clientlib/acl/plainimport.h"
 #include "clientlib/protocol/bodies/authbodies.h"
+#include "clientlib/protocol/bodies/popbodies.h"
 
 #include <QTest>
 
@@ -210,6 +211,28 @@ private Q_SLOTS:
         QCOMPARE(checks[0].actions, action::Update);
         QCOMPARE(authChecks(request(3010, {}), "c")[0].actions, action::Get);
         QVERIFY(authChecks(request(26, {}), "c").empty()); // unchecked, as in RocketMQ 5.3
+        // POP (RocketMQ 5.3's @RocketMQAction on the Pop*/Ack*/ChangeInvisibleTime headers).
+        for (int code : {200050, 200051, 200052, 200053, 200054}) {
+            checks = authChecks(request(code, {{"topic", "orders"}, {"consumerGroup", "cg"}}), "c");
+            QCOMPARE(checks.size(), std::size_t(2));
+            QCOMPARE(checks[0].resource, Resource::topic("orders"));
+            QCOMPARE(checks[0].actions, action::Sub);
+            QCOMPARE(checks[1].resource, Resource::group("cg"));
+            QCOMPARE(checks[1].actions, action::Sub);
+        }
+        checks = authChecks(request(200055, {{"topic", "orders"}, {"consumerGroup", "cg"}}), "c");
+        QCOMPARE(checks[0].actions, action::Get);
+        checks = authChecks(request(351, {{"topic", "orders"}}), "c");
+        QCOMPARE(checks.size(), std::size_t(1));
+        QCOMPARE(checks[0].actions, action::Get);
+        RemotingCommand batch = request(200151, {});
+        protocol::BatchAckMessageRequestBody acks;
+        acks.acks.push_back({"cg", "orders", "0", 0, 0, 0, 0, 0, {1}});
+        batch.body = acks.toJson();
+        checks = authChecks(batch, "c");
+        QCOMPARE(checks.size(), std::size_t(2));
+        QCOMPARE(checks[0].resource, Resource::group("cg"));
+        QCOMPARE(checks[1].resource, Resource::topic("orders"));
     }
 
     void bodiesRoundTripAndValidation()

@@ -4,6 +4,7 @@
 #include "clientlib/acl/plainacl.h"
 #include "clientlib/protocol/aclsignature.h"
 #include "clientlib/protocol/bodies/clientbodies.h"
+#include "clientlib/protocol/bodies/popbodies.h"
 
 #include <QTest>
 
@@ -236,6 +237,42 @@ private Q_SLOTS:
         QCOMPARE(writer(sendV2("anything")), QByteArray("<allowed>"));
         QCOMPARE(
             writer(pull("anything", "g")), prefix + "No default permission for topic:anything");
+    }
+
+    void popCodesNeedWhatPullNeeds()
+    {
+        // RocketMQ 5's POP codes (which 4.9's file predates) are consuming: SUB on the topic
+        // and the group, like PULL_MESSAGE; the batch ack and QUERY_ASSIGNMENT name them in
+        // their bodies; switching a group to POP (401) is for admins.
+        const PlainAclConfig c = rules();
+        const QByteArray prefix = "org.apache.rocketmq.acl.common.AclException: ";
+        const auto as = [&](RemotingCommand r) {
+            return why(c.check(kPeer, signedBy(std::move(r), "RocketMQ", "12345678")));
+        };
+        for (int code : {200050, 200051, 200052, 200053, 200054, 200055, 200056}) {
+            RemotingCommand ok = pull("topicC", "groupC");
+            ok.code = code;
+            QCOMPARE(as(ok), QByteArray("<allowed>"));
+            RemotingCommand topicDenied = pull("topicA", "groupC");
+            topicDenied.code = code;
+            QCOMPARE(as(topicDenied), prefix + "No default permission for topic:topicA");
+            RemotingCommand groupDenied = pull("topicC", "groupA");
+            groupDenied.code = code;
+            QCOMPARE(as(groupDenied), prefix + "No default permission for group:groupA");
+        }
+        protocol::BatchAckMessageRequestBody acks;
+        acks.acks.push_back({"groupC", "topicC", "0", 0, 0, 0, 0, 0, {1}});
+        acks.acks.push_back({"groupA", "topicC", "0", 0, 0, 0, 0, 0, {2}});
+        RemotingCommand batch = RemotingCommand::createRequest(200151);
+        batch.body = acks.toJson();
+        QCOMPARE(as(batch), prefix + "No default permission for group:groupA");
+        protocol::QueryAssignmentRequestBody query;
+        query.topic = "topicA";
+        query.consumerGroup = "groupC";
+        RemotingCommand assignment = RemotingCommand::createRequest(400);
+        assignment.body = query.toJson();
+        QCOMPARE(as(assignment), prefix + "No default permission for topic:topicA");
+        QVERIFY(isAdminCode(401));
     }
 
     void adminCodes()
