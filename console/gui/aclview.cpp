@@ -242,36 +242,40 @@ void AclView::createUser(const protocol::UserInfo &user)
 {
     const QString what = tr("create user %1").arg(QString::fromUtf8(user.username));
     m_session->admin().createUserAsync({}, user,
-        m_session->deliver<client::FanOutResult>(this, [this, what](Result<client::FanOutResult> r) {
-            finishChange(what, r ? r->status() : r.error());
-        }));
+        m_session->deliver<client::FanOutResult>(
+            this, [this, what](Result<client::FanOutResult> r) {
+                finishChange(what, r ? r->status() : r.error());
+            }));
 }
 
 void AclView::updateUser(const protocol::UserInfo &user)
 {
     const QString what = tr("update user %1").arg(QString::fromUtf8(user.username));
     m_session->admin().updateUserAsync({}, user,
-        m_session->deliver<client::FanOutResult>(this, [this, what](Result<client::FanOutResult> r) {
-            finishChange(what, r ? r->status() : r.error());
-        }));
+        m_session->deliver<client::FanOutResult>(
+            this, [this, what](Result<client::FanOutResult> r) {
+                finishChange(what, r ? r->status() : r.error());
+            }));
 }
 
 void AclView::deleteUser(const QByteArray &username)
 {
     const QString what = tr("delete user %1").arg(QString::fromUtf8(username));
     m_session->admin().deleteUserAsync({}, username,
-        m_session->deliver<client::FanOutResult>(this, [this, what](Result<client::FanOutResult> r) {
-            finishChange(what, r ? r->status() : r.error());
-        }));
+        m_session->deliver<client::FanOutResult>(
+            this, [this, what](Result<client::FanOutResult> r) {
+                finishChange(what, r ? r->status() : r.error());
+            }));
 }
 
 void AclView::createAcl(const protocol::AclInfo &acl)
 {
     const QString what = tr("add policy of %1").arg(QString::fromUtf8(acl.subject));
     m_session->admin().createAclAsync({}, acl,
-        m_session->deliver<client::FanOutResult>(this, [this, what](Result<client::FanOutResult> r) {
-            finishChange(what, r ? r->status() : r.error());
-        }));
+        m_session->deliver<client::FanOutResult>(
+            this, [this, what](Result<client::FanOutResult> r) {
+                finishChange(what, r ? r->status() : r.error());
+            }));
 }
 
 void AclView::deleteAcl(const QByteArray &subject, const QByteArray &resource)
@@ -281,9 +285,10 @@ void AclView::deleteAcl(const QByteArray &subject, const QByteArray &resource)
         : tr("delete the policy of %1 on %2")
               .arg(QString::fromUtf8(subject), QString::fromUtf8(resource));
     m_session->admin().deleteAclAsync({}, subject, resource, {},
-        m_session->deliver<client::FanOutResult>(this, [this, what](Result<client::FanOutResult> r) {
-            finishChange(what, r ? r->status() : r.error());
-        }));
+        m_session->deliver<client::FanOutResult>(
+            this, [this, what](Result<client::FanOutResult> r) {
+                finishChange(what, r ? r->status() : r.error());
+            }));
 }
 
 void AclView::editUser(bool create)
@@ -326,8 +331,8 @@ void AclView::editUser(bool create)
     form->addRow(buttons);
     auto validate = [=] {
         buttons->button(QDialogButtonBox::Ok)
-            ->setEnabled(!name->text().trimmed().isEmpty()
-                && (!create || !password->text().isEmpty()));
+            ->setEnabled(
+                !name->text().trimmed().isEmpty() && (!create || !password->text().isEmpty()));
     };
     connect(name, &QLineEdit::textChanged, dialog, validate);
     connect(password, &QLineEdit::textChanged, dialog, validate);

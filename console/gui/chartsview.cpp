@@ -49,8 +49,8 @@ ChartsView::ChartsView(ClusterSession *session, QWidget *parent)
     charts->addWidget(m_get, 1);
     layout->addLayout(charts, 1);
     m_topics = new QListWidget(this);
-    m_topics->setToolTip(tr("Topics drawn: the %1 busiest until you check or uncheck one")
-                             .arg(kTopTopics));
+    m_topics->setToolTip(
+        tr("Topics drawn: the %1 busiest until you check or uncheck one").arg(kTopTopics));
     m_topics->setMaximumWidth(300);
     m_topics->setMinimumWidth(220);
     layout->addWidget(m_topics);
@@ -171,8 +171,8 @@ void ChartsView::fillTopicList()
     std::vector<std::pair<double, QString>> order;
     for (const auto &[topic, rates] : m_session->topicRates())
         order.emplace_back(rates.putTps + rates.getTps, QString::fromUtf8(topic));
-    std::stable_sort(order.begin(), order.end(),
-        [](const auto &a, const auto &b) { return a.first > b.first; });
+    std::stable_sort(
+        order.begin(), order.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
     const QStringList checked = checkedTopics();
     m_filling = true;
     m_topics->clear();
@@ -184,9 +184,9 @@ void ChartsView::fillTopicList()
             m_topics);
         item->setData(Qt::UserRole, topic);
         item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable | Qt::ItemIsSelectable);
-        const bool on = m_manualTopics ? checked.contains(topic)
-                                       : (i < static_cast<std::size_t>(kTopTopics)
-                                             && order[i].first > 0);
+        const bool on = m_manualTopics
+            ? checked.contains(topic)
+            : (i < static_cast<std::size_t>(kTopTopics) && order[i].first > 0);
         item->setCheckState(on ? Qt::Checked : Qt::Unchecked);
     }
     m_filling = false;

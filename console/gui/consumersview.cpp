@@ -127,11 +127,10 @@ void ConsumersView::onFocusUpdated()
         // The group list's row: one source for the lag and the TPS in both places.
         const GroupInfo *g = m_session->group(group);
         const bool known = g && g->statsKnown;
-        const QString tps = known
-            ? tr("%1 (1-min avg, %2)")
-                  .arg(formatRate(g->consumeTps),
-                      formatAgo(ClusterSession::nowMono() - g->statsOkMono))
-            : tr("consume TPS pending");
+        const QString tps = known ? tr("%1 (1-min avg, %2)")
+                                        .arg(formatRate(g->consumeTps),
+                                            formatAgo(ClusterSession::nowMono() - g->statsOkMono))
+                                  : tr("consume TPS pending");
         m_title->setText(tr("<b>%1</b> · lag %2 · %3 · %4 client(s)")
                              .arg(QString::fromUtf8(group).toHtmlEscaped(),
                                  known ? formatCount(g->lag) : QStringLiteral("-"), tps)

@@ -123,9 +123,10 @@ MessagesView::MessagesView(ClusterSession *session, TopicModel *topics, QWidget 
     m_consumedTable->verticalHeader()->setVisible(false);
     m_consumedTable->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     m_consumedTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_consumedTable->setToolTip(tr("Per group subscribed to the topic (QUERY_TOPIC_CONSUME_BY_WHO): "
-                                   "consumed when its committed offset of the message's queue "
-                                   "(GET_CONSUME_STATS) is past the message's queue offset"));
+    m_consumedTable->setToolTip(
+        tr("Per group subscribed to the topic (QUERY_TOPIC_CONSUME_BY_WHO): "
+           "consumed when its committed offset of the message's queue "
+           "(GET_CONSUME_STATS) is past the message's queue offset"));
     detail->addTab(m_consumedTable, tr("&Consumed by"));
     splitter->addWidget(detail);
     layout->addWidget(splitter, 1);

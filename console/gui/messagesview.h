@@ -5,11 +5,11 @@
 // UNIQ_KEY), or by topic + store-time range, paged: the range's first and last offset per queue
 // come from previewResetOffset's SEARCH_OFFSET_BY_TIMESTAMP answers (the Admin has no bare
 // searchOffset), then a page's messages are read with messageAt, in parallel. The detail shows
-// the properties, the body as text and as hex, and which groups consumed it: QUERY_TOPIC_CONSUME_BY_WHO
-// of its topic, then GET_CONSUME_STATS of each group for that topic; a group consumed it when
-// its committed offset of the message's queue (on the broker that stored it) is past the
-// message's queue offset, as RocketMQ's DefaultMQAdminExt.consumed() decides. Standard requests
-// only, so it works against QRocket's and Apache RocketMQ's brokers alike.
+// the properties, the body as text and as hex, and which groups consumed it:
+// QUERY_TOPIC_CONSUME_BY_WHO of its topic, then GET_CONSUME_STATS of each group for that topic; a
+// group consumed it when its committed offset of the message's queue (on the broker that stored it)
+// is past the message's queue offset, as RocketMQ's DefaultMQAdminExt.consumed() decides. Standard
+// requests only, so it works against QRocket's and Apache RocketMQ's brokers alike.
 
 #include "clientlib/client/message.h"
 #include "console/gui/tablesupport.h"

@@ -192,9 +192,9 @@ void TimeChart::finishUpdate(std::int64_t nowMs, std::int64_t windowMs)
     for (std::int64_t age = (windowMs / timeTick) * timeTick; age >= 0; age -= timeTick)
         m_time->append(ageTick(age), static_cast<double>(nowMs - age));
     m_time->setRange(static_cast<double>(from), static_cast<double>(nowMs));
-    m_time->setTitleText(tr("time before now (now = %1 local)")
-                             .arg(QDateTime::fromMSecsSinceEpoch(nowMs).toString(
-                                 QStringLiteral("HH:mm:ss"))));
+    m_time->setTitleText(
+        tr("time before now (now = %1 local)")
+            .arg(QDateTime::fromMSecsSinceEpoch(nowMs).toString(QStringLiteral("HH:mm:ss"))));
     for (QLineSeries *m : m_marks) {
         const double v = m->property("mark").toDouble();
         m->replace({QPointF(static_cast<double>(from), v), QPointF(static_cast<double>(nowMs), v)});
@@ -244,8 +244,8 @@ QString TimeChart::pointText(const QString &series, double epochMs) const
     if (!s || s->count() == 0)
         return {};
     const QList<QPointF> points = s->points();
-    const auto nearest = std::min_element(points.begin(), points.end(),
-        [epochMs](const QPointF &a, const QPointF &b) {
+    const auto nearest = std::min_element(
+        points.begin(), points.end(), [epochMs](const QPointF &a, const QPointF &b) {
             return std::abs(a.x() - epochMs) < std::abs(b.x() - epochMs);
         });
     const auto at = static_cast<std::int64_t>(nearest->x());

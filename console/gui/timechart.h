@@ -29,8 +29,8 @@ public:
     using TickFormatter = std::function<QString(double value, double step)>;
     using ExactFormatter = std::function<QString(double value)>;
 
-    TimeChart(const QString &title, TickFormatter tick, ExactFormatter exact,
-        QWidget *parent = nullptr);
+    TimeChart(
+        const QString &title, TickFormatter tick, ExactFormatter exact, QWidget *parent = nullptr);
     /// Points are (epoch ms, value).
     void setSeries(const QString &name, const QList<QPointF> &points);
     /// Drops series not named in `keep`.

@@ -171,8 +171,10 @@ private slots:
         QTRY_VERIFY((dialog = view.findChild<QDialog *>()) != nullptr && dialog->isVisible());
         auto *ok = dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
         QVERIFY(!ok->isEnabled()); // no name, no password yet
-        QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("username")), "root");
-        QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("password")), "root-pw");
+        QTest::keyClicks(
+            dialog->findChild<QLineEdit *>(QStringLiteral("username")), QStringLiteral("root"));
+        QTest::keyClicks(
+            dialog->findChild<QLineEdit *>(QStringLiteral("password")), QStringLiteral("root-pw"));
         dialog->findChild<QComboBox *>(QStringLiteral("userType"))
             ->setCurrentText(QStringLiteral("Super"));
         QVERIFY(ok->isEnabled());
@@ -206,12 +208,13 @@ private slots:
                 && aclRows().contains(
                     QStringLiteral("User:alice|Custom|Topic:secret|All|10.0.0.0/8|Deny")),
             10000);
-        QVERIFY(writeScreenshot(&view, guitest::screenshotDir() + QStringLiteral("/acl.png")).isOk());
+        QVERIFY(
+            writeScreenshot(&view, guitest::screenshotDir() + QStringLiteral("/acl.png")).isOk());
 
         // Disabled, then its deny entry and the user removed.
         view.updateUser({"alice", {}, {}, "disable"});
-        QTRY_VERIFY_WITH_TIMEOUT(view.loaded() && userOf("alice")
-                && userOf("alice")->userStatus.toLower() == "disable",
+        QTRY_VERIFY_WITH_TIMEOUT(
+            view.loaded() && userOf("alice") && userOf("alice")->userStatus.toLower() == "disable",
             10000);
         view.deleteAcl("User:alice", "Topic:secret");
         QTRY_VERIFY_WITH_TIMEOUT(view.loaded()
@@ -226,8 +229,8 @@ private slots:
         ClusterSession reader(m_cluster->namesrvAddress(), {"reader01", "reader-secret"});
         reader.setPollInterval(200);
         QVERIFY(reader.start().isOk());
-        QTRY_VERIFY_WITH_TIMEOUT(!reader.brokers().empty() && reader.brokers().front().registered,
-            15000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !reader.brokers().empty() && reader.brokers().front().registered, 15000);
         AclView readerView(&reader);
         readerView.refresh();
         QTRY_VERIFY_WITH_TIMEOUT(readerView.loaded(), 10000);

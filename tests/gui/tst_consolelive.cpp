@@ -120,11 +120,11 @@ std::unique_ptr<client::PushConsumer> tst_ConsoleLive::startConsumer(
     auto c = std::make_unique<client::PushConsumer>(o);
     if (!c->subscribe(kTrackTopic).isOk())
         return nullptr;
-    c->registerMessageListener(
-        [consumed](const std::vector<client::MessageExt> &msgs, client::ConsumeConcurrentlyContext &) {
-            *consumed += static_cast<int>(msgs.size());
-            return client::ConsumeConcurrentlyStatus::ConsumeSuccess;
-        });
+    c->registerMessageListener([consumed](const std::vector<client::MessageExt> &msgs,
+                                   client::ConsumeConcurrentlyContext &) {
+        *consumed += static_cast<int>(msgs.size());
+        return client::ConsumeConcurrentlyStatus::ConsumeSuccess;
+    });
     if (!c->start().isOk())
         return nullptr;
     return c;
@@ -132,8 +132,8 @@ std::unique_ptr<client::PushConsumer> tst_ConsoleLive::startConsumer(
 
 void tst_ConsoleLive::shoot(const QString &name)
 {
-    const QString file = guitest::screenshotDir() + QStringLiteral("/live-") + name
-        + QStringLiteral(".png");
+    const QString file
+        = guitest::screenshotDir() + QStringLiteral("/live-") + name + QStringLiteral(".png");
     QVERIFY(writeScreenshot(m_window.get(), file).isOk());
     QVERIFY2(QFileInfo(file).size() > 10000, qPrintable(file));
 }
@@ -175,8 +175,8 @@ void tst_ConsoleLive::initTestCase()
         const auto r = admin.createOrUpdateTopic(m_brokerAddr, tc);
         QVERIFY2(r.isOk(), qPrintable(r.toString()));
     }
-    QTRY_VERIFY_WITH_TIMEOUT(admin.topicRoute(kLiveTopic).has_value()
-            && admin.topicRoute(kTrackTopic).has_value(),
+    QTRY_VERIFY_WITH_TIMEOUT(
+        admin.topicRoute(kLiveTopic).has_value() && admin.topicRoute(kTrackTopic).has_value(),
         30000);
     admin.shutdown();
 
@@ -284,9 +284,9 @@ void tst_ConsoleLive::groupConsumeTpsMatchesTheBrokersGetTps()
             return false;
         }(),
         10000);
-    QTRY_VERIFY_WITH_TIMEOUT(m_cw->consumersView()->titleText().contains(
-                                 formatRate(session->group(kLiveGroup)->consumeTps)
-                                 + QStringLiteral(" (1-min avg, ")),
+    QTRY_VERIFY_WITH_TIMEOUT(
+        m_cw->consumersView()->titleText().contains(
+            formatRate(session->group(kLiveGroup)->consumeTps) + QStringLiteral(" (1-min avg, ")),
         10000);
     QVERIFY2(!m_cw->consumersView()->titleText().contains(QStringLiteral(" 0.0 msgs/s")),
         qPrintable(m_cw->consumersView()->titleText()));
