@@ -208,8 +208,8 @@ private slots:
                 && aclRows().contains(
                     QStringLiteral("User:alice|Custom|Topic:secret|All|10.0.0.0/8|Deny")),
             10000);
-        QVERIFY(
-            writeScreenshot(&view, guitest::screenshotDir() + QStringLiteral("/acl.png")).isOk());
+        QVERIFY(writeScreenshot(&view, guitest::screenshotDir() + QStringLiteral("/acl-users.png"))
+                    .isOk());
 
         // Disabled, then its deny entry and the user removed.
         view.updateUser({"alice", {}, {}, "disable"});
