@@ -9,6 +9,7 @@
 #include "broker/managers/topicconfigmanager.h"
 #include "broker/processors/admincommon.h"
 #include "broker/processors/adminprocessor.h"
+#include "broker/stats/brokerstatsmanager.h"
 #include "storage/messagestore.h"
 
 #include <algorithm>
@@ -56,6 +57,9 @@ RemotingCommand AdminProcessor::consumeStats(const RemotingCommand &request)
         const QByteArray name = brokerName();
         for (int i = 0; i < config->writeQueueNums; ++i)
             stats.offsetTable[{topic, name, i}] = consumeOffset(group, topic, i);
+        // The minute average of the messages the group pulled, as RocketMQ sums it per topic.
+        if (m_ctx.statsManager)
+            stats.consumeTps += m_ctx.statsManager->groupGetTps(group, topic);
     }
     RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
     response.body = stats.toJson();

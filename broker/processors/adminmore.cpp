@@ -11,6 +11,7 @@
 #include "broker/managers/topicconfigmanager.h"
 #include "broker/processors/admincommon.h"
 #include "broker/processors/adminprocessor.h"
+#include "broker/stats/brokerstatsmanager.h"
 #include "clientlib/protocol/json.h"
 #include "storage/core/consumequeue.h"
 #include "storage/messagestore.h"
@@ -190,6 +191,8 @@ RemotingCommand AdminProcessor::brokerConsumeStats(const RemotingCommand &reques
                 totalDiff += o.brokerOffset - o.consumerOffset;
                 stats.offsetTable[{topic, brokerName, i}] = o;
             }
+            if (m_ctx.statsManager)
+                stats.consumeTps = m_ctx.statsManager->groupGetTps(group, topic);
             stats.write(w);
         }
         w.endArray().endObject();

@@ -181,4 +181,14 @@ std::optional<BrokerStatsManager::StatsData> BrokerStatsManager::statsData(
     return out;
 }
 
+double BrokerStatsManager::groupGetTps(QByteArrayView group, QByteArrayView topic) const
+{
+    const JoinedKey key {view(topic), view(group)};
+    const auto *items = m_groups.find(key.view());
+    if (!items)
+        return 0;
+    std::lock_guard lock(m_sampleMutex);
+    return (*items)[GroupGetNums].snapshot(Window::Minute).tps;
+}
+
 } // namespace qrocket::broker

@@ -72,6 +72,9 @@ public:
 
     /// VIEW_BROKER_STATS_DATA: the item's figures, or nullopt when no such item exists.
     std::optional<StatsData> statsData(QByteArrayView statsName, QByteArrayView statsKey) const;
+    /// GROUP_GET_NUMS of topic@group over the minute window, per second (RocketMQ's
+    /// tpsGroupGetNums, the consumeTps of GET_CONSUME_STATS); 0 when the group never got any.
+    double groupGetTps(QByteArrayView group, QByteArrayView topic) const;
 
 private:
     using Key = std::string_view;

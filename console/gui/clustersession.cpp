@@ -117,6 +117,7 @@ void ClusterSession::tick()
     }
     pollGroupStats();
     pollFocusTopic();
+    pollTopicRates();
     if (m_tick % 2 == 0)
         pollFocusGroup();
     ++m_tick;

@@ -90,6 +90,8 @@ public:
     const std::vector<QByteArray> &systemTopics() const { return m_systemTopics; }
     const PartState &topicsPart() const { return m_topicsPart; }
     const std::vector<GroupInfo> &groups() const { return m_groups; }
+    /// The catalogue's row of `name` (the one source of a group's lag and consume TPS), or null.
+    const GroupInfo *group(const QByteArray &name) const;
     const PartState &groupsPart() const { return m_groupsPart; }
     /// The first normal topic (by name), else TBW102.
     QByteArray defaultTopic() const;
@@ -103,6 +105,15 @@ public:
     /// One group's GET_CONSUME_STATS answer (the round-robin's; public for the benchmark). The
     /// models hear of it once per event-loop pass (groupsUpdated, coalesced).
     void applyGroupStats(const QByteArray &name, const Result<client::admin::ConsumeStats> &r);
+
+    // -- per-topic rates (every kTopicRatesPeriodMs) ---------------------------------------
+    /// The broker's minute windows move every 10 s: asking more often shows nothing new.
+    static constexpr std::int64_t kTopicRatesPeriodMs = 10000;
+    /// VIEW_BROKER_STATS_DATA calls per round at most (topics beyond it: the next rounds).
+    static constexpr int kTopicRatesBudget = 256;
+    const std::map<QByteArray, TopicRates> &topicRates() const { return m_topicRates; }
+    /// Asks for the per-topic rates on the next tick (tests).
+    void refreshTopicRates() { m_topicRatesMono = 0; }
 
     // -- focus topic / group (asked every tick while set) ----------------------------------
     void setFocusTopic(const QByteArray &topic);
@@ -146,6 +157,7 @@ signals:
     void groupsUpdated();
     void storageUpdated();
     void focusTopicUpdated();
+    void topicRatesUpdated();
     void focusGroupUpdated();
     /// problemSummary() changed.
     void problemsChanged(const QString &summary);
@@ -171,6 +183,7 @@ private:
     void pollGroups();
     void pollGroupStats();
     void pollFocusTopic();
+    void pollTopicRates();
     void pollFocusGroup();
     void applyOverview(Result<client::ClusterOverview> r);
     void applyLiveness(Result<client::admin::BrokerLiveness> r);
@@ -204,6 +217,10 @@ private:
     int m_groupStatsInFlight = 0;
     bool m_groupsDirty = false;
     bool m_catalogDue = true;
+
+    std::map<QByteArray, TopicRates> m_topicRates;
+    std::int64_t m_topicRatesMono = 0;
+    std::size_t m_topicRatesCursor = 0;
 
     QByteArray m_focusTopic;
     std::optional<protocol::TopicRouteData> m_focusRoute;

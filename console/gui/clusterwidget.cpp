@@ -2,6 +2,7 @@
 
 #include "console/gui/clusterwidget.h"
 
+#include "console/gui/aclview.h"
 #include "console/gui/alerts.h"
 #include "console/gui/alertsview.h"
 #include "console/gui/chartsview.h"
@@ -23,7 +24,7 @@ QStringList viewNames()
 {
     return {QStringLiteral("cluster"), QStringLiteral("topics"), QStringLiteral("route"),
         QStringLiteral("consumers"), QStringLiteral("messages"), QStringLiteral("storage"),
-        QStringLiteral("charts"), QStringLiteral("alerts")};
+        QStringLiteral("charts"), QStringLiteral("alerts"), QStringLiteral("acl")};
 }
 
 QString viewNameText(ViewName v)
@@ -58,6 +59,7 @@ ClusterWidget::ClusterWidget(
     m_storage = new StorageView(s, m_tabs);
     m_charts = new ChartsView(s, m_tabs);
     m_alertsView = new AlertsView(m_alerts, m_tabs);
+    m_acl = new AclView(s, m_tabs);
     m_tabs->addTab(m_cluster, tr("&1 Cluster"));
     m_tabs->addTab(m_topics, tr("&2 Topics"));
     m_tabs->addTab(m_route, tr("&3 Route"));
@@ -66,6 +68,7 @@ ClusterWidget::ClusterWidget(
     m_tabs->addTab(m_storage, tr("&6 Storage"));
     m_tabs->addTab(m_charts, tr("&7 Charts"));
     m_tabs->addTab(m_alertsView, tr("&8 Alerts"));
+    m_tabs->addTab(m_acl, tr("&9 Users && ACL"));
     layout->addWidget(m_tabs);
 
     connect(m_topics, &TopicsView::routeRequested, this, [this](const QByteArray &topic) {
@@ -77,6 +80,7 @@ ClusterWidget::ClusterWidget(
     connect(m_consumers, &ConsumersView::message, this, &ClusterWidget::statusMessage);
     connect(m_messages, &MessagesView::message, this, &ClusterWidget::statusMessage);
     connect(m_storage, &StorageView::message, this, &ClusterWidget::statusMessage);
+    connect(m_acl, &AclView::message, this, &ClusterWidget::statusMessage);
     connect(s, &ClusterSession::problemsChanged, this, &ClusterWidget::problemsChanged);
     auto alertsChanged = [this] {
         const auto &active = m_alerts->active();

@@ -1,7 +1,7 @@
 #pragma once
 
 // ClusterWidget: one cluster's page in the main window: its ClusterSession, its AlertEngine and
-// a tab per view (cluster, topics, route, consumers, messages, storage, charts, alerts). It
+// a tab per view (cluster, topics, route, consumers, messages, storage, charts, alerts, acl). It
 // relays the views' messages and the session's problems to the main window's status bar.
 
 #include "clientlib/common/status.h"
@@ -15,6 +15,7 @@ class QTabWidget;
 
 namespace qrocket::console {
 
+class AclView;
 class AlertEngine;
 class AlertsView;
 class ChartsView;
@@ -26,7 +27,7 @@ class RouteView;
 class StorageView;
 class TopicsView;
 
-enum class ViewName { Cluster, Topics, Route, Consumers, Messages, Storage, Charts, Alerts };
+enum class ViewName { Cluster, Topics, Route, Consumers, Messages, Storage, Charts, Alerts, Acl };
 /// "cluster", "topics", ...; parseViewName is false for an unknown name.
 QString viewNameText(ViewName v);
 bool parseViewName(const QString &text, ViewName *out);
@@ -61,6 +62,7 @@ public:
     StorageView *storageView() const { return m_storage; }
     ChartsView *chartsView() const { return m_charts; }
     AlertsView *alertsView() const { return m_alertsView; }
+    AclView *aclView() const { return m_acl; }
 
 signals:
     void statusMessage(const QString &text);
@@ -79,6 +81,7 @@ private:
     StorageView *m_storage;
     ChartsView *m_charts;
     AlertsView *m_alertsView;
+    AclView *m_acl;
 };
 
 } // namespace qrocket::console

@@ -124,12 +124,17 @@ void ConsumersView::onFocusUpdated()
     if (!group.isEmpty() && group != m_ownersAskedFor && m_session->focusConnection())
         pollRunningInfo();
     if (!group.isEmpty()) {
-        const auto &stats = m_session->focusConsumeStats();
-        m_title->setText(
-            tr("<b>%1</b> · lag %2 · %3 · %4 client(s)")
-                .arg(QString::fromUtf8(group).toHtmlEscaped(), formatCount(m_queues->totalLag()),
-                    formatRate(stats ? stats->consumeTps : 0))
-                .arg(m_connections->rowCount()));
+        // The group list's row: one source for the lag and the TPS in both places.
+        const GroupInfo *g = m_session->group(group);
+        const bool known = g && g->statsKnown;
+        const QString tps = known ? tr("%1 (1-min avg, %2)")
+                                        .arg(formatRate(g->consumeTps),
+                                            formatAgo(ClusterSession::nowMono() - g->statsOkMono))
+                                  : tr("consume TPS pending");
+        m_title->setText(tr("<b>%1</b> · lag %2 · %3 · %4 client(s)")
+                             .arg(QString::fromUtf8(group).toHtmlEscaped(),
+                                 known ? formatCount(g->lag) : QStringLiteral("-"), tps)
+                             .arg(m_connections->rowCount()));
     }
     QStringList notes;
     if (!m_session->focusGroupPart().error.isEmpty())
@@ -140,6 +145,11 @@ void ConsumersView::onFocusUpdated()
         notes.isEmpty() ? QString()
                         : QStringLiteral("<span style='color:#f0b429'>%1</span>")
                               .arg(notes.join(QStringLiteral("<br>"))));
+}
+
+QString ConsumersView::titleText() const
+{
+    return m_title->text();
 }
 
 void ConsumersView::pollRunningInfo()

@@ -31,6 +31,8 @@ public:
     ConnectionModel *connectionModel() const { return m_connections; }
     ResetOffsetPanel *resetPanel() const { return m_reset; }
     QTableView *groupTable() const { return m_groupTable.view; }
+    /// The selected group's header line ("<b>G</b> · lag 105 · 19,012 msgs/s (1-min avg, ...)").
+    QString titleText() const;
     void selectGroup(const QByteArray &group);
     bool hasData() const;
 

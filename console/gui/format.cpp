@@ -24,6 +24,19 @@ QString formatRate(double perSecond)
     return QLocale().toString(perSecond, 'f', decimals) + QStringLiteral(" msgs/s");
 }
 
+QString formatRateTick(double perSecond, double step)
+{
+    if (!std::isfinite(perSecond) || perSecond < 0)
+        perSecond = 0;
+    const QLocale locale;
+    if (step >= 1e6)
+        return locale.toString(perSecond / 1e6, 'f', 1) + QStringLiteral(" M msgs/s");
+    if (step >= 1e3)
+        return locale.toString(perSecond / 1e3, 'f', 1) + QStringLiteral(" k msgs/s");
+    const int decimals = step >= 1 ? 0 : (step >= 0.1 ? 1 : 2);
+    return locale.toString(perSecond, 'f', decimals) + QStringLiteral(" msgs/s");
+}
+
 QString formatBytes(std::int64_t bytes)
 {
     static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};

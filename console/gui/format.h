@@ -14,6 +14,9 @@ namespace qrocket::console {
 QString formatCount(std::int64_t n);
 /// "1,234.5 msgs/s" (one decimal below 100, none above).
 QString formatRate(double perSecond);
+/// A chart tick of a rate, scaled by the axis step: "750 msgs/s", "1,500 msgs/s" (steps below
+/// 1,000), "19.0 k msgs/s", "1.5 M msgs/s".
+QString formatRateTick(double perSecond, double step);
 /// "512 B", "3.2 KiB", "16.0 MiB", "1.50 GiB".
 QString formatBytes(std::int64_t bytes);
 /// "42.3 %" of a 0..1 ratio; "n/a" when negative.

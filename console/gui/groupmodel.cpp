@@ -55,6 +55,10 @@ QVariant GroupModel::headerData(int section, Qt::Orientation o, int role) const
             return tr("Age of the group's GET_CONSUME_STATS (asked round-robin, %1 groups a "
                       "second)")
                 .arg(ClusterSession::kGroupStatsBudget);
+        case Tps:
+            return tr("GET_CONSUME_STATS consumeTps: each broker's average over its last minute "
+                      "of the messages the group pulled (RocketMQ's tpsGroupGetNums, as "
+                      "consumerProgress shows it), summed over the brokers; its age is Updated");
         default:
             return tr("GET_CONSUME_STATS of the brokers of the group's %RETRY% topic: lag = "
                       "broker offset - consumer offset, summed over the queues");

@@ -115,6 +115,19 @@ MessagesView::MessagesView(ClusterSession *session, TopicModel *topics, QWidget 
     detail->addTab(m_properties, tr("&Properties"));
     detail->addTab(m_bodyText, tr("Body (&text)"));
     detail->addTab(m_bodyHex, tr("Body (&hex)"));
+    m_consumedTable = new QTableWidget(0, 3, detail);
+    m_consumedTable->setHorizontalHeaderLabels({tr("Group"), tr("State"), tr("Why")});
+    m_consumedTable->horizontalHeader()->setStretchLastSection(true);
+    m_consumedTable->horizontalHeader()->resizeSection(0, 220);
+    m_consumedTable->horizontalHeader()->resizeSection(1, 130);
+    m_consumedTable->verticalHeader()->setVisible(false);
+    m_consumedTable->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    m_consumedTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_consumedTable->setToolTip(
+        tr("Per group subscribed to the topic (QUERY_TOPIC_CONSUME_BY_WHO): "
+           "consumed when its committed offset of the message's queue "
+           "(GET_CONSUME_STATS) is past the message's queue offset"));
+    detail->addTab(m_consumedTable, tr("&Consumed by"));
     splitter->addWidget(detail);
     layout->addWidget(splitter, 1);
 
@@ -374,11 +387,16 @@ void MessagesView::showDetail()
     const QModelIndex i = currentSourceRow(m_table);
     const client::MessageExt *m = i.isValid() ? m_model->messageAt(i.row()) : nullptr;
     m_properties->setRowCount(0);
+    ++m_consumedQuery;
+    m_consumedBy.clear();
+    m_consumedByReady = false;
+    m_consumedTable->setRowCount(0);
     if (!m) {
         m_bodyText->clear();
         m_bodyHex->clear();
         return;
     }
+    askConsumedBy(*m);
     std::vector<std::pair<QString, QString>> rows = {
         {tr("msgId (UNIQ_KEY)"), QString::fromUtf8(m->msgId())},
         {tr("offset msgId"), QString::fromUtf8(m->offsetMsgId())},
@@ -407,6 +425,136 @@ void MessagesView::showDetail()
     }
     m_bodyText->setPlainText(QString::fromUtf8(m->body()));
     m_bodyHex->setPlainText(hexDump(m->body()));
+}
+
+void MessagesView::askConsumedBy(const client::MessageExt &m)
+{
+    const int id = m_consumedQuery;
+    const QByteArray topic = m.topic();
+    // The broker that stored it: the message's own name, else the master at its store host.
+    QByteArray brokerName = m.brokerName();
+    const QByteArray storeHost = m.storeHost().toString();
+    if (brokerName.isEmpty()) {
+        for (const BrokerInfo &b : m_session->brokers()) {
+            if (b.address == storeHost && b.brokerId == protocol::kMasterBrokerId)
+                brokerName = b.brokerName;
+        }
+    }
+    const int queueId = m.queueId();
+    const std::int64_t queueOffset = m.queueOffset();
+    m_consumedByNote = tr("Asking who consumes %1…").arg(QString::fromUtf8(topic));
+    showConsumedBy();
+    m_session->admin().topicConsumedByAsync(topic,
+        m_session->deliver<std::vector<QByteArray>>(this,
+            [this, id, topic, brokerName, queueId, queueOffset](
+                Result<std::vector<QByteArray>> groups) {
+                if (id != m_consumedQuery)
+                    return;
+                if (!groups) {
+                    m_consumedByNote = tr("QUERY_TOPIC_CONSUME_BY_WHO failed: %1")
+                                           .arg(groups.error().toString());
+                    m_consumedByReady = true;
+                    showConsumedBy();
+                    return;
+                }
+                std::vector<QByteArray> names;
+                for (const QByteArray &g : *groups) {
+                    if (g != kSearchGroup)
+                        names.push_back(g);
+                }
+                if (names.empty()) {
+                    m_consumedByNote = tr("No group subscribes to or has offsets of %1")
+                                           .arg(QString::fromUtf8(topic));
+                    m_consumedByReady = true;
+                    showConsumedBy();
+                    return;
+                }
+                m_consumedByNote.clear();
+                m_consumedBy.resize(names.size());
+                auto pending = std::make_shared<int>(static_cast<int>(names.size()));
+                for (std::size_t i = 0; i < names.size(); ++i) {
+                    m_consumedBy[i].group = names[i];
+                    m_session->admin().consumeStatsAsync(names[i], topic,
+                        m_session->deliver<client::admin::ConsumeStats>(this,
+                            [this, id, i, pending, topic, brokerName, queueId, queueOffset](
+                                Result<client::admin::ConsumeStats> r) {
+                                if (id != m_consumedQuery)
+                                    return;
+                                ConsumedBy &row = m_consumedBy[i];
+                                if (!r) {
+                                    // 206: no offset of the topic anywhere.
+                                    const bool none = r.error().remoteCode() == 206;
+                                    row.state = none ? ConsumedBy::State::NoOffset
+                                                     : ConsumedBy::State::Error;
+                                    row.text = r.error().toString();
+                                } else {
+                                    const auto it = r->offsetTable.find(
+                                        protocol::MessageQueue {topic, brokerName, queueId});
+                                    if (it == r->offsetTable.end()) {
+                                        row.state = ConsumedBy::State::NoOffset;
+                                        row.text = tr("no committed offset of %1:%2")
+                                                       .arg(QString::fromUtf8(brokerName))
+                                                       .arg(queueId);
+                                    } else {
+                                        row.committedOffset = it->second.consumerOffset;
+                                        const bool done = row.committedOffset > queueOffset;
+                                        row.state = done ? ConsumedBy::State::Consumed
+                                                         : ConsumedBy::State::NotYet;
+                                        row.text = tr("committed offset %1 %2 message offset %3")
+                                                       .arg(formatCount(row.committedOffset),
+                                                           done ? QStringLiteral(">")
+                                                                : QStringLiteral("≤"),
+                                                           formatCount(queueOffset));
+                                    }
+                                }
+                                if (--*pending == 0)
+                                    m_consumedByReady = true;
+                                showConsumedBy();
+                            }));
+                }
+                showConsumedBy();
+            }));
+}
+
+void MessagesView::showConsumedBy()
+{
+    const bool note = !m_consumedByNote.isEmpty();
+    m_consumedTable->setRowCount(static_cast<int>(m_consumedBy.size()) + (note ? 1 : 0));
+    int r = 0;
+    if (note) {
+        m_consumedTable->setItem(r, 0, new QTableWidgetItem(QStringLiteral("-")));
+        m_consumedTable->setItem(r, 1, new QTableWidgetItem(QString()));
+        m_consumedTable->setItem(r++, 2, new QTableWidgetItem(m_consumedByNote));
+    }
+    for (const ConsumedBy &c : m_consumedBy) {
+        QString state = tr("asking…");
+        QColor color = m_consumedTable->palette().color(QPalette::Text);
+        if (!c.text.isEmpty()) {
+            switch (c.state) {
+            case ConsumedBy::State::Consumed:
+                state = tr("✔ consumed");
+                color = QColor(0x4c, 0xc3, 0x6a);
+                break;
+            case ConsumedBy::State::NotYet:
+                state = tr("not consumed yet");
+                color = QColor(0xf0, 0xb4, 0x29);
+                break;
+            case ConsumedBy::State::NoOffset:
+                state = tr("not consumed (no offset)");
+                color = QColor(0xf0, 0xb4, 0x29);
+                break;
+            case ConsumedBy::State::Error:
+                state = tr("unknown (error)");
+                color = QColor(0xff, 0x6b, 0x6b);
+                break;
+            }
+        }
+        auto *stateItem = new QTableWidgetItem(state);
+        stateItem->setForeground(color);
+        m_consumedTable->setItem(r, 0, new QTableWidgetItem(QString::fromUtf8(c.group)));
+        m_consumedTable->setItem(r, 1, stateItem);
+        m_consumedTable->setItem(r++, 2, new QTableWidgetItem(c.text));
+    }
 }
 
 } // namespace qrocket::console

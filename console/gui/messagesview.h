@@ -5,7 +5,11 @@
 // UNIQ_KEY), or by topic + store-time range, paged: the range's first and last offset per queue
 // come from previewResetOffset's SEARCH_OFFSET_BY_TIMESTAMP answers (the Admin has no bare
 // searchOffset), then a page's messages are read with messageAt, in parallel. The detail shows
-// the properties and the body as text and as hex.
+// the properties, the body as text and as hex, and which groups consumed it:
+// QUERY_TOPIC_CONSUME_BY_WHO of its topic, then GET_CONSUME_STATS of each group for that topic; a
+// group consumed it when its committed offset of the message's queue (on the broker that stored it)
+// is past the message's queue offset, as RocketMQ's DefaultMQAdminExt.consumed() decides. Standard
+// requests only, so it works against QRocket's and Apache RocketMQ's brokers alike.
 
 #include "clientlib/client/message.h"
 #include "console/gui/tablesupport.h"
@@ -34,6 +38,17 @@ class MessagesView : public QWidget
 public:
     enum class Mode { Key, Id, Time };
 
+    /// One subscribed group of the message in the detail's "Consumed by" tab.
+    struct ConsumedBy
+    {
+        enum class State { Consumed, NotYet, NoOffset, Error };
+        QByteArray group;
+        State state = State::Error;
+        /// The group's committed offset of the message's queue (-1 when it has none).
+        std::int64_t committedOffset = -1;
+        QString text;
+    };
+
     MessagesView(ClusterSession *session, TopicModel *topics, QWidget *parent = nullptr);
     MessageModel *model() const { return m_model; }
     QTableView *table() const { return m_table.view; }
@@ -45,6 +60,10 @@ public:
     bool hasData() const;
     QPlainTextEdit *bodyText() const { return m_bodyText; }
     QPlainTextEdit *bodyHex() const { return m_bodyHex; }
+    /// The selected message's groups, once every answer is in (consumedByReady()).
+    const std::vector<ConsumedBy> &consumedBy() const { return m_consumedBy; }
+    bool consumedByReady() const { return m_consumedByReady; }
+    QTableWidget *consumedByTable() const { return m_consumedTable; }
 
 signals:
     void message(const QString &text);
@@ -59,6 +78,8 @@ private:
     void search();
     void loadPage(int page);
     void showDetail();
+    void askConsumedBy(const client::MessageExt &m);
+    void showConsumedBy();
     void report(const QString &text, bool error);
     void setBusy(bool busy);
 
@@ -81,6 +102,11 @@ private:
     QTableWidget *m_properties;
     QPlainTextEdit *m_bodyText;
     QPlainTextEdit *m_bodyHex;
+    QTableWidget *m_consumedTable;
+    std::vector<ConsumedBy> m_consumedBy;
+    bool m_consumedByReady = false;
+    QString m_consumedByNote;
+    int m_consumedQuery = 0;
     std::vector<QueueRange> m_ranges;
     std::int64_t m_rangeTotal = 0;
     int m_page = 0;

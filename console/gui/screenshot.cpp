@@ -2,6 +2,7 @@
 
 #include "console/gui/screenshot.h"
 
+#include "console/gui/aclview.h"
 #include "console/gui/alertsview.h"
 #include "console/gui/chartsview.h"
 #include "console/gui/clustersession.h"
@@ -164,6 +165,12 @@ Status prepareView(ClusterWidget *w, ViewName view, const QByteArray &topic, int
                 },
                 left()))
             return fail(QStringLiteral("fewer than 3 samples"));
+        break;
+    case ViewName::Acl:
+        // The lists as the broker answers them (a refusal without ACL rights is an answer).
+        w->aclView()->refresh();
+        if (!waitUntil([&] { return w->aclView()->hasData(); }, left()))
+            return fail(QStringLiteral("no answer to AUTH_LIST_USER / AUTH_LIST_ACL"));
         break;
     case ViewName::Alerts:
         if (!waitUntil([&] { return clusterReady(s) && w->alertsView()->hasData(); }, left()))

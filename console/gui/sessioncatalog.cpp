@@ -5,6 +5,7 @@
 #include "clientlib/protocol/systemtopics.h"
 #include "console/gui/clustersession.h"
 
+#include <QDateTime>
 #include <QTimer>
 
 #include <algorithm>
@@ -35,6 +36,28 @@ struct GroupRound
     QStringList errors;
 };
 
+/// The topics of a group's offset table, without its %RETRY% topic, sorted.
+std::vector<QByteArray> topicsOf(const client::admin::ConsumeStats &stats)
+{
+    std::vector<QByteArray> out;
+    for (const auto &entry : stats.offsetTable) {
+        const QByteArray &t = entry.first.topic;
+        if (!t.startsWith(protocol::topics::kRetryPrefix) && (out.empty() || out.back() != t)
+            && std::find(out.begin(), out.end(), t) == out.end())
+            out.push_back(t);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+/// One per-topic round's answers, summed on the GUI thread until every call is in.
+struct RatesRound
+{
+    int pending = 0;
+    std::map<QByteArray, std::pair<double, double>> rates; // topic -> put, get
+    std::map<QByteArray, bool> answered; // topic -> some call about it succeeded
+};
+
 } // namespace
 
 QByteArray ClusterSession::defaultTopic() const
@@ -44,6 +67,12 @@ QByteArray ClusterSession::defaultTopic() const
             return t.name;
     }
     return QByteArrayLiteral("TBW102");
+}
+
+const GroupInfo *ClusterSession::group(const QByteArray &name) const
+{
+    auto it = m_groupIndex.constFind(name);
+    return it == m_groupIndex.constEnd() ? nullptr : &m_groups[static_cast<std::size_t>(*it)];
 }
 
 void ClusterSession::pollTopics()
@@ -196,6 +225,7 @@ void ClusterSession::applyGroups(
             g.consumeTps = old.consumeTps;
             g.queues = old.queues;
             g.topics = old.topics;
+            g.topicNames = old.topicNames;
         }
         next.push_back(std::move(g));
     }
@@ -241,6 +271,7 @@ void ClusterSession::applyGroupStats(
             row.consumeTps = 0;
             row.queues = 0;
             row.topics = 0;
+            row.topicNames.clear();
         }
     } else {
         row.statsKnown = true;
@@ -249,12 +280,8 @@ void ClusterSession::applyGroupStats(
         row.lag = r->totalLag();
         row.consumeTps = r->consumeTps;
         row.queues = static_cast<int>(r->offsetTable.size());
-        QSet<QByteArray> topics;
-        for (const auto &entry : r->offsetTable) {
-            if (!entry.first.topic.startsWith(protocol::topics::kRetryPrefix))
-                topics.insert(entry.first.topic);
-        }
-        row.topics = static_cast<int>(topics.size());
+        row.topicNames = topicsOf(*r);
+        row.topics = static_cast<int>(row.topicNames.size());
     }
     markGroupsDirty();
 }
@@ -392,6 +419,8 @@ void ClusterSession::pollFocusGroup()
                         g.lag = m_focusConsume->totalLag();
                         g.consumeTps = m_focusConsume->consumeTps;
                         g.queues = static_cast<int>(m_focusConsume->offsetTable.size());
+                        g.topicNames = topicsOf(*m_focusConsume);
+                        g.topics = static_cast<int>(g.topicNames.size());
                         markGroupsDirty();
                     }
                 } else {
@@ -418,6 +447,101 @@ void ClusterSession::pollFocusGroup()
                 done();
             }),
         kFastTimeoutMs);
+}
+
+// -- per-topic rates ------------------------------------------------------------------------
+
+void ClusterSession::pollTopicRates()
+{
+    const std::int64_t now = nowMono();
+    if (m_inFlight.contains(QStringLiteral("topicRates"))
+        || (m_topicRatesMono && now - m_topicRatesMono < kTopicRatesPeriodMs))
+        return;
+    const std::vector<QByteArray> masters = masterAddresses();
+    std::vector<QByteArray> topics;
+    for (const TopicInfo &t : m_topics) {
+        if (t.type == TopicType::Normal)
+            topics.push_back(t.name);
+    }
+    if (masters.empty() || topics.empty())
+        return;
+    m_topicRatesMono = now;
+    // Who consumes what, from the groups' offset tables (the round-robin's).
+    std::map<QByteArray, std::vector<QByteArray>> consumers;
+    for (const GroupInfo &g : m_groups) {
+        for (const QByteArray &t : g.topicNames)
+            consumers[t].push_back(g.name);
+    }
+    // As many topics as the budget holds, from the cursor on (all of them, usually).
+    struct Call
+    {
+        QByteArray broker, statsName, key, topic;
+        bool put;
+    };
+    std::vector<Call> calls;
+    std::size_t taken = 0;
+    const std::size_t n = topics.size();
+    if (m_topicRatesCursor >= n)
+        m_topicRatesCursor = 0;
+    while (taken < n) {
+        const QByteArray &topic = topics[(m_topicRatesCursor + taken) % n];
+        const auto it = consumers.find(topic);
+        const std::size_t groups = it == consumers.end() ? 0 : it->second.size();
+        const std::size_t cost = masters.size() * (1 + groups);
+        if (taken > 0 && calls.size() + cost > static_cast<std::size_t>(kTopicRatesBudget))
+            break;
+        for (const QByteArray &broker : masters) {
+            calls.push_back({broker, "TOPIC_PUT_NUMS", topic, topic, true});
+            if (it != consumers.end()) {
+                for (const QByteArray &group : it->second)
+                    calls.push_back({broker, "GROUP_GET_NUMS", topic + '@' + group, topic, false});
+            }
+        }
+        ++taken;
+    }
+    m_topicRatesCursor = (m_topicRatesCursor + taken) % n;
+    auto round = std::make_shared<RatesRound>();
+    round->pending = static_cast<int>(calls.size());
+    m_inFlight.insert(QStringLiteral("topicRates"));
+    const std::int64_t epochNow = QDateTime::currentMSecsSinceEpoch();
+    for (const Call &c : calls) {
+        round->rates[c.topic];
+        m_admin->brokerStatsDataAsync(c.broker, c.statsName, c.key,
+            onGui<client::admin::BrokerStatsData>(
+                [this, round, c, epochNow](Result<client::admin::BrokerStatsData> r) {
+                    // No such item (never put / never pulled): the broker says "not exist".
+                    if (r) {
+                        auto &[put, get] = round->rates[c.topic];
+                        (c.put ? put : get) += r->statsMinute.tps;
+                        round->answered[c.topic] = true;
+                    } else if (r.error().code() == Status::Code::RemoteError) {
+                        round->answered[c.topic] = true;
+                    }
+                    if (--round->pending > 0)
+                        return;
+                    m_inFlight.remove(QStringLiteral("topicRates"));
+                    const std::int64_t okMono = nowMono();
+                    for (const auto &[topic, rates] : round->rates) {
+                        if (!round->answered[topic])
+                            continue;
+                        TopicRates &t = m_topicRates[topic];
+                        t.putTps = rates.first;
+                        t.getTps = rates.second;
+                        t.okMono = okMono;
+                        t.history.push_back({epochNow, rates.first, rates.second});
+                        while (t.history.size() > kHistorySamples)
+                            t.history.pop_front();
+                    }
+                    // Topics that are gone leave the charts.
+                    for (auto it = m_topicRates.begin(); it != m_topicRates.end();) {
+                        const bool known = std::any_of(m_topics.begin(), m_topics.end(),
+                            [&](const TopicInfo &t) { return t.name == it->first; });
+                        it = known ? std::next(it) : m_topicRates.erase(it);
+                    }
+                    emit topicRatesUpdated();
+                }),
+            kFastTimeoutMs);
+    }
 }
 
 } // namespace qrocket::console

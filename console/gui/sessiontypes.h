@@ -141,8 +141,29 @@ struct GroupInfo
     double consumeTps = 0;
     int queues = 0;
     int topics = 0;
+    /// The topics of its offset table (no %RETRY%), sorted: whose get TPS it counts in.
+    std::vector<QByteArray> topicNames;
 
     friend bool operator==(const GroupInfo &, const GroupInfo &) = default;
+};
+
+/// One topic's rates at one time (the per-topic charts).
+struct TopicRateSample
+{
+    std::int64_t epochMs = 0;
+    double putTps = 0;
+    double getTps = 0;
+};
+
+/// A topic's put and get TPS from VIEW_BROKER_STATS_DATA, the broker's one-minute averages
+/// (sampled by the broker every 10 s), summed over the masters: put = TOPIC_PUT_NUMS of the
+/// topic, get = GROUP_GET_NUMS of topic@group for every group that consumes it.
+struct TopicRates
+{
+    double putTps = 0;
+    double getTps = 0;
+    std::int64_t okMono = 0;
+    std::deque<TopicRateSample> history;
 };
 
 } // namespace qrocket::console

@@ -114,9 +114,11 @@ StorageView::StorageView(ClusterSession *session, QWidget *parent)
     m_table.view->horizontalHeader()->resizeSection(StoreFileModel::File, 220);
     m_table.view->horizontalHeader()->resizeSection(StoreFileModel::Expires, 160);
     m_table.view->horizontalHeader()->setStretchLastSection(true);
-    m_chart = new TimeChart(tr("Commit-log disk ratio (last 10 min)"), tr("%"), splitter);
-    m_chart->setFixedRange(0, 100);
-    m_chart->setLabelFormat(QStringLiteral("%.0f"));
+    m_chart = new TimeChart(
+        tr("Commit-log disk ratio (last 10 min; the gauges' figure)"),
+        [](double v, double) { return QStringLiteral("%1 %").arg(v, 0, 'f', 0); },
+        [](double v) { return formatRatio(v / 100.0); }, splitter);
+    m_chart->setFixedRange(0, 100, 25);
     m_chart->setMarks(m_chartMarks);
     splitter->addWidget(m_table.view);
     splitter->addWidget(m_chart);

@@ -1,13 +1,26 @@
 // The console against a broker with aclEnable=true (issue 24): a session given an admin
 // account's credentials (qrocket-console --aclConfig, mqadmin's tools.yml format) reads the
 // broker; one without them, or with a wrong secret, sees the broker's ACL refusal as the broker's
-// error. The credentials file reader shared with qrocket-admin is checked here too.
+// error. The credentials file reader shared with qrocket-admin is checked here too. The "Users &
+// ACL" view, signed by the admin account, creates (through its dialog), lists, updates and
+// deletes ACL 2.0 users and policies on the broker; signed by a non-admin account it shows the
+// broker's refusal.
 
 #include "console/common/credentials.h"
+#include "console/gui/aclview.h"
 #include "console/gui/clustersession.h"
+#include "console/gui/screenshot.h"
+#include "console/gui/style.h"
 #include "guitestutil.h"
 
+#include <QApplication>
+#include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QFile>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -67,6 +80,9 @@ private:
 private slots:
     void initTestCase()
     {
+        guitest::isolateSettings("tst_consoleacl");
+        initConsoleResources();
+        applyConsoleStyle(*qApp, true);
         QVERIFY(m_dir.isValid());
         QVERIFY(writeFile(file("plain_acl.yml"), kRules));
         EmbeddedClusterOptions o;
@@ -126,6 +142,104 @@ private slots:
             QVERIFY2(error.contains(QLatin1String("AclException")), qPrintable(error));
             QVERIFY(!error.contains(QLatin1String("console-secret")));
         }
+    }
+
+    void usersAndPoliciesManagedFromTheView()
+    {
+        ClusterSession session(m_cluster->namesrvAddress(), {"consoleadmin", "console-secret"});
+        session.setPollInterval(200);
+        QVERIFY(session.start().isOk());
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !session.brokers().empty() && session.brokers().front().runtimeOk, 15000);
+        AclView view(&session);
+        view.resize(1200, 700);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QTRY_VERIFY_WITH_TIMEOUT(view.loaded(), 10000);
+        QVERIFY2(view.lastError().isEmpty(), qPrintable(view.lastError()));
+        const auto userOf = [&](const QByteArray &name) -> const protocol::UserInfo * {
+            for (const auto &u : view.users()) {
+                if (u.username == name)
+                    return &u;
+            }
+            return nullptr;
+        };
+
+        // A super user through the dialog, as an operator creates one.
+        QTest::mouseClick(view.newUserButton(), Qt::LeftButton);
+        QDialog *dialog = nullptr;
+        QTRY_VERIFY((dialog = view.findChild<QDialog *>()) != nullptr && dialog->isVisible());
+        auto *ok = dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
+        QVERIFY(!ok->isEnabled()); // no name, no password yet
+        QTest::keyClicks(
+            dialog->findChild<QLineEdit *>(QStringLiteral("username")), QStringLiteral("root"));
+        QTest::keyClicks(
+            dialog->findChild<QLineEdit *>(QStringLiteral("password")), QStringLiteral("root-pw"));
+        dialog->findChild<QComboBox *>(QStringLiteral("userType"))
+            ->setCurrentText(QStringLiteral("Super"));
+        QVERIFY(ok->isEnabled());
+        QTest::mouseClick(ok, Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(view.loaded() && userOf("root"), 10000);
+        QCOMPARE(userOf("root")->userType.toLower(), QByteArray("super"));
+        QVERIFY(userOf("root")->password.isEmpty()); // never answered
+
+        // A normal user and its policies (an allow and a deny).
+        view.createUser({"alice", "alice-pw", "Normal", {}});
+        QTRY_VERIFY_WITH_TIMEOUT(view.loaded() && userOf("alice"), 10000);
+        protocol::AclInfo acl;
+        acl.subject = "User:alice";
+        acl.policies.push_back({"Custom",
+            {{"Topic:orders", {"Pub", "Sub"}, {}, "Allow"},
+                {"Topic:secret", {"All"}, {"10.0.0.0/8"}, "Deny"}}});
+        view.createAcl(acl);
+        const auto aclRows = [&] {
+            QStringList rows;
+            QTableWidget *t = view.aclTable();
+            for (int r = 0; r < t->rowCount(); ++r) {
+                QStringList cells;
+                for (int c = 0; c < t->columnCount(); ++c)
+                    cells << (t->item(r, c) ? t->item(r, c)->text() : QString());
+                rows << cells.join(QLatin1Char('|'));
+            }
+            return rows;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(
+            aclRows().contains(QStringLiteral("User:alice|Custom|Topic:orders|Pub, Sub|any|Allow"))
+                && aclRows().contains(
+                    QStringLiteral("User:alice|Custom|Topic:secret|All|10.0.0.0/8|Deny")),
+            10000);
+        QVERIFY(writeScreenshot(&view, guitest::screenshotDir() + QStringLiteral("/acl-users.png"))
+                    .isOk());
+
+        // Disabled, then its deny entry and the user removed.
+        view.updateUser({"alice", {}, {}, "disable"});
+        QTRY_VERIFY_WITH_TIMEOUT(
+            view.loaded() && userOf("alice") && userOf("alice")->userStatus.toLower() == "disable",
+            10000);
+        view.deleteAcl("User:alice", "Topic:secret");
+        QTRY_VERIFY_WITH_TIMEOUT(view.loaded()
+                && !aclRows().join(QLatin1Char('\n')).contains(QStringLiteral("Topic:secret"))
+                && aclRows().join(QLatin1Char('\n')).contains(QStringLiteral("Topic:orders")),
+            10000);
+        view.deleteUser("alice");
+        QTRY_VERIFY_WITH_TIMEOUT(view.loaded() && !userOf("alice") && userOf("root"), 10000);
+        QVERIFY(!aclRows().join(QLatin1Char('\n')).contains(QStringLiteral("User:alice")));
+
+        // A non-admin account sees the broker's refusal, and changes nothing.
+        ClusterSession reader(m_cluster->namesrvAddress(), {"reader01", "reader-secret"});
+        reader.setPollInterval(200);
+        QVERIFY(reader.start().isOk());
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !reader.brokers().empty() && reader.brokers().front().registered, 15000);
+        AclView readerView(&reader);
+        readerView.refresh();
+        QTRY_VERIFY_WITH_TIMEOUT(readerView.loaded(), 10000);
+        QVERIFY2(!readerView.lastError().isEmpty(), "a non-admin listed the users");
+        readerView.deleteUser("root");
+        QTRY_VERIFY_WITH_TIMEOUT(
+            readerView.lastChange().startsWith(QStringLiteral("delete user root failed")), 10000);
+        view.refresh();
+        QTRY_VERIFY_WITH_TIMEOUT(view.loaded() && userOf("root"), 10000);
     }
 };
 

@@ -41,6 +41,7 @@ private Q_SLOTS:
     void keysOfEachName();
     void lastKeyShortcutKeepsManagersApart();
     void threadsCountTogether();
+    void groupGetTpsIsTheMinuteAverage();
 };
 
 void tst_BrokerStatsManager::samplesFollowTheClock()
@@ -168,6 +169,28 @@ void tst_BrokerStatsManager::threadsCountTogether()
     QCOMPARE(c.minuteSum("TOPIC_PUT_NUMS", "shared"), kThreads * kPerThread);
     QCOMPARE(c.minuteSum("TOPIC_PUT_NUMS", "T2"), kPerThread);
     QCOMPARE(c.minuteSum("BROKER_PUT_NUMS", "C1"), 2 * kThreads * kPerThread);
+}
+
+// GET_CONSUME_STATS' consumeTps: GROUP_GET_NUMS of topic@group per second over the minute
+// window (RocketMQ's tpsGroupGetNums), for a group pulling 1,900 messages a second.
+void tst_BrokerStatsManager::groupGetTpsIsTheMinuteAverage()
+{
+    Clocked c;
+    c.stats->tick();
+    QCOMPARE(c.stats->groupGetTps("G", "T"), 0.0); // never pulled
+    for (int s = 0; s < 60; ++s) {
+        for (int i = 0; i < 19; ++i)
+            c.stats->onGet("G", "T", i % 4, 100, 100 * 64, 1);
+        c.now += kSecond;
+        c.stats->tick();
+    }
+    QCOMPARE(c.stats->groupGetTps("G", "T"), 1900.0);
+    QCOMPARE(c.stats->groupGetTps("G", "Other"), 0.0);
+    QCOMPARE(c.stats->groupGetTps("Other", "T"), 0.0);
+    // It stops: the average falls as the idle samples enter the window.
+    c.now += 30 * kSecond;
+    c.stats->tick();
+    QVERIFY(c.stats->groupGetTps("G", "T") < 1900.0);
 }
 
 QTEST_GUILESS_MAIN(tst_BrokerStatsManager)
