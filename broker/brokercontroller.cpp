@@ -183,6 +183,7 @@ Status BrokerController::initialize()
     if (m_config.isMaster()) {
         m_haService = std::make_unique<ha::HAService>(
             *m_store, m_storeConfig, QStringList {m_config.brokerIP1, m_config.brokerIP2});
+        m_haService->setTls(m_config.tls); // tls.server.* apply to the HA port too
         m_store->setAppendObserver([ha = m_haService.get()] { ha->wakeup(); });
     }
     if (Status st = m_store->open(); !st)
@@ -233,6 +234,7 @@ Status BrokerController::initialize()
             *m_store, m_storeConfig, [fixed, registrar = m_registrar.get()] {
                 return fixed.isEmpty() ? registrar->masterHaServerAddr() : fixed;
             });
+        m_haClient->setTls(m_config.tls); // tls.enable: TLS to the master's HA port
         m_ctx.haClient = m_haClient.get();
         m_slaveSync = std::make_unique<ha::SlaveSynchronize>(
             m_ctx, [registrar = m_registrar.get()] { return registrar->masterAddr(); });

@@ -16,17 +16,28 @@
 // again until someone repairs one side. A stream starting past this slave's end (a gap), a
 // malformed header or a transfer larger than the read buffer drops the connection.
 //
-// Threads: one thread, blocking in poll() with bounded waits. `masterAddress` is called on it.
+// TLS (setTls(): the broker's tls.enable and tls.client.* keys, as for its name-server and
+// master connections): the connection is TLS from its first byte, the master's certificate
+// verified (tls.client.authServer, tls.client.trustCertPath) against the host of the HA
+// address, with the slave's certificate when tls.client.certPath is set (a master with
+// tls.server.need.client.auth=require wants one). A handshake failure is logged with the
+// certificate errors and retried like a failed connect; the client never falls back to plain.
+//
+// Threads: one thread, blocking in poll() (TLS: QSslSocket's waitFor* functions, the thread
+// given an event dispatcher) with bounded waits. `masterAddress` is called on it.
 // start()/stop() from the owning thread; the store must outlive the client.
 
 #include "broker/ha/hasocket.h"
+#include "clientlib/remoting/tlssettings.h"
 
 #include <QByteArray>
+#include <QSslConfiguration>
 
 #include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -36,6 +47,8 @@ struct MessageStoreConfig;
 } // namespace qrocket::storage
 
 namespace qrocket::broker::ha {
+
+class HALink;
 
 class HAClient
 {
@@ -47,6 +60,9 @@ public:
     HAClient(const HAClient &) = delete;
     HAClient &operator=(const HAClient &) = delete;
 
+    /// TLS to the master when `settings.enable` (before start()). When the files do not load,
+    /// the client logs why and does not connect (never plain instead).
+    void setTls(const remoting::TlsSettings &settings);
     void start();
     void stop();
 
@@ -62,10 +78,13 @@ public:
 private:
     enum class SessionEnd { Dropped, Refused, Stopped };
     void run();
-    SessionEnd session(int fd);
+    SessionEnd session(HALink &link);
     /// Processes the whole transfers in the read buffer; false ends the session (`end` says how).
-    bool dispatch(int fd, SessionEnd &end);
-    bool report(int fd);
+    bool dispatch(HALink &link, SessionEnd &end);
+    bool report(HALink &link);
+    /// Connects to `addr` (TLS when configured) and runs a session; false when it could not
+    /// connect (`why` says why).
+    bool connectAndServe(const QByteArray &addr, SessionEnd &end, QString &why);
     /// Sleeps `ms` unless stop() is called.
     void pause(int ms);
 
@@ -73,6 +92,8 @@ private:
     const int m_heartbeatMs;
     const int m_housekeepingMs;
     AddressProvider m_masterAddress;
+    std::optional<QSslConfiguration> m_tlsConfig; // tls.enable and the files loaded
+    Status m_tlsStatus; // tls.enable and the files did not load
 
     /// Appends the whole records of `bytes` (at `offset`) and keeps the incomplete rest in
     /// m_carry; false when the bytes are not commit-log records or cannot be appended.

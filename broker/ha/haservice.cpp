@@ -2,18 +2,28 @@
 
 #include "broker/common/logging.h"
 #include "broker/ha/haprotocol.h"
+#include "clientlib/remoting/logging.h"
+#include "clientlib/remoting/tlsconfig.h"
 #include "storage/messagestore.h"
 #include "storage/services/grouptransferservice.h"
 
+#include <QEventLoop>
 #include <QNetworkInterface>
+#include <QSocketNotifier>
+#include <QSslSocket>
+#include <QTimer>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <system_error>
+#include <unistd.h>
 #include <utility>
 
 namespace qrocket::broker::ha {
@@ -28,6 +38,11 @@ std::int64_t steadyMs()
 constexpr int kPollSliceMs = 100; // every wait is cut into slices this long (stop, close)
 constexpr std::int64_t kWarnIntervalMs = 10000; // refusal warnings: at most one per reason
 constexpr int kAcceptBurst = 256; // connections taken per wake-up before reaping again
+/// The first byte of a TLS client (a handshake record). A plain slave's first byte is the high
+/// byte of its big-endian offset: 0x00 for any commit log under 2^56 bytes.
+constexpr unsigned char kTlsHandshakeRecord = 0x16;
+/// What a TLS connection reads ahead of its reports (8 bytes each).
+constexpr qint64 kTlsReadBufferBytes = 64 * 1024;
 
 /// Closes a refused connection with a reset: a flood leaves no TIME_WAIT behind on the master.
 void abortiveClose(SocketFd &fd)
@@ -62,11 +77,13 @@ public:
     /// caller then closes the connection and joins the one that may have started).
     Status start()
     {
+        // TLS in force (permissive or enforcing): one thread first, to sniff the first byte.
+        const bool sniff = m_service.m_tls != nullptr;
         try {
-            m_reader = std::thread([this] { readLoop(); });
-            ::pthread_setname_np(m_reader.native_handle(), "qr-ha-read");
-            m_writer = std::thread([this] { writeLoop(); });
-            ::pthread_setname_np(m_writer.native_handle(), "qr-ha-write");
+            m_reader = std::thread([this, sniff] { sniff ? sniffLoop() : readLoop(); });
+            ::pthread_setname_np(m_reader.native_handle(), sniff ? "qr-ha-conn" : "qr-ha-read");
+            if (!sniff)
+                startWriter();
         } catch (const std::system_error &e) {
             return Status::unavailable(
                 QStringLiteral("cannot start a thread: %1").arg(QString::fromLocal8Bit(e.what())));
@@ -89,6 +106,7 @@ public:
     }
     void join()
     {
+        // The reader first: a sniffing reader may start the writer.
         if (m_reader.joinable())
             m_reader.join();
         if (m_writer.joinable())
@@ -103,8 +121,29 @@ public:
 
 private:
     bool stopping() const { return m_closed.load() || m_service.m_stopping.load(); }
+    void startWriter()
+    {
+        m_writer = std::thread([this] { writeLoop(); });
+        ::pthread_setname_np(m_writer.native_handle(), "qr-ha-write");
+    }
     void readLoop();
     void writeLoop();
+    /// TLS in force: waits for the first byte and serves a TLS, a plain or no connection.
+    void sniffLoop();
+    /// The whole of a TLS connection, on the calling thread (an event loop).
+    void tlsSession();
+    /// Where streaming starts, from the first report (stored as the sent offset).
+    std::int64_t streamStart()
+    {
+        std::int64_t next = m_requestOffset.load();
+        if (next == 0) {
+            // A new slave starts at the beginning of the last commit-log file (RocketMQ).
+            const std::int64_t end = m_service.m_store.commitLogMaxOffset();
+            next = std::max<std::int64_t>(0, end - end % m_service.m_fileSize);
+        }
+        m_sentOffset.store(next, std::memory_order_release);
+        return next;
+    }
     /// One report: the first one decides where streaming starts; later ones acknowledge.
     bool onReport(std::int64_t offset);
     bool sendHeader(std::int64_t offset, const char *body, std::int32_t size);
@@ -118,6 +157,7 @@ private:
     std::atomic<std::int64_t> m_sentOffset {-1};
     std::thread m_reader;
     std::thread m_writer;
+    QSslSocket *m_tlsSocket = nullptr; // set on the TLS thread while its session runs
 };
 
 bool HAConnection::onReport(std::int64_t offset)
@@ -137,7 +177,8 @@ bool HAConnection::onReport(std::int64_t offset)
                 << "- the master lost data, or the slave followed another master. Nothing is "
                    "truncated or merged; repair one side by hand";
             // Tell the slave where this master ends (a heartbeat header), then drop it.
-            sendHeader(masterEnd, nullptr, 0);
+            if (sendHeader(masterEnd, nullptr, 0) && m_tlsSocket)
+                m_tlsSocket->flush();
             close(QStringLiteral("slave ahead of master (refused)"), true);
             return false;
         }
@@ -163,6 +204,7 @@ void HAConnection::readLoop()
     std::int64_t have = 0;
     std::int64_t lastRead = steadyMs();
     const int housekeeping = m_service.m_housekeepingMs;
+    bool firstByte = true;
     while (!stopping()) {
         const int rc = waitReadable(m_fd.get(), kPollSliceMs);
         if (rc < 0) {
@@ -184,6 +226,15 @@ void HAConnection::readLoop()
                 return;
             }
             if (n > 0) {
+                if (firstByte && static_cast<unsigned char>(buf[0]) == kTlsHandshakeRecord) {
+                    // Plain only (disabled mode; sniffing sends TLS peers elsewhere).
+                    close(QStringLiteral("the slave starts a TLS handshake but tls.server.mode "
+                                         "is disabled on this master (set it to permissive or "
+                                         "enforcing, or tls.enable=false on the slave)"),
+                        true);
+                    return;
+                }
+                firstByte = false;
                 have += n;
                 std::int64_t consumed = 0;
                 const std::int64_t offset = latestReport(buf, have, consumed);
@@ -209,6 +260,14 @@ bool HAConnection::sendHeader(std::int64_t offset, const char *body, std::int32_
 {
     char header[kHeaderSize];
     encodeHeader(header, offset, size);
+    if (m_tlsSocket) { // TLS thread: buffered in the socket, written by its event loop
+        if (m_tlsSocket->write(header, kHeaderSize) != kHeaderSize
+            || (size > 0 && m_tlsSocket->write(body, size) != size)) {
+            close(QStringLiteral("write failed: %1").arg(m_tlsSocket->errorString()), true);
+            return false;
+        }
+        return true;
+    }
     iovec iov[2] = {{header, kHeaderSize}, {const_cast<char *>(body), static_cast<size_t>(size)}};
     const Status st
         = sendAll(m_fd.get(), iov, size > 0 ? 2 : 1, m_service.m_housekeepingMs, m_closed);
@@ -226,13 +285,7 @@ void HAConnection::writeLoop()
         svc.waitForData(kPollSliceMs, m_closed, -1);
     if (stopping())
         return;
-    std::int64_t next = m_requestOffset.load();
-    if (next == 0) {
-        // A new slave starts at the beginning of the last commit-log file (RocketMQ).
-        const std::int64_t end = svc.m_store.commitLogMaxOffset();
-        next = std::max<std::int64_t>(0, end - end % svc.m_fileSize);
-    }
-    m_sentOffset.store(next, std::memory_order_release);
+    std::int64_t next = streamStart();
     std::int64_t lastWrite = 0; // a heartbeat first: the slave checks the offset at once
     bool warnedGap = false;
     while (!stopping()) {
@@ -261,6 +314,276 @@ void HAConnection::writeLoop()
         }
         svc.waitForData(std::min(kPollSliceMs, svc.m_heartbeatMs), m_closed, next);
     }
+}
+
+void HAConnection::sniffLoop()
+{
+    HAService &svc = m_service;
+    const std::int64_t deadline = steadyMs() + svc.m_housekeepingMs;
+    unsigned char first = 0;
+    for (;;) {
+        if (stopping())
+            return;
+        const int rc = waitReadable(m_fd.get(), kPollSliceMs);
+        if (rc < 0) {
+            close(QStringLiteral("poll failed: %1").arg(QString::fromLocal8Bit(::strerror(errno))),
+                true);
+            return;
+        }
+        if (rc > 0) {
+            const ssize_t n = ::recv(m_fd.get(), &first, 1, MSG_PEEK | MSG_DONTWAIT);
+            if (n == 1)
+                break;
+            if (n == 0) {
+                close(QStringLiteral("the slave closed it before sending anything"), false);
+                return;
+            }
+            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+                close(QStringLiteral("read failed: %1")
+                          .arg(QString::fromLocal8Bit(::strerror(errno))),
+                    true);
+                return;
+            }
+        }
+        if (steadyMs() > deadline) {
+            close(QStringLiteral("nothing sent for %1 ms (haHousekeepingInterval)")
+                      .arg(svc.m_housekeepingMs),
+                true);
+            return;
+        }
+    }
+    if (first == kTlsHandshakeRecord) {
+        tlsSession();
+        return;
+    }
+    if (svc.m_tls->mode() == remoting::TlsMode::Enforcing) {
+        svc.m_refusedPlain.fetch_add(1);
+        static remoting::LogRateLimiter limiter(1, kWarnIntervalMs);
+        const bool warn = limiter.allow();
+        close(QStringLiteral("plain connection refused (first byte 0x%1): tls.server.mode is "
+                             "enforcing; the slave needs tls.enable=true")
+                  .arg(unsigned(first), 2, 16, QLatin1Char('0')),
+            warn);
+        return;
+    }
+    // Permissive: a plain slave, served as without TLS.
+    try {
+        startWriter();
+    } catch (const std::system_error &e) {
+        svc.m_refusedByLimit.fetch_add(1);
+        close(QStringLiteral("refused: cannot start a thread: %1")
+                  .arg(QString::fromLocal8Bit(e.what())),
+            true);
+        return;
+    }
+    readLoop();
+}
+
+void HAConnection::tlsSession()
+{
+    HAService &svc = m_service;
+    // Gives this thread an event dispatcher for the socket's notifiers; run below.
+    QEventLoop loop;
+    const int wakeFd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    // The socket gets its own descriptor: close() shuts m_fd down from any thread, and each
+    // owner closes its own.
+    const int fd = ::fcntl(m_fd.get(), F_DUPFD_CLOEXEC, 0);
+    if (wakeFd < 0 || fd < 0) {
+        const QString why = QString::fromLocal8Bit(::strerror(errno));
+        if (wakeFd >= 0)
+            ::close(wakeFd);
+        if (fd >= 0)
+            ::close(fd);
+        close(QStringLiteral("cannot start TLS: %1").arg(why), true);
+        return;
+    }
+    QSslSocket socket;
+    socket.setSslConfiguration(svc.m_tls->configuration());
+    socket.setReadBufferSize(kTlsReadBufferBytes);
+    if (!socket.setSocketDescriptor(fd, QAbstractSocket::ConnectedState, QIODevice::ReadWrite)) {
+        ::close(fd);
+        ::close(wakeFd);
+        close(QStringLiteral("cannot start TLS: %1").arg(socket.errorString()), true);
+        return;
+    }
+    svc.m_tlsConnections.fetch_add(1);
+    m_tlsSocket = &socket;
+    QSocketNotifier wakeNotifier(wakeFd, QSocketNotifier::Read);
+    svc.addWakeFd(wakeFd);
+
+    // What the socket may hold unsent before the log is read further: a few transfers.
+    const qint64 outputCap = std::max<qint64>(256 * 1024, 4LL * svc.m_batchSize);
+    const std::int64_t started = steadyMs();
+    std::int64_t lastRead = started; // whole reports, as in readLoop()
+    std::int64_t lastWrite = 0;
+    std::int64_t lastDrain = started; // the socket last had nothing unsent, or took some
+    std::int64_t next = -1;
+    bool sleeping = false; // registered as an idle writer (m_sleepers)
+    bool warnedGap = false;
+    char buf[1024];
+    std::int64_t have = 0;
+
+    auto finish = [&](const QString &why, bool warn) {
+        close(why, warn);
+        loop.quit();
+    };
+    auto unsleep = [&] {
+        if (sleeping) {
+            sleeping = false;
+            svc.m_sleepers.fetch_sub(1);
+        }
+    };
+    auto unsent = [&] { return socket.bytesToWrite() + socket.encryptedBytesToWrite(); };
+    auto pump = [&] {
+        if (m_closed.load() || !socket.isEncrypted() || m_requestOffset.load() < 0)
+            return;
+        if (next < 0)
+            next = streamStart();
+        bool wrote = false;
+        if (steadyMs() - lastWrite > svc.m_heartbeatMs) {
+            if (!sendHeader(next, nullptr, 0)) {
+                loop.quit();
+                return;
+            }
+            lastWrite = steadyMs();
+            wrote = true;
+        }
+        while (unsent() < outputCap) {
+            const storage::SelectedRecord data = svc.m_store.commitLogData(next);
+            if (!data.isValid()) {
+                if (!warnedGap && next < svc.m_store.commitLogMinOffset()) {
+                    warnedGap = true;
+                    qCWarning(lcBrokerHa).noquote()
+                        << "slave" << m_peer << "needs commit-log offset" << next
+                        << "which this master already deleted (min offset"
+                        << svc.m_store.commitLogMinOffset() << "): it cannot catch up";
+                }
+                if (sleeping)
+                    break;
+                // Idle: registered first, then looked at again (pairs with wakeup()).
+                sleeping = true;
+                svc.m_sleepers.fetch_add(1, std::memory_order_seq_cst);
+                continue;
+            }
+            unsleep();
+            const auto size = static_cast<std::int32_t>(
+                std::min<qsizetype>(data.bytes.size(), svc.m_batchSize));
+            if (!sendHeader(next, data.bytes.data(), size)) {
+                loop.quit();
+                return;
+            }
+            lastWrite = steadyMs();
+            wrote = true;
+            next += size;
+            m_sentOffset.store(next, std::memory_order_release);
+        }
+        if (wrote)
+            socket.flush();
+    };
+
+    QObject::connect(&socket, &QSslSocket::readyRead, &socket, [&] {
+        while (!m_closed.load()) {
+            const qint64 n = socket.read(buf + have, static_cast<qint64>(sizeof buf) - have);
+            if (n <= 0)
+                break;
+            have += n;
+            std::int64_t consumed = 0;
+            const std::int64_t offset = latestReport(buf, have, consumed);
+            if (consumed > 0) {
+                lastRead = steadyMs();
+                std::memmove(buf, buf + consumed, static_cast<size_t>(have - consumed));
+                have -= consumed;
+                if (!onReport(offset)) {
+                    loop.quit();
+                    return;
+                }
+            }
+        }
+        pump();
+    });
+    auto drained = [&] {
+        lastDrain = steadyMs();
+        pump();
+    };
+    QObject::connect(&socket, &QSslSocket::encryptedBytesWritten, &socket, drained);
+    QObject::connect(&socket, &QSslSocket::encrypted, &socket, [&] {
+        qCInfo(lcBrokerHa).noquote() << "HA connection from slave" << m_peer << "encrypted with TLS"
+                                     << (socket.sessionProtocol() == QSsl::TlsV1_3 ? "1.3" : "1.2");
+        pump();
+    });
+    QObject::connect(
+        &socket, &QAbstractSocket::errorOccurred, &socket, [&](QAbstractSocket::SocketError error) {
+            if (m_closed.load()) {
+                loop.quit();
+                return;
+            }
+            if (error == QAbstractSocket::RemoteHostClosedError) {
+                finish(QStringLiteral("the slave closed it"), false);
+                return;
+            }
+            QString why = socket.errorString();
+            if (!socket.isEncrypted()) {
+                QStringList errors;
+                for (const QSslError &e : socket.sslHandshakeErrors())
+                    errors.append(e.errorString());
+                why = QStringLiteral("TLS handshake failed: ")
+                    + (errors.isEmpty() ? why : errors.join(QStringLiteral("; ")));
+            }
+            finish(why, true);
+        });
+    QObject::connect(&socket, &QAbstractSocket::disconnected, &socket,
+        [&] { finish(QStringLiteral("the slave closed it"), false); });
+    QObject::connect(&wakeNotifier, &QSocketNotifier::activated, &socket, [&] {
+        std::uint64_t count = 0;
+        [[maybe_unused]] const ssize_t n = ::read(wakeFd, &count, sizeof count);
+        unsleep();
+        pump();
+    });
+    QTimer tick;
+    tick.setInterval(kPollSliceMs);
+    QObject::connect(&tick, &QTimer::timeout, &socket, [&] {
+        if (stopping()) {
+            loop.quit();
+            return;
+        }
+        const std::int64_t now = steadyMs();
+        const int housekeeping = svc.m_housekeepingMs;
+        if (!socket.isEncrypted()) {
+            if (now - started > housekeeping)
+                finish(
+                    QStringLiteral("TLS handshake not complete in %1 ms (haHousekeepingInterval)")
+                        .arg(housekeeping),
+                    true);
+            return;
+        }
+        if (now - lastRead > housekeeping) {
+            finish(QStringLiteral("no report for %1 ms (haHousekeepingInterval)").arg(housekeeping),
+                true);
+            return;
+        }
+        if (unsent() == 0)
+            lastDrain = now;
+        else if (now - lastDrain > housekeeping) {
+            finish(QStringLiteral("write failed: peer took nothing for %1 ms").arg(housekeeping),
+                true);
+            return;
+        }
+        pump();
+    });
+    tick.start();
+    socket.startServerEncryption();
+    if (!m_closed.load())
+        loop.exec();
+
+    tick.stop();
+    unsleep();
+    svc.removeWakeFd(wakeFd);
+    wakeNotifier.setEnabled(false);
+    m_tlsSocket = nullptr;
+    if (!m_closed.load())
+        close(QStringLiteral("master shutting down"), false);
+    socket.abort();
+    ::close(wakeFd);
 }
 
 HAService::HAService(storage::MessageStore &store, const storage::MessageStoreConfig &config,
@@ -306,6 +629,18 @@ Status HAService::start(quint16 port, const QString &address)
 {
     if (!m_allowedError.isOk())
         return m_allowedError;
+    if (!m_tls) {
+        Result<remoting::TlsMode> mode = m_tlsSettings.mode();
+        if (!mode)
+            return mode.error();
+        if (*mode != remoting::TlsMode::Disabled) {
+            auto context = remoting::TlsServerContext::create(m_tlsSettings);
+            if (!context)
+                return Status::invalidArgument(
+                    QStringLiteral("HA port: %1").arg(context.error().message()));
+            m_tls = std::move(context).value();
+        }
+    }
     // Which addresses to bind (see the file comment); empty: every address, dual stack.
     QList<QHostAddress> bind;
     const QHostAddress wanted(address);
@@ -365,7 +700,8 @@ Status HAService::start(quint16 port, const QString &address)
     ::pthread_setname_np(m_acceptThread.native_handle(), "qr-ha-accept");
     qCInfo(lcBrokerHa).noquote() << "HA server listening on port" << m_port << "of"
                                  << where.join(QStringLiteral(", ")) << "for" << m_allowedText
-                                 << "- at most" << m_maxConnections << "connections";
+                                 << "- at most" << m_maxConnections << "connections, TLS"
+                                 << (m_tls ? remoting::tlsModeName(m_tls->mode()) : "disabled");
     return {};
 }
 
@@ -579,8 +915,23 @@ void HAService::wakeAllWriters()
     {
         std::lock_guard lock(m_wakeMutex);
         ++m_wakeGeneration;
+        const std::uint64_t one = 1;
+        for (int fd : m_wakeFds)
+            [[maybe_unused]] const ssize_t n = ::write(fd, &one, sizeof one);
     }
     m_wakeCv.notify_all();
+}
+
+void HAService::addWakeFd(int fd)
+{
+    std::lock_guard lock(m_wakeMutex);
+    m_wakeFds.push_back(fd);
+}
+
+void HAService::removeWakeFd(int fd)
+{
+    std::lock_guard lock(m_wakeMutex);
+    std::erase(m_wakeFds, fd);
 }
 
 void HAService::waitForData(int timeoutMs, const std::atomic<bool> &closed, std::int64_t next)

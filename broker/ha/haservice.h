@@ -32,14 +32,28 @@
 // address this host does not have (EADDRNOTAVAIL: brokerIP2 is a NAT or container's outside
 // address) falls back to every address with a warning; the allow list still applies.
 //
-// Threads: one accept thread, and per connection a reader (reports) and a writer (transfers),
-// all blocking in poll() with bounded waits; the sockets are plain non-blocking descriptors
-// (bulk streaming to a few peers needs no event loop). wakeup() may be called from any thread
-// (the store's append observer): it costs a fence and a relaxed load unless a writer is idle.
-// start()/stop() from the owning thread; the store must outlive the service.
+// TLS (setTls(): the broker's tls.server.* keys, clientlib/remoting/tlsconfig.h): with
+// tls.server.mode disabled the stream is plain as in RocketMQ. Permissive or enforcing: the
+// connection's first thread peeks at the first byte (recv MSG_PEEK, within
+// haHousekeepingInterval): 0x16 (a TLS handshake record; a plain slave's first byte is the high
+// byte of its offset, 0x00) makes it a TLS connection, served by that one thread with an event
+// loop owning a QSslSocket that both streams the log and reads the reports
+// (tls.server.need.client.auth=require: a slave without a trusted certificate fails the
+// handshake and gets nothing). A plain one is closed in enforcing mode before any byte is sent
+// or any report read (refusedPlain()), served as without TLS in permissive mode. Certificate
+// files are reloaded when they change (TlsServerContext), for new connections.
+//
+// Threads: one accept thread, and per plain connection a reader (reports) and a writer
+// (transfers), all blocking in poll() with bounded waits; the sockets are plain non-blocking
+// descriptors (bulk streaming to a few peers needs no event loop). A TLS connection has one
+// thread (QSslSocket is not thread-safe), woken by an eventfd when new bytes are written. wakeup()
+// may be called from any thread (the store's append observer): it costs a fence and a relaxed load
+// unless a writer is idle. start()/stop() from the owning thread; the store must outlive the
+// service.
 
 #include "broker/ha/hasocket.h"
 #include "clientlib/common/addresspattern.h"
+#include "clientlib/remoting/tlssettings.h"
 
 #include <QByteArray>
 #include <QStringList>
@@ -56,6 +70,10 @@ class MessageStore;
 struct MessageStoreConfig;
 } // namespace qrocket::storage
 
+namespace qrocket::remoting {
+class TlsServerContext;
+}
+
 namespace qrocket::broker::ha {
 
 class HAConnection;
@@ -71,9 +89,13 @@ public:
     HAService(const HAService &) = delete;
     HAService &operator=(const HAService &) = delete;
 
+    /// TLS on the HA port from the broker's tls.server.* keys (before start(); tls.server.mode
+    /// disabled, the default: plain).
+    void setTls(const remoting::TlsSettings &settings) { m_tlsSettings = settings; }
     /// Listens on `port` (0: a free port) at `address` (see the file comment; empty: every
     /// address) and starts accepting slaves. InvalidArgument for a bad haAllowedAddresses,
-    /// IoError when it cannot listen or start its thread.
+    /// IoError when it cannot listen or start its thread, the TLS
+    /// context's error when tls.server.* do not load.
     Status start(quint16 port, const QString &address = {});
     /// Waits (at most min(5 s, haHousekeepingInterval)) until every connected slave has
     /// acknowledged the commit-log end, then closes every connection and joins every thread.
@@ -98,6 +120,10 @@ public:
     /// Connections closed at accept because haMaxConnections were open or their threads could
     /// not be started.
     std::int64_t refusedByLimit() const { return m_refusedByLimit.load(); }
+    /// Plain connections closed because tls.server.mode is enforcing.
+    std::int64_t refusedPlain() const { return m_refusedPlain.load(); }
+    /// TLS handshakes started on the HA port.
+    std::int64_t tlsConnections() const { return m_tlsConnections.load(); }
     /// The allow list in force, as the refusal log line shows it.
     QString allowedAddresses() const { return m_allowedText; }
     /// The largest offset any slave acknowledged (RocketMQ's push2SlaveMaxOffset).
@@ -123,6 +149,9 @@ private:
     /// store already has bytes at `next`.
     void waitForData(int timeoutMs, const std::atomic<bool> &closed, std::int64_t next);
     void wakeAllWriters();
+    /// A TLS connection's eventfd, written by wakeAllWriters() while registered.
+    void addWakeFd(int fd);
+    void removeWakeFd(int fd);
 
     storage::MessageStore &m_store;
     const int m_heartbeatMs;
@@ -133,6 +162,9 @@ private:
     std::vector<AddressPattern> m_allowed;
     QString m_allowedText; // for the log
     Status m_allowedError; // a bad haAllowedAddresses: start() fails with it
+
+    remoting::TlsSettings m_tlsSettings;
+    std::shared_ptr<remoting::TlsServerContext> m_tls; // null: tls.server.mode disabled
 
     std::vector<SocketFd> m_listen; // one dual-stack socket, or one per bound address
     quint16 m_port = 0;
@@ -146,6 +178,8 @@ private:
     std::atomic<std::int64_t> m_push2SlaveMax {0};
     std::atomic<std::int64_t> m_refusedByAddress {0};
     std::atomic<std::int64_t> m_refusedByLimit {0};
+    std::atomic<std::int64_t> m_refusedPlain {0};
+    std::atomic<std::int64_t> m_tlsConnections {0};
     // Rate limits of the refusal warnings (accept thread only).
     struct Throttle
     {
@@ -160,6 +194,7 @@ private:
     std::mutex m_wakeMutex;
     std::condition_variable m_wakeCv;
     std::uint64_t m_wakeGeneration = 0; // guarded by m_wakeMutex
+    std::vector<int> m_wakeFds; // TLS connections' eventfds, guarded by m_wakeMutex
     std::atomic<int> m_sleepers {0};
 };
 

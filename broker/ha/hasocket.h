@@ -29,6 +29,13 @@ public:
     int get() const { return m_fd; }
     bool isValid() const { return m_fd >= 0; }
     void reset(int fd = -1);
+    /// Gives the descriptor up (the caller closes it).
+    int release()
+    {
+        const int fd = m_fd;
+        m_fd = -1;
+        return fd;
+    }
 
 private:
     int m_fd = -1;

@@ -161,6 +161,8 @@ void AdminProcessor::replicationInfo(
         t.emplace_back("haPush2SlaveMaxOffset", QByteArray::number(acked));
         t.emplace_back("haConnectionsRefusedByAddress", QByteArray::number(ha->refusedByAddress()));
         t.emplace_back("haConnectionsRefusedByLimit", QByteArray::number(ha->refusedByLimit()));
+        t.emplace_back("haConnectionsRefusedPlain", QByteArray::number(ha->refusedPlain()));
+        t.emplace_back("haTlsConnections", QByteArray::number(ha->tlsConnections()));
         t.emplace_back("slaveFallBehindMuch",
             QByteArray::number(ha->connectionCount() > 0
                     ? std::max<std::int64_t>(0, commitLogMaxOffset - acked)

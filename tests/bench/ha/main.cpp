@@ -5,8 +5,11 @@
 // state: the single broker (no slave), ASYNC_MASTER + slave, SYNC_MASTER + slave; each prints
 // send msg/s, MB/s and latency percentiles, the slave's lag sampled during the row, and the
 // replication throughput (bytes the slave took / time from the row's start until it caught up).
+// With --tlsCert/--tlsKey/--tlsCa, two more rows replicate over TLS (the master in
+// tls.server.mode=permissive, so the load generator stays plain; the slave with tls.enable).
 //
 //   qrocket-bench-ha [--seconds 3] [--size 1024] [--connections 64] [--flush ASYNC_FLUSH]
+//                    [--tlsCert server.pem --tlsKey server.key --tlsCa ca.pem]
 
 #include "broker/brokercontroller.h"
 #include "broker/ha/haservice.h"
@@ -45,10 +48,28 @@ RemotingCommand sendRequest(const QByteArray &topic, int bodyBytes)
     return r;
 }
 
-std::unique_ptr<broker::BrokerController> startBroker(
-    const QString &dir, const QByteArray &role, const QString &flush, quint16 masterHaPort)
+struct TlsFiles
+{
+    QString cert;
+    QString key;
+    QString ca;
+};
+
+std::unique_ptr<broker::BrokerController> startBroker(const QString &dir, const QByteArray &role,
+    const QString &flush, quint16 masterHaPort, const TlsFiles *tls = nullptr)
 {
     broker::BrokerConfig config;
+    if (tls) {
+        config.tls.configFile.clear();
+        if (role == "SLAVE") {
+            config.tls.enable = true;
+            config.tls.clientTrustCertPath = tls->ca;
+        } else {
+            config.tls.serverMode = QStringLiteral("permissive");
+            config.tls.serverCertPath = tls->cert;
+            config.tls.serverKeyPath = tls->key;
+        }
+    }
     config.brokerIP1 = QStringLiteral("127.0.0.1");
     config.brokerIP2 = config.brokerIP1;
     config.brokerName = QStringLiteral("bench-ha");
@@ -96,7 +117,14 @@ int main(int argc, char *argv[])
     const QCommandLineOption flushOpt(QStringLiteral("flush"),
         QStringLiteral("The master's flushDiskType."), QStringLiteral("type"),
         QStringLiteral("ASYNC_FLUSH"));
-    parser.addOptions({secondsOpt, sizeOpt, connOpt, flushOpt});
+    const QCommandLineOption certOpt(QStringLiteral("tlsCert"),
+        QStringLiteral("Server certificate (PEM, for 127.0.0.1): adds the TLS rows."),
+        QStringLiteral("file"));
+    const QCommandLineOption keyOpt(
+        QStringLiteral("tlsKey"), QStringLiteral("Its key (PEM)."), QStringLiteral("file"));
+    const QCommandLineOption caOpt(QStringLiteral("tlsCa"),
+        QStringLiteral("The CA the slave verifies it with (PEM)."), QStringLiteral("file"));
+    parser.addOptions({secondsOpt, sizeOpt, connOpt, flushOpt, certOpt, keyOpt, caOpt});
     parser.process(app);
     const double seconds = parser.value(secondsOpt).toDouble();
     const int size = parser.value(sizeOpt).toInt();
@@ -105,18 +133,27 @@ int main(int argc, char *argv[])
 
     std::printf("== %d B, %d synchronous connections, %.1f s per row, master %s\n", size,
         connections, seconds, qPrintable(flush));
+    const TlsFiles tlsFiles {parser.value(certOpt), parser.value(keyOpt), parser.value(caOpt)};
+    QList<const char *> rows {"single", "ASYNC_MASTER", "SYNC_MASTER"};
+    if (!tlsFiles.cert.isEmpty())
+        rows << "ASYNC_MASTER+TLS"
+             << "SYNC_MASTER+TLS";
     double asyncRate = 0;
-    for (const char *role : {"single", "ASYNC_MASTER", "SYNC_MASTER"}) {
+    for (const char *row : std::as_const(rows)) {
         QTemporaryDir dir;
-        const bool withSlave = QByteArray(role) != "single";
+        const QByteArray rowName(row);
+        const bool withTls = rowName.endsWith("+TLS");
+        const QByteArray roleName = withTls ? rowName.chopped(4) : rowName;
+        const TlsFiles *tls = withTls ? &tlsFiles : nullptr;
+        const bool withSlave = roleName != "single";
         auto master = startBroker(dir.filePath(QStringLiteral("master")),
-            withSlave ? QByteArray(role) : QByteArray("ASYNC_MASTER"), flush, 0);
+            withSlave ? roleName : QByteArray("ASYNC_MASTER"), flush, 0, tls);
         if (!master)
             return 1;
         std::unique_ptr<broker::BrokerController> slave;
         if (withSlave) {
             slave = startBroker(dir.filePath(QStringLiteral("slave")), "SLAVE",
-                QStringLiteral("ASYNC_FLUSH"), master->haListenPort());
+                QStringLiteral("ASYNC_FLUSH"), master->haListenPort(), tls);
             if (!slave)
                 return 1;
             const auto until = Clock::now() + std::chrono::seconds(10);
@@ -158,15 +195,15 @@ int main(int argc, char *argv[])
             const double secs = std::chrono::duration<double>(caught - t0).count();
             replMBps = static_cast<double>(end - startOffset) / secs / 1e6;
         }
-        if (QByteArray(role) == "ASYNC_MASTER")
+        if (rowName == "ASYNC_MASTER")
             asyncRate = f.msgsPerSecond;
-        std::printf("%-12s %10.0f msg/s %8.1f MB/s  p50 %7.1f p99 %7.1f us", role, f.msgsPerSecond,
+        std::printf("%-16s %10.0f msg/s %8.1f MB/s  p50 %7.1f p99 %7.1f us", row, f.msgsPerSecond,
             f.mbPerSecond, bench::percentileUs(f.latencyNs, 0.5),
             bench::percentileUs(f.latencyNs, 0.99));
         if (withSlave)
             std::printf("  replication %7.1f MB/s, max lag %lld B, caught up %.0f ms after",
                 replMBps, static_cast<long long>(maxLag), catchUpMs);
-        if (QByteArray(role) == "SYNC_MASTER" && asyncRate > 0)
+        if (roleName == "SYNC_MASTER" && asyncRate > 0)
             std::printf("  (%.0f %% of ASYNC_MASTER)", 100.0 * f.msgsPerSecond / asyncRate);
         if (f.errors)
             std::printf("  (%lld errors)", static_cast<long long>(f.errors));

@@ -97,8 +97,14 @@ struct Acked
 class Producer
 {
 public:
-    Producer(quint16 port, QByteArray topic, QByteArray tag, int threads, int bodySize = 200)
-        : m_port(port), m_topic(std::move(topic)), m_tag(std::move(tag)), m_bodySize(bodySize)
+    /// `options`: each thread's client (e.g. TLS to an enforcing broker).
+    Producer(quint16 port, QByteArray topic, QByteArray tag, int threads, int bodySize = 200,
+        remoting::RemotingClientOptions options = {})
+        : m_port(port)
+        , m_topic(std::move(topic))
+        , m_tag(std::move(tag))
+        , m_bodySize(bodySize)
+        , m_options(std::move(options))
     {
         for (int t = 0; t < threads; ++t)
             m_threads.emplace_back([this, t] { run(t); });
@@ -123,7 +129,7 @@ public:
 private:
     void run(int t)
     {
-        remoting::RemotingClient client;
+        remoting::RemotingClient client(m_options);
         for (int i = 0; !m_stop.load(); ++i) {
             QByteArray body
                 = m_tag + "-t" + QByteArray::number(t) + "-" + QByteArray::number(i) + '-';
@@ -152,6 +158,7 @@ private:
     const QByteArray m_topic;
     const QByteArray m_tag;
     const int m_bodySize;
+    const remoting::RemotingClientOptions m_options;
     std::atomic<bool> m_stop {false};
     mutable std::mutex m_mutex;
     std::vector<Acked> m_acked;
