@@ -27,6 +27,8 @@
 #include "broker/processors/sendmessageprocessor.h"
 #include "broker/schedule/schedulemessageservice.h"
 #include "broker/stats/brokerstatsmanager.h"
+#include "broker/timer/timermessagestore.h"
+#include "broker/timer/timerprocessor.h"
 #include "broker/transaction/endtransactionprocessor.h"
 #include "broker/transaction/transactionalmessageservice.h"
 #include "clientlib/acl/aclguard.h"
@@ -162,7 +164,9 @@ Status BrokerController::initialize()
     m_statsManager = std::make_unique<BrokerStatsManager>(m_config.brokerClusterName.toUtf8());
     m_ctx.statsManager = m_statsManager.get();
     m_schedule = std::make_unique<ScheduleMessageService>(m_ctx);
-    m_schedule->installTagsCodeResolver(*m_store);
+    // rmq_sys_wheel_timer units carry TIMER_OUT_MS, SCHEDULE_TOPIC_XXXX ones their due time.
+    m_store->setTagsCodeResolver(
+        TimerMessageStore::wrapTagsCodeResolver(m_schedule->tagsCodeResolver()));
     m_ctx.schedule = m_schedule.get();
     m_store->setArrivalListener(
         [hold = m_pullHold.get()](QByteArrayView topic, int queueId, std::int64_t queueOffset,
@@ -177,6 +181,18 @@ Status BrokerController::initialize()
     if (Status st = m_store->open(); !st)
         return st;
     m_ctx.haService = m_haService.get();
+    if (m_storeConfig.timerWheelEnable && m_config.isMaster() && !m_storeConfig.isSlave()) {
+        TimerStoreOptions timerOptions;
+        timerOptions.dir = m_storeConfig.storePathRootDir + QStringLiteral("/timer");
+        timerOptions.rules = timer::rulesOf(m_storeConfig);
+        timerOptions.logFileSize = m_storeConfig.mappedFileSizeTimerLog;
+        timerOptions.flushIntervalMs = m_storeConfig.timerFlushIntervalMs;
+        timerOptions.storeHost = [ctx = &m_ctx] { return ctx->storeHostAddress; };
+        m_timer = std::make_unique<TimerMessageStore>(*m_store, std::move(timerOptions));
+        if (Status st = m_timer->open(); !st)
+            return st;
+    }
+    m_ctx.timer = m_timer.get();
     m_ctx.registerBrokerAllNow = [this] { registerBrokerAllNow(); };
     m_topics->setChangeListener([this](const QByteArray &) { registerBrokerAllNow(); });
 
@@ -254,6 +270,9 @@ void BrokerController::createProcessors()
     auto query = std::make_shared<QueryProcessor>(m_ctx);
     registerProcessor(toInt(RequestCode::QueryMessage), query, m_pullPool);
     registerProcessor(toInt(RequestCode::ViewMessageById), query, m_pullPool);
+    auto timerProcessor = std::make_shared<TimerProcessor>(m_ctx, m_timer.get());
+    for (int code : {timer::kRecallMessage, timer::kGetTimerCheckPoint, timer::kGetTimerMetrics})
+        registerProcessor(code, timerProcessor, m_adminPool);
     registerExtraProcessors(*m_server, m_ctx, m_adminPool);
     registerExtraProcessors(*m_fastServer, m_ctx, m_adminPool);
     auto auth = std::make_shared<AuthProcessor>(m_authStore.get());
@@ -331,6 +350,8 @@ Status BrokerController::start()
     }
     m_pullHold->start();
     m_schedule->start();
+    if (m_timer)
+        m_timer->start();
     m_transactions->start();
 
     m_registerTimer.setInterval(std::chrono::milliseconds(m_config.registerNameServerPeriod));
@@ -466,6 +487,8 @@ void BrokerController::shutdown()
         m_haService->stop();
     m_pullHold->shutdown();
     m_schedule->stop();
+    if (m_timer)
+        m_timer->stop();
     m_transactions->stop();
     for (auto &pool : {m_sendPool, m_pullPool, m_clientPool, m_adminPool})
         pool->shutdown();

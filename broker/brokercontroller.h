@@ -71,6 +71,7 @@ class TransactionalMessageService;
 class PullMessageProcessor;
 class PullRequestHoldService;
 class ScheduleMessageService;
+class TimerMessageStore;
 namespace filter {
 class SqlFilterCache;
 }
@@ -159,6 +160,7 @@ private:
     std::unique_ptr<BrokerStats> m_stats;
     std::unique_ptr<BrokerStatsManager> m_statsManager;
     std::unique_ptr<ScheduleMessageService> m_schedule;
+    std::unique_ptr<TimerMessageStore> m_timer; // timer messages (a master, timerWheelEnable)
     std::shared_ptr<TransactionalMessageService> m_transactions; // half messages, check-back
 
     std::shared_ptr<remoting::ThreadPoolExecutor> m_sendPool;

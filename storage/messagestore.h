@@ -147,6 +147,9 @@ public:
 
     StoreStats stats() const;
     std::int64_t dispatchBehindBytes() const;
+    /// The commit-log offset below which every record has been dispatched (consume queues,
+    /// index, arrival listener).
+    std::int64_t dispatchedOffset() const;
     /// Blocks until reput has dispatched everything appended so far (tests), or timeout.
     bool waitForDispatch(int timeoutMs) const;
     /// Runs one cleanup pass now (also runs every cleanResourceInterval ms).
