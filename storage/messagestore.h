@@ -63,7 +63,8 @@ public:
         = std::function<void(QByteArrayView topic, int queueId, std::int64_t queueOffset,
             std::int64_t tagsCode, std::int64_t storeTimestamp, QByteArrayView properties)>;
     /// Derives the CQ tagsCode of a SCHEDULE_TOPIC_XXXX record (default: its delivery time from
-    /// the store's delay levels, or the TAGS hash without a level). Records of other topics
+    /// the store's delay levels, or the TAGS hash without a level) and, when set, of a
+    /// rmq_sys_wheel_timer record (broker/timer/: its TIMER_OUT_MS). Records of other topics
     /// always get the TAGS hash (0 without tags), as RocketMQ's dispatch computes it.
     using TagsCodeResolver = std::function<std::int64_t(const protocol::MessageRecordView &record)>;
 

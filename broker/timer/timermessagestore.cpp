@@ -81,6 +81,12 @@ bool hasResult(PutMessageStatus s)
         || s == PutMessageStatus::FlushSlaveTimeout || s == PutMessageStatus::SlaveNotAvailable;
 }
 
+Result<std::shared_ptr<storage::MappedFile>> openOrCreate(
+    const QString &path, std::int64_t from, std::int64_t size)
+{
+    return storage::MappedFile::open(path, from, size, !QFile::exists(path));
+}
+
 void putBigEndian(QByteArray &out, std::int64_t v)
 {
     for (int i = 7; i >= 0; --i)
@@ -154,9 +160,9 @@ Result<std::int64_t> TimerMessageStore::reserveEntry(std::int64_t pos)
     }
     std::lock_guard lock(m_logMutex);
     if (!m_log.count(base)) {
-        auto file = storage::MappedFile::open(
+        auto file = openOrCreate(
             m_opt.dir + QStringLiteral("/timerlog/") + storage::offsetToFileName(base), base,
-            m_opt.logFileSize, false);
+            m_opt.logFileSize);
         if (!file)
             return file.error();
         auto *footer = reinterpret_cast<std::int64_t *>(
@@ -191,8 +197,7 @@ Status TimerMessageStore::open()
 {
     if (!QDir().mkpath(m_opt.dir))
         return Status::ioError(QStringLiteral("cannot create %1").arg(m_opt.dir));
-    auto cp = storage::MappedFile::open(
-        m_opt.dir + QStringLiteral("/checkpoint"), 0, kCheckpointSize, false);
+    auto cp = openOrCreate(m_opt.dir + QStringLiteral("/checkpoint"), 0, kCheckpointSize);
     if (!cp)
         return cp.error();
     m_checkpoint = std::move(cp.value());
@@ -213,8 +218,8 @@ Status TimerMessageStore::open()
         QFile::remove(m_opt.dir + QStringLiteral("/wheel"));
         QDir(m_opt.dir + QStringLiteral("/timerlog")).removeRecursively();
     }
-    auto wheel = storage::MappedFile::open(m_opt.dir + QStringLiteral("/wheel"), 0,
-        m_slots * static_cast<std::int64_t>(sizeof(Slot)), false);
+    auto wheel = openOrCreate(m_opt.dir + QStringLiteral("/wheel"), 0,
+        m_slots * static_cast<std::int64_t>(sizeof(Slot)));
     if (!wheel)
         return wheel.error();
     m_wheel = std::move(wheel.value());
@@ -223,7 +228,9 @@ Status TimerMessageStore::open()
     if (fresh || ck(kPrecision) != m_opt.rules.precisionMs || ck(kSlots) != m_slots) {
         storage::ConsumeQueue *cq = m_store.findConsumeQueue(kTimerTopic, 0);
         const std::int64_t p = m_opt.rules.precisionMs;
-        const std::int64_t enqueueFrom = cq ? cq->minOffsetInQueue() : 0;
+        // A new wheel after a geometry change (nothing waiting) goes on where the old one was.
+        const std::int64_t enqueueFrom
+            = !fresh ? ck(kEnqueueCq) : (cq ? cq->minOffsetInQueue() : 0);
         if (enqueueFrom < (cq ? cq->maxOffsetInQueue() : 0))
             qCWarning(lcBroker) << "timer: no checkpoint; enqueuing rmq_sys_wheel_timer from"
                                 << enqueueFrom;

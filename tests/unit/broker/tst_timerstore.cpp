@@ -4,6 +4,7 @@
 // windows of enqueue and delivery (apache/rocketmq#3473: no duplicates after a restart), the
 // overflowing delay of apache/rocketmq#10872, and a backlog that drains by batches.
 
+#include "broker/managers/topicvalidator.h"
 #include "broker/timer/timermessagestore.h"
 #include "broker/timer/timertransform.h"
 #include "clientlib/protocol/messageproperties.h"
@@ -255,6 +256,8 @@ void tst_TimerStore::sendRules()
     QCOMPARE(timer::applyTimer(m, now, rules), timer::TimerOutcome::NotTimer);
     m.sysFlag = protocol::SysFlag::TransactionCommit;
     QCOMPARE(timer::applyTimer(m, now, rules), timer::TimerOutcome::Parked);
+    // Nobody sends to the timer topic directly (its records name the topic they go to).
+    QVERIFY(topics::isNotAllowedSendTopic("rmq_sys_wheel_timer"));
     // The refusal a producer sees (RocketMQ's code and remark).
     storage::MessageStoreConfig sc;
     m = msg("TIMER_DELAY_SEC\x01"
@@ -356,6 +359,9 @@ void tst_TimerStore::manyMessagesOnceInDueOrder()
     }
     f.settle();
     QCOMPARE(f.timer->backlog(), kCount);
+    // Steps that land on the slots' boundaries: the clock reads each slot's time exactly, as the
+    // timer thread's wake-up at the next slot does.
+    f.now.store((kT0 / 1000 + 1) * 1000);
     const auto got = f.driveTo(kT0 + 125'000, 100);
     QCOMPARE(got.size(), std::size_t(kCount));
     std::set<QByteArray> keys;
