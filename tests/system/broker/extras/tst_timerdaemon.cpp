@@ -83,7 +83,7 @@ std::vector<QByteArray> tst_TimerDaemon::pullAll(
     for (int i = 0; i < 10000; ++i) {
         const RemotingCommand p = call(request(11,
             {{"consumerGroup", "G_timer"}, {"topic", topic}, {"queueId", "0"},
-                {"queueOffset", num(offset)}, {"maxMsgNums", "32"}, {"sysFlag", "0"},
+                {"queueOffset", num(offset)}, {"maxMsgNums", "32"}, {"sysFlag", "4"},
                 {"commitOffset", "0"}, {"suspendTimeoutMillis", "0"}, {"subscription", "*"},
                 {"subVersion", "0"}}));
         if (p.code != 0)
