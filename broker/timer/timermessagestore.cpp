@@ -218,8 +218,8 @@ Status TimerMessageStore::open()
         QFile::remove(m_opt.dir + QStringLiteral("/wheel"));
         QDir(m_opt.dir + QStringLiteral("/timerlog")).removeRecursively();
     }
-    auto wheel = openOrCreate(m_opt.dir + QStringLiteral("/wheel"), 0,
-        m_slots * static_cast<std::int64_t>(sizeof(Slot)));
+    auto wheel = openOrCreate(
+        m_opt.dir + QStringLiteral("/wheel"), 0, m_slots * static_cast<std::int64_t>(sizeof(Slot)));
     if (!wheel)
         return wheel.error();
     m_wheel = std::move(wheel.value());
