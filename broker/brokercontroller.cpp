@@ -30,6 +30,8 @@
 #include "broker/processors/sendmessageprocessor.h"
 #include "broker/schedule/schedulemessageservice.h"
 #include "broker/stats/brokerstatsmanager.h"
+#include "broker/timer/timermessagestore.h"
+#include "broker/timer/timerprocessor.h"
 #include "broker/transaction/endtransactionprocessor.h"
 #include "broker/transaction/transactionalmessageservice.h"
 #include "clientlib/acl/aclguard.h"
@@ -165,7 +167,9 @@ Status BrokerController::initialize()
     m_statsManager = std::make_unique<BrokerStatsManager>(m_config.brokerClusterName.toUtf8());
     m_ctx.statsManager = m_statsManager.get();
     m_schedule = std::make_unique<ScheduleMessageService>(m_ctx);
-    m_schedule->installTagsCodeResolver(*m_store);
+    // rmq_sys_wheel_timer units carry TIMER_OUT_MS, SCHEDULE_TOPIC_XXXX ones their due time.
+    m_store->setTagsCodeResolver(
+        TimerMessageStore::wrapTagsCodeResolver(m_schedule->tagsCodeResolver()));
     m_ctx.schedule = m_schedule.get();
     m_requestModes = std::make_unique<pop::RequestModeManager>(
         pop::RequestModeManager::filePath(m_storeConfig.storePathRootDir));
@@ -189,6 +193,18 @@ Status BrokerController::initialize()
     if (Status st = m_store->open(); !st)
         return st;
     m_ctx.haService = m_haService.get();
+    if (m_storeConfig.timerWheelEnable && m_config.isMaster() && !m_storeConfig.isSlave()) {
+        TimerStoreOptions timerOptions;
+        timerOptions.dir = m_storeConfig.storePathRootDir + QStringLiteral("/timer");
+        timerOptions.rules = timer::rulesOf(m_storeConfig);
+        timerOptions.logFileSize = m_storeConfig.mappedFileSizeTimerLog;
+        timerOptions.flushIntervalMs = m_storeConfig.timerFlushIntervalMs;
+        timerOptions.storeHost = [ctx = &m_ctx] { return ctx->storeHostAddress; };
+        m_timer = std::make_unique<TimerMessageStore>(*m_store, std::move(timerOptions));
+        if (Status st = m_timer->open(); !st)
+            return st;
+    }
+    m_ctx.timer = m_timer.get();
     m_ctx.registerBrokerAllNow = [this] { registerBrokerAllNow(); };
     m_topics->setChangeListener([this](const QByteArray &) { registerBrokerAllNow(); });
 
@@ -267,6 +283,9 @@ void BrokerController::createProcessors()
     auto query = std::make_shared<QueryProcessor>(m_ctx);
     registerProcessor(toInt(RequestCode::QueryMessage), query, m_pullPool);
     registerProcessor(toInt(RequestCode::ViewMessageById), query, m_pullPool);
+    auto timerProcessor = std::make_shared<TimerProcessor>(m_ctx, m_timer.get());
+    for (int code : {timer::kRecallMessage, timer::kGetTimerCheckPoint, timer::kGetTimerMetrics})
+        registerProcessor(code, timerProcessor, m_adminPool);
     registerExtraProcessors(*m_server, m_ctx, m_adminPool);
     registerExtraProcessors(*m_fastServer, m_ctx, m_adminPool);
     auto popProcessor
@@ -354,6 +373,8 @@ Status BrokerController::start()
     m_pullHold->start();
     m_pop->startServices(m_config.isMaster());
     m_schedule->start();
+    if (m_timer)
+        m_timer->start();
     m_transactions->start();
 
     m_registerTimer.setInterval(std::chrono::milliseconds(m_config.registerNameServerPeriod));
@@ -490,6 +511,8 @@ void BrokerController::shutdown()
     m_pullHold->shutdown();
     m_pop->shutdown(); // before the store: its revive thread writes to it
     m_schedule->stop();
+    if (m_timer)
+        m_timer->stop();
     m_transactions->stop();
     for (auto &pool : {m_sendPool, m_pullPool, m_clientPool, m_adminPool})
         pool->shutdown();

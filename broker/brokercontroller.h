@@ -75,6 +75,7 @@ class TransactionalMessageService;
 class PullMessageProcessor;
 class PullRequestHoldService;
 class ScheduleMessageService;
+class TimerMessageStore;
 namespace filter {
 class SqlFilterCache;
 }
@@ -165,6 +166,7 @@ private:
     std::unique_ptr<BrokerStats> m_stats;
     std::unique_ptr<BrokerStatsManager> m_statsManager;
     std::unique_ptr<ScheduleMessageService> m_schedule;
+    std::unique_ptr<TimerMessageStore> m_timer; // timer messages (a master, timerWheelEnable)
     std::shared_ptr<TransactionalMessageService> m_transactions; // half messages, check-back
     std::unique_ptr<pop::RequestModeManager> m_requestModes; // SET_MESSAGE_REQUEST_MODE
     std::unique_ptr<pop::PopService> m_pop; // POP consumption; before the store's listener runs

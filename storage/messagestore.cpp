@@ -330,6 +330,8 @@ bool MessageStore::dispatch(const protocol::MessageRecordView &rec, std::int64_t
     std::int64_t tagsCode = props.tags.isEmpty() ? 0 : javaStringHash(props.tags);
     if (rec.topic == protocol::topics::kSchedule) // the delivery time instead
         tagsCode = m_tagsCodeResolver ? m_tagsCodeResolver(rec) : defaultTagsCode(rec);
+    else if (m_tagsCodeResolver && rec.topic == QByteArrayView("rmq_sys_wheel_timer"))
+        tagsCode = m_tagsCodeResolver(rec); // TIMER_OUT_MS (broker/timer/)
     if (toQueue) {
         ConsumeQueue *cq = m_dispatchQueue;
         if (!cq || rec.queueId != m_dispatchQueueId

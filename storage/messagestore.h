@@ -63,7 +63,8 @@ public:
         = std::function<void(QByteArrayView topic, int queueId, std::int64_t queueOffset,
             std::int64_t tagsCode, std::int64_t storeTimestamp, QByteArrayView properties)>;
     /// Derives the CQ tagsCode of a SCHEDULE_TOPIC_XXXX record (default: its delivery time from
-    /// the store's delay levels, or the TAGS hash without a level). Records of other topics
+    /// the store's delay levels, or the TAGS hash without a level) and, when set, of a
+    /// rmq_sys_wheel_timer record (broker/timer/: its TIMER_OUT_MS). Records of other topics
     /// always get the TAGS hash (0 without tags), as RocketMQ's dispatch computes it.
     using TagsCodeResolver = std::function<std::int64_t(const protocol::MessageRecordView &record)>;
 
@@ -147,6 +148,9 @@ public:
 
     StoreStats stats() const;
     std::int64_t dispatchBehindBytes() const;
+    /// The commit-log offset below which every record has been dispatched (consume queues,
+    /// index, arrival listener).
+    std::int64_t dispatchedOffset() const;
     /// Blocks until reput has dispatched everything appended so far (tests), or timeout.
     bool waitForDispatch(int timeoutMs) const;
     /// Runs one cleanup pass now (also runs every cleanResourceInterval ms).

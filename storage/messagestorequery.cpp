@@ -294,6 +294,11 @@ std::int64_t MessageStore::dispatchBehindBytes() const
     return m_reput ? m_reput->dispatchBehindBytes() : 0;
 }
 
+std::int64_t MessageStore::dispatchedOffset() const
+{
+    return m_reput ? m_reput->reputFromOffset() : m_commitLog.maxOffset();
+}
+
 bool MessageStore::waitForDispatch(int timeoutMs) const
 {
     for (int waited = 0; waited <= timeoutMs; ++waited) {

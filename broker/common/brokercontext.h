@@ -44,6 +44,7 @@ class ProducerManager;
 class AuthStore;
 class PullRequestHoldService;
 class ScheduleMessageService;
+class TimerMessageStore;
 class RebalanceLockManager;
 namespace filter {
 class SqlFilterCache;
@@ -68,6 +69,7 @@ struct BrokerContext
     ProducerManager *producers = nullptr;
     PullRequestHoldService *pullHold = nullptr; // long polling
     ScheduleMessageService *schedule = nullptr; // delay levels (SCHEDULE_TOPIC_XXXX)
+    TimerMessageStore *timer = nullptr; // timer messages (null on a slave / timerWheelEnable=false)
     filter::SqlFilterCache *sqlFilters = nullptr; // SQL92 subscriptions' compiled selectors
     ha::HAService *haService = nullptr; // a master's HA server (null on a slave)
     ha::HAClient *haClient = nullptr; // a slave's HA client (null on a master)

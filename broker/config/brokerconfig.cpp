@@ -143,6 +143,8 @@ void BrokerConfig::bind(ConfigSchema &s, bool withSharedStoreKeys)
     s.add("rejectTransactionMessage", &rejectTransactionMessage);
     s.add("startAcceptSendRequestTimeStamp", &startAcceptSendRequestTimeStamp);
     s.add("storeReplyMessageEnable", &storeReplyMessageEnable);
+    s.add("recallMessageEnable", &recallMessageEnable);
+    s.add("allowRecallWhenBrokerNotWriteable", &allowRecallWhenBrokerNotWriteable);
     s.add("transactionTimeOut", &transactionTimeOut);
     s.add("transactionCheckMax", &transactionCheckMax);
     s.add("transactionCheckInterval", &transactionCheckInterval);

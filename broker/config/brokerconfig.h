@@ -83,6 +83,9 @@ struct BrokerConfig
     std::int64_t startAcceptSendRequestTimeStamp = 0;
     /// SEND_REPLY_MESSAGE also stores the reply in <cluster>_REPLY_TOPIC (RocketMQ default true).
     bool storeReplyMessageEnable = true;
+    // RECALL_MESSAGE (370, timer messages): off by default, as in RocketMQ 5.3.
+    bool recallMessageEnable = false;
+    bool allowRecallWhenBrokerNotWriteable = true;
     std::int64_t transactionTimeOut = 6000;
     int transactionCheckMax = 15;
     std::int64_t transactionCheckInterval = 60000;

@@ -54,7 +54,10 @@ bool isSystemTopic(QByteArrayView topic)
 
 bool isNotAllowedSendTopic(QByteArrayView topic)
 {
-    return std::ranges::any_of(kNotAllowedSend, [&](const char *t) { return topic == t; });
+    // QRocket adds RocketMQ 5's timer topic: a record sent there directly would be delivered to
+    // the REAL_TOPIC it names, around that topic's checks.
+    return std::ranges::any_of(kNotAllowedSend, [&](const char *t) { return topic == t; })
+        || topic == QByteArrayView("rmq_sys_wheel_timer");
 }
 
 } // namespace qrocket::broker::topics

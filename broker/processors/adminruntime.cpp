@@ -11,6 +11,7 @@
 #include "broker/processors/admincommon.h"
 #include "broker/processors/adminprocessor.h"
 #include "broker/schedule/schedulemessageservice.h"
+#include "broker/timer/timermessagestore.h"
 #include "clientlib/protocol/bodies/runtimebodies.h"
 #include "clientlib/remoting/remotingserver.h"
 #include "storage/messagestore.h"
@@ -138,6 +139,10 @@ RemotingCommand AdminProcessor::brokerRuntimeInfo(const RemotingCommand &request
     }
     if (m_ctx.schedule) {
         for (auto &kv : m_ctx.schedule->runtimeInfo())
+            t.push_back(std::move(kv));
+    }
+    if (m_ctx.timer) {
+        for (auto &kv : m_ctx.timer->runtimeInfo())
             t.push_back(std::move(kv));
     }
     if (m_ctx.remotingStats)

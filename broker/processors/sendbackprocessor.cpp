@@ -9,10 +9,12 @@
 #include "broker/processors/admincommon.h"
 #include "broker/schedule/schedulemessageservice.h"
 #include "broker/stats/brokerstatsmanager.h"
+#include "broker/timer/timertransform.h"
 #include "clientlib/protocol/messageid.h"
 #include "clientlib/protocol/messageproperties.h"
 #include "storage/messagestore.h"
 
+#include <QDateTime>
 #include <QRandomGenerator>
 
 namespace qrocket::broker {
@@ -162,6 +164,12 @@ void SendBackProcessor::processRequest(
     inner.waitStoreMsgOk = false;
     if (m_ctx.schedule)
         m_ctx.schedule->transform(inner);
+    // Timer properties: a delay level wins (they are dropped); a DLQ message follows the rules.
+    if (auto refusal
+        = timer::applyOnSend(m_ctx.store->config(), inner, QDateTime::currentMSecsSinceEpoch())) {
+        respond(makeResponse(request, refusal->code, std::move(refusal->remark)));
+        return;
+    }
 
     qCDebug(lcBroker) << "send back from" << (channel ? channel->remoteAddress() : QByteArray())
                       << "offset" << *offset << "->" << inner.topic << inner.queueId

@@ -9,6 +9,7 @@
 #include "broker/processors/sendproperties.h"
 #include "broker/schedule/scheduletransform.h"
 #include "broker/stats/brokerstatsmanager.h"
+#include "broker/timer/timertransform.h"
 #include "broker/transaction/transactionalmessage.h"
 #include "clientlib/protocol/headers/sendheaders.h"
 #include "clientlib/protocol/messagebatch.h"
@@ -150,7 +151,8 @@ QByteArray serviceNotAvailableRemark(const storage::MessageStore &store)
 
 /// The reply for a finished put: code, remark, msgId(s), queueId, queueOffset, region, trace.
 /// Opaque and serialize type are the responder's.
-RemotingCommand sendReply(const PutMessageResult &r, int queueId, const BrokerContext &ctx)
+RemotingCommand sendReply(
+    const PutMessageResult &r, int queueId, const BrokerContext &ctx, QByteArray recallHandle = {})
 {
     const protocol::HostAddress &storeHost = ctx.storeHostAddress;
     const BrokerConfig &config = *ctx.config;
@@ -189,7 +191,18 @@ RemotingCommand sendReply(const PutMessageResult &r, int queueId, const BrokerCo
     response.extFields.emplace_back(QByteArrayLiteral("MSG_REGION"), regionId(config));
     response.extFields.emplace_back(QByteArrayLiteral("TRACE_ON"),
         config.traceOn ? QByteArrayLiteral("true") : QByteArrayLiteral("false"));
+    if (!recallHandle.isEmpty())
+        response.extFields.emplace_back(QByteArrayLiteral("recallHandle"), std::move(recallHandle));
     return response;
+}
+
+/// Timer messages (broker/timer/timertransform.h) on a send path: parks `msg`, or the refusal.
+std::optional<timer::Refusal> applyTimerRules(
+    const BrokerContext &ctx, MessageExtBrokerInner &msg, std::int64_t *slot)
+{
+    if (!timer::mayCarryTimer(msg.properties))
+        return std::nullopt;
+    return timer::applyOnSend(ctx.store->config(), msg, QDateTime::currentMSecsSinceEpoch(), slot);
 }
 
 } // namespace
@@ -347,13 +360,31 @@ void SendMessageProcessor::sendOne(const remoting::ChannelPtr &channel,
         if (sent.delayLevel > 0)
             schedule::applyDelayLevel(msg, config.delayLevelMillis());
     }
+    // Timer messages (TIMER_DELIVER_MS / TIMER_DELAY_SEC / TIMER_DELAY_MS): parked in
+    // rmq_sys_wheel_timer; the reply carries the recall handle (RocketMQ 5.3).
+    QByteArray recallHandle;
+    if (!halfMessage) {
+        const QByteArray realTopic = msg.topic;
+        std::int64_t slot = 0;
+        if (auto refusal = applyTimerRules(m_ctx, msg, &slot)) {
+            respond(makeReply(request, refusal->code, std::move(refusal->remark)));
+            return;
+        }
+        if (slot > 0 && !topics::isRetryTopic(realTopic)) {
+            const QByteArrayView uniq
+                = protocol::findProperty(msg.properties, mc::UniqClientMessageIdKeyIdx);
+            if (!uniq.isEmpty())
+                recallHandle
+                    = timer::encodeRecallHandle(realTopic, config.brokerName.toUtf8(), slot, uniq);
+        }
+    }
 
     const int replyQueueId = header.queueId; // the requested queue, even for delayed messages
     m_ctx.store->putMessage(msg,
-        [respond = std::move(respond), ctx = &m_ctx, replyQueueId, topic = msg.topic](
-            const PutMessageResult &r) {
+        [respond = std::move(respond), ctx = &m_ctx, replyQueueId, topic = msg.topic,
+            recallHandle = std::move(recallHandle)](const PutMessageResult &r) mutable {
             countPut(*ctx, topic, r);
-            respond(sendReply(r, replyQueueId, *ctx));
+            respond(sendReply(r, replyQueueId, *ctx, std::move(recallHandle)));
         });
 }
 
@@ -401,10 +432,20 @@ void SendMessageProcessor::sendBatch(const remoting::ChannelPtr &channel,
         m.body = item.body.toByteArray();
         m.properties = protocol::appendProperties(item.properties, header.properties);
         m.waitStoreMsgOk = wait;
+        // Timer messages in a batch: each item by the rules; the batch must stay one queue's.
+        if (auto refusal = applyTimerRules(m_ctx, m, nullptr)) {
+            respond(makeReply(request, refusal->code, std::move(refusal->remark)));
+            return;
+        }
+        if (m.topic != msgs.front().topic) {
+            respond(makeReply(request, toInt(ResponseCode::MessageIllegal),
+                "a batch must not mix timer messages with messages delivered at once"));
+            return;
+        }
     }
     const int replyQueueId = header.queueId;
     m_ctx.store->putMessages(msgs,
-        [respond = std::move(respond), ctx = &m_ctx, replyQueueId, topic = header.topic](
+        [respond = std::move(respond), ctx = &m_ctx, replyQueueId, topic = msgs.front().topic](
             const PutMessageResult &r) {
             countPut(*ctx, topic, r);
             respond(sendReply(r, replyQueueId, *ctx));

@@ -8,6 +8,7 @@
 #include "broker/managers/producermanager.h"
 #include "broker/managers/topicconfigmanager.h"
 #include "broker/schedule/scheduletransform.h"
+#include "broker/timer/timertransform.h"
 #include "broker/transaction/transactionalmessage.h"
 #include "clientlib/remoting/requestprocessor.h"
 #include "storage/core/storeconfig.h"
@@ -155,6 +156,9 @@ TransactionalMessageService::Answer TransactionalMessageService::endTransaction(
     // The commit log applies delay levels to COMMIT records as to plain ones.
     if (m_ctx.config)
         schedule::applyDelayLevel(*committed, m_ctx.config->delayLevelMillis());
+    // ... and parks a timer message's COMMIT record in rmq_sys_wheel_timer.
+    if (auto refusal = timer::applyOnSend(m_ctx.store->config(), *committed, now()))
+        return {refusal->code, std::move(refusal->remark)};
     const storage::PutMessageResult put = m_ctx.store->putMessageAndWait(*committed);
     Answer answer = finalPutAnswer(put, m_ctx.store->config().maxMessageSize);
     if (answer.code == toInt(ResponseCode::Success))

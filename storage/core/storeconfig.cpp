@@ -84,6 +84,11 @@ void MessageStoreConfig::bind(ConfigSchema &s)
     s.add("offsetCheckInSlave", &offsetCheckInSlave);
     s.add("defaultQueryMaxNum", &defaultQueryMaxNum);
     s.add("messageDelayLevel", &messageDelayLevel);
+    s.add("timerWheelEnable", &timerWheelEnable);
+    s.add("timerPrecisionMs", &timerPrecisionMs, true);
+    s.add("timerMaxDelaySec", &timerMaxDelaySec, true);
+    s.add("timerFlushIntervalMs", &timerFlushIntervalMs);
+    s.add("mappedFileSizeTimerLog", &mappedFileSizeTimerLog);
     s.add("haListenPort", &haListenPort);
     s.add("haSendHeartbeatInterval", &haSendHeartbeatInterval);
     s.add("haHousekeepingInterval", &haHousekeepingInterval);
@@ -92,6 +97,15 @@ void MessageStoreConfig::bind(ConfigSchema &s)
     s.add("haSlaveFallbehindMax", &haSlaveFallbehindMax);
     s.add("haAllowedAddresses", &haAllowedAddresses, true);
     s.add("haMaxConnections", &haMaxConnections);
+}
+
+int MessageStoreConfig::normalizedTimerPrecisionMs() const
+{
+    for (int candidate : {1000, 500, 200}) {
+        if (timerPrecisionMs >= candidate)
+            return candidate;
+    }
+    return 100;
 }
 
 QList<int> MessageStoreConfig::deleteHours() const
@@ -155,6 +169,12 @@ Status MessageStoreConfig::validate() const
         && brokerRole != QLatin1String("SLAVE"))
         return bad(QStringLiteral("brokerRole '%1' must be ASYNC_MASTER, SYNC_MASTER or SLAVE")
                        .arg(brokerRole));
+    if (timerMaxDelaySec < 1 || timerMaxDelaySec > 3650 * 24 * 3600)
+        return bad(QStringLiteral("timerMaxDelaySec %1 must be between 1 and 10 years")
+                       .arg(timerMaxDelaySec));
+    if (mappedFileSizeTimerLog < 4096)
+        return bad(QStringLiteral("mappedFileSizeTimerLog %1 must be at least 4096")
+                       .arg(mappedFileSizeTimerLog));
     if (maxMessageSize < 256 || maxMessageSize > 64 * 1024 * 1024)
         return bad(QStringLiteral("maxMessageSize %1 out of range").arg(maxMessageSize));
     if (maxMessageSize >= mappedFileSizeCommitLog)

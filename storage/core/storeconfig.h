@@ -76,6 +76,15 @@ struct MessageStoreConfig
     // broker's brokerIP1/brokerIP2 only; "*": everyone. Others are closed at accept.
     QString haAllowedAddresses;
     int haMaxConnections = 16; // master: HA connections beyond this are closed at accept
+    // Timer messages (RocketMQ 5's keys; broker/timer/). timerPrecisionMs is rounded down to
+    // 100, 200, 500 or 1000 as RocketMQ's setter does.
+    bool timerWheelEnable = true;
+    int timerPrecisionMs = 1000;
+    int timerMaxDelaySec = 3600 * 24 * 3;
+    int timerFlushIntervalMs = 1000;
+    int mappedFileSizeTimerLog = 100 * 1024 * 1024;
+    /// timerPrecisionMs as RocketMQ normalizes it.
+    int normalizedTimerPrecisionMs() const;
     QString messageDelayLevel
         = QStringLiteral("1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h");
 
