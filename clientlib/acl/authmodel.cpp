@@ -604,7 +604,12 @@ std::vector<AuthCheck> authChecks(const RemotingCommand &request, QByteArrayView
         group("group", action::Get);
         break;
     case popcode::GetAllMessageRequestMode:
+    case 60: // GET_TIMER_CHECK_POINT
+    case 61: // GET_TIMER_METRICS
         cluster(action::Get);
+        break;
+    case 370: // RECALL_MESSAGE: the producer's right, as 5.3's RecallMessageRequestHeader says
+        out.push_back({Resource::topic(field("topic")), action::Pub});
         break;
     // The @RocketMQAction annotations of the reads QRocket serves.
     case rc::toInt(C::GetMaxOffset):

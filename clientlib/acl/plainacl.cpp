@@ -312,6 +312,9 @@ std::vector<std::pair<QByteArray, std::uint8_t>> neededResources(const RemotingC
     case popcode::GetTopicConfig:
         add(request.extString("topic"), perm::Sub);
         break;
+    case 370: // RECALL_MESSAGE (RocketMQ 5): cancelling a timer message is the producer's
+        add(request.extString("topic"), perm::Pub);
+        break;
     case popcode::GetSubscriptionGroupConfig:
         group("group");
         break;

@@ -222,6 +222,10 @@ private Q_SLOTS:
         }
         checks = authChecks(request(200055, {{"topic", "orders"}, {"consumerGroup", "cg"}}), "c");
         QCOMPARE(checks[0].actions, action::Get);
+        checks = authChecks(request(370, {{"topic", "orders"}}), "c"); // RECALL_MESSAGE
+        QCOMPARE(checks.size(), std::size_t(1));
+        QCOMPARE(checks[0].resource, Resource::topic("orders"));
+        QCOMPARE(checks[0].actions, action::Pub);
         checks = authChecks(request(351, {{"topic", "orders"}}), "c");
         QCOMPARE(checks.size(), std::size_t(1));
         QCOMPARE(checks[0].actions, action::Get);

@@ -273,6 +273,9 @@ private Q_SLOTS:
         assignment.body = query.toJson();
         QCOMPARE(as(assignment), prefix + "No default permission for topic:topicA");
         QVERIFY(isAdminCode(401));
+        RemotingCommand recall = RemotingCommand::createRequest(370); // RECALL_MESSAGE: PUB
+        recall.setExt("topic", QByteArray("topicC"));
+        QCOMPARE(as(recall), prefix + "No default permission for topic:topicC");
     }
 
     void adminCodes()
