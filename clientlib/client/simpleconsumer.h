@@ -61,10 +61,12 @@ public:
     SimpleConsumer(const SimpleConsumer &) = delete;
     SimpleConsumer &operator=(const SimpleConsumer &) = delete;
 
-    /// TAG or SQL92 filter (the broker filters). Before or after start().
+    /// TAG or SQL92 filter (the broker filters). Before or after start(); after, a topic the
+    /// name server has no route of is refused (the name server's error).
     Status subscribe(const QByteArray &topic, const MessageSelector &selector = {});
     void unsubscribe(const QByteArray &topic);
 
+    /// Fails (and stays stopped) when a subscribed topic has no route, as RocketMQ 5's SDKs.
     Status start();
     void shutdown();
     bool isStarted() const;
@@ -74,11 +76,11 @@ public:
     /// none within awaitDurationMillis. Errors: not started or nothing subscribed
     /// (InvalidArgument), no route, transport, or the broker's error (Status::remote).
     Result<std::vector<MessageExt>> receive(int maxMessages, int invisibleDurationMillis);
-    /// Settles `message`: it is never delivered to the group again. Remote NO_MESSAGE (20) when
+    /// Settles `message`: it is never delivered to the group again. Remote NO_MESSAGE (208) when
     /// its invisible time ended before the ack (it is, or will be, delivered again).
     Status ack(const MessageExt &message);
     /// Makes `message` invisible for `invisibleDurationMillis` from now and gives it its new
-    /// receipt handle (the old one no longer acks it). Remote NO_MESSAGE (20) when it is no
+    /// receipt handle (the old one no longer acks it). Remote NO_MESSAGE (208) when it is no
     /// longer in flight.
     Status changeInvisibleDuration(MessageExt &message, int invisibleDurationMillis);
 

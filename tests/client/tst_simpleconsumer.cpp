@@ -186,7 +186,7 @@ void tst_SimpleConsumer::changeInvisibleDurationExtends()
     // A change of a message that is not in flight any more is the broker's error.
     s = c.changeInvisibleDuration(m, 1000);
     QVERIFY(!s.isOk());
-    QCOMPARE(s.remoteCode(), 20); // NO_MESSAGE
+    QCOMPARE(s.remoteCode(), 208); // NO_MESSAGE
 }
 
 void tst_SimpleConsumer::twoConsumersOfOneGroupGetDisjointMessages()
@@ -240,6 +240,7 @@ void tst_SimpleConsumer::badCallsAreErrors()
     QVERIFY(!none); // nothing subscribed
     QCOMPARE(none.error().code(), Status::Code::InvalidArgument);
     QVERIFY(c.subscribe("SimpleT1").isOk());
+    QVERIFY(!c.subscribe("SimpleNoSuchTopic").isOk()); // no route: refused after start
     QCOMPARE(c.receive(0, 1000).error().code(), Status::Code::InvalidArgument);
     QCOMPARE(c.receive(33, 1000).error().code(), Status::Code::InvalidArgument);
     QCOMPARE(c.receive(1, 0).error().code(), Status::Code::InvalidArgument);
@@ -249,6 +250,10 @@ void tst_SimpleConsumer::badCallsAreErrors()
     SimpleConsumerOptions noGroup = options("", "c5");
     SimpleConsumer d(noGroup);
     QVERIFY(!d.start().isOk());
+    SimpleConsumer e(options("GSimple6", "c6"));
+    QVERIFY(e.subscribe("SimpleNoSuchTopic").isOk());
+    QVERIFY(!e.start().isOk()); // no route: not started
+    QVERIFY(!e.isStarted());
 }
 
 QTEST_GUILESS_MAIN(tst_SimpleConsumer)

@@ -71,14 +71,21 @@ public:
         else if (sub.expressionType != "SQL92")
             return Status::invalidArgument(
                 QStringLiteral("unknown expression type (TAG or SQL92)"));
-        {
-            std::lock_guard lock(m_mutex);
-            m_subscriptions[topic] = std::move(sub);
-        }
         if (m_started) {
-            (void)refreshBrokers(topic);
+            // As RocketMQ 5's SDKs: a topic without a route is refused at once.
+            auto queues = m_instance->subscribeQueues(topic);
+            if (!queues)
+                return queues.error();
+            {
+                std::lock_guard lock(m_mutex);
+                m_subscriptions[topic] = std::move(sub);
+            }
+            setBrokers(topic, *queues);
             (void)m_instance->sendHeartbeatToAllBrokers(false);
+            return Status();
         }
+        std::lock_guard lock(m_mutex);
+        m_subscriptions[topic] = std::move(sub);
         return Status();
     }
 
@@ -111,9 +118,16 @@ public:
             m_lease.reset();
             return s;
         }
+        // As RocketMQ 5's SDKs: every subscribed topic needs a route to start.
+        for (const QByteArray &t : subscribedTopics()) {
+            if (Status s = refreshBrokers(t); !s) {
+                m_instance->unregisterConsumer(m_options.group);
+                m_instance.reset();
+                m_lease.reset();
+                return s;
+            }
+        }
         m_started = true;
-        for (const QByteArray &t : subscribedTopics())
-            (void)refreshBrokers(t);
         (void)m_instance->sendHeartbeatToAllBrokers(true);
         return Status();
     }
