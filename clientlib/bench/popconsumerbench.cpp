@@ -81,8 +81,8 @@ int runPopConsumer(const QStringList &arguments)
     QByteArray expression = args.text(QStringLiteral("e")).toUtf8();
     if (QFile file(QString::fromUtf8(expression)); expression != "*" && file.exists()) {
         if (!file.open(QIODevice::ReadOnly)) {
-            std::fprintf(stderr, "qrocket-bench popconsumer: -e %s: %s\n",
-                expression.constData(), qPrintable(file.errorString()));
+            std::fprintf(stderr, "qrocket-bench popconsumer: -e %s: %s\n", expression.constData(),
+                qPrintable(file.errorString()));
             return 2;
         }
         expression = file.readAll().trimmed();
@@ -192,10 +192,10 @@ int runPopConsumer(const QStringList &arguments)
             "RT(ms): %7.3f MAX(B2C) RT(ms): %lld MAX(S2C) RT(ms): %lld p50(B2C)(ms): %.3f "
             "p99(B2C)(ms): %.3f p999(B2C)(ms): %.3f\n",
             qulonglong(all.success), qlonglong(double(total.success) / secs),
-            qulonglong(all.sendFailed), ms(all.latency.meanMicros()),
-            ms(all.latency2.meanMicros()), qlonglong(all.latency.maxMicros / 1000),
-            qlonglong(all.latency2.maxMicros / 1000), ms(all.latency.percentile(0.5)),
-            ms(all.latency.percentile(0.99)), ms(all.latency.percentile(0.999)));
+            qulonglong(all.sendFailed), ms(all.latency.meanMicros()), ms(all.latency2.meanMicros()),
+            qlonglong(all.latency.maxMicros / 1000), qlonglong(all.latency2.maxMicros / 1000),
+            ms(all.latency.percentile(0.5)), ms(all.latency.percentile(0.99)),
+            ms(all.latency.percentile(0.999)));
     }
     return all.success > 0 || *quantity == 0 ? 0 : 1;
 }

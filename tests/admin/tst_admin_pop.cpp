@@ -112,8 +112,8 @@ void TestAdminPop::setConsumeModeInCluster()
 void TestAdminPop::setConsumeModeOnOneBroker()
 {
     const QByteArray addr1 = m_addr1.toUtf8();
-    const Run r = at({"setConsumeMode", "-b", addr1.constData(), "-t", "PopOne", "-g", "PopG1",
-        "-m", "POP"});
+    const Run r = at(
+        {"setConsumeMode", "-b", addr1.constData(), "-t", "PopOne", "-g", "PopG1", "-m", "POP"});
     QVERIFY2(r.exitCode == 0, r.describe().constData());
     QVERIFY2(r.out.contains(QStringLiteral("set consume mode to %1 success.").arg(m_addr1)),
         r.describe().constData());
@@ -130,8 +130,8 @@ void TestAdminPop::badArguments()
     for (const Run &r :
         {at({"setConsumeMode", "-c", "DefaultCluster", "-t", "PopBad", "-g", "G", "-m", "PUSH"}),
             at({"setConsumeMode", "-t", "PopBad", "-g", "G", "-m", "POP"}),
-            at({"setConsumeMode", "-c", "DefaultCluster", "-b", "127.0.0.1:1", "-t", "PopBad",
-                "-g", "G", "-m", "POP"}),
+            at({"setConsumeMode", "-c", "DefaultCluster", "-b", "127.0.0.1:1", "-t", "PopBad", "-g",
+                "G", "-m", "POP"}),
             at({"setConsumeMode", "-c", "DefaultCluster", "-t", "PopBad", "-g", "G", "-m", "POP",
                 "-q", "-1"}),
             at({"setConsumeMode", "-c", "DefaultCluster", "-t", "PopBad", "-m", "POP"})}) {

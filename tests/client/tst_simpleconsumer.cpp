@@ -75,7 +75,8 @@ void tst_SimpleConsumer::createTopic(const QString &topic)
     QVERIFY(m_cluster->waitForRoute(topic).isOk());
 }
 
-void tst_SimpleConsumer::send(const QByteArray &topic, const QByteArray &tag, const QByteArray &body)
+void tst_SimpleConsumer::send(
+    const QByteArray &topic, const QByteArray &tag, const QByteArray &body)
 {
     const auto r = m_producer->sendSync(Message(topic, tag, body));
     QVERIFY2(r, qPrintable(errorText(r)));

@@ -240,10 +240,9 @@ private Q_SLOTS:
             << QStringList {QStringLiteral("consumer"), QStringLiteral("-m"),
                    QStringLiteral("true")}
             << 2 << QByteArray("-m (message trace) is not supported yet");
-        QTest::newRow("pop batch over 32")
-            << QStringList {QStringLiteral("popconsumer"), QStringLiteral("-b"),
-                   QStringLiteral("33")}
-            << 2 << QByteArray("-b \"33\": expected an integer in [1, 32]");
+        QTest::newRow("pop batch over 32") << QStringList {QStringLiteral("popconsumer"),
+            QStringLiteral("-b"),
+            QStringLiteral("33")} << 2 << QByteArray("-b \"33\": expected an integer in [1, 32]");
         QTest::newRow("exclusive modes") << QStringList {QStringLiteral("producer"),
             QStringLiteral("-y"), QStringLiteral("true"), QStringLiteral("-o"),
             QStringLiteral("true")} << 2 << QByteArray("exclusive");

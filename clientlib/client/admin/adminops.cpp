@@ -426,8 +426,8 @@ Status checkRequestMode(const protocol::SetMessageRequestModeRequestBody &m)
     if (Status s = requireName(m.consumerGroup, "group"); !s)
         return s;
     if (m.mode != "PULL" && m.mode != "POP")
-        return Status::invalidArgument(QStringLiteral("mode must be PULL or POP, not %1")
-                                           .arg(QString::fromUtf8(m.mode)));
+        return Status::invalidArgument(
+            QStringLiteral("mode must be PULL or POP, not %1").arg(QString::fromUtf8(m.mode)));
     if (m.popShareQueueNum < 0)
         return Status::invalidArgument(QStringLiteral("popShareQueueNum is negative"));
     return {};

@@ -255,9 +255,9 @@ public:
                                                 : protocol::ConsumeInitMode::Max;
         h.expType = sub.expressionType;
         h.exp = sub.subString;
-        auto r = m_instance->api().invokeSync(*addr,
-            m_instance->api().request(popcode::PopMessage, h),
-            m_options.awaitDurationMillis + apiTimeout());
+        auto r
+            = m_instance->api().invokeSync(*addr, m_instance->api().request(popcode::PopMessage, h),
+                m_options.awaitDurationMillis + apiTimeout());
         if (!r) {
             (void)m_instance->refreshTopicRoute(where.topic); // a broker gone: learn it soon
             return r.error();
@@ -296,8 +296,8 @@ public:
         for (MessageExt &m : *messages) {
             if (!m.property(kPopCk).isEmpty())
                 continue;
-            auto it = std::find_if(starts->begin(), starts->end(),
-                [&](const protocol::QueueOffsetInfo &i) {
+            auto it = std::find_if(
+                starts->begin(), starts->end(), [&](const protocol::QueueOffsetInfo &i) {
                     return i.retry == '0' && i.queueId == m.queueId();
                 });
             if (it == starts->end())
@@ -337,9 +337,9 @@ public:
         h.queueId = e->queueId;
         h.extraInfo = message.property(kPopCk);
         h.offset = e->queueOffset;
-        return ClientApi::expectSuccess(m_instance->api().invokeSync(*addr,
-                                            m_instance->api().request(popcode::AckMessage, h),
-                                            apiTimeout()))
+        return ClientApi::expectSuccess(
+            m_instance->api().invokeSync(
+                *addr, m_instance->api().request(popcode::AckMessage, h), apiTimeout()))
             .status();
     }
 
@@ -369,8 +369,9 @@ public:
             return r.error();
         auto answer = protocol::ChangeInvisibleTimeResponseHeader::decode(*r);
         if (!answer)
-            return Status::corruption(QStringLiteral("bad CHANGE_MESSAGE_INVISIBLETIME response: %1")
-                                          .arg(answer.error().message()));
+            return Status::corruption(
+                QStringLiteral("bad CHANGE_MESSAGE_INVISIBLETIME response: %1")
+                    .arg(answer.error().message()));
         // The new checkpoint holds this one message: it starts at the message's own offset.
         e->ckQueueOffset = e->queueOffset;
         e->popTime = answer->popTime;
@@ -412,10 +413,7 @@ public:
     void doRebalance() override { } // the broker assigns
     void persistConsumerOffset() override { } // the broker keeps POP offsets
     void resetOffset(const QByteArray &, const std::map<MessageQueue, std::int64_t> &) override { }
-    std::map<MessageQueue, std::int64_t> consumerOffsets(const QByteArray &) override
-    {
-        return {};
-    }
+    std::map<MessageQueue, std::int64_t> consumerOffsets(const QByteArray &) override { return {}; }
     QByteArray runningInfoJson(const QByteArray &jstack) override
     {
         protocol::ConsumerRunningInfo info;
@@ -470,7 +468,8 @@ bool SimpleConsumer::isStarted() const
     return m_impl->m_started;
 }
 
-Result<std::vector<MessageExt>> SimpleConsumer::receive(int maxMessages, int invisibleDurationMillis)
+Result<std::vector<MessageExt>> SimpleConsumer::receive(
+    int maxMessages, int invisibleDurationMillis)
 {
     return m_impl->receive(maxMessages, invisibleDurationMillis);
 }
