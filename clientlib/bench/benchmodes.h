@@ -10,6 +10,7 @@ namespace qrocket::bench {
 
 int runProducer(const QStringList &arguments);
 int runConsumer(const QStringList &arguments);
+int runPopConsumer(const QStringList &arguments);
 int runTransactionProducer(const QStringList &arguments);
 
 } // namespace qrocket::bench

@@ -3,6 +3,7 @@
 //
 //   qrocket-bench producer  -n 127.0.0.1:9876 -t BenchmarkTest -w 64 -s 1024 --duration 30
 //   qrocket-bench consumer  -n 127.0.0.1:9876 -t BenchmarkTest -g benchmark_consumer
+//   qrocket-bench popconsumer -n 127.0.0.1:9876 -t BenchmarkTest -g benchmark_pop_consumer
 //   qrocket-bench tproducer -n 127.0.0.1:9876 -t BenchmarkTest -w 32 -s 2048
 //
 // `qrocket-bench <mode> -h` lists a mode's options (the Java tools' letters and defaults).
@@ -19,9 +20,10 @@ namespace {
 
 void usage(std::FILE *out)
 {
-    std::fputs("usage: qrocket-bench producer|consumer|tproducer [options]\n"
+    std::fputs("usage: qrocket-bench producer|consumer|popconsumer|tproducer [options]\n"
                "  producer   send load (RocketMQ's benchmark Producer; -b for BatchProducer)\n"
                "  consumer   consume load and report end-to-end latency (benchmark Consumer)\n"
+               "  popconsumer  POP consumption (SimpleConsumer: receive, ack) and its rate\n"
                "  tproducer  transactional sends and checks (benchmark TransactionProducer)\n"
                "Run 'qrocket-bench <mode> -h' for a mode's options.\n",
         out);
@@ -48,6 +50,8 @@ int main(int argc, char **argv)
         return qrocket::bench::runProducer(args);
     if (mode == QLatin1String("consumer"))
         return qrocket::bench::runConsumer(args);
+    if (mode == QLatin1String("popconsumer"))
+        return qrocket::bench::runPopConsumer(args);
     if (mode == QLatin1String("tproducer"))
         return qrocket::bench::runTransactionProducer(args);
     if (mode == QLatin1String("-h") || mode == QLatin1String("--help")) {

@@ -128,6 +128,49 @@ Status deleteSubGroup(Context &ctx)
     });
 }
 
+/// setConsumeMode (RocketMQ 5's mqadmin): a group's PULL or POP mode for a topic, on one broker
+/// or every master of a cluster (SET_MESSAGE_REQUEST_MODE).
+Status setConsumeMode(Context &ctx)
+{
+    if (ctx.has("b") == ctx.has("c"))
+        return usageError(QStringLiteral("give exactly one of -b brokerAddr and -c clusterName"));
+    protocol::SetMessageRequestModeRequestBody mode;
+    mode.topic = ctx.bytes("t").trimmed();
+    mode.consumerGroup = ctx.bytes("g").trimmed();
+    mode.mode = ctx.bytes("m").trimmed();
+    if (mode.mode != "PULL" && mode.mode != "POP")
+        return usageError(QStringLiteral("-m mode must be PULL or POP"));
+    auto shareNum = ctx.integer("q", 0);
+    if (!shareNum)
+        return shareNum.error();
+    if (*shareNum < 0 || *shareNum > std::numeric_limits<std::int32_t>::max())
+        return usageError(QStringLiteral("-q popShareQueueNum must be in 0..2147483647"));
+    mode.popShareQueueNum = static_cast<std::int32_t>(*shareNum);
+    return ctx.withAdmin([&](client::Admin &admin) -> Status {
+        if (ctx.has("b")) {
+            if (Status s = admin.setMessageRequestMode(ctx.bytes("b"), mode); !s)
+                return s;
+            ctx.out().text("set consume mode to %s success.%n", {ctx.value("b")});
+            ctx.out().append(QStringLiteral("results"),
+                QJsonObject {{QStringLiteral("address"), ctx.value("b")},
+                    {QStringLiteral("status"), QStringLiteral("OK")}});
+        } else {
+            auto r = admin.setMessageRequestModeInCluster(ctx.bytes("c"), mode);
+            if (!r)
+                return r.error();
+            if (Status s = reportFanOut(ctx, *r, "set consume mode to %s success.%n"); !s)
+                return s;
+        }
+        ctx.out().text("topic[%s] group[%s] consume mode[%s] popShareQueueNum[%d]%n",
+            {mode.topic, mode.consumerGroup, mode.mode, int(mode.popShareQueueNum)});
+        ctx.out().value(QStringLiteral("topic"), QString::fromUtf8(mode.topic));
+        ctx.out().value(QStringLiteral("group"), QString::fromUtf8(mode.consumerGroup));
+        ctx.out().value(QStringLiteral("mode"), QString::fromUtf8(mode.mode));
+        ctx.out().value(QStringLiteral("popShareQueueNum"), mode.popShareQueueNum);
+        return {};
+    });
+}
+
 /// Client address per queue, from each consumer's running info (consumerProgress -s true).
 std::map<client::admin::MessageQueue, QString> queueOwners(
     client::Admin &admin, const QByteArray &group)
@@ -467,6 +510,14 @@ const CommandSpec kCommands[] = {
             {'g', "groupName", true, true, "subscription group name"},
             {'r', "removeOffset", true, false, "remove offset"}},
         deleteSubGroup},
+    {"setConsumeMode", "Set consume message mode. pull/pop etc.",
+        {{'b', "brokerAddr", true, false, "create subscription group to which broker"},
+            {'c', "clusterName", true, false, "create subscription group to which cluster"},
+            {'t', "topicName", true, true, "topic name"},
+            {'g', "groupName", true, true, kGroupName},
+            {'m', "mode", true, true, "consume mode. PULL/POP"},
+            {'q', "popShareQueueNum", true, false, "num of queue which share in pop mode"}},
+        setConsumeMode},
     {"consumerProgress", "Query consumers's progress, speed",
         {{'g', "groupName", true, false, kGroupName},
             {'s', "showClientIP", true, false, "Show Client IP per Queue"}},

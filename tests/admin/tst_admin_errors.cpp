@@ -50,7 +50,7 @@ void TestAdminErrors::commandList()
     QVERIFY2(r.exitCode == 0, r.describe().constData());
     const QStringList expected = argv({"clusterList", "brokerStatus", "brokerConsumeStats",
         "topicList", "topicRoute", "topicStatus", "topicClusterList", "updateTopic", "deleteTopic",
-        "updateTopicPerm", "updateSubGroup", "deleteSubGroup", "consumerProgress",
+        "updateTopicPerm", "updateSubGroup", "deleteSubGroup", "setConsumeMode", "consumerProgress",
         "consumerConnection", "producerConnection", "consumerStatus", "queryMsgById",
         "queryMsgByKey", "queryMsgByUniqueKey", "queryMsgByOffset", "printMsg", "printMsgByQueue",
         "resetOffsetByTime", "skipAccumulatedMessage", "cloneGroupOffset", "getBrokerConfig",

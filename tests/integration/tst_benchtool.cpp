@@ -179,6 +179,32 @@ private Q_SLOTS:
         }
     }
 
+    void popConsumerReadsWhatWasSent()
+    {
+        // POP (SimpleConsumer receive + ack) of a fresh group from the first offset: at least
+        // what the producer rows stored, every message acked.
+        const Run r = runBench({QStringLiteral("popconsumer"), QStringLiteral("-n"), m_ns,
+            QStringLiteral("-t"), QStringLiteral("BenchT"), QStringLiteral("-g"),
+            QStringLiteral("bench_tool_pop_group"), QStringLiteral("--from"),
+            QStringLiteral("first"), QStringLiteral("--await"), QStringLiteral("200"),
+            QStringLiteral("--quantity"), QStringLiteral("5800"), QStringLiteral("--interval"),
+            QStringLiteral("1"), QStringLiteral("--json")});
+        QVERIFY2(r.finished && r.exitCode == 0, r.err.constData());
+        const QJsonObject o = jsonOf(r);
+        QCOMPARE(o.value(QStringLiteral("mode")).toString(), QStringLiteral("popconsumer"));
+        QVERIFY2(o.value(QStringLiteral("consumed")).toInteger() >= 5800, r.out.constData());
+        QCOMPARE(o.value(QStringLiteral("failed")).toInteger(), 0);
+        QVERIFY(o.value(QStringLiteral("tps")).toDouble() > 0);
+        QVERIFY2(r.err.contains("PopConsumer Started."), r.err.constData());
+        static const QRegularExpression line(QStringLiteral(
+            R"(Current Time: \S+ \S+ TPS: \d+ FAIL: \d+ AVG\(B2C\) RT\(ms\): +[\d.]+ AVG\(S2C\) RT\(ms\): +[\d.]+ )"
+            R"(MAX\(B2C\) RT\(ms\): \d+ MAX\(S2C\) RT\(ms\): \d+ p50\(B2C\)\(ms\): [\d.]+)"));
+        for (const QByteArray &l : r.err.split('\n')) {
+            if (l.startsWith("Current Time:"))
+                QVERIFY2(line.match(QString::fromUtf8(l)).hasMatch(), l.constData());
+        }
+    }
+
     void transactionProducer()
     {
         const Run r = runBench({QStringLiteral("tproducer"), QStringLiteral("-n"), m_ns,
@@ -214,6 +240,9 @@ private Q_SLOTS:
             << QStringList {QStringLiteral("consumer"), QStringLiteral("-m"),
                    QStringLiteral("true")}
             << 2 << QByteArray("-m (message trace) is not supported yet");
+        QTest::newRow("pop batch over 32") << QStringList {QStringLiteral("popconsumer"),
+            QStringLiteral("-b"),
+            QStringLiteral("33")} << 2 << QByteArray("-b \"33\": expected an integer in [1, 32]");
         QTest::newRow("exclusive modes") << QStringList {QStringLiteral("producer"),
             QStringLiteral("-y"), QStringLiteral("true"), QStringLiteral("-o"),
             QStringLiteral("true")} << 2 << QByteArray("exclusive");

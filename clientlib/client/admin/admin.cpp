@@ -269,6 +269,24 @@ QROCKET_ADMIN_CALL(Result<admin::SubscriptionGroupWrapper>, allSubscriptionGroup
         int timeoutMs),
     Callback<admin::SubscriptionGroupWrapper>, doAllGroups(call, brokerAddr))
 
+QROCKET_ADMIN_CALL(Status, setMessageRequestMode,
+    (const QByteArray &brokerAddr, const protocol::SetMessageRequestModeRequestBody &mode,
+        int timeoutMs),
+    (const QByteArray &brokerAddr, const protocol::SetMessageRequestModeRequestBody &mode,
+        StatusCallback callback, int timeoutMs),
+    StatusCallback, doSetRequestMode(call, brokerAddr, mode))
+QROCKET_ADMIN_CALL(Result<FanOutResult>, setMessageRequestModeInCluster,
+    (const QByteArray &cluster, const protocol::SetMessageRequestModeRequestBody &mode,
+        int timeoutMs),
+    (const QByteArray &cluster, const protocol::SetMessageRequestModeRequestBody &mode,
+        Callback<FanOutResult> callback, int timeoutMs),
+    Callback<FanOutResult>, doSetRequestModeInCluster(call, cluster, mode))
+QROCKET_ADMIN_CALL(Result<protocol::MessageRequestModeTable>, allMessageRequestModes,
+    (const QByteArray &brokerAddr, int timeoutMs),
+    (const QByteArray &brokerAddr, Callback<protocol::MessageRequestModeTable> callback,
+        int timeoutMs),
+    Callback<protocol::MessageRequestModeTable>, doAllRequestModes(call, brokerAddr))
+
 QROCKET_ADMIN_CALL(Result<admin::ConsumerConnection>, consumerConnection,
     (const QByteArray &group, int timeoutMs),
     (const QByteArray &group, Callback<admin::ConsumerConnection> callback, int timeoutMs),

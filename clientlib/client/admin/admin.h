@@ -44,6 +44,7 @@
 #include "clientlib/client/message.h"
 #include "clientlib/client/sendresult.h"
 #include "clientlib/protocol/bodies/authbodies.h"
+#include "clientlib/protocol/bodies/popbodies.h"
 
 #include <QByteArray>
 #include <QString>
@@ -274,6 +275,26 @@ public:
         const QByteArray &brokerAddr, int timeoutMs = kDefaultTimeout);
     void allSubscriptionGroupsAsync(const QByteArray &brokerAddr,
         Callback<admin::SubscriptionGroupWrapper> callback, int timeoutMs = kDefaultTimeout);
+
+    // -- POP / PULL request mode (RocketMQ 5) ----------------------------------------------
+    /// SET_MESSAGE_REQUEST_MODE (401) on one broker: how `mode.consumerGroup` consumes
+    /// `mode.topic` there ("PULL" or "POP", popShareQueueNum). InvalidArgument for another mode.
+    Status setMessageRequestMode(const QByteArray &brokerAddr,
+        const protocol::SetMessageRequestModeRequestBody &mode, int timeoutMs = kDefaultTimeout);
+    void setMessageRequestModeAsync(const QByteArray &brokerAddr,
+        const protocol::SetMessageRequestModeRequestBody &mode, StatusCallback callback,
+        int timeoutMs = kDefaultTimeout);
+    /// ... on every master of `cluster`.
+    Result<FanOutResult> setMessageRequestModeInCluster(const QByteArray &cluster,
+        const protocol::SetMessageRequestModeRequestBody &mode, int timeoutMs = kDefaultTimeout);
+    void setMessageRequestModeInClusterAsync(const QByteArray &cluster,
+        const protocol::SetMessageRequestModeRequestBody &mode, Callback<FanOutResult> callback,
+        int timeoutMs = kDefaultTimeout);
+    /// GET_ALL_MESSAGE_REQUEST_MODE (402) of a broker: topic -> group -> mode.
+    Result<protocol::MessageRequestModeTable> allMessageRequestModes(
+        const QByteArray &brokerAddr, int timeoutMs = kDefaultTimeout);
+    void allMessageRequestModesAsync(const QByteArray &brokerAddr,
+        Callback<protocol::MessageRequestModeTable> callback, int timeoutMs = kDefaultTimeout);
 
     // -- consumers and producers -----------------------------------------------------------
     /// GET_CONSUMER_CONNECTION_LIST from every broker of the group's %RETRY% topic, merged (one

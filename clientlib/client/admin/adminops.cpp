@@ -7,6 +7,7 @@
 #include "clientlib/protocol/headers/pullheaders.h"
 #include "clientlib/protocol/headers/queryheaders.h"
 #include "clientlib/protocol/messageid.h"
+#include "clientlib/protocol/popcodes.h"
 
 #include <algorithm>
 #include <set>
@@ -414,6 +415,68 @@ Result<admin::SubscriptionGroupWrapper> doAllGroups(Call &call, const QByteArray
 {
     return brokerBody<admin::SubscriptionGroupWrapper>(
         call, addr, RequestCode::GetAllSubscriptionGroupConfig, "GET_ALL_SUBSCRIPTIONGROUP_CONFIG");
+}
+
+namespace {
+
+Status checkRequestMode(const protocol::SetMessageRequestModeRequestBody &m)
+{
+    if (Status s = requireName(m.topic, "topic"); !s)
+        return s;
+    if (Status s = requireName(m.consumerGroup, "group"); !s)
+        return s;
+    if (m.mode != "PULL" && m.mode != "POP")
+        return Status::invalidArgument(
+            QStringLiteral("mode must be PULL or POP, not %1").arg(QString::fromUtf8(m.mode)));
+    if (m.popShareQueueNum < 0)
+        return Status::invalidArgument(QStringLiteral("popShareQueueNum is negative"));
+    return {};
+}
+
+} // namespace
+
+RemotingCommand requestModeRequest(Call &call, const protocol::SetMessageRequestModeRequestBody &m)
+{
+    RemotingCommand cmd = call.api().request(protocol::popcode::SetMessageRequestMode);
+    cmd.body = m.toJson();
+    return cmd;
+}
+
+Status doSetRequestMode(
+    Call &call, const QByteArray &addr, const protocol::SetMessageRequestModeRequestBody &m)
+{
+    if (Status s = requireName(addr, "broker address"); !s)
+        return s;
+    if (Status s = checkRequestMode(m); !s)
+        return s;
+    return invokeBroker(call, {{}, addr}, requestModeRequest(call, m)).status();
+}
+
+Result<FanOutResult> doSetRequestModeInCluster(
+    Call &call, const QByteArray &cluster, const protocol::SetMessageRequestModeRequestBody &m)
+{
+    if (Status s = requireName(cluster, "cluster"); !s)
+        return s;
+    if (Status s = checkRequestMode(m); !s)
+        return s;
+    auto masters = clusterPeers(call, cluster, false);
+    if (!masters)
+        return masters.error();
+    return toAllBrokers(call, *masters, [&](const Peer &) { return requestModeRequest(call, m); });
+}
+
+Result<protocol::MessageRequestModeTable> doAllRequestModes(Call &call, const QByteArray &addr)
+{
+    if (Status s = requireName(addr, "broker address"); !s)
+        return s;
+    auto r = invokeBroker(
+        call, {{}, addr}, call.api().request(protocol::popcode::GetAllMessageRequestMode));
+    if (!r)
+        return r.error();
+    auto table = protocol::MessageRequestModeTable::fromJson(r->body);
+    if (!table)
+        return corrupt("GET_ALL_MESSAGE_REQUEST_MODE", table.error());
+    return table;
 }
 
 Result<admin::ConfigProperties> doBrokerConfig(Call &call, const QByteArray &addr)

@@ -69,6 +69,13 @@ Result<FanOutResult> doDeleteGroupInCluster(
 
 Result<admin::SubscriptionGroupWrapper> doAllGroups(Call &call, const QByteArray &addr);
 
+RemotingCommand requestModeRequest(Call &call, const protocol::SetMessageRequestModeRequestBody &m);
+Status doSetRequestMode(
+    Call &call, const QByteArray &addr, const protocol::SetMessageRequestModeRequestBody &m);
+Result<FanOutResult> doSetRequestModeInCluster(
+    Call &call, const QByteArray &cluster, const protocol::SetMessageRequestModeRequestBody &m);
+Result<protocol::MessageRequestModeTable> doAllRequestModes(Call &call, const QByteArray &addr);
+
 Result<std::vector<Peer>> groupPeers(Call &call, const QByteArray &group);
 
 Result<admin::ConsumerConnection> doConsumerConnection(Call &call, const QByteArray &group);

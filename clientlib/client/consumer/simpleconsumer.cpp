@@ -1,0 +1,497 @@
+// SimpleConsumer (see simpleconsumer.h): POP_MESSAGE / ACK_MESSAGE / CHANGE_MESSAGE_INVISIBLETIME
+// over the client instance's connections and routes. The consumer registers with the instance
+// only so that its subscriptions are heartbeated and their routes refreshed; it never
+// rebalances: the broker assigns.
+
+#include "clientlib/client/simpleconsumer.h"
+
+#include "clientlib/client/clientinstance.h"
+#include "clientlib/client/threads.h"
+#include "clientlib/protocol/bodies/runtimebodies.h"
+#include "clientlib/protocol/headers/popheaders.h"
+#include "clientlib/protocol/popcodes.h"
+#include "clientlib/protocol/responsecode.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+namespace qrocket::client {
+
+namespace popcode = protocol::popcode;
+using protocol::ResponseCode;
+using protocol::toInt;
+
+namespace {
+
+constexpr QByteArrayView kPopCk = "POP_CK";
+constexpr std::int64_t kMaxInvisibleMillis = 7LL * 24 * 3600 * 1000;
+
+} // namespace
+
+class SimpleConsumerImpl final : public ConsumerInner,
+                                 public std::enable_shared_from_this<SimpleConsumerImpl>
+{
+public:
+    explicit SimpleConsumerImpl(SimpleConsumerOptions options) : m_options(std::move(options)) { }
+    ~SimpleConsumerImpl() override { shutdown(); }
+
+    struct Target
+    {
+        QByteArray topic;
+        QByteArray brokerName;
+    };
+
+    const SimpleConsumerOptions m_options;
+    ClientInstance::Lease m_lease;
+    std::shared_ptr<ClientInstance> m_instance; // m_lease's
+    std::atomic<bool> m_started {false};
+    std::int64_t m_startTimestamp = 0;
+
+    mutable std::mutex m_mutex;
+    std::map<QByteArray, protocol::SubscriptionData> m_subscriptions; // guarded by m_mutex
+    /// The master brokers (names) of each subscribed topic's readable queues, guarded.
+    std::map<QByteArray, std::vector<QByteArray>> m_brokers;
+    std::size_t m_next = 0; // the round robin over (topic, broker), guarded by m_mutex
+
+    int apiTimeout() const { return std::max(1, m_options.client.mqClientApiTimeout); }
+
+    Status subscribe(const QByteArray &topic, const MessageSelector &selector)
+    {
+        if (Status s = checkTopic(topic); !s)
+            return s;
+        protocol::SubscriptionData sub;
+        sub.topic = topic;
+        sub.subVersion = currentTimeMillis();
+        sub.expressionType = selector.type;
+        sub.subString = selector.expression.trimmed().isEmpty() ? QByteArray("*")
+                                                                : selector.expression.trimmed();
+        if (sub.expressionType == "TAG")
+            sub.buildTags();
+        else if (sub.expressionType != "SQL92")
+            return Status::invalidArgument(
+                QStringLiteral("unknown expression type (TAG or SQL92)"));
+        if (m_started) {
+            // As RocketMQ 5's SDKs: a topic without a route is refused at once.
+            auto queues = m_instance->subscribeQueues(topic);
+            if (!queues)
+                return queues.error();
+            {
+                std::lock_guard lock(m_mutex);
+                m_subscriptions[topic] = std::move(sub);
+            }
+            setBrokers(topic, *queues);
+            (void)m_instance->sendHeartbeatToAllBrokers(false);
+            return Status();
+        }
+        std::lock_guard lock(m_mutex);
+        m_subscriptions[topic] = std::move(sub);
+        return Status();
+    }
+
+    void unsubscribe(const QByteArray &topic)
+    {
+        std::lock_guard lock(m_mutex);
+        m_subscriptions.erase(topic);
+        m_brokers.erase(topic);
+    }
+
+    Status start()
+    {
+        if (m_started)
+            return Status();
+        if (m_options.group.isEmpty() || m_options.group == "DEFAULT_CONSUMER")
+            return Status::invalidArgument(
+                QStringLiteral("consumerGroup is empty or DEFAULT_CONSUMER"));
+        if (Status s = checkTopic(m_options.group); !s)
+            return Status::invalidArgument(QStringLiteral("consumerGroup: ") + s.message());
+        if (m_options.awaitDurationMillis < 0)
+            return Status::invalidArgument(QStringLiteral("awaitDurationMillis is negative"));
+        if (m_options.client.resolvedNamesrvAddr().isEmpty())
+            return Status::invalidArgument(
+                QStringLiteral("no name server address: set namesrvAddr or NAMESRV_ADDR"));
+        m_startTimestamp = currentTimeMillis();
+        m_lease = ClientInstance::acquire(m_options.client);
+        m_instance = m_lease.instance();
+        if (Status s = m_instance->registerConsumer(m_options.group, weak_from_this()); !s) {
+            m_instance.reset();
+            m_lease.reset();
+            return s;
+        }
+        // As RocketMQ 5's SDKs: every subscribed topic needs a route to start.
+        for (const QByteArray &t : subscribedTopics()) {
+            if (Status s = refreshBrokers(t); !s) {
+                m_instance->unregisterConsumer(m_options.group);
+                m_instance.reset();
+                m_lease.reset();
+                return s;
+            }
+        }
+        m_started = true;
+        (void)m_instance->sendHeartbeatToAllBrokers(true);
+        return Status();
+    }
+
+    void shutdown()
+    {
+        if (!m_started.exchange(false))
+            return;
+        m_instance->unregisterConsumer(m_options.group);
+        m_lease.reset(); // the last user's shutdown stops the client instance here
+    }
+
+    /// The brokers of `topic` from the instance's cached route (fetched when absent).
+    Status refreshBrokers(const QByteArray &topic)
+    {
+        auto queues = m_instance->subscribeQueues(topic);
+        if (!queues)
+            return queues.error();
+        setBrokers(topic, *queues);
+        return Status();
+    }
+
+    void setBrokers(const QByteArray &topic, const std::vector<MessageQueue> &queues)
+    {
+        std::vector<QByteArray> names;
+        for (const MessageQueue &mq : queues) {
+            if (std::find(names.begin(), names.end(), mq.brokerName) == names.end())
+                names.push_back(mq.brokerName);
+        }
+        std::sort(names.begin(), names.end());
+        std::lock_guard lock(m_mutex);
+        if (m_subscriptions.count(topic))
+            m_brokers[topic] = std::move(names);
+    }
+
+    /// The next (topic, broker) of the round robin, with that topic's subscription.
+    Result<std::pair<Target, protocol::SubscriptionData>> nextTarget()
+    {
+        std::vector<QByteArray> missing;
+        {
+            std::lock_guard lock(m_mutex);
+            if (m_subscriptions.empty())
+                return Status::invalidArgument(QStringLiteral("nothing subscribed"));
+            for (const auto &[topic, sub] : m_subscriptions) {
+                auto it = m_brokers.find(topic);
+                if (it == m_brokers.end() || it->second.empty())
+                    missing.push_back(topic);
+            }
+        }
+        Status lastError;
+        for (const QByteArray &topic : missing) {
+            if (Status s = refreshBrokers(topic); !s)
+                lastError = s;
+        }
+        std::lock_guard lock(m_mutex);
+        std::size_t total = 0;
+        for (const auto &[topic, sub] : m_subscriptions) {
+            auto it = m_brokers.find(topic);
+            if (it != m_brokers.end())
+                total += it->second.size();
+        }
+        if (total == 0)
+            return lastError
+                ? Status::notFound(QStringLiteral("no broker serves the subscribed topics"))
+                : lastError;
+        std::size_t index = m_next++ % total;
+        for (const auto &[topic, sub] : m_subscriptions) {
+            auto it = m_brokers.find(topic);
+            if (it == m_brokers.end())
+                continue;
+            if (index < it->second.size())
+                return std::make_pair(Target {topic, it->second[index]}, sub);
+            index -= it->second.size();
+        }
+        return Status::internal(QStringLiteral("round robin out of range"));
+    }
+
+    /// The master of `brokerName`, refreshing `topic`'s route once when it is not known.
+    Result<QByteArray> masterOf(const QByteArray &brokerName, const QByteArray &topic)
+    {
+        QByteArray addr = m_instance->masterAddress(brokerName);
+        if (addr.isEmpty()) {
+            (void)m_instance->refreshTopicRoute(topic);
+            addr = m_instance->masterAddress(brokerName);
+        }
+        if (addr.isEmpty())
+            return Status::notFound(QStringLiteral("no master address for broker %1")
+                                        .arg(QString::fromUtf8(brokerName)));
+        return addr;
+    }
+
+    Status checkStarted() const
+    {
+        if (!m_started)
+            return Status::invalidArgument(QStringLiteral("the simple consumer is not started"));
+        return Status();
+    }
+
+    Result<std::vector<MessageExt>> receive(int maxMessages, int invisibleMillis)
+    {
+        if (Status s = checkStarted(); !s)
+            return s;
+        if (maxMessages < 1 || maxMessages > SimpleConsumer::kMaxReceive)
+            return Status::invalidArgument(QStringLiteral("maxMessages must be in 1..32"));
+        if (invisibleMillis < 1 || invisibleMillis > kMaxInvisibleMillis)
+            return Status::invalidArgument(
+                QStringLiteral("invisibleDuration must be in 1 ms .. 7 days"));
+        auto target = nextTarget();
+        if (!target)
+            return target.error();
+        const auto &[where, sub] = *target;
+        auto addr = masterOf(where.brokerName, where.topic);
+        if (!addr)
+            return addr.error();
+
+        protocol::PopMessageRequestHeader h;
+        h.consumerGroup = m_options.group;
+        h.topic = where.topic;
+        h.queueId = -1;
+        h.maxMsgNums = maxMessages;
+        h.invisibleTime = invisibleMillis;
+        h.pollTime = m_options.awaitDurationMillis;
+        h.bornTime = currentTimeMillis();
+        h.initMode = m_options.consumeFromFirst ? protocol::ConsumeInitMode::Min
+                                                : protocol::ConsumeInitMode::Max;
+        h.expType = sub.expressionType;
+        h.exp = sub.subString;
+        auto r
+            = m_instance->api().invokeSync(*addr, m_instance->api().request(popcode::PopMessage, h),
+                m_options.awaitDurationMillis + apiTimeout());
+        if (!r) {
+            (void)m_instance->refreshTopicRoute(where.topic); // a broker gone: learn it soon
+            return r.error();
+        }
+        return parsePop(*r, where.brokerName);
+    }
+
+    static Result<std::vector<MessageExt>> parsePop(
+        const RemotingCommand &response, const QByteArray &brokerName)
+    {
+        if (response.code == popcode::PollingTimeout
+            || response.code == toInt(ResponseCode::PullNotFound))
+            return std::vector<MessageExt>();
+        if (response.code != toInt(ResponseCode::Success))
+            return ClientApi::responseStatus(response);
+        auto h = protocol::PopMessageResponseHeader::decode(response);
+        if (!h)
+            return Status::corruption(
+                QStringLiteral("bad POP_MESSAGE response: %1").arg(h.error().message()));
+        auto messages = MessageExt::decodeAll(response.body, brokerName);
+        if (!messages)
+            return messages.error();
+        if (messages->empty())
+            return messages;
+        auto starts = protocol::parseStartOffsetInfo(h->startOffsetInfo);
+        if (!starts)
+            return Status::corruption(QStringLiteral("bad POP_MESSAGE startOffsetInfo"));
+        // A message of the topic itself gets its handle from the response header; a retry
+        // message carries its own (POP_CK), as the broker built it.
+        protocol::ExtraInfo e;
+        e.popTime = h->popTime;
+        e.invisibleTime = h->invisibleTime;
+        e.reviveQid = h->reviveQid;
+        e.retry = '0';
+        e.brokerName = brokerName;
+        for (MessageExt &m : *messages) {
+            if (!m.property(kPopCk).isEmpty())
+                continue;
+            auto it = std::find_if(
+                starts->begin(), starts->end(), [&](const protocol::QueueOffsetInfo &i) {
+                    return i.retry == '0' && i.queueId == m.queueId();
+                });
+            if (it == starts->end())
+                return Status::corruption(
+                    QStringLiteral("POP_MESSAGE response has no start offset of queue %1")
+                        .arg(m.queueId()));
+            e.ckQueueOffset = it->value;
+            e.queueId = m.queueId();
+            e.queueOffset = m.queueOffset();
+            m.setProperty(QByteArrayLiteral("POP_CK"), e.toString());
+        }
+        return messages;
+    }
+
+    Result<protocol::ExtraInfo> handleOf(const MessageExt &message) const
+    {
+        auto e = protocol::ExtraInfo::parse(message.property(kPopCk));
+        if (!e || e->queueOffset < 0)
+            return Status::invalidArgument(
+                QStringLiteral("the message has no receipt handle (not from receive())"));
+        return *e;
+    }
+
+    Status ack(const MessageExt &message)
+    {
+        if (Status s = checkStarted(); !s)
+            return s;
+        auto e = handleOf(message);
+        if (!e)
+            return e.error();
+        auto addr = masterOf(e->brokerName, message.topic());
+        if (!addr)
+            return addr.error();
+        protocol::AckMessageRequestHeader h;
+        h.consumerGroup = m_options.group;
+        h.topic = message.topic();
+        h.queueId = e->queueId;
+        h.extraInfo = message.property(kPopCk);
+        h.offset = e->queueOffset;
+        return ClientApi::expectSuccess(
+            m_instance->api().invokeSync(
+                *addr, m_instance->api().request(popcode::AckMessage, h), apiTimeout()))
+            .status();
+    }
+
+    Status changeInvisibleDuration(MessageExt &message, int invisibleMillis)
+    {
+        if (Status s = checkStarted(); !s)
+            return s;
+        if (invisibleMillis < 1 || invisibleMillis > kMaxInvisibleMillis)
+            return Status::invalidArgument(
+                QStringLiteral("invisibleDuration must be in 1 ms .. 7 days"));
+        auto e = handleOf(message);
+        if (!e)
+            return e.error();
+        auto addr = masterOf(e->brokerName, message.topic());
+        if (!addr)
+            return addr.error();
+        protocol::ChangeInvisibleTimeRequestHeader h;
+        h.consumerGroup = m_options.group;
+        h.topic = message.topic();
+        h.queueId = e->queueId;
+        h.extraInfo = message.property(kPopCk);
+        h.offset = e->queueOffset;
+        h.invisibleTime = invisibleMillis;
+        auto r = ClientApi::expectSuccess(m_instance->api().invokeSync(*addr,
+            m_instance->api().request(popcode::ChangeMessageInvisibleTime, h), apiTimeout()));
+        if (!r)
+            return r.error();
+        auto answer = protocol::ChangeInvisibleTimeResponseHeader::decode(*r);
+        if (!answer)
+            return Status::corruption(
+                QStringLiteral("bad CHANGE_MESSAGE_INVISIBLETIME response: %1")
+                    .arg(answer.error().message()));
+        // The new checkpoint holds this one message: it starts at the message's own offset.
+        e->ckQueueOffset = e->queueOffset;
+        e->popTime = answer->popTime;
+        e->invisibleTime = answer->invisibleTime;
+        e->reviveQid = answer->reviveQid;
+        message.setProperty(QByteArrayLiteral("POP_CK"), e->toString());
+        return Status();
+    }
+
+    // -- ConsumerInner --------------------------------------------------------------------------
+    QByteArray groupName() const override { return m_options.group; }
+    protocol::ConsumerData consumerData() const override
+    {
+        protocol::ConsumerData data;
+        data.groupName = m_options.group;
+        data.consumeType = protocol::ConsumeType::ConsumeActively;
+        data.messageModel = MessageModel::Clustering;
+        data.consumeFromWhere = m_options.consumeFromFirst
+            ? protocol::ConsumeFromWhere::ConsumeFromFirstOffset
+            : protocol::ConsumeFromWhere::ConsumeFromLastOffset;
+        std::lock_guard lock(m_mutex);
+        for (const auto &[topic, sub] : m_subscriptions)
+            data.subscriptionDataSet.push_back(sub);
+        return data;
+    }
+    std::vector<QByteArray> subscribedTopics() const override
+    {
+        std::vector<QByteArray> out;
+        std::lock_guard lock(m_mutex);
+        for (const auto &[topic, sub] : m_subscriptions)
+            out.push_back(topic);
+        return out;
+    }
+    void updateTopicSubscribeInfo(
+        const QByteArray &topic, const std::vector<MessageQueue> &queues) override
+    {
+        setBrokers(topic, queues);
+    }
+    void doRebalance() override { } // the broker assigns
+    void persistConsumerOffset() override { } // the broker keeps POP offsets
+    void resetOffset(const QByteArray &, const std::map<MessageQueue, std::int64_t> &) override { }
+    std::map<MessageQueue, std::int64_t> consumerOffsets(const QByteArray &) override { return {}; }
+    QByteArray runningInfoJson(const QByteArray &jstack) override
+    {
+        protocol::ConsumerRunningInfo info;
+        info.jstack = jstack;
+        info.properties = {{"PROP_CLIENT_VERSION", "V4_9_7"}, {"PROP_CONSUME_TYPE", "CONSUME_POP"},
+            {"PROP_CONSUMER_START_TIMESTAMP", QByteArray::number(m_startTimestamp)},
+            {"consumerGroup", m_options.group}, {"messageModel", "CLUSTERING"}};
+        std::lock_guard lock(m_mutex);
+        for (const auto &[topic, sub] : m_subscriptions)
+            info.subscriptionSet.push_back(sub);
+        return info.toJson();
+    }
+    QByteArray consumeMessageDirectly(const MessageExt &, const QByteArray &) override
+    {
+        return QByteArrayLiteral(
+            "{\"autoCommit\":true,\"consumeResult\":\"CR_THROW_EXCEPTION\",\"order\":false,"
+            "\"remark\":\"a simple consumer has no listener\",\"spentTimeMills\":0}");
+    }
+};
+
+SimpleConsumer::SimpleConsumer(SimpleConsumerOptions options)
+    : m_impl(std::make_shared<SimpleConsumerImpl>(std::move(options)))
+{ }
+
+SimpleConsumer::~SimpleConsumer()
+{
+    m_impl->shutdown();
+}
+
+Status SimpleConsumer::subscribe(const QByteArray &topic, const MessageSelector &selector)
+{
+    return m_impl->subscribe(topic, selector);
+}
+
+void SimpleConsumer::unsubscribe(const QByteArray &topic)
+{
+    m_impl->unsubscribe(topic);
+}
+
+Status SimpleConsumer::start()
+{
+    return m_impl->start();
+}
+
+void SimpleConsumer::shutdown()
+{
+    m_impl->shutdown();
+}
+
+bool SimpleConsumer::isStarted() const
+{
+    return m_impl->m_started;
+}
+
+Result<std::vector<MessageExt>> SimpleConsumer::receive(
+    int maxMessages, int invisibleDurationMillis)
+{
+    return m_impl->receive(maxMessages, invisibleDurationMillis);
+}
+
+Status SimpleConsumer::ack(const MessageExt &message)
+{
+    return m_impl->ack(message);
+}
+
+Status SimpleConsumer::changeInvisibleDuration(MessageExt &message, int invisibleDurationMillis)
+{
+    return m_impl->changeInvisibleDuration(message, invisibleDurationMillis);
+}
+
+QByteArray SimpleConsumer::receiptHandle(const MessageExt &message)
+{
+    return message.property(kPopCk);
+}
+
+QByteArray SimpleConsumer::clientId() const
+{
+    return m_impl->m_instance ? m_impl->m_instance->clientId() : QByteArray();
+}
+
+} // namespace qrocket::client
