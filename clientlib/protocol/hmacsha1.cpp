@@ -31,12 +31,11 @@ private:
     static Crypto load()
     {
         Crypto c;
-        // Never unloaded: another thread may be hashing until the process ends.
-        auto *lib = new QLibrary(QStringLiteral("crypto"), 3);
-        if (!lib->load()) {
-            delete lib;
+        // Never unloaded or destroyed: another thread may be hashing until the process ends.
+        // The static pointer keeps the handle reachable, so leak checkers do not report it.
+        static QLibrary *const lib = new QLibrary(QStringLiteral("crypto"), 3);
+        if (!lib->load())
             return c;
-        }
         const auto init = reinterpret_cast<Init>(lib->resolve("SHA1_Init"));
         const auto update = reinterpret_cast<Update>(lib->resolve("SHA1_Update"));
         const auto final = reinterpret_cast<Final>(lib->resolve("SHA1_Final"));
