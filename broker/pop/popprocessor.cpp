@@ -40,6 +40,37 @@ RemotingCommand decodeError(const RemotingCommand &request, const Status &st)
     return makeReply(request, toInt(ResponseCode::SystemError), utf8(st.message()));
 }
 
+RemotingCommand topicNotExist(const RemotingCommand &request, const QByteArray &topic)
+{
+    return makeReply(request, toInt(ResponseCode::TopicNotExist),
+        "topic[" + topic + "] not exist, apply first please!");
+}
+
+/// RocketMQ's "queueId[..] is illegal" answer; `consumer` is appended when not null.
+RemotingCommand illegalQueue(const RemotingCommand &request, int code, int queueId,
+    const QByteArray &topic, int readQueueNums, const QByteArray *consumer = nullptr)
+{
+    QByteArray remark = "queueId[" + QByteArray::number(queueId) + "] is illegal, topic:[" + topic
+        + "] topicConfig.readQueueNums:[" + QByteArray::number(readQueueNums) + "]";
+    if (consumer)
+        remark += " consumer:[" + *consumer + "]";
+    return makeReply(request, code, remark);
+}
+
+/// Ack and change-invisible-time name an offset that must still be in the queue.
+std::optional<RemotingCommand> offsetOutOfQueue(const RemotingCommand &request,
+    storage::MessageStore &store, const QByteArray &realTopic, int queueId, std::int64_t offset)
+{
+    const std::int64_t minOffset = store.minOffsetInQueue(realTopic, queueId);
+    const std::int64_t maxOffset = store.maxOffsetInQueue(realTopic, queueId);
+    if (offset >= minOffset && offset < maxOffset)
+        return std::nullopt;
+    return makeReply(request, toInt(ResponseCode::NoMessage),
+        "offset is illegal, key:" + realTopic + "@" + QByteArray::number(queueId)
+            + ", commit:" + QByteArray::number(offset) + ", store:" + QByteArray::number(minOffset)
+            + "~" + QByteArray::number(maxOffset));
+}
+
 /// AllocateMessageQueueAveragely / AllocateMessageQueueAveragelyByCircle ("AVG",
 /// "AVG_BY_CIRCLE"); nullopt for another strategy name.
 std::optional<std::vector<protocol::MessageQueue>> allocate(const QByteArray &strategy,
@@ -227,16 +258,15 @@ std::optional<RemotingCommand> PopProcessor::popMessage(const remoting::ChannelP
             "the broker[" + brokerIp + "] pop message is forbidden");
     const auto topicConfig = m_ctx.topics->find(req.topic);
     if (!topicConfig)
-        return makeReply(request, toInt(ResponseCode::TopicNotExist),
-            "topic[" + req.topic + "] not exist, apply first please!");
+        return topicNotExist(request, req.topic);
     if (!Perm::isReadable(topicConfig->perm))
         return makeReply(request, toInt(ResponseCode::NoPermission),
             "the topic[" + req.topic + "] peeking message is forbidden");
-    if (req.queueId >= topicConfig->readQueueNums || req.queueId < -1)
-        return makeReply(request, toInt(ResponseCode::InvalidParameter),
-            "queueId[" + QByteArray::number(req.queueId) + "] is illegal, topic:[" + req.topic
-                + "] topicConfig.readQueueNums:[" + QByteArray::number(topicConfig->readQueueNums)
-                + "] consumer:[" + (channel ? channel->remoteAddress() : QByteArray()) + "]");
+    if (req.queueId >= topicConfig->readQueueNums || req.queueId < -1) {
+        const QByteArray consumer = channel ? channel->remoteAddress() : QByteArray();
+        return illegalQueue(request, toInt(ResponseCode::InvalidParameter), req.queueId, req.topic,
+            topicConfig->readQueueNums, &consumer);
+    }
     req.readQueueNums = topicConfig->readQueueNums;
     const auto groupConfig = m_ctx.subscriptionGroups->findOrCreate(req.group);
     if (!groupConfig)
@@ -324,25 +354,19 @@ RemotingCommand PopProcessor::ackMessage(const RemotingCommand &request)
         return decodeError(request, h.error());
     const auto topicConfig = m_ctx.topics->find(h->topic);
     if (!topicConfig)
-        return makeReply(request, toInt(ResponseCode::TopicNotExist),
-            "topic[" + h->topic + "] not exist, apply first please!");
+        return topicNotExist(request, h->topic);
     const auto extra = protocol::ExtraInfo::parse(h->extraInfo);
     if (!extra)
         return makeReply(
             request, toInt(ResponseCode::MessageIllegal), "extraInfo is illegal: " + h->extraInfo);
     const QByteArray realTopic = *protocol::popRealTopic(h->topic, h->consumerGroup, extra->retry);
-    if (extra->retry == '0' && (h->queueId < 0 || h->queueId >= topicConfig->readQueueNums))
-        return makeReply(request, toInt(ResponseCode::MessageIllegal),
-            "queueId[" + QByteArray::number(h->queueId) + "] is illegal, topic:[" + h->topic
-                + "] topicConfig.readQueueNums:[" + QByteArray::number(topicConfig->readQueueNums)
-                + "] consumer:[]");
-    const std::int64_t minOffset = m_ctx.store->minOffsetInQueue(realTopic, h->queueId);
-    const std::int64_t maxOffset = m_ctx.store->maxOffsetInQueue(realTopic, h->queueId);
-    if (h->offset < minOffset || h->offset >= maxOffset)
-        return makeReply(request, toInt(ResponseCode::NoMessage),
-            "offset is illegal, key:" + realTopic + "@" + QByteArray::number(h->queueId)
-                + ", commit:" + QByteArray::number(h->offset)
-                + ", store:" + QByteArray::number(minOffset) + "~" + QByteArray::number(maxOffset));
+    if (extra->retry == '0' && (h->queueId < 0 || h->queueId >= topicConfig->readQueueNums)) {
+        const QByteArray consumer;
+        return illegalQueue(request, toInt(ResponseCode::MessageIllegal), h->queueId, h->topic,
+            topicConfig->readQueueNums, &consumer);
+    }
+    if (auto refused = offsetOutOfQueue(request, *m_ctx.store, realTopic, h->queueId, h->offset))
+        return std::move(*refused);
     switch (m_service.ack(h->consumerGroup, realTopic, h->queueId,
         CheckPointKey {extra->ckQueueOffset, extra->popTime}, {h->offset})) {
     case SettleStatus::Ok:
@@ -385,8 +409,7 @@ RemotingCommand PopProcessor::changeInvisibleTime(const RemotingCommand &request
         return decodeError(request, h.error());
     const auto topicConfig = m_ctx.topics->find(h->topic);
     if (!topicConfig)
-        return makeReply(request, toInt(ResponseCode::TopicNotExist),
-            "topic[" + h->topic + "] not exist, apply first please!");
+        return topicNotExist(request, h->topic);
     if (h->invisibleTime < 0 || h->invisibleTime > kMaxInvisibleMillis)
         return makeReply(request, toInt(ResponseCode::InvalidParameter),
             "invisibleTime " + QByteArray::number(h->invisibleTime) + " is out of range");
@@ -395,13 +418,8 @@ RemotingCommand PopProcessor::changeInvisibleTime(const RemotingCommand &request
         return makeReply(
             request, toInt(ResponseCode::MessageIllegal), "extraInfo is illegal: " + h->extraInfo);
     const QByteArray realTopic = *protocol::popRealTopic(h->topic, h->consumerGroup, extra->retry);
-    const std::int64_t minOffset = m_ctx.store->minOffsetInQueue(realTopic, h->queueId);
-    const std::int64_t maxOffset = m_ctx.store->maxOffsetInQueue(realTopic, h->queueId);
-    if (h->offset < minOffset || h->offset >= maxOffset)
-        return makeReply(request, toInt(ResponseCode::NoMessage),
-            "offset is illegal, key:" + realTopic + "@" + QByteArray::number(h->queueId)
-                + ", commit:" + QByteArray::number(h->offset)
-                + ", store:" + QByteArray::number(minOffset) + "~" + QByteArray::number(maxOffset));
+    if (auto refused = offsetOutOfQueue(request, *m_ctx.store, realTopic, h->queueId, h->offset))
+        return std::move(*refused);
     ChangedHandle changed;
     switch (m_service.changeInvisibleTime(h->consumerGroup, realTopic, h->queueId,
         CheckPointKey {extra->ckQueueOffset, extra->popTime}, h->offset, h->invisibleTime,
@@ -433,16 +451,13 @@ RemotingCommand PopProcessor::peekMessage(const RemotingCommand &request)
             "the broker[" + brokerIp + "] peeking message is forbidden");
     const auto topicConfig = m_ctx.topics->find(h->topic);
     if (!topicConfig)
-        return makeReply(request, toInt(ResponseCode::TopicNotExist),
-            "topic[" + h->topic + "] not exist, apply first please!");
+        return topicNotExist(request, h->topic);
     if (!Perm::isReadable(topicConfig->perm))
         return makeReply(request, toInt(ResponseCode::NoPermission),
             "the topic[" + h->topic + "] peeking message is forbidden");
     if (h->queueId >= topicConfig->readQueueNums || h->queueId < -1)
-        return makeReply(request, toInt(ResponseCode::SystemError),
-            "queueId[" + QByteArray::number(h->queueId) + "] is illegal, topic:[" + h->topic
-                + "] topicConfig.readQueueNums:[" + QByteArray::number(topicConfig->readQueueNums)
-                + "]");
+        return illegalQueue(request, toInt(ResponseCode::SystemError), h->queueId, h->topic,
+            topicConfig->readQueueNums);
     const int max = std::clamp(h->maxMsgNums, 1, 32);
     QByteArray body;
     int count = 0;
@@ -478,13 +493,10 @@ RemotingCommand PopProcessor::pollingInfo(const RemotingCommand &request)
         return decodeError(request, h.error());
     const auto topicConfig = m_ctx.topics->find(h->topic);
     if (!topicConfig)
-        return makeReply(request, toInt(ResponseCode::TopicNotExist),
-            "topic[" + h->topic + "] not exist, apply first please!");
+        return topicNotExist(request, h->topic);
     if (h->queueId >= topicConfig->readQueueNums || h->queueId < -1)
-        return makeReply(request, toInt(ResponseCode::SystemError),
-            "queueId[" + QByteArray::number(h->queueId) + "] is illegal, topic:[" + h->topic
-                + "] topicConfig.readQueueNums:[" + QByteArray::number(topicConfig->readQueueNums)
-                + "]");
+        return illegalQueue(request, toInt(ResponseCode::SystemError), h->queueId, h->topic,
+            topicConfig->readQueueNums);
     RemotingCommand r = makeReply(request, toInt(ResponseCode::Success));
     protocol::PollingInfoResponseHeader {m_service.hold().heldCount(h->topic)}.encode(r);
     return r;

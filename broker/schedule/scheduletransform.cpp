@@ -68,18 +68,15 @@ std::int64_t correctDeliverTimestamp(
     return deliverTimestamp > now + levelDelay ? now : deliverTimestamp;
 }
 
-Result<storage::MessageExtBrokerInner> messageTimeUp(
-    const protocol::MessageRecordView &record, const protocol::HostAddress &storeHost)
+Result<storage::MessageExtBrokerInner> restoreParked(const protocol::MessageRecordView &record,
+    MessageProperties props, const protocol::HostAddress &storeHost, QStringView kind)
 {
-    MessageProperties props = MessageProperties::parse(record.properties);
     const QByteArray realTopic = props.value(MessageConst::RealTopic);
     bool ok = false;
     const int realQueueId = props.value(MessageConst::RealQueueId).toInt(&ok);
     if (realTopic.isEmpty() || !ok || realQueueId < 0)
         return Status::invalidArgument(
-            QStringLiteral("scheduled record without REAL_TOPIC/REAL_QID"));
-
-    props.remove(MessageConst::DelayTimeLevel);
+            QStringLiteral("%1 record without REAL_TOPIC/REAL_QID").arg(kind));
     props.remove(MessageConst::RealTopic);
     props.remove(MessageConst::RealQueueId);
     props.set(MessageConst::WaitStoreMsgOk.toByteArray(), QByteArrayLiteral("false"));
@@ -100,6 +97,14 @@ Result<storage::MessageExtBrokerInner> messageTimeUp(
     m.tagsCode = tags.isEmpty() ? 0 : javaStringHash(tags);
     m.waitStoreMsgOk = false;
     return m;
+}
+
+Result<storage::MessageExtBrokerInner> messageTimeUp(
+    const protocol::MessageRecordView &record, const protocol::HostAddress &storeHost)
+{
+    MessageProperties props = MessageProperties::parse(record.properties);
+    props.remove(MessageConst::DelayTimeLevel);
+    return restoreParked(record, std::move(props), storeHost, u"scheduled");
 }
 
 } // namespace qrocket::broker::schedule

@@ -13,9 +13,11 @@
 
 #include "clientlib/common/result.h"
 #include "clientlib/protocol/messagecodec.h"
+#include "clientlib/protocol/messageproperties.h"
 #include "storage/core/storetypes.h"
 
 #include <QByteArrayView>
+#include <QStringView>
 
 #include <cstdint>
 #include <vector>
@@ -55,6 +57,13 @@ std::int64_t tagsCodeOf(const protocol::MessageRecordView &record, const DelayLe
 /// back since the message was stored) is clamped to now.
 std::int64_t correctDeliverTimestamp(
     std::int64_t now, std::int64_t deliverTimestamp, std::int64_t levelDelay);
+
+/// A parked record (delay level or timer) back at its real destination: REAL_TOPIC / REAL_QID
+/// taken out of `props` (the record's properties as the caller adjusted them), WAIT=false, body,
+/// flags, born time/host and reconsumeTimes kept, tagsCode from TAGS. InvalidArgument naming
+/// `kind` when the record has no usable REAL_TOPIC / REAL_QID.
+Result<storage::MessageExtBrokerInner> restoreParked(const protocol::MessageRecordView &record,
+    protocol::MessageProperties props, const protocol::HostAddress &storeHost, QStringView kind);
 
 /// The message to re-put when a parked record is due. InvalidArgument when the record has no
 /// usable REAL_TOPIC / REAL_QID (it is then skipped). `storeHost` is this broker's address.

@@ -1,5 +1,6 @@
 #include "broker/timer/timertransform.h"
 
+#include "broker/schedule/scheduletransform.h"
 #include "clientlib/common/hash.h"
 #include "clientlib/protocol/messageproperties.h"
 #include "clientlib/protocol/responsecode.h"
@@ -180,33 +181,9 @@ Result<storage::MessageExtBrokerInner> timerMessageTimeUp(const protocol::Messag
     const protocol::HostAddress &storeHost, std::int64_t dequeueMs)
 {
     MessageProperties props = MessageProperties::parse(record.properties);
-    const QByteArray realTopic = props.value(MessageConst::RealTopic);
-    bool ok = false;
-    const int realQueueId = props.value(MessageConst::RealQueueId).toInt(&ok);
-    if (realTopic.isEmpty() || !ok || realQueueId < 0)
-        return Status::invalidArgument(QStringLiteral("timer record without REAL_TOPIC/REAL_QID"));
-    props.remove(MessageConst::RealTopic);
-    props.remove(MessageConst::RealQueueId);
     props.set(prop::EnqueueMs.toByteArray(), QByteArray::number(record.storeTimestamp));
     props.set(prop::DequeueMs.toByteArray(), QByteArray::number(dequeueMs));
-    props.set(MessageConst::WaitStoreMsgOk.toByteArray(), QByteArrayLiteral("false"));
-
-    storage::MessageExtBrokerInner m;
-    m.topic = realTopic;
-    m.queueId = realQueueId;
-    m.flag = record.flag;
-    m.sysFlag = record.sysFlag;
-    m.bornTimestamp = record.bornTimestamp;
-    m.bornHost = record.bornHost;
-    m.storeHost = storeHost;
-    m.reconsumeTimes = record.reconsumeTimes;
-    m.preparedTransactionOffset = record.preparedTransactionOffset;
-    m.body = record.body.toByteArray();
-    m.properties = props.encode();
-    const QByteArrayView tags = protocol::findProperty(m.properties, MessageConst::Tags);
-    m.tagsCode = tags.isEmpty() ? 0 : javaStringHash(tags);
-    m.waitStoreMsgOk = false;
-    return m;
+    return schedule::restoreParked(record, std::move(props), storeHost, u"timer");
 }
 
 bool isDeliveryOf(

@@ -3,6 +3,7 @@
 #include "clientlib/bench/benchrun.h"
 
 #include <QDateTime>
+#include <QFile>
 #include <QJsonDocument>
 
 #include <chrono>
@@ -130,6 +131,54 @@ bool BenchArgs::parse(const QStringList &arguments, int *exitCode)
     m_duration = int(*duration);
     m_interval = int(*interval);
     return true;
+}
+
+void BenchArgs::addConsumerSourceOptions()
+{
+    addOption({QStringLiteral("f"), QStringLiteral("filterType")},
+        QStringLiteral("TAG, SQL92, Default: TAG"), QStringLiteral("TAG"));
+    addOption({QStringLiteral("e"), QStringLiteral("expression")},
+        QStringLiteral("Filter expression, or a file holding it, Default: *"), QStringLiteral("*"));
+    addOption({QStringLiteral("from")},
+        QStringLiteral("Where a new group starts: last or first, Default: last"),
+        QStringLiteral("last"));
+}
+
+std::optional<BenchArgs::ConsumerSource> BenchArgs::consumerSource()
+{
+    ConsumerSource source;
+    source.filterType = text(QStringLiteral("f")).trimmed().toUpper();
+    if (source.filterType != QLatin1String("TAG") && source.filterType != QLatin1String("SQL92")) {
+        fail(QStringLiteral("-f \"%1\": expected TAG or SQL92").arg(source.filterType));
+        return std::nullopt;
+    }
+    source.sql = source.filterType == QLatin1String("SQL92");
+    source.expression = text(QStringLiteral("e")).toUtf8();
+    if (QFile file(QString::fromUtf8(source.expression));
+        source.expression != "*" && file.exists()) {
+        if (!file.open(QIODevice::ReadOnly)) {
+            fail(QStringLiteral("-e %1: %2")
+                     .arg(QString::fromUtf8(source.expression), file.errorString()));
+            return std::nullopt;
+        }
+        source.expression = file.readAll().trimmed();
+    }
+    const QString from = text(QStringLiteral("from")).trimmed().toLower();
+    if (from != QLatin1String("last") && from != QLatin1String("first")) {
+        fail(QStringLiteral("--from \"%1\": expected last or first").arg(from));
+        return std::nullopt;
+    }
+    source.fromFirst = from == QLatin1String("first");
+    return source;
+}
+
+std::uint64_t microsSinceEpochMs(std::int64_t epochMs)
+{
+    const std::int64_t nowUs = std::chrono::duration_cast<std::chrono::microseconds>(
+        std::chrono::system_clock::now().time_since_epoch())
+                                   .count();
+    const std::int64_t d = nowUs - epochMs * 1000;
+    return d > 0 ? std::uint64_t(d) : 0;
 }
 
 bool BenchArgs::refuseUnsupported()

@@ -51,6 +51,19 @@ public:
     /// "true"/"false" (the Java tool's `-k true`); also 1/0, yes/no.
     std::optional<bool> boolean(const QString &name);
 
+    /// The consumer modes' -f/--filterType (TAG or SQL92), -e/--expression (text, or a file
+    /// holding it, as RocketMQ's benchmark reads it) and --from (last or first).
+    void addConsumerSourceOptions();
+    struct ConsumerSource
+    {
+        QString filterType; // "TAG" or "SQL92"
+        QByteArray expression;
+        bool sql = false;
+        bool fromFirst = false;
+    };
+    /// After parse(): the options above, or nullopt after one line on stderr.
+    std::optional<ConsumerSource> consumerSource();
+
     QByteArray namesrvAddr() const;
     /// With -a true: the access and secret key (-ak/-sk, RocketMQ's benchmark defaults) signing
     /// every request of the client; with --tls: TLS on every connection (--tlsTrustCert).
@@ -72,6 +85,10 @@ private:
     bool m_json = false;
     bool m_acl = false; // -a true
 };
+
+/// Microseconds from `epochMs` (a born or store timestamp) to now on this host's wall clock; 0
+/// when the clocks put it in the future.
+std::uint64_t microsSinceEpochMs(std::int64_t epochMs);
 
 /// Counters bumped by the working threads (all monotonic).
 struct BenchCounters

@@ -12,25 +12,10 @@
 #include "clientlib/client/pushconsumer.h"
 
 #include <QDateTime>
-#include <QFile>
 
-#include <chrono>
 #include <random>
 
 namespace qrocket::bench {
-
-namespace {
-
-std::uint64_t microsSinceEpochMs(std::int64_t epochMs)
-{
-    const std::int64_t nowUs = std::chrono::duration_cast<std::chrono::microseconds>(
-        std::chrono::system_clock::now().time_since_epoch())
-                                   .count();
-    const std::int64_t d = nowUs - epochMs * 1000;
-    return d > 0 ? std::uint64_t(d) : 0;
-}
-
-} // namespace
 
 int runConsumer(const QStringList &arguments)
 {
@@ -43,18 +28,12 @@ int runConsumer(const QStringList &arguments)
         QStringLiteral("benchmark_consumer"));
     args.addOption({QStringLiteral("p"), QStringLiteral("groupPrefixEnable")},
         QStringLiteral("Is group prefix enable, Default: false"), QStringLiteral("false"));
-    args.addOption({QStringLiteral("f"), QStringLiteral("filterType")},
-        QStringLiteral("TAG, SQL92, Default: TAG"), QStringLiteral("TAG"));
-    args.addOption({QStringLiteral("e"), QStringLiteral("expression")},
-        QStringLiteral("Filter expression, or a file holding it, Default: *"), QStringLiteral("*"));
+    args.addConsumerSourceOptions();
     args.addOption({QStringLiteral("r"), QStringLiteral("failRate")},
         QStringLiteral("consumer fail rate, default 0"), QStringLiteral("0"));
     args.addOption({QStringLiteral("broadcasting")},
         QStringLiteral("Broadcasting instead of clustering, Default: false"),
         QStringLiteral("false"));
-    args.addOption({QStringLiteral("from")},
-        QStringLiteral("Where a new group starts: last or first, Default: last"),
-        QStringLiteral("last"));
     args.addOption({QStringLiteral("quantity")},
         QStringLiteral("Stop after consuming this many messages (0: no limit), Default: 0"),
         QStringLiteral("0"));
@@ -76,27 +55,9 @@ int runConsumer(const QStringList &arguments)
     QByteArray group = args.text(QStringLiteral("g")).trimmed().toUtf8();
     if (*prefix)
         group += '_' + QByteArray::number(QDateTime::currentMSecsSinceEpoch() % 100);
-    const QString filterType = args.text(QStringLiteral("f")).trimmed().toUpper();
-    if (filterType != QLatin1String("TAG") && filterType != QLatin1String("SQL92")) {
-        std::fprintf(stderr, "qrocket-bench consumer: -f \"%s\": expected TAG or SQL92\n",
-            qPrintable(filterType));
+    const auto source = args.consumerSource();
+    if (!source)
         return 2;
-    }
-    QByteArray expression = args.text(QStringLiteral("e")).toUtf8();
-    if (QFile file(QString::fromUtf8(expression)); expression != "*" && file.exists()) {
-        if (!file.open(QIODevice::ReadOnly)) {
-            std::fprintf(stderr, "qrocket-bench consumer: -e %s: %s\n", expression.constData(),
-                qPrintable(file.errorString()));
-            return 2;
-        }
-        expression = file.readAll().trimmed();
-    }
-    const QString from = args.text(QStringLiteral("from")).trimmed().toLower();
-    if (from != QLatin1String("last") && from != QLatin1String("first")) {
-        std::fprintf(stderr, "qrocket-bench consumer: --from \"%s\": expected last or first\n",
-            qPrintable(from));
-        return 2;
-    }
 
     client::PushConsumerOptions options;
     options.group = group;
@@ -105,17 +66,16 @@ int runConsumer(const QStringList &arguments)
     options.consumeThreadMin = options.consumeThreadMax = int(*threads);
     options.messageModel
         = *broadcasting ? client::MessageModel::Broadcasting : client::MessageModel::Clustering;
-    options.consumeFromWhere = from == QLatin1String("first")
-        ? client::ConsumeFromWhere::ConsumeFromFirstOffset
-        : client::ConsumeFromWhere::ConsumeFromLastOffset;
+    options.consumeFromWhere = source->fromFirst ? client::ConsumeFromWhere::ConsumeFromFirstOffset
+                                                 : client::ConsumeFromWhere::ConsumeFromLastOffset;
     client::PushConsumer consumer(options);
-    const client::MessageSelector selector = filterType == QLatin1String("SQL92")
-        ? client::MessageSelector::bySql(expression)
-        : client::MessageSelector::byTag(expression);
+    const client::MessageSelector selector = source->sql
+        ? client::MessageSelector::bySql(source->expression)
+        : client::MessageSelector::byTag(source->expression);
     std::fprintf(args.lines(),
         "topic: %s, threadCount %d, group: %s, filterType: %s, expression: %s, broadcasting: %s\n",
-        topic.constData(), int(*threads), group.constData(), qPrintable(filterType),
-        expression.constData(), *broadcasting ? "true" : "false");
+        topic.constData(), int(*threads), group.constData(), qPrintable(source->filterType),
+        source->expression.constData(), *broadcasting ? "true" : "false");
     if (Status st = consumer.subscribe(topic, selector); !st) {
         std::fprintf(stderr, "qrocket-bench consumer: %s\n", qPrintable(st.toString()));
         return 2;

@@ -10,25 +10,10 @@
 #include "clientlib/bench/benchrun.h"
 #include "clientlib/client/simpleconsumer.h"
 
-#include <QFile>
-
 #include <chrono>
 #include <thread>
 
 namespace qrocket::bench {
-
-namespace {
-
-std::uint64_t microsSince(std::int64_t epochMs)
-{
-    const std::int64_t nowUs = std::chrono::duration_cast<std::chrono::microseconds>(
-        std::chrono::system_clock::now().time_since_epoch())
-                                   .count();
-    const std::int64_t d = nowUs - epochMs * 1000;
-    return d > 0 ? std::uint64_t(d) : 0;
-}
-
-} // namespace
 
 int runPopConsumer(const QStringList &arguments)
 {
@@ -39,10 +24,7 @@ int runPopConsumer(const QStringList &arguments)
     args.addOption({QStringLiteral("g"), QStringLiteral("group")},
         QStringLiteral("Consumer group name, Default: benchmark_pop_consumer"),
         QStringLiteral("benchmark_pop_consumer"));
-    args.addOption({QStringLiteral("f"), QStringLiteral("filterType")},
-        QStringLiteral("TAG, SQL92, Default: TAG"), QStringLiteral("TAG"));
-    args.addOption({QStringLiteral("e"), QStringLiteral("expression")},
-        QStringLiteral("Filter expression, or a file holding it, Default: *"), QStringLiteral("*"));
+    args.addConsumerSourceOptions();
     args.addOption({QStringLiteral("b"), QStringLiteral("batch")},
         QStringLiteral("Most messages of one receive (1..32), Default: 32"), QStringLiteral("32"));
     args.addOption({QStringLiteral("i"), QStringLiteral("invisibleTime")},
@@ -51,9 +33,6 @@ int runPopConsumer(const QStringList &arguments)
     args.addOption({QStringLiteral("await")},
         QStringLiteral("Long-polling time of one receive (ms), Default: 1000"),
         QStringLiteral("1000"));
-    args.addOption({QStringLiteral("from")},
-        QStringLiteral("Where a new group starts: last or first, Default: last"),
-        QStringLiteral("last"));
     args.addOption({QStringLiteral("quantity")},
         QStringLiteral("Stop after acking this many messages (0: no limit), Default: 0"),
         QStringLiteral("0"));
@@ -72,43 +51,25 @@ int runPopConsumer(const QStringList &arguments)
         return 2;
     const QByteArray topic = args.topic();
     const QByteArray group = args.text(QStringLiteral("g")).trimmed().toUtf8();
-    const QString filterType = args.text(QStringLiteral("f")).trimmed().toUpper();
-    if (filterType != QLatin1String("TAG") && filterType != QLatin1String("SQL92")) {
-        std::fprintf(stderr, "qrocket-bench popconsumer: -f \"%s\": expected TAG or SQL92\n",
-            qPrintable(filterType));
+    const auto source = args.consumerSource();
+    if (!source)
         return 2;
-    }
-    QByteArray expression = args.text(QStringLiteral("e")).toUtf8();
-    if (QFile file(QString::fromUtf8(expression)); expression != "*" && file.exists()) {
-        if (!file.open(QIODevice::ReadOnly)) {
-            std::fprintf(stderr, "qrocket-bench popconsumer: -e %s: %s\n", expression.constData(),
-                qPrintable(file.errorString()));
-            return 2;
-        }
-        expression = file.readAll().trimmed();
-    }
-    const QString from = args.text(QStringLiteral("from")).trimmed().toLower();
-    if (from != QLatin1String("last") && from != QLatin1String("first")) {
-        std::fprintf(stderr, "qrocket-bench popconsumer: --from \"%s\": expected last or first\n",
-            qPrintable(from));
-        return 2;
-    }
 
     client::SimpleConsumerOptions options;
     options.group = group;
     options.client.namesrvAddr = args.namesrvAddr();
     args.applyCredentials(options.client);
     options.awaitDurationMillis = int(*awaitMs);
-    options.consumeFromFirst = from == QLatin1String("first");
+    options.consumeFromFirst = source->fromFirst;
     client::SimpleConsumer consumer(options);
-    const client::MessageSelector selector = filterType == QLatin1String("SQL92")
-        ? client::MessageSelector::bySql(expression)
-        : client::MessageSelector::byTag(expression);
+    const client::MessageSelector selector = source->sql
+        ? client::MessageSelector::bySql(source->expression)
+        : client::MessageSelector::byTag(source->expression);
     std::fprintf(args.lines(),
         "topic: %s, threadCount %d, group: %s, filterType: %s, expression: %s, batch: %d, "
         "invisibleTime: %lld ms, await: %lld ms\n",
-        topic.constData(), int(*threads), group.constData(), qPrintable(filterType),
-        expression.constData(), int(*batch), qlonglong(*invisible), qlonglong(*awaitMs));
+        topic.constData(), int(*threads), group.constData(), qPrintable(source->filterType),
+        source->expression.constData(), int(*batch), qlonglong(*invisible), qlonglong(*awaitMs));
     if (Status st = consumer.subscribe(topic, selector); !st) {
         std::fprintf(stderr, "qrocket-bench popconsumer: %s\n", qPrintable(st.toString()));
         return 2;
@@ -140,8 +101,8 @@ int runPopConsumer(const QStringList &arguments)
                     continue;
                 }
                 for (const client::MessageExt &m : *got) {
-                    bornToConsumer.record(microsSince(m.bornTimestamp()));
-                    storeToConsumer.record(microsSince(m.storeTimestamp()));
+                    bornToConsumer.record(microsSinceEpochMs(m.bornTimestamp()));
+                    storeToConsumer.record(microsSinceEpochMs(m.storeTimestamp()));
                     if (consumer.ack(m))
                         counters.success.fetch_add(1, std::memory_order_relaxed);
                     else

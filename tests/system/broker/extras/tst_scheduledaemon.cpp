@@ -4,8 +4,7 @@
 
 #include "clientlib/protocol/json.h"
 #include "clientlib/remoting/remotingclient.h"
-#include "tests/system/broker/brokertestutil.h"
-#include "tests/testlib/daemonprocess.h"
+#include "tests/system/broker/singlebrokerfixture.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -17,7 +16,7 @@ using namespace qrocket;
 using namespace qrocket::brokertest;
 using namespace qrocket::testlib;
 
-class tst_ScheduleDaemon final : public QObject
+class tst_ScheduleDaemon final : public QObject, private SingleBrokerFixture
 {
     Q_OBJECT
 
@@ -30,60 +29,31 @@ private Q_SLOTS:
 
 private:
     bool startBroker(DaemonProcess &broker, const QString &store);
-    RemotingCommand call(RemotingCommand req);
-    std::int64_t maxOffset(const QByteArray &topic, int queueId);
-
-    QTemporaryDir m_dir;
-    std::unique_ptr<DaemonProcess> m_namesrv;
-    quint16 m_nsPort = 0;
-    quint16 m_port = 0;
-    remoting::RemotingClient m_client;
 };
 
 bool tst_ScheduleDaemon::startBroker(DaemonProcess &broker, const QString &store)
 {
-    return startOnFreePort(
-        broker, m_dir.filePath(QStringLiteral("broker.conf")), m_port, [&](quint16 port) {
-            return "brokerName=broker-x\nbrokerIP1=127.0.0.1\nbrokerIP2=127.0.0.1\nlistenPort="
-                + QByteArray::number(port) + "\nnamesrvAddr=127.0.0.1:"
-                + QByteArray::number(m_nsPort) + "\nstorePathRootDir=" + store.toUtf8()
-                + "\nmappedFileSizeCommitLog=16777216\nmappedFileSizeConsumeQueue="
-                  "60000\nmessageDelayLevel=1s 2s 3s\n";
-        });
-}
-
-RemotingCommand tst_ScheduleDaemon::call(RemotingCommand req)
-{
-    return invoke(m_client, localAddr(m_port), std::move(req));
-}
-
-std::int64_t tst_ScheduleDaemon::maxOffset(const QByteArray &topic, int queueId)
-{
-    const RemotingCommand r = call(request(30, {{"topic", topic}, {"queueId", num(queueId)}}));
-    return r.code == 0 ? r.extLong("offset").value_or(-1) : -1;
+    return SingleBrokerFixture::startBroker(broker, store, "broker-x",
+        "mappedFileSizeConsumeQueue=60000\nmessageDelayLevel=1s 2s 3s\n");
 }
 
 void tst_ScheduleDaemon::initTestCase()
 {
-    QVERIFY(m_dir.isValid());
-    if (!QFile::exists(QDir(binDir()).filePath(QStringLiteral("qrocket-broker")))
-        || !QFile::exists(QDir(binDir()).filePath(QStringLiteral("qrocket-namesrv"))))
-        QSKIP("qrocket-broker / qrocket-namesrv not built");
-    m_namesrv = std::make_unique<DaemonProcess>(QStringLiteral("qrocket-namesrv"));
-    m_nsPort = startNamesrv(*m_namesrv, m_dir.path());
-    QVERIFY2(m_nsPort != 0, qPrintable(m_namesrv->error()));
+    if (const QString missing = missingDaemons(); !missing.isEmpty())
+        QSKIP(qPrintable(missing));
+    const QString error = startNamesrv();
+    QVERIFY2(error.isEmpty(), qPrintable(error));
 }
 
 void tst_ScheduleDaemon::cleanupTestCase()
 {
-    if (m_namesrv)
-        m_namesrv->stop();
+    stopNamesrv();
 }
 
 void tst_ScheduleDaemon::delayedMessageDeliveredWithinOneSecondOfDue()
 {
     DaemonProcess broker(QStringLiteral("qrocket-broker"));
-    QVERIFY(startBroker(broker, m_dir.filePath(QStringLiteral("store1"))));
+    QVERIFY(startBroker(broker, path(QStringLiteral("store1"))));
     // Create the topic first (auto-create), then send with DELAY=2 (2 s).
     QCOMPARE(call(sendV2("DelayTopic", 0, "warm-up", props({{"TAGS", "t"}}))).code, 0);
     // The consume queue is written by the reput thread just after the send is acknowledged.
@@ -102,7 +72,7 @@ void tst_ScheduleDaemon::delayedMessageDeliveredWithinOneSecondOfDue()
 
 void tst_ScheduleDaemon::pendingDelayedMessageSurvivesRestart()
 {
-    const QString store = m_dir.filePath(QStringLiteral("store2"));
+    const QString store = path(QStringLiteral("store2"));
     DaemonProcess broker(QStringLiteral("qrocket-broker"));
     QVERIFY(startBroker(broker, store));
     QCOMPARE(call(sendV2("DelayR", 0, "x", props({{"TAGS", "t"}}))).code, 0);
@@ -124,7 +94,7 @@ void tst_ScheduleDaemon::pendingDelayedMessageSurvivesRestart()
 void tst_ScheduleDaemon::adminAndSendBackOverSocket()
 {
     DaemonProcess broker(QStringLiteral("qrocket-broker"));
-    QVERIFY(startBroker(broker, m_dir.filePath(QStringLiteral("store3"))));
+    QVERIFY(startBroker(broker, path(QStringLiteral("store3"))));
     const RemotingCommand created = call(request(17,
         {{"topic", "AdminT"}, {"defaultTopic", "TBW102"}, {"readQueueNums", "2"},
             {"writeQueueNums", "2"}, {"perm", "6"}, {"topicFilterType", "SINGLE_TAG"},

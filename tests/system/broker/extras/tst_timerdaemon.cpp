@@ -9,8 +9,7 @@
 #include "clientlib/protocol/json.h"
 #include "clientlib/protocol/messageproperties.h"
 #include "clientlib/remoting/remotingclient.h"
-#include "tests/system/broker/brokertestutil.h"
-#include "tests/testlib/daemonprocess.h"
+#include "tests/system/broker/singlebrokerfixture.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -27,7 +26,7 @@ using namespace qrocket;
 using namespace qrocket::brokertest;
 using namespace qrocket::testlib;
 
-class tst_TimerDaemon final : public QObject
+class tst_TimerDaemon final : public QObject, private SingleBrokerFixture
 {
     Q_OBJECT
 
@@ -40,39 +39,15 @@ private Q_SLOTS:
 
 private:
     bool startBroker(DaemonProcess &broker, const QString &store);
-    RemotingCommand call(RemotingCommand req);
-    std::int64_t maxOffset(const QByteArray &topic, int queueId);
     std::vector<QByteArray> pullAll(const QByteArray &topic, std::int64_t from,
         std::vector<std::map<QByteArray, QByteArray>> *got = nullptr);
-
-    QTemporaryDir m_dir;
-    std::unique_ptr<DaemonProcess> m_namesrv;
-    quint16 m_nsPort = 0;
-    quint16 m_port = 0;
-    remoting::RemotingClient m_client;
 };
 
 bool tst_TimerDaemon::startBroker(DaemonProcess &broker, const QString &store)
 {
-    return startOnFreePort(
-        broker, m_dir.filePath(QStringLiteral("broker.conf")), m_port, [&](quint16 port) {
-            return "brokerName=broker-t\nbrokerIP1=127.0.0.1\nbrokerIP2=127.0.0.1\nlistenPort="
-                + QByteArray::number(port) + "\nnamesrvAddr=127.0.0.1:"
-                + QByteArray::number(m_nsPort) + "\nstorePathRootDir=" + store.toUtf8()
-                + "\nmappedFileSizeCommitLog=16777216\nmappedFileSizeConsumeQueue=600000\n"
-                  "recallMessageEnable=true\nmappedFileSizeTimerLog=1048576\n";
-        });
-}
-
-RemotingCommand tst_TimerDaemon::call(RemotingCommand req)
-{
-    return invoke(m_client, localAddr(m_port), std::move(req));
-}
-
-std::int64_t tst_TimerDaemon::maxOffset(const QByteArray &topic, int queueId)
-{
-    const RemotingCommand r = call(request(30, {{"topic", topic}, {"queueId", num(queueId)}}));
-    return r.code == 0 ? r.extLong("offset").value_or(-1) : -1;
+    return SingleBrokerFixture::startBroker(broker, store, "broker-t",
+        "mappedFileSizeConsumeQueue=600000\nrecallMessageEnable=true\n"
+        "mappedFileSizeTimerLog=1048576\n");
 }
 
 std::vector<QByteArray> tst_TimerDaemon::pullAll(
@@ -108,25 +83,21 @@ std::vector<QByteArray> tst_TimerDaemon::pullAll(
 
 void tst_TimerDaemon::initTestCase()
 {
-    QVERIFY(m_dir.isValid());
-    if (!QFile::exists(QDir(binDir()).filePath(QStringLiteral("qrocket-broker")))
-        || !QFile::exists(QDir(binDir()).filePath(QStringLiteral("qrocket-namesrv"))))
-        QSKIP("qrocket-broker / qrocket-namesrv not built");
-    m_namesrv = std::make_unique<DaemonProcess>(QStringLiteral("qrocket-namesrv"));
-    m_nsPort = startNamesrv(*m_namesrv, m_dir.path());
-    QVERIFY2(m_nsPort != 0, qPrintable(m_namesrv->error()));
+    if (const QString missing = missingDaemons(); !missing.isEmpty())
+        QSKIP(qPrintable(missing));
+    const QString error = startNamesrv();
+    QVERIFY2(error.isEmpty(), qPrintable(error));
 }
 
 void tst_TimerDaemon::cleanupTestCase()
 {
-    if (m_namesrv)
-        m_namesrv->stop();
+    stopNamesrv();
 }
 
 void tst_TimerDaemon::delayedSendDeliveredOnTime()
 {
     DaemonProcess broker(QStringLiteral("qrocket-broker"));
-    QVERIFY(startBroker(broker, m_dir.filePath(QStringLiteral("store1"))));
+    QVERIFY(startBroker(broker, path(QStringLiteral("store1"))));
     QCOMPARE(call(sendV2("TimerTopic", 0, "warm-up", props({{"UNIQ_KEY", "W"}}))).code, 0);
     QTRY_COMPARE_WITH_TIMEOUT(maxOffset("TimerTopic", 0), 1, 5000);
     const std::int64_t sent = QDateTime::currentMSecsSinceEpoch();
@@ -168,7 +139,7 @@ void tst_TimerDaemon::delayedSendDeliveredOnTime()
 void tst_TimerDaemon::recallAndRefusals()
 {
     DaemonProcess broker(QStringLiteral("qrocket-broker"));
-    QVERIFY(startBroker(broker, m_dir.filePath(QStringLiteral("store2"))));
+    QVERIFY(startBroker(broker, path(QStringLiteral("store2"))));
     QCOMPARE(call(sendV2("RecallT", 0, "warm-up", props({{"UNIQ_KEY", "W"}}))).code, 0);
     QTRY_COMPARE_WITH_TIMEOUT(maxOffset("RecallT", 0), 1, 5000);
     const RemotingCommand a
@@ -221,7 +192,7 @@ void tst_TimerDaemon::kill9WhileMessagesFallDue()
     const int cycles = qEnvironmentVariableIntValue("TIMER_KILL_CYCLES") > 0
         ? qEnvironmentVariableIntValue("TIMER_KILL_CYCLES")
         : 3;
-    const QString store = m_dir.filePath(QStringLiteral("store3"));
+    const QString store = path(QStringLiteral("store3"));
     DaemonProcess broker(QStringLiteral("qrocket-broker"));
     QVERIFY(startBroker(broker, store));
     QCOMPARE(call(sendV2("KillT", 0, "warm-up", props({{"UNIQ_KEY", "W"}}))).code, 0);
