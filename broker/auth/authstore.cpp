@@ -178,6 +178,19 @@ Status AuthStore::commit(AuthData next)
     return {};
 }
 
+Result<bool> AuthStore::replaceFrom(QByteArrayView json)
+{
+    auto next = decode(json);
+    if (!next)
+        return next.error();
+    std::lock_guard lock(m_mutex);
+    if (encode(*m_data) == encode(*next))
+        return false;
+    if (Status st = commit(std::move(next).value()); !st)
+        return st;
+    return true;
+}
+
 Status AuthStore::importPlain(const PlainAclConfig &config)
 {
     std::lock_guard lock(m_mutex);

@@ -67,6 +67,10 @@ public:
     Status deleteAcl(
         const QByteArray &subject, const QByteArray &policyType, const QByteArray &resource);
 
+    /// A slave copying its master's store (SlaveSynchronize): `json` (the master's auth.json,
+    /// extensioncode::kGetAuthMetadata) replaces everything, persisted first. True when it
+    /// differed from this store; a body that does not decode changes nothing.
+    Result<bool> replaceFrom(QByteArrayView json);
     /// Encodes / decodes the file.
     static QByteArray encode(const acl::AuthData &data);
     static Result<acl::AuthData> decode(QByteArrayView json);

@@ -1,5 +1,6 @@
 #include "broker/ha/slavesynchronize.h"
 
+#include "broker/auth/authstore.h"
 #include "broker/common/brokercodes.h"
 #include "broker/common/brokercontext.h"
 #include "broker/common/logging.h"
@@ -8,6 +9,7 @@
 #include "broker/managers/delayoffsetmanager.h"
 #include "broker/managers/subscriptiongroupmanager.h"
 #include "broker/managers/topicconfigmanager.h"
+#include "clientlib/protocol/extensioncode.h"
 #include "clientlib/protocol/json.h"
 #include "clientlib/remoting/remotingclient.h"
 
@@ -18,8 +20,8 @@ constexpr int kTimeoutMs = 3000;
 
 const char *tableName(int t)
 {
-    static const char *const names[]
-        = {"topic config", "consumer offsets", "delay offsets", "subscription groups"};
+    static const char *const names[] = {"topic config", "consumer offsets", "delay offsets",
+        "subscription groups", "ACL 2.0 users and ACLs"};
     return names[t];
 }
 
@@ -70,10 +72,13 @@ void SlaveSynchronize::syncAll()
 
 void SlaveSynchronize::sync(Table table, const QByteArray &master)
 {
-    static const RequestCode codes[]
-        = {RequestCode::GetAllTopicConfig, RequestCode::GetAllConsumerOffset,
-            RequestCode::GetAllDelayOffset, RequestCode::GetAllSubscriptionGroupConfig};
-    m_client->invokeAsync(master, protocol::RemotingCommand::createRequest(toInt(codes[table])),
+    static const int codes[] = {toInt(RequestCode::GetAllTopicConfig),
+        toInt(RequestCode::GetAllConsumerOffset), toInt(RequestCode::GetAllDelayOffset),
+        toInt(RequestCode::GetAllSubscriptionGroupConfig),
+        protocol::extensioncode::kGetAuthMetadata};
+    if (table == Auth && !m_ctx.authStore)
+        return; // aclEnable=false here: no store to fill
+    m_client->invokeAsync(master, protocol::RemotingCommand::createRequest(codes[table]),
         kTimeoutMs, [this, table, master](Result<protocol::RemotingCommand> r) {
             if (!r)
                 failed(table, master, r.error().message());
@@ -123,6 +128,14 @@ void SlaveSynchronize::apply(Table table, const QByteArray &master, const QByteA
         if (st)
             st = m_ctx.delayOffsets->persist();
         break;
+    case Auth: {
+        auto replaced = m_ctx.authStore->replaceFrom(body);
+        if (!replaced)
+            st = replaced.error();
+        else
+            changed = *replaced;
+        break;
+    }
     case TableCount:
         break;
     }
@@ -133,7 +146,7 @@ void SlaveSynchronize::apply(Table table, const QByteArray &master, const QByteA
     if (m_failing[table].exchange(false))
         qCInfo(lcBrokerHa).noquote()
             << "slave sync of the" << tableName(table) << "from master" << master << "works again";
-    if (changed && (table == Topics || table == SubscriptionGroups))
+    if (changed && (table == Topics || table == SubscriptionGroups || table == Auth))
         qCInfo(lcBrokerHa).noquote()
             << "updated the slave's" << tableName(table) << "from master" << master;
     m_applied.fetch_add(1);

@@ -6,7 +6,9 @@
 // differs; the consumer offsets (GET_ALL_CONSUMER_OFFSET 43) merged every time as 4.9.7's
 // putAll does (each topic@group of the master replaces the slave's; groups only the slave knows
 // are kept) and the delay offsets (GET_ALL_DELAY_OFFSET 45) replaced every time; each persisted
-// to the slave's config files. The
+// to the slave's config files; with aclEnable=true the ACL 2.0 users and ACLs too (QRocket's
+// GET_AUTH_METADATA 9102, signed with innerAccessKey, replaced whole when they differ; a master
+// without it, such as Apache RocketMQ, is logged once and the slave keeps its own). The
 // master is the broker address the name server returned at registration; nothing happens
 // before there is one. A failing request is logged once until it works again.
 //
@@ -46,7 +48,7 @@ public:
     int appliedCount() const { return m_applied.load(); }
 
 private:
-    enum Table { Topics, ConsumerOffsets, DelayOffsets, SubscriptionGroups, TableCount };
+    enum Table { Topics, ConsumerOffsets, DelayOffsets, SubscriptionGroups, Auth, TableCount };
     void sync(Table table, const QByteArray &master);
     void apply(Table table, const QByteArray &master, const QByteArray &body);
     void failed(Table table, const QByteArray &master, const QString &why);

@@ -4,6 +4,7 @@
 #include "broker/common/logging.h"
 #include "broker/processors/admincommon.h"
 #include "clientlib/protocol/bodies/authbodies.h"
+#include "clientlib/protocol/extensioncode.h"
 
 namespace qrocket::broker {
 
@@ -44,6 +45,7 @@ std::vector<int> AuthProcessor::requestCodes()
     std::vector<int> codes;
     for (int c = kFirst; c <= kLast; ++c)
         codes.push_back(c);
+    codes.push_back(protocol::extensioncode::kGetAuthMetadata);
     return codes;
 }
 
@@ -58,12 +60,15 @@ void AuthProcessor::processRequest(
 RemotingCommand AuthProcessor::handle(const RemotingCommand &request, const QByteArray &peer)
 {
     const int code = request.code;
-    if (code < kFirst || code > kLast)
+    const bool metadata = code == protocol::extensioncode::kGetAuthMetadata;
+    if ((code < kFirst || code > kLast) && !metadata)
         return makeResponse(request, toInt(ResponseCode::RequestCodeNotSupported),
             "request type " + QByteArray::number(code) + " not supported");
     if (!m_store)
         return makeResponse(request, toInt(ResponseCode::NoPermission),
             QByteArrayLiteral("ACL 2.0 users and ACLs are served only with aclEnable=true"));
+    if (metadata) // a slave copying this store (admin only: the AclGuard checked it)
+        return withBody(request, AuthStore::encode(*m_store->data()));
     const QByteArray username = request.extString(field::kUsername).toByteArray();
     const QByteArray subject = request.extString(field::kSubject).toByteArray();
     const auto logged = [&](const Status &st, const char *what, const QByteArray &who) {

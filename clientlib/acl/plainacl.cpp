@@ -3,6 +3,7 @@
 #include "clientlib/protocol/aclsignature.h"
 #include "clientlib/protocol/bodies/clientbodies.h"
 #include "clientlib/protocol/bodies/popbodies.h"
+#include "clientlib/protocol/extensioncode.h"
 #include "clientlib/protocol/popcodes.h"
 #include "clientlib/protocol/requestcode.h"
 
@@ -237,6 +238,7 @@ bool isAdminCode(int code)
     case popcode::SetMessageRequestMode: // a group's PULL/POP switch, persisted
     case 103: // REGISTER_BROKER
     case 104: // UNREGISTER_BROKER
+    case protocol::extensioncode::kGetAuthMetadata: // every user's password
         return true;
     default:
         return code >= 3001 && code <= 3010; // RocketMQ 5's AUTH_* user and ACL requests

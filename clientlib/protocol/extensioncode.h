@@ -40,6 +40,16 @@ inline constexpr int kGetBrokerLiveness = 9001;
 /// Times are the broker's wall clock (epoch ms); diskRatio is -1 when unknown.
 inline constexpr int kGetStoreFiles = 9101;
 
+/// Broker: the whole ACL 2.0 store (users with their passwords, and ACLs), for a slave to copy
+/// its master's (SlaveSynchronize). Admin accounts and super users only, and only with
+/// aclEnable=true (16 NO_PERMISSION otherwise): the passwords are what signatures are checked
+/// with, so the slave signs this request with innerAccessKey/innerSecretKey.
+/// Request: no ext fields, no body.
+/// Response: 0 SUCCESS, body the broker's auth.json:
+///   {"version":1,"users":[{"username":"alice","password":"...","userType":"Normal",
+///    "userStatus":"enable","imported":false}],"acls":[<AclInfo>]}
+inline constexpr int kGetAuthMetadata = 9102;
+
 inline constexpr bool isExtension(int code)
 {
     return code >= kFirst && code <= kLast;
