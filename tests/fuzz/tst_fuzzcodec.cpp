@@ -4,6 +4,10 @@
 // QROCKET_FUZZ_ITERATIONS scales the loops (default 200000 frame mutants); QROCKET_FUZZ_SEED
 // picks another seed.
 
+#include "clientlib/protocol/bodies/popbodies.h"
+#include "clientlib/protocol/framecodec.h"
+#include "clientlib/protocol/headers/popheaders.h"
+#include "clientlib/protocol/popcodes.h"
 #include "fuzztargets.h"
 #include "mutator.h"
 #include "tests/testlib/vectors.h"
@@ -38,6 +42,60 @@ private:
     std::vector<QByteArray> m_records;
     int m_iterations = 0;
     quint32 m_seed = 0;
+
+    /// POP (RocketMQ 5.3's shapes; the captures are 4.9.7's): frames of our header encoders and
+    /// bodies of our writers, for the mutator to start from.
+    void addPopSeeds()
+    {
+        using namespace qrocket::protocol;
+        const QByteArray handle = "5 1700000000000 30000 3 0 broker-a 1 7";
+        PopMessageRequestHeader pop;
+        pop.consumerGroup = "G";
+        pop.topic = "T";
+        pop.maxMsgNums = 32;
+        pop.invisibleTime = 30000;
+        pop.pollTime = 1000;
+        pop.bornTime = 1700000000000;
+        pop.expType = "TAG";
+        pop.exp = "a || b";
+        pop.order = true;
+        RemotingCommand r = RemotingCommand::createRequest(popcode::PopMessage);
+        pop.encode(r);
+        m_frames.push_back(encodeFrame(r));
+        PopMessageResponseHeader popped;
+        popped.popTime = 1700000000000;
+        popped.invisibleTime = 30000;
+        popped.restNum = 12;
+        appendStartOffsetInfo(popped.startOffsetInfo, '0', 1, 5);
+        appendMsgOffsetInfo(popped.msgOffsetInfo, '0', 1, {5, 6, 7});
+        appendOrderCountInfo(popped.orderCountInfo, '0', 1, 2);
+        RemotingCommand answer = RemotingCommand::createResponse(r, 0);
+        popped.encode(answer);
+        m_frames.push_back(encodeFrame(answer));
+        AckMessageRequestHeader ack {"G", "T", 1, handle, 7};
+        RemotingCommand a = RemotingCommand::createRequest(popcode::AckMessage);
+        ack.encode(a);
+        m_frames.push_back(encodeFrame(a));
+        ChangeInvisibleTimeRequestHeader change {"G", "T", 1, handle, 7, 60000};
+        RemotingCommand c = RemotingCommand::createRequest(popcode::ChangeMessageInvisibleTime);
+        change.encode(c);
+        m_frames.push_back(encodeFrame(c));
+
+        BatchAckMessageRequestBody batch;
+        batch.brokerName = "broker-a";
+        batch.acks.push_back({"G", "T", "0", 5, 1, 3, 1700000000000, 30000, {5, 7, 70}});
+        m_bodies.push_back(batch.toJson());
+        MessageRequestModeTable modes;
+        modes.modes["T"]["G"] = SetMessageRequestModeRequestBody {"T", "G", "POP", 2};
+        m_bodies.push_back(modes.toJson());
+        m_bodies.push_back(modes.modes["T"]["G"].toJson());
+        m_bodies.push_back(
+            QueryAssignmentRequestBody {"T", "G", "cid@1", "AVG", MessageModel::Clustering}
+                .toJson());
+        QueryAssignmentResponseBody assigned;
+        assigned.messageQueueAssignments.push_back({MessageQueue {"T", "broker-a", 1}, "POP"});
+        m_bodies.push_back(assigned.toJson());
+    }
 
 private slots:
     void initTestCase()
@@ -78,6 +136,7 @@ private slots:
         m_bodies.push_back(acl);
         m_bodies.push_back('[' + user + ',' + user + ']');
         m_bodies.push_back('[' + acl + ']');
+        addPopSeeds();
         QVERIFY(m_frames.size() > 200);
         QVERIFY(m_bodies.size() > 50);
         QVERIFY(m_records.size() > 20);
