@@ -51,18 +51,30 @@ void ClusterSession::setClientTls(const remoting::TlsSettings &tls)
     consoleTls() = tls;
 }
 
+remoting::TlsSettings ClusterSession::clientTls()
+{
+    return consoleTls();
+}
+
 client::ClientConfig ClusterSession::clientConfig() const
 {
     client::ClientConfig config;
     config.namesrvAddr = m_namesrvAddr.toUtf8();
-    config.tls = consoleTls();
+    config.tls = m_tls;
     config.accessKey = m_credentials.accessKey;
     config.secretKey = m_credentials.secretKey;
     return config;
 }
 
 ClusterSession::ClusterSession(QString namesrvAddr, const Credentials &credentials, QObject *parent)
-    : QObject(parent), m_namesrvAddr(std::move(namesrvAddr)), m_credentials(credentials)
+    : ClusterSession(ConnectionSettings {std::move(namesrvAddr), credentials, std::nullopt}, parent)
+{ }
+
+ClusterSession::ClusterSession(const ConnectionSettings &settings, QObject *parent)
+    : QObject(parent)
+    , m_namesrvAddr(settings.namesrvAddr)
+    , m_credentials(settings.credentials)
+    , m_tls(settings.tls.value_or(consoleTls()))
 {
     client::AdminOptions options;
     options.client = clientConfig();

@@ -36,8 +36,20 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 
 namespace qrocket::console {
+
+/// How the console reaches one cluster: its name servers, the ACL credentials it signs with and
+/// its TLS. Each cluster has its own (the connect dialog); the command line's --aclConfig and
+/// --tls are the defaults.
+struct ConnectionSettings
+{
+    QString namesrvAddr;
+    Credentials credentials;
+    /// nullopt: the console's default TLS (setClientTls).
+    std::optional<remoting::TlsSettings> tls;
+};
 
 class ClusterSession : public QObject
 {
@@ -50,11 +62,15 @@ public:
     /// `credentials`: sign every request (RocketMQ's ACL) when it has an access key.
     explicit ClusterSession(
         QString namesrvAddr, const Credentials &credentials = {}, QObject *parent = nullptr);
+    explicit ClusterSession(const ConnectionSettings &settings, QObject *parent = nullptr);
     ~ClusterSession() override;
 
     /// TLS of every session created afterwards (qrocket-console --tls ...; tls.enable and
     /// tls.client.*); GUI thread, before the first cluster is added.
     static void setClientTls(const remoting::TlsSettings &tls);
+    static remoting::TlsSettings clientTls();
+    /// Whether this session connects with TLS.
+    bool usesTls() const { return m_tls.enable; }
     /// The client settings of this session (name servers, TLS): also for the console's producer.
     client::ClientConfig clientConfig() const;
 
@@ -194,6 +210,7 @@ private:
 
     QString m_namesrvAddr;
     Credentials m_credentials; // signs every request when it has an access key
+    remoting::TlsSettings m_tls;
     std::shared_ptr<client::Admin> m_admin;
     QTimer m_timer;
     std::int64_t m_tick = 0;

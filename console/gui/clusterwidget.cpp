@@ -43,7 +43,11 @@ bool parseViewName(const QString &text, ViewName *out)
 
 ClusterWidget::ClusterWidget(
     const QString &namesrvAddr, const Credentials &credentials, QWidget *parent)
-    : QWidget(parent), m_session(std::make_unique<ClusterSession>(namesrvAddr, credentials))
+    : ClusterWidget(ConnectionSettings {namesrvAddr, credentials, std::nullopt}, parent)
+{ }
+
+ClusterWidget::ClusterWidget(const ConnectionSettings &settings, QWidget *parent)
+    : QWidget(parent), m_session(std::make_unique<ClusterSession>(settings))
 {
     ClusterSession *s = m_session.get();
     m_alerts = new AlertEngine(s, this);

@@ -20,6 +20,7 @@ class AlertEngine;
 class AlertsView;
 class ChartsView;
 class ClusterSession;
+struct ConnectionSettings;
 class ClusterView;
 class ConsumersView;
 class MessagesView;
@@ -40,6 +41,7 @@ class ClusterWidget : public QWidget
 public:
     explicit ClusterWidget(
         const QString &namesrvAddr, const Credentials &credentials = {}, QWidget *parent = nullptr);
+    explicit ClusterWidget(const ConnectionSettings &settings, QWidget *parent = nullptr);
     /// Deletes the views, then the session (which shuts its Admin down, bounded).
     ~ClusterWidget() override;
 

@@ -129,32 +129,80 @@ QStringList MainWindow::recentClusters()
     return QSettings().value(QStringLiteral("recent")).toStringList();
 }
 
-void MainWindow::rememberCluster(const QString &namesrvAddr)
+namespace {
+
+/// The QSettings group of one address (';' and ':' kept out of the key).
+QString connectionGroup(const QString &namesrvAddr)
+{
+    return QStringLiteral("connections/")
+        + QString::fromLatin1(namesrvAddr.toUtf8().toBase64(QByteArray::Base64UrlEncoding));
+}
+
+} // namespace
+
+void MainWindow::rememberCluster(const ConnectionSettings &settings)
 {
     QStringList recent = recentClusters();
-    recent.removeAll(namesrvAddr);
-    recent.prepend(namesrvAddr);
+    recent.removeAll(settings.namesrvAddr);
+    recent.prepend(settings.namesrvAddr);
     while (recent.size() > 10)
         recent.removeLast();
-    QSettings().setValue(QStringLiteral("recent"), recent);
+    QSettings store;
+    store.setValue(QStringLiteral("recent"), recent);
+    store.beginGroup(connectionGroup(settings.namesrvAddr));
+    store.remove(QString());
+    const remoting::TlsSettings tls = settings.tls.value_or(ClusterSession::clientTls());
+    store.setValue(QStringLiteral("tls"), tls.enable);
+    store.setValue(QStringLiteral("trustCertPath"), tls.clientTrustCertPath);
+    store.setValue(QStringLiteral("certPath"), tls.clientCertPath);
+    store.setValue(QStringLiteral("keyPath"), tls.clientKeyPath);
+    store.setValue(QStringLiteral("accessKey"), QString::fromUtf8(settings.credentials.accessKey));
+    store.endGroup();
+}
+
+std::optional<ConnectionSettings> MainWindow::rememberedConnection(const QString &namesrvAddr)
+{
+    QSettings store;
+    store.beginGroup(connectionGroup(namesrvAddr));
+    if (!store.contains(QStringLiteral("tls")))
+        return std::nullopt;
+    ConnectionSettings s;
+    s.namesrvAddr = namesrvAddr;
+    remoting::TlsSettings tls = ClusterSession::clientTls();
+    tls.enable = store.value(QStringLiteral("tls")).toBool();
+    tls.clientTrustCertPath = store.value(QStringLiteral("trustCertPath")).toString();
+    tls.clientCertPath = store.value(QStringLiteral("certPath")).toString();
+    tls.clientKeyPath = store.value(QStringLiteral("keyPath")).toString();
+    s.tls = tls;
+    s.credentials.accessKey = store.value(QStringLiteral("accessKey")).toString().toUtf8();
+    return s;
 }
 
 Status MainWindow::addCluster(const QString &namesrvAddr, ClusterWidget **out)
 {
-    const QString addr = namesrvAddr.trimmed();
-    auto *w = new ClusterWidget(addr, m_credentials);
-    if (Status s = w->start(); !s) {
+    return addCluster(ConnectionSettings {namesrvAddr, m_credentials, std::nullopt}, out);
+}
+
+Status MainWindow::addCluster(const ConnectionSettings &settings, ClusterWidget **out)
+{
+    ConnectionSettings s = settings;
+    s.namesrvAddr = s.namesrvAddr.trimmed();
+    const QString addr = s.namesrvAddr;
+    auto *w = new ClusterWidget(s);
+    if (Status st = w->start(); !st) {
         delete w;
-        statusBar()->showMessage(tr("Cannot connect to %1: %2").arg(addr, s.toString()));
-        return s;
+        statusBar()->showMessage(tr("Cannot connect to %1: %2").arg(addr, st.toString()));
+        return st;
     }
     connect(w, &ClusterWidget::statusMessage, this,
         [this](const QString &text) { statusBar()->showMessage(text, 15000); });
     connect(w, &ClusterWidget::problemsChanged, this, &MainWindow::updateStatus);
     connect(w, &ClusterWidget::alertsChanged, this, &MainWindow::updateStatus);
     const int index = m_clusters->addTab(w, addr);
+    if (w->session()->usesTls())
+        m_clusters->setTabToolTip(index, tr("%1, with TLS").arg(addr));
     m_clusters->setCurrentIndex(index);
-    rememberCluster(addr);
+    rememberCluster(s);
     if (out)
         *out = w;
     updateStatus();
@@ -188,9 +236,11 @@ void MainWindow::closeCluster(int index)
 
 void MainWindow::openConnectDialog()
 {
-    auto *dialog = new ConnectDialog(recentClusters(), this);
+    auto *dialog = new ConnectDialog(recentClusters(),
+        ConnectionSettings {QString(), m_credentials, ClusterSession::clientTls()},
+        &MainWindow::rememberedConnection, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &QDialog::accepted, this, [this, dialog] { addCluster(dialog->address()); });
+    connect(dialog, &QDialog::accepted, this, [this, dialog] { addCluster(dialog->settings()); });
     dialog->open();
 }
 

@@ -6,6 +6,7 @@
 
 #include "clientlib/common/status.h"
 #include "console/common/credentials.h"
+#include "console/gui/clustersession.h"
 
 #include <QMainWindow>
 
@@ -25,9 +26,11 @@ public:
     explicit MainWindow(QWidget *parent = nullptr);
     ~MainWindow() override;
 
-    /// Opens a tab for `namesrvAddr` ("host:port;host:port") and remembers it; the error when
-    /// the address is unusable (shown in the status bar too).
+    /// Opens a tab for `namesrvAddr` ("host:port;host:port") with the console's credentials and
+    /// TLS, and remembers it; the error when the address is unusable (shown in the status bar).
     Status addCluster(const QString &namesrvAddr, ClusterWidget **out = nullptr);
+    /// The same with the cluster's own credentials and TLS (the connect dialog).
+    Status addCluster(const ConnectionSettings &settings, ClusterWidget **out = nullptr);
     /// ACL credentials every cluster added from now on signs with (qrocket-console --aclConfig).
     void setCredentials(const Credentials &credentials) { m_credentials = credentials; }
     ClusterWidget *currentCluster() const;
@@ -35,7 +38,11 @@ public:
     ClusterWidget *cluster(int index) const;
 
     static QStringList recentClusters();
-    static void rememberCluster(const QString &namesrvAddr);
+    /// Puts the address first in "recent" and keeps, under "connections/", its TLS settings
+    /// and access key (never the secret key).
+    static void rememberCluster(const ConnectionSettings &settings);
+    /// What rememberCluster kept for `namesrvAddr` (no secret key); nullopt when nothing.
+    static std::optional<ConnectionSettings> rememberedConnection(const QString &namesrvAddr);
 
 public slots:
     void openConnectDialog();

@@ -516,6 +516,16 @@ void MessagesView::askConsumedBy(const client::MessageExt &m)
             }));
 }
 
+void MessagesView::showConsumedByTab()
+{
+    for (QWidget *p = m_consumedTable->parentWidget(); p; p = p->parentWidget()) {
+        if (auto *tabs = qobject_cast<QTabWidget *>(p)) {
+            tabs->setCurrentWidget(m_consumedTable);
+            return;
+        }
+    }
+}
+
 void MessagesView::showConsumedBy()
 {
     const bool note = !m_consumedByNote.isEmpty();

@@ -64,6 +64,8 @@ public:
     const std::vector<ConsumedBy> &consumedBy() const { return m_consumedBy; }
     bool consumedByReady() const { return m_consumedByReady; }
     QTableWidget *consumedByTable() const { return m_consumedTable; }
+    /// Brings the detail's "Consumed by" tab to the front (screenshot mode).
+    void showConsumedByTab();
 
 signals:
     void message(const QString &text);

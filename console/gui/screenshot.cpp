@@ -150,6 +150,10 @@ Status prepareView(ClusterWidget *w, ViewName view, const QByteArray &topic, int
                             .arg(QString::fromUtf8(t)));
         QTableView *table = w->messagesView()->table();
         table->setCurrentIndex(table->model()->index(0, 0));
+        // The first message's detail: which groups consumed it, once every group answered.
+        if (waitUntil([&] { return w->messagesView()->consumedByReady(); }, std::min(left(), 5000))
+            && !w->messagesView()->consumedBy().empty())
+            w->messagesView()->showConsumedByTab();
         break;
     }
     case ViewName::Storage:
