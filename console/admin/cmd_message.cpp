@@ -4,11 +4,13 @@
 
 #include "clientlib/client/producer.h"
 #include "console/admin/cli.h"
+#include "console/admin/messagetrack.h"
 
 #include <QDateTime>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QJsonArray>
 
 #include <algorithm>
 #include <cerrno>
@@ -164,13 +166,28 @@ QString writeBody(const MessageExt &m)
     }
 }
 
-/// mqadmin's QueryMsgByIdSubCommand.printMsg: the fields, and the body written to a file.
-void printMessageDetail(Context &ctx, const MessageExt &m, bool withOffsetId)
+/// mqadmin's QueryMsgByIdSubCommand.printMsg: the fields, the body written to a file, then which
+/// groups consumed it (messageTrackDetail).
+void printMessageDetail(Context &ctx, client::Admin &admin, const MessageExt &m, bool withOffsetId)
 {
     const QString bodyPath = writeBody(m);
+    const auto tracks = messageTrackDetail(admin, m);
     if (ctx.out().isJson()) {
         QJsonObject o = messageJson(m, true);
         o.insert(QStringLiteral("bodyPath"), bodyPath);
+        if (tracks) {
+            QJsonArray a;
+            for (const MessageTrack &t : *tracks)
+                a.append(QJsonObject {
+                    {QStringLiteral("consumerGroup"), QString::fromUtf8(t.consumerGroup)},
+                    {QStringLiteral("trackType"),
+                        QString::fromLatin1(MessageTrack::typeName(t.type))},
+                    {QStringLiteral("exceptionDesc"),
+                        t.exceptionDesc.isEmpty() ? QJsonValue() : QJsonValue(t.exceptionDesc)}});
+            o.insert(QStringLiteral("tracks"), a);
+        } else {
+            o.insert(QStringLiteral("tracksError"), tracks.error().toString());
+        }
         ctx.out().append(QStringLiteral("messages"), o);
         return;
     }
@@ -191,6 +208,17 @@ void printMessageDetail(Context &ctx, const MessageExt &m, bool withOffsetId)
     ctx.out().text(s, {"System Flag:", m.sysFlag()});
     ctx.out().text(s, {"Properties:", propertiesText(m)});
     ctx.out().text(s, {"Message Body Path:", bodyPath});
+    if (!tracks) {
+        ctx.out().text(
+            "%n%nWARN: cannot tell which groups consumed it: %s%n", {tracks.error().toString()});
+    } else if (tracks->empty()) {
+        ctx.out().text("%n%nWARN: No Consumer%n");
+    } else {
+        // mqadmin prints the tracks back to back; one per line reads better.
+        ctx.out().text("%n%n");
+        for (const MessageTrack &t : *tracks)
+            ctx.out().text("%s%n", {t.toString()});
+    }
 }
 
 client::ProducerOptions producerOptions(Context &ctx, QByteArray group);
@@ -254,7 +282,7 @@ Status queryMsgById(Context &ctx)
             auto m = admin.viewMessage(id.trimmed().toUtf8());
             if (!m)
                 return m.error();
-            printMessageDetail(ctx, *m, true);
+            printMessageDetail(ctx, admin, *m, true);
         }
         return {};
     });
@@ -269,7 +297,7 @@ Status queryMsgByUniqueKey(Context &ctx)
         auto m = admin.queryMessageByUniqueKey(ctx.bytes("t"), ctx.bytes("i"));
         if (!m)
             return m.error();
-        printMessageDetail(ctx, *m, false);
+        printMessageDetail(ctx, admin, *m, false);
         return {};
     });
 }
@@ -309,7 +337,7 @@ Status queryMsgByOffset(Context &ctx)
         auto m = admin.messageAt(*mq, *offset);
         if (!m)
             return m.error();
-        printMessageDetail(ctx, *m, true);
+        printMessageDetail(ctx, admin, *m, true);
         return {};
     });
 }

@@ -300,8 +300,20 @@ void TestAdminGroups::queryMessages()
     QCOMPARE(r.lines().value(2), QStringLiteral("Keys:                [findme]"));
     QCOMPARE(r.lines().value(1), QStringLiteral("Tags:                [TagOdd]"));
 
+    // GC, online and caught up, has consumed it (mqadmin's messageTrackDetail).
+    if (!m_consumer)
+        startConsumer();
+    QTRY_COMPARE_WITH_TIMEOUT(diffTotal("GC"), std::int64_t(0), 15000);
     r = at(argv({"queryMsgById", "-i"}) << QString::fromUtf8(m_keyed.offsetMsgId));
     QVERIFY2(r.exitCode == 0, r.describe().constData());
+    QVERIFY2(r.lines().contains(QStringLiteral(
+                 "MessageTrack [consumerGroup=GC, trackType=CONSUMED, exceptionDesc=null]")),
+        r.describe().constData());
+    const Run json
+        = at(argv({"queryMsgById", "--json", "-i"}) << QString::fromUtf8(m_keyed.offsetMsgId));
+    QVERIFY2(json.exitCode == 0, json.describe().constData());
+    QVERIFY2(json.out.contains(QStringLiteral("\"trackType\": \"CONSUMED\"")),
+        json.describe().constData());
     QCOMPARE(r.lines().value(0),
         QStringLiteral("OffsetID:            %1").arg(QString::fromUtf8(m_keyed.offsetMsgId)));
     QCOMPARE(r.lines().value(1), QStringLiteral("Topic:               GT"));
