@@ -53,6 +53,7 @@ Status TopicConfigManager::replaceFrom(QByteArrayView json)
     if (Status st = apply(json, true); !st)
         return st;
     qCInfo(lcBrokerTopic) << "replaced the topic table from the master";
+    persist();
     changed({});
     return {};
 }
@@ -65,7 +66,6 @@ void TopicConfigManager::setChangeListener(ChangeListener listener)
 
 void TopicConfigManager::changed(const QByteArray &topic)
 {
-    persist();
     ChangeListener listener;
     {
         std::lock_guard lock(m_listenerMutex);
@@ -171,10 +171,11 @@ Status TopicConfigManager::updateTopicConfig(TopicConfig config)
         || config.writeQueueNums > 65535)
         return Status::invalidArgument(QStringLiteral("queue counts must be within 0..65535"));
     const QByteArray name = config.topicName;
-    insert(name, std::move(config), true);
+    Status durable;
+    insert(name, std::move(config), true, nullptr, &durable);
     qCInfo(lcBrokerTopic).noquote() << "updated topic" << QString::fromUtf8(name);
     changed(name);
-    return {};
+    return durable;
 }
 
 bool TopicConfigManager::deleteTopicConfig(QByteArrayView topic)

@@ -7,8 +7,9 @@
 //   autoCreateTopicEnable, BenchmarkTest, <cluster>, <brokerName>, OFFSET_MOVED_EVENT,
 //   SCHEDULE_TOPIC_XXXX, <cluster>_REPLY_TOPIC, the trace topic when traceTopicEnable); load()
 //   then lays the file's entries over them, as RocketMQ does.
-// - Every change bumps the DataVersion, persists the file at once and calls the change listener
-//   (after all locks are released) so the controller can re-register with the name servers.
+// - Every change bumps the DataVersion, is journaled (durable before the call returns; the full
+//   file is rewritten coalesced, see ConfigManager) and calls the change listener (after all
+//   locks are released) so the controller can re-register with the name servers.
 //
 // Thread-safety: every public method may be called from any thread (processor executors, the
 // controller's thread). The table is guarded by a shared mutex (lookups share it); persistence is
@@ -43,7 +44,7 @@ public:
 
     static QString filePath(const QString &storePathRootDir);
 
-    // load() / persist() (ConfigManager); persist() also runs after every change.
+    // load() / persist() / flushJournal() (ConfigManager); changes are journaled.
     // encode() / decode() / find() / contains() / dataVersion(): VersionedConfigManager, table
     // "topicConfigTable" (the file content and the GET_ALL_TOPIC_CONFIG body).
     /// Slave sync from the master's GET_ALL_TOPIC_CONFIG body: replaces the whole table and the
