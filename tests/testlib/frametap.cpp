@@ -54,22 +54,28 @@ class Relay : public QObject
 {
 public:
     Relay(QTcpSocket *client, quint16 targetPort,
-        std::function<void(const QByteArray &, std::int64_t)> count)
-        : m_client(client), m_count(std::move(count))
+        std::function<void(const QByteArray &, std::int64_t)> count, const bool *hold)
+        : m_client(client), m_count(std::move(count)), m_hold(hold)
     {
         m_client->setParent(this);
         m_target.setParent(this);
         connect(m_client, &QTcpSocket::readyRead, this, &Relay::fromClient);
         connect(&m_target, &QTcpSocket::readyRead, this,
             [this] { m_client->write(m_target.readAll()); });
-        connect(&m_target, &QTcpSocket::connected, this, [this] {
-            m_target.write(m_pending);
-            m_pending.clear();
-        });
+        connect(&m_target, &QTcpSocket::connected, this, &Relay::flush);
         connect(m_client, &QTcpSocket::disconnected, this, &Relay::close);
         connect(&m_target, &QTcpSocket::disconnected, this, &Relay::close);
         connect(&m_target, &QTcpSocket::errorOccurred, this, &Relay::close);
         m_target.connectToHost(QHostAddress::LocalHost, targetPort);
+    }
+
+    /// Forwards what was kept back (the target connected, or the tap released its hold).
+    void flush()
+    {
+        if (*m_hold || m_target.state() != QAbstractSocket::ConnectedState || m_pending.isEmpty())
+            return;
+        m_target.write(m_pending);
+        m_pending.clear();
     }
 
 private:
@@ -77,10 +83,8 @@ private:
     {
         const QByteArray data = m_client->readAll();
         scan(data);
-        if (m_target.state() == QAbstractSocket::ConnectedState)
-            m_target.write(data);
-        else
-            m_pending += data;
+        m_pending += data;
+        flush();
     }
     /// Follows the frame boundaries of the client's stream: `m_head` collects the start of the
     /// current frame (up to 512 bytes: enough for the code), `m_left` counts its bytes still to
@@ -134,6 +138,7 @@ private:
     QTcpSocket *m_client;
     QTcpSocket m_target;
     std::function<void(const QByteArray &, std::int64_t)> m_count;
+    const bool *m_hold;
     QByteArray m_pending;
     QByteArray m_head;
     std::int64_t m_left = 0;
@@ -143,8 +148,7 @@ private:
 
 } // namespace
 
-FrameTap::FrameTap(quint16 targetPort, QObject *parent)
-    : QObject(parent), m_targetPort(targetPort)
+FrameTap::FrameTap(quint16 targetPort, QObject *parent) : QObject(parent), m_targetPort(targetPort)
 {
     connect(&m_server, &QTcpServer::newConnection, this, &FrameTap::onNewConnection);
 }
@@ -159,9 +163,12 @@ bool FrameTap::listen(quint16 port)
 void FrameTap::onNewConnection()
 {
     while (QTcpSocket *client = m_server.nextPendingConnection()) {
-        auto *relay = new Relay(client, m_targetPort,
-            [this](const QByteArray &start, std::int64_t frameBytes) { count(start, frameBytes); });
+        auto *relay = new Relay(
+            client, m_targetPort,
+            [this](const QByteArray &start, std::int64_t frameBytes) { count(start, frameBytes); },
+            &m_hold);
         relay->setParent(this);
+        connect(this, &FrameTap::released, relay, &Relay::flush);
     }
 }
 
@@ -184,6 +191,13 @@ FrameTap::Counts FrameTap::counts(int code) const
     std::lock_guard lock(m_mutex);
     const auto it = m_counts.find(code);
     return it == m_counts.end() ? Counts() : it->second;
+}
+
+void FrameTap::setHold(bool hold)
+{
+    m_hold = hold;
+    if (!hold)
+        Q_EMIT released();
 }
 
 void FrameTap::reset()

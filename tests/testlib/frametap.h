@@ -48,15 +48,23 @@ public:
     Counts counts(int code) const;
     /// Forgets every count.
     void reset();
+    /// While held, what clients send is counted but kept back (not forwarded) until released:
+    /// a name server that is slow to answer, on demand.
+    void setHold(bool hold);
 
 private:
     void onNewConnection();
     void count(const QByteArray &frameStart, std::int64_t frameBytes);
 
+Q_SIGNALS:
+    void released();
+
+private:
     QTcpServer m_server;
     const quint16 m_targetPort;
     mutable std::mutex m_mutex;
     std::map<int, Counts> m_counts; // guarded by m_mutex
+    bool m_hold = false; // on the tap's thread only
 };
 
 } // namespace qrocket::testlib

@@ -9,7 +9,8 @@
 // UPDATE_BROKER_CONFIG of brokerPermission, which RocketMQ answers with a full registration).
 //
 //   qrocket-bench-metadata [--topics 10000] [--window 200] [--step 1000] [--queues 4]
-//                          [--set key=value ...]   (extra broker settings, e.g. compressedRegister=true)
+//                          [--set key=value ...]   (extra broker settings, e.g.
+//                          compressedRegister=true)
 //
 // The daemons are taken from $QROCKET_BIN_DIR, else from this program's directory. Everything
 // shares the machine, so the figures are for comparison between builds, not capacity.
@@ -33,9 +34,8 @@
 #include <cstdio>
 #include <functional>
 #include <mutex>
-#include <vector>
-
 #include <unistd.h>
+#include <vector>
 
 using namespace qrocket;
 using protocol::RemotingCommand;
@@ -155,8 +155,8 @@ int main(int argc, char **argv)
     DaemonProcess broker(QStringLiteral("qrocket-broker"));
     quint16 brokerPort = 0;
     const QString store = dir.filePath(QStringLiteral("store"));
-    const bool started = testlib::startOnFreePort(broker,
-        dir.filePath(QStringLiteral("broker.conf")), brokerPort, [&](quint16 port) {
+    const bool started = testlib::startOnFreePort(
+        broker, dir.filePath(QStringLiteral("broker.conf")), brokerPort, [&](quint16 port) {
             return "brokerName=bench-meta\nbrokerIP1=127.0.0.1\nbrokerIP2=127.0.0.1\nlistenPort="
                 + QByteArray::number(port) + "\nnamesrvAddr=127.0.0.1:"
                 + QByteArray::number(tap.port()) + "\nstorePathRootDir=" + store.toUtf8()
@@ -273,9 +273,9 @@ int main(int argc, char **argv)
         converged ? "within" : "NOT within", convergeMs / 1000.0);
     std::printf("name server: RSS %.1f MB before, peak %.1f MB (VmHWM %.1f MB), now %.1f MB; "
                 "CPU %.1f s during the burst (%.0f %%)\n",
-        nsRssStart / 1024.0, nsPeakKib / 1024.0,
-        statusKib(namesrv.pid(), "VmHWM:") / 1024.0, statusKib(namesrv.pid(), "VmRSS:") / 1024.0,
-        nsCpu / 1000.0, nsCpu * 100.0 / std::max<qint64>(1, burstMs));
+        nsRssStart / 1024.0, nsPeakKib / 1024.0, statusKib(namesrv.pid(), "VmHWM:") / 1024.0,
+        statusKib(namesrv.pid(), "VmRSS:") / 1024.0, nsCpu / 1000.0,
+        nsCpu * 100.0 / std::max<qint64>(1, burstMs));
     std::printf("broker: RSS peak (VmHWM) %.1f MB; CPU %.1f s during the burst\n",
         statusKib(broker.pid(), "VmHWM:") / 1024.0, brokerCpu / 1000.0);
     std::printf("registrations during the burst: %lld REGISTER_BROKER, %.2f MB (%.0f bytes "
@@ -297,7 +297,8 @@ int main(int argc, char **argv)
     if (full)
         std::printf("one full registration of %d+ topics: %lld bytes (body %lld)\n", total,
             static_cast<long long>(fullCounts.maxFrameBytes),
-            static_cast<long long>(fullCounts.bodyBytes / std::max<std::int64_t>(1, fullCounts.frames)));
+            static_cast<long long>(
+                fullCounts.bodyBytes / std::max<std::int64_t>(1, fullCounts.frames)));
     else
         std::printf("no full registration seen after UPDATE_BROKER_CONFIG\n");
 
