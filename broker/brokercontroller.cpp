@@ -208,9 +208,9 @@ Status BrokerController::initialize()
     m_ctx.registerBrokerAllNow = [this] { registerBrokerAllNow(); };
     // A created or updated topic goes to the name servers alone (registerIncrementBrokerData); a
     // deleted one, or a table replaced from the master, in a full registration.
-    m_topics->setChangeListener([this](const QByteArray &topic) {
+    m_topics->setChangeListener([this](const QByteArray &topic, const DataVersion &version) {
         if (!topic.isEmpty() && m_topics->contains(topic))
-            m_registrar->registerTopicsChanged({topic});
+            m_registrar->registerTopicsChanged({topic}, version);
         else
             registerBrokerAllNow();
     });

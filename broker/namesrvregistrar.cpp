@@ -119,10 +119,12 @@ QByteArray NamesrvRegistrar::registerBody() const
     return body.toJson();
 }
 
-QByteArray NamesrvRegistrar::encodeBody(const std::set<QByteArray> *only, bool *compressed) const
+QByteArray NamesrvRegistrar::encodeBody(
+    const std::set<QByteArray> *only, const DataVersion &version, bool *compressed) const
 {
     protocol::RegisterBrokerBody body;
-    body.topicConfigSerializeWrapper.dataVersion = m_ctx.topics->dataVersion();
+    // A full body: the version first, then the table (see registerBody()).
+    body.topicConfigSerializeWrapper.dataVersion = only ? version : m_ctx.topics->dataVersion();
     body.topicConfigSerializeWrapper.topicConfigTable = registeredTable(only);
     *compressed = false;
     if (m_ctx.config->compressedRegister) {
@@ -148,7 +150,8 @@ void NamesrvRegistrar::registerBrokerAll(bool forceRegister)
     }
 }
 
-void NamesrvRegistrar::registerTopicsChanged(const QList<QByteArray> &topics)
+void NamesrvRegistrar::registerTopicsChanged(
+    const QList<QByteArray> &topics, const DataVersion &version)
 {
     if (topics.isEmpty())
         return;
@@ -158,8 +161,11 @@ void NamesrvRegistrar::registerTopicsChanged(const QList<QByteArray> &topics)
             if (m_brokerAddr.isEmpty())
                 return; // not started: the first full registration carries everything
             Target &t = m_targets[ns];
-            if (!t.fullPending)
+            if (!t.fullPending) {
+                if (t.topics.empty() || version.counter > t.topicsVersion.counter)
+                    t.topicsVersion = version;
                 t.topics.insert(topics.cbegin(), topics.cend());
+            }
         }
         kick(ns);
     }
@@ -169,37 +175,41 @@ void NamesrvRegistrar::kick(const QByteArray &ns)
 {
     Kind kind = Kind::Incremental;
     std::set<QByteArray> topics;
+    DataVersion version;
+    bool newVersion = false;
     {
         std::lock_guard lock(m_mutex);
         Target &t = m_targets[ns];
         if (t.inFlight || t.suspended)
             return;
         if (t.fullPending || (!t.topics.empty() && !t.fullAcked)) {
-            kind = t.forcePending ? Kind::Full : Kind::Query;
+            newVersion = t.recovering;
+            kind = t.forcePending || newVersion ? Kind::Full : Kind::Query;
             t.fullPending = false;
             t.forcePending = false;
+            t.recovering = false;
             t.topics.clear(); // the full table carries them
         } else if (!t.topics.empty()) {
             topics.swap(t.topics);
+            version = t.topicsVersion;
         } else {
             return;
         }
         t.inFlight = true;
     }
-    send(ns, kind, topics);
-}
-
-void NamesrvRegistrar::send(const QByteArray &ns, Kind kind, const std::set<QByteArray> &topics)
-{
     switch (kind) {
     case Kind::Query:
         queryThenRegister(ns);
         return;
     case Kind::Full:
+        // After a failure the name server may hold a version whose changes it has not all got
+        // (the registration that failed brought one): a new version makes it take the table.
+        if (newVersion)
+            m_ctx.topics->nextDataVersion();
         registerTo(ns, nullptr);
         return;
     case Kind::Incremental:
-        registerTo(ns, &topics);
+        registerTo(ns, &topics, version);
         return;
     }
 }
@@ -217,6 +227,7 @@ void NamesrvRegistrar::finished(const QByteArray &ns, bool ok, bool fullTaken)
             // retry storm against a name server that is down.
             t.suspended = true;
             t.fullPending = true;
+            t.recovering = true;
             t.fullAcked = false;
             t.topics.clear();
         }
@@ -266,7 +277,8 @@ void NamesrvRegistrar::queryThenRegister(const QByteArray &ns)
     });
 }
 
-void NamesrvRegistrar::registerTo(const QByteArray &ns, const std::set<QByteArray> *topics)
+void NamesrvRegistrar::registerTo(
+    const QByteArray &ns, const std::set<QByteArray> *topics, const DataVersion &version)
 {
     QByteArray brokerAddr, haAddr;
     {
@@ -278,7 +290,7 @@ void NamesrvRegistrar::registerTo(const QByteArray &ns, const std::set<QByteArra
     bool compressed = false;
     RemotingCommand request
         = brokerRequest(toInt(RequestCode::RegisterBroker), *m_ctx.config, brokerAddr);
-    request.body = encodeBody(topics, &compressed);
+    request.body = encodeBody(topics, version, &compressed);
     request.setExt("haServerAddr", haAddr);
     request.setExtBool("compressed", compressed);
     if (!full) // QRocket's name server then keeps the topics missing from the body

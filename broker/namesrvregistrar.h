@@ -63,8 +63,12 @@ public:
     /// A full registration with every name server (forceRegister: skip the data-version check).
     void registerBrokerAll(bool forceRegister);
     /// An incremental registration of `topics` (created or updated; their current configs are
-    /// sent) with every name server.
-    void registerTopicsChanged(const QList<QByteArray> &topics);
+    /// sent) with every name server. `version` is the DataVersion the change gave the table: the
+    /// registration carries the latest such version of the topics it sends, not the table's
+    /// current one, which may count a change whose notification has not arrived yet (a name
+    /// server holding a version must hold every change up to it, or it would ignore the
+    /// registration that brings the late one).
+    void registerTopicsChanged(const QList<QByteArray> &topics, const DataVersion &version);
     /// UNREGISTER_BROKER to every name server in parallel; waits at most `timeoutMs`.
     void unregisterBrokerAll(int timeoutMs);
     /// Stops the remoting client (pending requests fail). Not from its I/O thread.
@@ -93,23 +97,27 @@ private:
         bool forcePending = false; // the pending full registration skips the version check
         bool fullAcked = false; // took a full registration over the current connection
         bool suspended = false; // the last attempt failed: wait for registerBrokerAll()
+        bool recovering = false; // after a failure: the next full one gets a new DataVersion
         std::set<QByteArray> topics; // pending incremental topics
+        DataVersion topicsVersion; // the latest change version among them
     };
     enum class Kind { Full, Query, Incremental };
 
     /// Sends what `nameServer` is owed unless something is in flight (m_mutex not held).
     void kick(const QByteArray &nameServer);
-    void send(const QByteArray &nameServer, Kind kind, const std::set<QByteArray> &topics);
-    /// REGISTER_BROKER of the named topics (nullptr: all of them, a full registration).
-    void registerTo(const QByteArray &nameServer, const std::set<QByteArray> *topics);
+    /// REGISTER_BROKER of the named topics with `version` (nullptr: all of them with the table's
+    /// current version, a full registration).
+    void registerTo(const QByteArray &nameServer, const std::set<QByteArray> *topics,
+        const DataVersion &version = {});
     void queryThenRegister(const QByteArray &nameServer);
     /// The answer to the request in flight to `nameServer`: records it and sends what is owed.
     void finished(const QByteArray &nameServer, bool ok, bool fullTaken);
     /// The connection to `nameServer` closed: its next registration is a full one.
     void nameServerClosed(const QByteArray &nameServer);
-    /// The body of the named topics (nullptr: all), compressed when compressedRegister is on
-    /// (*compressed says which form it is).
-    QByteArray encodeBody(const std::set<QByteArray> *only, bool *compressed) const;
+    /// The body of the named topics with `version` (nullptr: all, with the current version),
+    /// compressed when compressedRegister is on (*compressed says which form it is).
+    QByteArray encodeBody(
+        const std::set<QByteArray> *only, const DataVersion &version, bool *compressed) const;
     /// Every topic (or the named ones) as RocketMQ registers them (brokerPermission applied).
     std::map<QByteArray, TopicConfig> registeredTable(const std::set<QByteArray> *only) const;
 

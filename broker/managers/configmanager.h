@@ -237,8 +237,9 @@ protected:
     /// returns; *status, if given, says whether it could be made so). When `name` exists and
     /// `replace` is false nothing changes, *existing (if given) receives the stored entry and the
     /// result is false.
+    /// *version, if given, receives the DataVersion this change gave the table.
     bool insert(const QByteArray &name, Config c, bool replace, Config *existing = nullptr,
-        Status *status = nullptr)
+        Status *status = nullptr, DataVersion *version = nullptr)
     {
         bool inserted = false;
         const Status st = commitChange([&]() -> QByteArray {
@@ -250,6 +251,8 @@ protected:
                 return {};
             }
             m_dataVersion.next();
+            if (version)
+                *version = m_dataVersion;
             QByteArray record = journalRecord(name, &c);
             m_table.insert_or_assign(name, std::move(c));
             inserted = true;
@@ -261,7 +264,7 @@ protected:
     }
     /// Removes `name`, bumps the DataVersion and journals the change; false (no change) when it
     /// did not exist.
-    bool erase(QByteArrayView name, Status *status = nullptr)
+    bool erase(QByteArrayView name, Status *status = nullptr, DataVersion *version = nullptr)
     {
         bool erased = false;
         const Status st = commitChange([&]() -> QByteArray {
@@ -270,6 +273,8 @@ protected:
             if (it == m_table.end())
                 return {};
             m_dataVersion.next();
+            if (version)
+                *version = m_dataVersion;
             QByteArray record = journalRecord(it->first, nullptr);
             m_table.erase(it);
             erased = true;

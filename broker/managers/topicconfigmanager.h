@@ -36,6 +36,11 @@ class TopicConfigManager final : public VersionedConfigManager<TopicConfig>
 public:
     /// Called with the created, updated or deleted topic (an empty name: the whole table).
     using ChangeListener = std::function<void(const QByteArray &topic)>;
+    /// The same, with the DataVersion that change gave the table (the name servers' incremental
+    /// registration carries it: a later change has a later version even when its notification
+    /// comes first).
+    using VersionedChangeListener
+        = std::function<void(const QByteArray &topic, const DataVersion &version)>;
 
     /// `path` is the topics.json file (see filePath()).
     TopicConfigManager(const BrokerConfig &config, QString path);
@@ -52,6 +57,7 @@ public:
     Status replaceFrom(QByteArrayView json);
 
     void setChangeListener(ChangeListener listener);
+    void setChangeListener(VersionedChangeListener listener);
 
     std::vector<TopicConfig> topics() const { return configs(); }
     QList<QByteArray> topicNames() const;
@@ -94,14 +100,14 @@ public:
 private:
     void createSystemTopics(const BrokerConfig &config);
     void putSystemTopic(TopicConfig c);
-    void changed(const QByteArray &topic);
+    void changed(const QByteArray &topic, const DataVersion &version);
 
     QByteArray m_clusterName;
     QByteArray m_brokerName;
     bool m_autoCreateTopicEnable = true;
 
     std::mutex m_listenerMutex;
-    ChangeListener m_listener; // guarded by m_listenerMutex
+    VersionedChangeListener m_listener; // guarded by m_listenerMutex
 };
 
 } // namespace qrocket::broker

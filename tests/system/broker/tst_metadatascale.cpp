@@ -66,6 +66,7 @@ private Q_SLOTS:
     void incrementalRegistrationDoesNotGrowWithTheTable();
     void burstCoalescesWhileARegistrationIsInFlight();
     void queryDataVersionSkipsACurrentNameServer();
+    void lateNotificationStillReachesTheNameServer();
     void compressedRegistration();
     void killDuringTopicBurstKeepsAnsweredTopics();
 
@@ -252,6 +253,30 @@ void tst_MetadataScale::queryDataVersionSkipsACurrentNameServer()
     QCOMPARE(registrar.registrationsSkipped(), skipped + 2);
     QCOMPARE(m_tap->counts(kQueryDataVersion).frames, std::int64_t(3));
     QCOMPARE(m_tap->counts(kRegisterBroker).frames, std::int64_t(2));
+}
+
+void tst_MetadataScale::lateNotificationStillReachesTheNameServer()
+{
+    // Two changes whose notifications arrive out of order (threads): B first in the table, C's
+    // registration first at the name server. B's late registration must still be taken, so it
+    // carries B's own DataVersion: with the table's current one (C's, which the name server
+    // already holds) RocketMQ's name server would ignore its topics.
+    startBroker();
+    QVERIFY(m_broker);
+    broker::TopicConfigManager &topics = *m_broker->context().topics;
+    broker::NamesrvRegistrar &registrar = m_broker->registrar();
+    auto forward = [&registrar](const QByteArray &topic, const broker::DataVersion &version) {
+        registrar.registerTopicsChanged({topic}, version);
+    };
+    topics.setChangeListener([](const QByteArray &) {}); // B's notification is late
+    QVERIFY(topics.updateTopicConfig(broker::TopicConfig("Late_B", 2)));
+    const broker::DataVersion versionB = topics.dataVersion();
+    topics.setChangeListener(forward);
+    QVERIFY(topics.updateTopicConfig(broker::TopicConfig("Late_C", 2)));
+    QTRY_VERIFY_WITH_TIMEOUT(quiet() && routed("Late_C"), 10000);
+    QVERIFY(!routed("Late_B"));
+    registrar.registerTopicsChanged({"Late_B"}, versionB);
+    QTRY_VERIFY_WITH_TIMEOUT(quiet() && routed("Late_B"), 10000);
 }
 
 void tst_MetadataScale::compressedRegistration()
