@@ -125,6 +125,8 @@ private:
             m_head.clear();
         }
     }
+
+public:
     void close()
     {
         if (m_closing)
@@ -135,6 +137,7 @@ private:
         deleteLater();
     }
 
+private:
     QTcpSocket *m_client;
     QTcpSocket m_target;
     std::function<void(const QByteArray &, std::int64_t)> m_count;
@@ -169,6 +172,7 @@ void FrameTap::onNewConnection()
             &m_hold);
         relay->setParent(this);
         connect(this, &FrameTap::released, relay, &Relay::flush);
+        connect(this, &FrameTap::dropRequested, relay, &Relay::close);
     }
 }
 
@@ -198,6 +202,11 @@ void FrameTap::setHold(bool hold)
     m_hold = hold;
     if (!hold)
         Q_EMIT released();
+}
+
+void FrameTap::dropConnections()
+{
+    Q_EMIT dropRequested();
 }
 
 void FrameTap::reset()

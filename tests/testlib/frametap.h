@@ -51,6 +51,8 @@ public:
     /// While held, what clients send is counted but kept back (not forwarded) until released:
     /// a name server that is slow to answer, on demand.
     void setHold(bool hold);
+    /// Closes every relayed connection (both sides), as a restarting server would.
+    void dropConnections();
 
 private:
     void onNewConnection();
@@ -58,6 +60,7 @@ private:
 
 Q_SIGNALS:
     void released();
+    void dropRequested();
 
 private:
     QTcpServer m_server;

@@ -67,6 +67,7 @@ private Q_SLOTS:
     void burstCoalescesWhileARegistrationIsInFlight();
     void queryDataVersionSkipsACurrentNameServer();
     void lateNotificationStillReachesTheNameServer();
+    void nameServerThatLostTheBrokerGetsTheWholeTable();
     void compressedRegistration();
     void killDuringTopicBurstKeepsAnsweredTopics();
 
@@ -277,6 +278,26 @@ void tst_MetadataScale::lateNotificationStillReachesTheNameServer()
     QVERIFY(!routed("Late_B"));
     registrar.registerTopicsChanged({"Late_B"}, versionB);
     QTRY_VERIFY_WITH_TIMEOUT(quiet() && routed("Late_B"), 10000);
+}
+
+void tst_MetadataScale::nameServerThatLostTheBrokerGetsTheWholeTable()
+{
+    // The connection to the name server closes (it restarted; here the relay drops it, and the
+    // name server removes the broker registered over it). The next change must not register
+    // the broker with that one topic: it gets a full registration.
+    startBroker();
+    QVERIFY(m_broker);
+    createTopics(0, 50);
+    QTRY_VERIFY_WITH_TIMEOUT(quiet() && routed(scaleTopic(49)), 10000);
+    m_tap->dropConnections();
+    QTRY_VERIFY_WITH_TIMEOUT(!routed(scaleTopic(0)), 10000);
+    const std::int64_t full = m_broker->registrar().fullRegistrationsSent();
+    QVERIFY(m_broker->context().topics->updateTopicConfig(broker::TopicConfig("AfterDrop", 2)));
+    QTRY_VERIFY_WITH_TIMEOUT(quiet() && routed("AfterDrop"), 10000);
+    QCOMPARE(m_broker->registrar().fullRegistrationsSent(), full + 1);
+    for (int i : {0, 25, 49})
+        QVERIFY2(routed(scaleTopic(i)), scaleTopic(i).constData());
+    QVERIFY(routed("TBW102"));
 }
 
 void tst_MetadataScale::compressedRegistration()
