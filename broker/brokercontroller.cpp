@@ -206,7 +206,14 @@ Status BrokerController::initialize()
     }
     m_ctx.timer = m_timer.get();
     m_ctx.registerBrokerAllNow = [this] { registerBrokerAllNow(); };
-    m_topics->setChangeListener([this](const QByteArray &) { registerBrokerAllNow(); });
+    // A created or updated topic goes to the name servers alone (registerIncrementBrokerData); a
+    // deleted one, or a table replaced from the master, in a full registration.
+    m_topics->setChangeListener([this](const QByteArray &topic, const DataVersion &version) {
+        if (!topic.isEmpty() && m_topics->contains(topic))
+            m_registrar->registerTopicsChanged({topic}, version);
+        else
+            registerBrokerAllNow();
+    });
 
     remoting::RemotingServerOptions options;
     options.port = static_cast<quint16>(std::max(0, m_config.listenPort));
@@ -384,6 +391,10 @@ Status BrokerController::start()
     connect(&m_offsetTimer, &QTimer::timeout, this, [this] {
         if (Status st = m_consumerOffsets->persist(); !st)
             qCWarning(lcBrokerOffset).noquote() << "persist consumer offsets:" << st.message();
+        // The coalesced rewrite of topics.json and subscriptionGroup.json: their changes are
+        // journaled (durable) as they happen; the files follow on this timer.
+        static_cast<void>(m_topics->flushJournal());
+        static_cast<void>(m_groups->flushJournal());
     });
     m_delayOffsetTimer.setInterval(std::chrono::milliseconds(m_config.flushDelayOffsetInterval));
     connect(&m_delayOffsetTimer, &QTimer::timeout, this, [this] {

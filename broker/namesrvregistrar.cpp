@@ -25,7 +25,12 @@ NamesrvRegistrar::NamesrvRegistrar(BrokerContext &context)
         }
         return o;
     }()))
-{ }
+{
+    QObject::connect(
+        m_client.get(), &remoting::RemotingClient::channelClosed, m_client.get(),
+        [this](quint64, const QByteArray &address) { nameServerClosed(address); },
+        Qt::DirectConnection);
+}
 
 NamesrvRegistrar::~NamesrvRegistrar()
 {
@@ -75,14 +80,13 @@ QByteArray NamesrvRegistrar::masterHaServerAddr() const
     return m_masterHaAddr;
 }
 
-QByteArray NamesrvRegistrar::registerBody() const
+std::map<QByteArray, TopicConfig> NamesrvRegistrar::registeredTable(
+    const std::set<QByteArray> *only) const
 {
     const int brokerPerm = m_ctx.config->brokerPermission;
     const bool restricted = !Perm::isWriteable(brokerPerm) || !Perm::isReadable(brokerPerm);
-    protocol::RegisterBrokerBody body;
-    body.topicConfigSerializeWrapper.dataVersion = m_ctx.topics->dataVersion();
-    auto &table = body.topicConfigSerializeWrapper.topicConfigTable;
-    for (TopicConfig &t : m_ctx.topics->topics()) {
+    std::map<QByteArray, TopicConfig> table;
+    auto add = [&](TopicConfig t) {
         if (restricted) {
             // RocketMQ registers new TopicConfig(name, read, write, brokerPermission): filter
             // type, sysFlag and order back at their defaults.
@@ -92,23 +96,152 @@ QByteArray NamesrvRegistrar::registerBody() const
         }
         QByteArray name = t.topicName;
         table.insert_or_assign(std::move(name), std::move(t));
+    };
+    if (only) {
+        for (const QByteArray &name : *only) {
+            if (auto c = m_ctx.topics->find(name))
+                add(std::move(*c));
+        }
+    } else {
+        for (TopicConfig &t : m_ctx.topics->topics())
+            add(std::move(t));
+    }
+    return table;
+}
+
+QByteArray NamesrvRegistrar::registerBody() const
+{
+    protocol::RegisterBrokerBody body;
+    // The version first, then the table: the table is then at least as new as the version, so
+    // a name server holding this version holds every change it counts.
+    body.topicConfigSerializeWrapper.dataVersion = m_ctx.topics->dataVersion();
+    body.topicConfigSerializeWrapper.topicConfigTable = registeredTable(nullptr);
+    return body.toJson();
+}
+
+QByteArray NamesrvRegistrar::encodeBody(
+    const std::set<QByteArray> *only, const DataVersion &version, bool *compressed) const
+{
+    protocol::RegisterBrokerBody body;
+    // A full body: the version first, then the table (see registerBody()).
+    body.topicConfigSerializeWrapper.dataVersion = only ? version : m_ctx.topics->dataVersion();
+    body.topicConfigSerializeWrapper.topicConfigTable = registeredTable(only);
+    *compressed = false;
+    if (m_ctx.config->compressedRegister) {
+        if (auto packed = body.encodeCompressed()) {
+            *compressed = true;
+            return std::move(packed).value();
+        }
     }
     return body.toJson();
 }
 
 void NamesrvRegistrar::registerBrokerAll(bool forceRegister)
 {
-    const QList<QByteArray> servers = nameServers();
-    if (servers.isEmpty())
-        return;
-    const QByteArray body = registerBody();
-    const DataVersion version = m_ctx.topics->dataVersion();
-    for (const QByteArray &ns : servers) {
-        if (forceRegister)
-            registerTo(ns, body);
-        else
-            queryThenRegister(ns, body, version);
+    for (const QByteArray &ns : nameServers()) {
+        {
+            std::lock_guard lock(m_mutex);
+            Target &t = m_targets[ns];
+            t.fullPending = true;
+            t.forcePending = t.forcePending || forceRegister;
+            t.suspended = false;
+        }
+        kick(ns);
     }
+}
+
+void NamesrvRegistrar::registerTopicsChanged(
+    const QList<QByteArray> &topics, const DataVersion &version)
+{
+    if (topics.isEmpty())
+        return;
+    for (const QByteArray &ns : nameServers()) {
+        {
+            std::lock_guard lock(m_mutex);
+            if (m_brokerAddr.isEmpty())
+                return; // not started: the first full registration carries everything
+            Target &t = m_targets[ns];
+            if (!t.fullPending) {
+                if (t.topics.empty() || version.counter > t.topicsVersion.counter)
+                    t.topicsVersion = version;
+                t.topics.insert(topics.cbegin(), topics.cend());
+            }
+        }
+        kick(ns);
+    }
+}
+
+void NamesrvRegistrar::kick(const QByteArray &ns)
+{
+    Kind kind = Kind::Incremental;
+    std::set<QByteArray> topics;
+    DataVersion version;
+    bool newVersion = false;
+    {
+        std::lock_guard lock(m_mutex);
+        Target &t = m_targets[ns];
+        if (t.inFlight || t.suspended)
+            return;
+        if (t.fullPending || (!t.topics.empty() && !t.fullAcked)) {
+            newVersion = t.recovering;
+            kind = t.forcePending || newVersion ? Kind::Full : Kind::Query;
+            t.fullPending = false;
+            t.forcePending = false;
+            t.recovering = false;
+            t.topics.clear(); // the full table carries them
+        } else if (!t.topics.empty()) {
+            topics.swap(t.topics);
+            version = t.topicsVersion;
+        } else {
+            return;
+        }
+        t.inFlight = true;
+    }
+    switch (kind) {
+    case Kind::Query:
+        queryThenRegister(ns);
+        return;
+    case Kind::Full:
+        // After a failure the name server may hold a version whose changes it has not all got
+        // (the registration that failed brought one): a new version makes it take the table.
+        if (newVersion)
+            m_ctx.topics->nextDataVersion();
+        registerTo(ns, nullptr);
+        return;
+    case Kind::Incremental:
+        registerTo(ns, &topics, version);
+        return;
+    }
+}
+
+void NamesrvRegistrar::finished(const QByteArray &ns, bool ok, bool fullTaken)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        Target &t = m_targets[ns];
+        t.inFlight = false;
+        if (ok) {
+            t.fullAcked = t.fullAcked || fullTaken;
+        } else {
+            // Nothing more until the next registerBrokerAll(), which is then a full one: no
+            // retry storm against a name server that is down.
+            t.suspended = true;
+            t.fullPending = true;
+            t.recovering = true;
+            t.fullAcked = false;
+            t.topics.clear();
+        }
+    }
+    if (ok)
+        kick(ns);
+}
+
+void NamesrvRegistrar::nameServerClosed(const QByteArray &ns)
+{
+    std::lock_guard lock(m_mutex);
+    const auto it = m_targets.find(ns);
+    if (it != m_targets.end())
+        it->second.fullAcked = false;
 }
 
 static RemotingCommand brokerRequest(
@@ -122,8 +255,7 @@ static RemotingCommand brokerRequest(
     return request;
 }
 
-void NamesrvRegistrar::queryThenRegister(
-    const QByteArray &ns, const QByteArray &body, const DataVersion &version)
+void NamesrvRegistrar::queryThenRegister(const QByteArray &ns)
 {
     QByteArray brokerAddr;
     {
@@ -132,18 +264,21 @@ void NamesrvRegistrar::queryThenRegister(
     }
     RemotingCommand request
         = brokerRequest(toInt(RequestCode::QueryDataVersion), *m_ctx.config, brokerAddr);
-    request.body = version.toJson();
+    request.body = m_ctx.topics->dataVersion().toJson();
     const int timeout = m_ctx.config->registerBrokerTimeoutMills;
-    m_client->invokeAsync(
-        ns, std::move(request), timeout, [this, ns, body](Result<RemotingCommand> r) {
-            // Unknown or failed: register; changed=false: the name server refreshed our entry.
-            if (r && r->code == 0 && r->extBool("changed") == std::optional<bool>(false))
-                return;
-            registerTo(ns, body);
-        });
+    m_client->invokeAsync(ns, std::move(request), timeout, [this, ns](Result<RemotingCommand> r) {
+        // changed=false: the name server holds this version (and refreshed our entry).
+        if (r && r->code == 0 && r->extBool("changed") == std::optional<bool>(false)) {
+            m_skipped.fetch_add(1);
+            finished(ns, true, true);
+            return;
+        }
+        registerTo(ns, nullptr); // unknown, failed or changed: register in full
+    });
 }
 
-void NamesrvRegistrar::registerTo(const QByteArray &ns, const QByteArray &body)
+void NamesrvRegistrar::registerTo(
+    const QByteArray &ns, const std::set<QByteArray> *topics, const DataVersion &version)
 {
     QByteArray brokerAddr, haAddr;
     {
@@ -151,46 +286,60 @@ void NamesrvRegistrar::registerTo(const QByteArray &ns, const QByteArray &body)
         brokerAddr = m_brokerAddr;
         haAddr = m_haServerAddr;
     }
+    const bool full = topics == nullptr;
+    bool compressed = false;
     RemotingCommand request
         = brokerRequest(toInt(RequestCode::RegisterBroker), *m_ctx.config, brokerAddr);
+    request.body = encodeBody(topics, version, &compressed);
     request.setExt("haServerAddr", haAddr);
-    request.setExtBool("compressed", false);
-    request.setExt("bodyCrc32", static_cast<std::int64_t>(crc32Masked(body)));
-    request.body = body;
+    request.setExtBool("compressed", compressed);
+    if (!full) // QRocket's name server then keeps the topics missing from the body
+        request.setExtBool("incremental", true);
+    request.setExt("bodyCrc32", static_cast<std::int64_t>(crc32Masked(request.body)));
+    (full ? m_fullSent : m_incrementalSent).fetch_add(1);
+    m_bodyBytes.fetch_add(request.body.size());
     const int timeout = m_ctx.config->registerBrokerTimeoutMills;
-    m_client->invokeAsync(ns, std::move(request), timeout, [this, ns](Result<RemotingCommand> r) {
-        std::lock_guard lock(m_mutex);
-        const bool wasFailing = m_failing.contains(ns);
-        if (r && r->code == 0) {
-            m_registrations.fetch_add(1);
-            if (const QByteArray *master = r->ext("masterAddr"))
-                m_masterAddr = *master;
-            if (const QByteArray *ha = r->ext("haServerAddr"))
-                m_masterHaAddr = *ha;
-            // The name server's ORDER_TOPIC_CONFIG table (no body while that namespace is
-            // empty): RocketMQ marks exactly those topics as order topics.
-            if (!r->body.isEmpty()) {
-                if (auto table = protocol::KVTable::fromJson(r->body)) {
-                    QList<QByteArray> orderTopics;
-                    for (const auto &entry : table->table)
-                        orderTopics.append(entry.first);
-                    m_ctx.topics->updateOrderTopics(orderTopics);
+    m_client->invokeAsync(
+        ns, std::move(request), timeout, [this, ns, full](Result<RemotingCommand> r) {
+            const bool ok = r && r->code == 0;
+            bool wasFailing = false;
+            {
+                std::lock_guard lock(m_mutex);
+                wasFailing = m_failing.contains(ns);
+                if (ok) {
+                    if (const QByteArray *master = r->ext("masterAddr"))
+                        m_masterAddr = *master;
+                    if (const QByteArray *ha = r->ext("haServerAddr"))
+                        m_masterHaAddr = *ha;
+                    if (wasFailing)
+                        m_failing.removeAll(ns);
+                } else if (!wasFailing) {
+                    m_failing.append(ns);
                 }
             }
-            if (wasFailing)
-                m_failing.removeAll(ns);
-            if (wasFailing || m_registrations.load() == 1)
-                qCInfo(lcBroker) << "registered with name server" << ns;
-            return;
-        }
-        if (!wasFailing) {
-            m_failing.append(ns);
-            qCWarning(lcBroker).noquote()
-                << "register to name server" << ns << "failed:"
-                << (r ? QStringLiteral("code %1 %2").arg(r->code).arg(QString::fromUtf8(r->remark))
-                      : r.error().message());
-        }
-    });
+            if (ok) {
+                m_registrations.fetch_add(1);
+                // The name server's ORDER_TOPIC_CONFIG table (no body while that namespace is
+                // empty): RocketMQ marks exactly those topics as order topics.
+                if (!r->body.isEmpty()) {
+                    if (auto table = protocol::KVTable::fromJson(r->body)) {
+                        QList<QByteArray> orderTopics;
+                        for (const auto &entry : table->table)
+                            orderTopics.append(entry.first);
+                        m_ctx.topics->updateOrderTopics(orderTopics);
+                    }
+                }
+                if (wasFailing || m_registrations.load() == 1)
+                    qCInfo(lcBroker) << "registered with name server" << ns;
+            } else if (!wasFailing) {
+                qCWarning(lcBroker).noquote() << "register to name server" << ns << "failed:"
+                                              << (r ? QStringLiteral("code %1 %2")
+                                                             .arg(r->code)
+                                                             .arg(QString::fromUtf8(r->remark))
+                                                    : r.error().message());
+            }
+            finished(ns, ok, full);
+        });
 }
 
 void NamesrvRegistrar::unregisterBrokerAll(int timeoutMs)

@@ -191,9 +191,10 @@ RemotingCommand DefaultRequestProcessor::registerBroker(
         body = std::move(*parsed);
     }
 
-    const RegisterBrokerResult result = m_routes.registerBroker(extBytes(request, "clusterName"),
-        extBytes(request, "brokerAddr"), extBytes(request, "brokerName"), *brokerId,
-        extBytes(request, "haServerAddr"), body, channel);
+    const RegisterBrokerResult result
+        = m_routes.registerBroker(extBytes(request, "clusterName"), extBytes(request, "brokerAddr"),
+            extBytes(request, "brokerName"), *brokerId, extBytes(request, "haServerAddr"), body,
+            channel, request.extBool("incremental").value_or(false));
 
     RemotingCommand response = success(request);
     if (!result.haServerAddr.isEmpty())

@@ -46,7 +46,7 @@ void RouteInfoManager::setDeleteTopicWithBrokerRegistration(bool on)
 RegisterBrokerResult RouteInfoManager::registerBroker(const QByteArray &clusterName,
     const QByteArray &brokerAddr, const QByteArray &brokerName, std::int64_t brokerId,
     const QByteArray &haServerAddr, const RegisterBrokerBody &body,
-    const remoting::ChannelPtr &channel)
+    const remoting::ChannelPtr &channel, bool incremental)
 {
     RegisterBrokerResult result;
     bool newLive = false;
@@ -77,7 +77,8 @@ RegisterBrokerResult RouteInfoManager::registerBroker(const QByteArray &clusterN
             if (changed || registerFirst) {
                 for (const auto &[name, tc] : wrapper.topicConfigTable)
                     createAndUpdateQueueData(brokerName, name, tc);
-                if (m_deleteTopicWithBrokerRegistration && changed && !registerFirst) {
+                if (m_deleteTopicWithBrokerRegistration && changed && !registerFirst
+                    && !incremental) {
                     for (auto it = m_topicQueueTable.begin(); it != m_topicQueueTable.end();) {
                         if (!wrapper.topicConfigTable.contains(it->first))
                             it->second.erase(brokerName);

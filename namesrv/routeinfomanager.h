@@ -66,9 +66,14 @@ public:
     /// topics missing from the body (RocketMQ 5's deleteTopicWithBrokerRegistration).
     void setDeleteTopicWithBrokerRegistration(bool on);
 
+    /// The broker's topics in `body` are merged into its routes (RocketMQ 4.9.7: a partial table,
+    /// as registerIncrementBrokerData sends, leaves the broker's other topics as they are).
+    /// `incremental` (QRocket's "incremental" header field): the body holds only changed topics,
+    /// so deleteTopicWithBrokerRegistration must not take it for the whole table.
     RegisterBrokerResult registerBroker(const QByteArray &clusterName, const QByteArray &brokerAddr,
         const QByteArray &brokerName, std::int64_t brokerId, const QByteArray &haServerAddr,
-        const RegisterBrokerBody &body, const remoting::ChannelPtr &channel);
+        const RegisterBrokerBody &body, const remoting::ChannelPtr &channel,
+        bool incremental = false);
     void unregisterBroker(const QByteArray &clusterName, const QByteArray &brokerAddr,
         const QByteArray &brokerName, std::int64_t brokerId);
 

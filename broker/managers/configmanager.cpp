@@ -10,17 +10,78 @@ ConfigManager::ConfigManager(QString path, const char *what) : m_path(std::move(
 
 ConfigManager::~ConfigManager() = default;
 
+void ConfigManager::enableJournal()
+{
+    if (!m_journal)
+        m_journal = std::make_unique<ConfigJournal>(m_path);
+}
+
+Status ConfigManager::applyJournalRecord(QByteArrayView)
+{
+    return Status::notSupported(QStringLiteral("this table has no journal"));
+}
+
 Status ConfigManager::load()
 {
     const Status st
         = ConfigFileStore::load(m_path, [this](const QByteArray &text) { return decode(text); });
     if (st.code() == Status::Code::NotFound) {
         qCInfo(lcBroker).noquote() << "no" << m_path << "yet; starting with no stored" << m_what;
-        return {};
-    }
-    if (st)
+    } else if (st) {
+        m_fileWritten = true;
         qCInfo(lcBroker).noquote() << "loaded" << m_what << "from" << m_path;
-    return st;
+    } else {
+        return st;
+    }
+    if (!m_journal)
+        return {};
+    auto replayed
+        = m_journal->replay([this](QByteArrayView payload) { return applyJournalRecord(payload); });
+    if (!replayed)
+        return replayed.error();
+    if (*replayed > 0) {
+        m_flushPending = true;
+        qCInfo(lcBroker).noquote() << "replayed" << *replayed << "journaled changes of" << m_what;
+    }
+    return {};
+}
+
+Status ConfigManager::commitChange(const std::function<QByteArray()> &change)
+{
+    Result<std::int64_t> ticket = std::int64_t(0);
+    {
+        std::lock_guard order(m_orderMutex);
+        const QByteArray record = change();
+        if (record.isEmpty())
+            return {};
+        if (!m_journal)
+            ticket = Status::notSupported(QString());
+        else
+            ticket = m_journal->append(record);
+    }
+    if (!ticket) {
+        if (m_journal)
+            qCWarning(lcBroker).noquote() << ticket.error().message() << "- writing the whole file";
+        return persist();
+    }
+    if (!m_fileWritten)
+        return persist(); // the first change: the file RocketMQ's tools read appears at once
+    if (Status st = m_journal->sync(*ticket); !st) {
+        qCWarning(lcBroker).noquote() << st.message() << "- writing the whole file";
+        return persist();
+    }
+    if (m_journal->recordsSinceRotate() >= m_compactAfter.load())
+        persist(); // the change is durable already; a failure is logged and retried later
+    return {};
+}
+
+Status ConfigManager::flushJournal()
+{
+    if (!m_journal)
+        return {};
+    if (m_journal->recordsSinceRotate() == 0 && !m_flushPending.exchange(false))
+        return {};
+    return persist();
 }
 
 Status decodeOffsetTable(
@@ -62,9 +123,30 @@ void writeIntOffsets(protocol::JsonWriter &w, const IntOffsets &offsets)
 Status ConfigManager::persist()
 {
     std::lock_guard lock(m_persistMutex);
+    // Close the journal's generation before encoding: every record in a closed generation is
+    // then in the table that encode() reads, so the new file covers them all. Records appended
+    // after the rotation go to the next generation and are replayed over the file (replaying a
+    // change the file already has is harmless: records carry whole entries).
+    std::int64_t closed = 0;
+    if (m_journal) {
+        auto rotated = m_journal->rotate();
+        if (!rotated) {
+            qCWarning(lcBroker).noquote()
+                << "persisting" << m_what << "failed:" << rotated.error().message();
+            return rotated.error();
+        }
+        closed = *rotated;
+    }
     const Status st = ConfigFileStore::write(m_path, encode());
-    if (!st)
+    if (!st) {
         qCWarning(lcBroker).noquote() << "persisting" << m_what << "failed:" << st.message();
+        return st;
+    }
+    m_fileWritten = true;
+    if (m_journal) {
+        m_journal->removeUpTo(closed);
+        m_compactAfter = compactThreshold();
+    }
     return st;
 }
 

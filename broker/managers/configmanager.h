@@ -16,10 +16,20 @@
 // (consumerOffset.json per topic@group, delayOffset.json per level): decodeOffsetTable(),
 // decodeIntOffsets(), writeIntOffsets().
 //
+// The journal (ConfigJournal, enabled by VersionedConfigManager): a change is appended to
+// "<file>.journal.<n>" and synced before the change returns (commitChange()), so it costs one
+// small record, not a rewrite of the table; the full file is rewritten coalesced: when the journal
+// holds compactThreshold() records (max(4096, table size at the last full write): amortised O(1)
+// per change), on flushJournal() (the controller's timer) and at the first change when no file
+// exists yet.
+// persist() closes the journal's generation first and deletes the closed generations once the
+// new file is on disk. load() reads the file (or its .bak), then replays the journal.
+//
 // Thread-safety: load() and persist() may be called from any thread; persist() calls are
 // serialised. encode()/decode() must guard the manager's own table. VersionedConfigManager's
 // methods may be called from any thread; a subclass holds m_mutex to touch m_table/m_dataVersion.
 
+#include "broker/config/configjournal.h"
 #include "broker/config/topicconfig.h"
 #include "clientlib/common/result.h"
 #include "clientlib/common/status.h"
@@ -29,9 +39,12 @@
 #include <QByteArrayView>
 #include <QString>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
@@ -64,21 +77,50 @@ public:
 
     const QString &path() const { return m_path; }
 
-    /// Decodes the file (falling back to .bak). A missing file is a fresh start (OK); a file and
-    /// backup that are both unusable is a Corruption error (the broker refuses to start).
+    /// Decodes the file (falling back to .bak), then replays the journal when there is one. A
+    /// missing file is a fresh start (OK); a file and backup that are both unusable, or a journal
+    /// record that does not apply, is a Corruption error (the broker refuses to start).
     Status load();
-    /// Writes encode() to the file now, atomically. Failures are logged and returned.
+    /// Writes encode() to the file now, atomically (and retires the journal's generations it
+    /// covers). Failures are logged and returned.
     Status persist();
+    /// The coalesced rewrite: persist() when the journal holds changes the file lacks; nothing
+    /// otherwise. Call periodically.
+    Status flushJournal();
+    bool isJournaled() const { return m_journal != nullptr; }
+    /// The journal's bytes on disk (0 without one).
+    qint64 journalBytes() const { return m_journal ? m_journal->bytesOnDisk() : 0; }
 
     /// The file content (and the body of the matching GET_ALL_* admin request).
     virtual QByteArray encode() const = 0;
     /// Applies `json`; nothing changes when it does not decode.
     virtual Status decode(QByteArrayView json) = 0;
 
+protected:
+    /// Turns the journal on (from a subclass's constructor); changes then go through
+    /// commitChange() and records come back through applyJournalRecord().
+    void enableJournal();
+    /// Replays one record written by a commitChange() of an earlier run.
+    virtual Status applyJournalRecord(QByteArrayView payload);
+    /// Journal records after which the full file is rewritten, evaluated at each full write
+    /// (the table's size then: the rewrite costs O(table) once per O(table) changes).
+    virtual std::int64_t compactThreshold() const { return 4096; }
+    /// Runs `change`, which applies a change to the table and returns its journal record (empty:
+    /// nothing changed), in journal order (changes and records in the same order); then makes the
+    /// record durable before returning, and rewrites the file when due. Without a journal, or
+    /// when the record cannot be appended, the file is rewritten instead. The returned status is
+    /// that of making the change durable; the change is in the table either way.
+    Status commitChange(const std::function<QByteArray()> &change);
+
 private:
     const QString m_path;
     const char *m_what;
     std::mutex m_persistMutex; // serialises file writes
+    std::unique_ptr<ConfigJournal> m_journal;
+    std::mutex m_orderMutex; // a change and its journal append, in one order
+    std::atomic<bool> m_fileWritten {false}; // the file exists (loaded or written)
+    std::atomic<bool> m_flushPending {false}; // load() replayed journal files the file lacks
+    std::atomic<std::int64_t> m_compactAfter {4096}; // compactThreshold() at the last full write
 };
 
 /// An int-keyed offset map: queue id -> offset, or delay level -> offset.
@@ -104,7 +146,11 @@ public:
         : ConfigManager(std::move(path), what)
         , m_dataVersion(DataVersion::now())
         , m_tableKey(tableKey)
-    { }
+    {
+        enableJournal();
+    }
+    /// Writes the full file when the journal holds changes it lacks.
+    ~VersionedConfigManager() override { flushJournal(); }
 
     /// {"dataVersion":{...},"<tableKey>":{...}}: the file content and the GET_ALL_* body.
     QByteArray encode() const override
@@ -187,31 +233,103 @@ protected:
             m_dataVersion = *version;
         return {};
     }
-    /// Stores `c` as `name` and bumps the DataVersion. When `name` exists and `replace` is false
-    /// nothing changes, *existing (if given) receives the stored entry and the result is false.
-    bool insert(const QByteArray &name, Config c, bool replace, Config *existing = nullptr)
+    /// Stores `c` as `name`, bumps the DataVersion and journals the change (durable when this
+    /// returns; *status, if given, says whether it could be made so). When `name` exists and
+    /// `replace` is false nothing changes, *existing (if given) receives the stored entry and the
+    /// result is false.
+    /// *version, if given, receives the DataVersion this change gave the table.
+    bool insert(const QByteArray &name, Config c, bool replace, Config *existing = nullptr,
+        Status *status = nullptr, DataVersion *version = nullptr)
     {
-        std::unique_lock lock(m_mutex);
-        auto it = m_table.find(name);
-        if (it != m_table.end() && !replace) {
-            if (existing)
-                *existing = it->second;
-            return false;
-        }
-        m_table.insert_or_assign(name, std::move(c));
-        m_dataVersion.next();
-        return true;
+        bool inserted = false;
+        const Status st = commitChange([&]() -> QByteArray {
+            std::unique_lock lock(m_mutex);
+            auto it = m_table.find(name);
+            if (it != m_table.end() && !replace) {
+                if (existing)
+                    *existing = it->second;
+                return {};
+            }
+            m_dataVersion.next();
+            if (version)
+                *version = m_dataVersion;
+            QByteArray record = journalRecord(name, &c);
+            m_table.insert_or_assign(name, std::move(c));
+            inserted = true;
+            return record;
+        });
+        if (status)
+            *status = st;
+        return inserted;
     }
-    /// Removes `name` and bumps the DataVersion; false (no change) when it did not exist.
-    bool erase(QByteArrayView name)
+    /// Removes `name`, bumps the DataVersion and journals the change; false (no change) when it
+    /// did not exist.
+    bool erase(QByteArrayView name, Status *status = nullptr, DataVersion *version = nullptr)
     {
+        bool erased = false;
+        const Status st = commitChange([&]() -> QByteArray {
+            std::unique_lock lock(m_mutex);
+            auto it = m_table.find(name);
+            if (it == m_table.end())
+                return {};
+            m_dataVersion.next();
+            if (version)
+                *version = m_dataVersion;
+            QByteArray record = journalRecord(it->first, nullptr);
+            m_table.erase(it);
+            erased = true;
+            return record;
+        });
+        if (status)
+            *status = st;
+        return erased;
+    }
+
+    /// {"op":"put"|"delete","name":...,"dataVersion":{...},"config":{...}}, with the DataVersion
+    /// after the change (m_mutex held).
+    QByteArray journalRecord(QByteArrayView name, const Config *c) const
+    {
+        protocol::JsonWriter w;
+        w.beginObject().key("op").value(c ? "put" : "delete").key("name").value(name);
+        w.key("dataVersion");
+        m_dataVersion.write(w);
+        if (c) {
+            w.key("config");
+            c->write(w);
+        }
+        w.endObject();
+        return w.take();
+    }
+    Status applyJournalRecord(QByteArrayView payload) override
+    {
+        auto parsed = protocol::parseJson(payload);
+        if (!parsed)
+            return parsed.error();
+        const protocol::JsonValue &root = *parsed;
+        const QByteArray op = root["op"].toString();
+        const QByteArray name = root["name"].toString();
+        auto version = DataVersion::fromJsonValue(root["dataVersion"]);
+        if (name.isEmpty() || !version || (op != "put" && op != "delete"))
+            return Status::corruption(QStringLiteral("not a journal record"));
+        std::optional<Config> c;
+        if (op == "put") {
+            auto decoded = Config::fromJsonValue(root["config"], name);
+            if (!decoded)
+                return decoded.error();
+            c = std::move(decoded).value();
+        }
         std::unique_lock lock(m_mutex);
-        auto it = m_table.find(name);
-        if (it == m_table.end())
-            return false;
-        m_table.erase(it);
-        m_dataVersion.next();
-        return true;
+        if (c)
+            m_table.insert_or_assign(name, std::move(*c));
+        else
+            m_table.erase(name);
+        m_dataVersion = *version;
+        return {};
+    }
+    std::int64_t compactThreshold() const override
+    {
+        std::shared_lock lock(m_mutex);
+        return std::max<std::int64_t>(4096, static_cast<std::int64_t>(m_table.size()));
     }
 
     mutable std::shared_mutex m_mutex;

@@ -48,7 +48,6 @@ std::optional<protocol::SubscriptionGroupConfig> SubscriptionGroupManager::findO
     if (!insert(created.groupName, created, false, &existing))
         return existing; // created meanwhile by another thread
     qCInfo(lcBroker).noquote() << "auto-created subscription group" << QString::fromUtf8(group);
-    persist();
     return created;
 }
 
@@ -59,10 +58,10 @@ Status SubscriptionGroupManager::update(protocol::SubscriptionGroupConfig config
     if (config.retryQueueNums < 0 || config.retryMaxTimes < 0)
         return Status::invalidArgument(QStringLiteral("retryQueueNums/retryMaxTimes must be >= 0"));
     const QByteArray name = config.groupName;
-    insert(name, std::move(config), true);
+    Status durable;
+    insert(name, std::move(config), true, nullptr, &durable);
     qCInfo(lcBroker).noquote() << "updated subscription group" << QString::fromUtf8(name);
-    persist();
-    return {};
+    return durable;
 }
 
 bool SubscriptionGroupManager::remove(QByteArrayView group)
@@ -70,7 +69,6 @@ bool SubscriptionGroupManager::remove(QByteArrayView group)
     if (!erase(group))
         return false;
     qCInfo(lcBroker).noquote() << "deleted subscription group" << QString::fromUtf8(group);
-    persist();
     return true;
 }
 

@@ -7,7 +7,8 @@
 // CID_ONS-HTTP-PROXY, CID_ONSAPI_PULL, CID_ONSAPI_PERMISSION, CID_ONSAPI_OWNER; load() lays the
 // file over them. findOrCreate() auto-creates a group with the defaults when
 // autoCreateSubscriptionGroup is on (or for a CID_RMQ_SYS_ group). Every change bumps the
-// DataVersion and persists the file at once.
+// DataVersion and is journaled (durable before the call returns; the full file is rewritten
+// coalesced, see ConfigManager).
 //
 // Thread-safety: all public methods may be called from any thread; the table is guarded by a
 // shared mutex and file writes by a second one.

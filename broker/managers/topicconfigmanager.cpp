@@ -53,26 +53,35 @@ Status TopicConfigManager::replaceFrom(QByteArrayView json)
     if (Status st = apply(json, true); !st)
         return st;
     qCInfo(lcBrokerTopic) << "replaced the topic table from the master";
-    changed({});
+    persist();
+    changed({}, dataVersion());
     return {};
 }
 
 void TopicConfigManager::setChangeListener(ChangeListener listener)
 {
+    VersionedChangeListener versioned;
+    if (listener)
+        versioned
+            = [l = std::move(listener)](const QByteArray &topic, const DataVersion &) { l(topic); };
+    setChangeListener(std::move(versioned));
+}
+
+void TopicConfigManager::setChangeListener(VersionedChangeListener listener)
+{
     std::lock_guard lock(m_listenerMutex);
     m_listener = std::move(listener);
 }
 
-void TopicConfigManager::changed(const QByteArray &topic)
+void TopicConfigManager::changed(const QByteArray &topic, const DataVersion &version)
 {
-    persist();
-    ChangeListener listener;
+    VersionedChangeListener listener;
     {
         std::lock_guard lock(m_listenerMutex);
         listener = m_listener;
     }
     if (listener)
-        listener(topic);
+        listener(topic, version);
 }
 
 QList<QByteArray> TopicConfigManager::topicNames() const
@@ -120,13 +129,14 @@ Result<TopicConfig> TopicConfigManager::createTopicInSendMessageMethod(QByteArra
     c.topicSysFlag = topicSysFlag;
     c.topicFilterType = tmpl->topicFilterType;
     TopicConfig existing;
-    if (!insert(c.topicName, c, false, &existing))
+    DataVersion version;
+    if (!insert(c.topicName, c, false, &existing, nullptr, &version))
         return existing; // created meanwhile by another thread
     qCInfo(lcBrokerTopic).noquote()
         << "auto-created topic" << QString::fromUtf8(topic) << "from"
         << QString::fromUtf8(defaultTopic) << "for" << QString::fromUtf8(remoteAddress) << "with"
         << c.writeQueueNums << "queues, perm" << c.perm;
-    changed(c.topicName);
+    changed(c.topicName, version);
     return c;
 }
 
@@ -140,11 +150,12 @@ Result<TopicConfig> TopicConfigManager::createTopicInSendMessageBackMethod(
     TopicConfig c(topic.toByteArray(), queueNums, permission);
     c.topicSysFlag = topicSysFlag;
     TopicConfig existing;
-    if (!insert(c.topicName, c, false, &existing))
+    DataVersion version;
+    if (!insert(c.topicName, c, false, &existing, nullptr, &version))
         return existing;
     qCInfo(lcBrokerTopic).noquote() << "created topic" << QString::fromUtf8(topic) << "with"
                                     << queueNums << "queues, perm" << permission;
-    changed(c.topicName);
+    changed(c.topicName, version);
     return c;
 }
 
@@ -171,18 +182,21 @@ Status TopicConfigManager::updateTopicConfig(TopicConfig config)
         || config.writeQueueNums > 65535)
         return Status::invalidArgument(QStringLiteral("queue counts must be within 0..65535"));
     const QByteArray name = config.topicName;
-    insert(name, std::move(config), true);
+    Status durable;
+    DataVersion version;
+    insert(name, std::move(config), true, nullptr, &durable, &version);
     qCInfo(lcBrokerTopic).noquote() << "updated topic" << QString::fromUtf8(name);
-    changed(name);
-    return {};
+    changed(name, version);
+    return durable;
 }
 
 bool TopicConfigManager::deleteTopicConfig(QByteArrayView topic)
 {
-    if (!erase(topic))
+    DataVersion version;
+    if (!erase(topic, nullptr, &version))
         return false;
     qCInfo(lcBrokerTopic).noquote() << "deleted topic" << QString::fromUtf8(topic);
-    changed(topic.toByteArray());
+    changed(topic.toByteArray(), version);
     return true;
 }
 

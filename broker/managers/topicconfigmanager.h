@@ -7,8 +7,9 @@
 //   autoCreateTopicEnable, BenchmarkTest, <cluster>, <brokerName>, OFFSET_MOVED_EVENT,
 //   SCHEDULE_TOPIC_XXXX, <cluster>_REPLY_TOPIC, the trace topic when traceTopicEnable); load()
 //   then lays the file's entries over them, as RocketMQ does.
-// - Every change bumps the DataVersion, persists the file at once and calls the change listener
-//   (after all locks are released) so the controller can re-register with the name servers.
+// - Every change bumps the DataVersion, is journaled (durable before the call returns; the full
+//   file is rewritten coalesced, see ConfigManager) and calls the change listener (after all
+//   locks are released) so the controller can re-register with the name servers.
 //
 // Thread-safety: every public method may be called from any thread (processor executors, the
 // controller's thread). The table is guarded by a shared mutex (lookups share it); persistence is
@@ -35,6 +36,11 @@ class TopicConfigManager final : public VersionedConfigManager<TopicConfig>
 public:
     /// Called with the created, updated or deleted topic (an empty name: the whole table).
     using ChangeListener = std::function<void(const QByteArray &topic)>;
+    /// The same, with the DataVersion that change gave the table (the name servers' incremental
+    /// registration carries it: a later change has a later version even when its notification
+    /// comes first).
+    using VersionedChangeListener
+        = std::function<void(const QByteArray &topic, const DataVersion &version)>;
 
     /// `path` is the topics.json file (see filePath()).
     TopicConfigManager(const BrokerConfig &config, QString path);
@@ -43,7 +49,7 @@ public:
 
     static QString filePath(const QString &storePathRootDir);
 
-    // load() / persist() (ConfigManager); persist() also runs after every change.
+    // load() / persist() / flushJournal() (ConfigManager); changes are journaled.
     // encode() / decode() / find() / contains() / dataVersion(): VersionedConfigManager, table
     // "topicConfigTable" (the file content and the GET_ALL_TOPIC_CONFIG body).
     /// Slave sync from the master's GET_ALL_TOPIC_CONFIG body: replaces the whole table and the
@@ -51,6 +57,7 @@ public:
     Status replaceFrom(QByteArrayView json);
 
     void setChangeListener(ChangeListener listener);
+    void setChangeListener(VersionedChangeListener listener);
 
     std::vector<TopicConfig> topics() const { return configs(); }
     QList<QByteArray> topicNames() const;
@@ -93,14 +100,14 @@ public:
 private:
     void createSystemTopics(const BrokerConfig &config);
     void putSystemTopic(TopicConfig c);
-    void changed(const QByteArray &topic);
+    void changed(const QByteArray &topic, const DataVersion &version);
 
     QByteArray m_clusterName;
     QByteArray m_brokerName;
     bool m_autoCreateTopicEnable = true;
 
     std::mutex m_listenerMutex;
-    ChangeListener m_listener; // guarded by m_listenerMutex
+    VersionedChangeListener m_listener; // guarded by m_listenerMutex
 };
 
 } // namespace qrocket::broker

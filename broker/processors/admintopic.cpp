@@ -49,10 +49,9 @@ RemotingCommand AdminProcessor::updateAndCreateTopic(const RemotingCommand &requ
     config.topicSysFlag = request.extInt("topicSysFlag").value_or(0);
     if (Status s = m_ctx.topics->updateTopicConfig(config); !s)
         return makeResponse(request, toInt(ResponseCode::SystemError), utf8(s.message()));
+    // The topic manager's change listener registers the topic with the name servers.
     qCInfo(lcBrokerTopic).noquote()
         << "topic" << topic << "created/updated by admin" << config.toJson();
-    if (m_ctx.registerBrokerAllNow)
-        m_ctx.registerBrokerAllNow();
     // RocketMQ answers SUCCESS with the default remark of an unset response.
     return makeResponse(
         request, toInt(ResponseCode::Success), QByteArrayLiteral("not set any response code"));

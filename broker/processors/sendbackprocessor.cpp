@@ -24,17 +24,6 @@ using protocol::RemotingCommand;
 
 namespace {
 
-/// Creates the topic if needed; asks for an immediate re-registration when it is new.
-Result<TopicConfig> ensureTopic(
-    BrokerContext &ctx, QByteArrayView topic, const std::function<Result<TopicConfig>()> &create)
-{
-    const bool existed = ctx.topics->contains(topic);
-    Result<TopicConfig> config = create();
-    if (!existed && config && ctx.registerBrokerAllNow)
-        ctx.registerBrokerAllNow();
-    return config;
-}
-
 int randomQueue(int queueNums)
 {
     return queueNums > 1 ? static_cast<int>(QRandomGenerator::global()->bounded(queueNums)) : 0;
@@ -85,8 +74,10 @@ void SendBackProcessor::processRequest(
 
     QByteArray newTopic = topics::retryTopic(group);
     int queueId = randomQueue(groupConfig->retryQueueNums);
-    Result<TopicConfig> retryConfig = ensureTopic(m_ctx, newTopic,
-        [&] { return m_ctx.topics->createRetryTopic(group, groupConfig->retryQueueNums); });
+    // A new retry or DLQ topic reaches the name servers through the topic manager's change
+    // listener (an incremental registration).
+    Result<TopicConfig> retryConfig
+        = m_ctx.topics->createRetryTopic(group, groupConfig->retryQueueNums);
     if (!retryConfig) {
         respond(makeResponse(
             request, toInt(ResponseCode::SystemError), utf8(retryConfig.error().message())));
@@ -122,8 +113,7 @@ void SendBackProcessor::processRequest(
     if (rec.reconsumeTimes >= maxReconsumeTimes || delayLevel < 0) {
         newTopic = topics::dlqTopic(group);
         queueId = 0;
-        const Result<TopicConfig> dlq
-            = ensureTopic(m_ctx, newTopic, [&] { return m_ctx.topics->createDlqTopic(group); });
+        const Result<TopicConfig> dlq = m_ctx.topics->createDlqTopic(group);
         if (!dlq) {
             respond(makeResponse(
                 request, toInt(ResponseCode::SystemError), utf8(dlq.error().message())));

@@ -3,6 +3,7 @@
 // exists, protocol.md §3).
 
 #include "clientlib/common/hash.h"
+#include "clientlib/protocol/compression.h"
 #include "clientlib/protocol/extensioncode.h"
 #include "namesrv/kvconfigmanager.h"
 #include "namesrv/namesrvcontroller.h"
@@ -60,6 +61,8 @@ private slots:
     void answersTopicLists();
     void rejectsBodyWithBadCrc();
     void acceptsCompressedRegistration();
+    void refusesCompressedBomb();
+    void incrementalRegistrationKeepsOtherTopics();
     void slaveGetsMasterAddresses();
     void queryDataVersion();
     void unregisterRemovesRoutes();
@@ -261,6 +264,63 @@ void tst_NamesrvServer::acceptsCompressedRegistration()
     resp = m_broker.call(reg);
     QVERIFY(resp);
     QCOMPARE(resp->code, 1);
+}
+
+void tst_NamesrvServer::refusesCompressedBomb()
+{
+    // 72 MiB of zeros packs into ~70 KiB: a valid frame whose body would inflate past the name
+    // server's 64 MiB bound. Refused with a clear remark; the name server keeps serving.
+    RemotingCommand reg = registerFrame();
+    reg.body = protocol::zlibCompress(QByteArray(72 * 1024 * 1024, '\0'), 9).value();
+    QVERIFY(reg.body.size() < 1024 * 1024);
+    reg.setExt("compressed", QByteArray("true"));
+    reg.setExt("bodyCrc32", crc32Masked(reg.body));
+    auto resp = m_broker.call(reg, 30000);
+    QVERIFY(resp);
+    QCOMPARE(resp->code, 1);
+    QVERIFY2(resp->remark.contains("exceeds the limit"), resp->remark.constData());
+    QVERIFY(!m_ns->routeInfoManager().isBrokerLive(kBrokerAddr));
+    QCOMPARE(m_broker.call(registerFrame())->code, 0);
+    QVERIFY(m_ns->routeInfoManager().isBrokerLive(kBrokerAddr));
+}
+
+void tst_NamesrvServer::incrementalRegistrationKeepsOtherTopics()
+{
+    // RocketMQ 4.9.7's registerIncrementBrokerData: a registration with a new DataVersion and
+    // only the changed topic; the name server merges it and keeps the broker's other topics,
+    // also with deleteTopicWithBrokerRegistration when the request says it is incremental.
+    m_ns->routeInfoManager().setDeleteTopicWithBrokerRegistration(true);
+    QCOMPARE(m_broker.call(registerFrame())->code, 0);
+    const QList<QByteArray> before = m_ns->routeInfoManager().allTopicList();
+    QVERIFY(before.contains("TBW102"));
+    auto body = RegisterBrokerBody::fromJson(registerFrame().body);
+    QVERIFY(body.has_value());
+    RegisterBrokerBody increment;
+    increment.topicConfigSerializeWrapper.dataVersion
+        = body->topicConfigSerializeWrapper.dataVersion;
+    increment.topicConfigSerializeWrapper.dataVersion.next();
+    TopicConfig added;
+    added.topicName = "IncrementTopic";
+    added.readQueueNums = 2;
+    added.writeQueueNums = 2;
+    added.perm = 6;
+    increment.topicConfigSerializeWrapper.topicConfigTable.emplace(added.topicName, added);
+    RemotingCommand reg = registerFrame();
+    reg.body = increment.toJson();
+    reg.setExt("bodyCrc32", crc32Masked(reg.body));
+    reg.setExt("incremental", QByteArray("true"));
+    QCOMPARE(m_broker.call(reg)->code, 0);
+    const QList<QByteArray> after = m_ns->routeInfoManager().allTopicList();
+    QVERIFY(after.contains("IncrementTopic"));
+    for (const QByteArray &topic : before)
+        QVERIFY2(after.contains(topic), topic.constData());
+    // Without the flag (a full registration) the option drops what the body lacks.
+    increment.topicConfigSerializeWrapper.dataVersion.next();
+    reg.body = increment.toJson();
+    reg.setExt("bodyCrc32", crc32Masked(reg.body));
+    reg.setExt("incremental", QByteArray("false"));
+    QCOMPARE(m_broker.call(reg)->code, 0);
+    QCOMPARE(m_ns->routeInfoManager().allTopicList(), QList<QByteArray> {"IncrementTopic"});
 }
 
 void tst_NamesrvServer::slaveGetsMasterAddresses()

@@ -1,0 +1,98 @@
+#pragma once
+
+// ConfigJournal: an append-only log of changes to one persisted config table (topics.json,
+// subscriptionGroup.json), so that a change costs one small record instead of a rewrite of the
+// whole file. The full file is still written, coalesced (ConfigManager::persist()); the journal
+// only carries the changes made since.
+//
+// Files: "<file>.journal.<generation>" beside the config file. A generation is appended to until
+// rotate() closes it; the next append opens generation + 1. Once a full file that covers every
+// closed generation is durable, removeUpTo() deletes them. Recovery reads the config file, then
+// replays every generation on disk in ascending order. Generations of a previous run are never
+// appended to, so a torn tail stays at the end of its file and is skipped.
+//
+// Record: u32 payload length (big endian), u32 CRC-32 of the payload, payload. Replay stops a file
+// at the first record whose length or CRC does not hold (a torn write at a crash): every record
+// before it is applied, nothing after it.
+//
+// Durability: append() writes the record with write(2) before it returns (it survives a kill -9);
+// sync() makes it durable on disk (fdatasync), as a group commit: one sync covers every record
+// written before it started, so concurrent writers share syncs.
+//
+// Thread-safety: every method may be called from any thread. Callers that need records in the
+// order of their changes (two updates of the same name) serialise change + append themselves.
+
+#include "clientlib/common/result.h"
+#include "clientlib/common/status.h"
+
+#include <QByteArray>
+#include <QByteArrayView>
+#include <QString>
+
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+namespace qrocket::broker {
+
+class ConfigJournal
+{
+public:
+    /// Largest payload accepted (and believed on replay).
+    static constexpr std::uint32_t kMaxPayload = 16 * 1024 * 1024;
+
+    /// `configPath` is the config file the journal belongs to.
+    explicit ConfigJournal(QString configPath);
+    ~ConfigJournal();
+    ConfigJournal(const ConfigJournal &) = delete;
+    ConfigJournal &operator=(const ConfigJournal &) = delete;
+
+    /// Applies the records of every generation on disk, oldest first. A torn or corrupt tail ends
+    /// its file (logged, not an error); an error of `apply` stops the replay and is returned.
+    /// Returns the number of records applied.
+    Result<std::int64_t> replay(const std::function<Status(QByteArrayView payload)> &apply);
+
+    /// Writes one record to the current generation (opening it when none is open). Returns the
+    /// ticket to pass to sync().
+    Result<std::int64_t> append(QByteArrayView payload);
+    /// Returns once every record up to `ticket` is on disk (fdatasync, shared between callers).
+    Status sync(std::int64_t ticket);
+
+    /// Closes the current generation (synced first). Returns the highest generation that is now
+    /// closed: every generation up to it may go once a full file written after this call is
+    /// durable.
+    Result<std::int64_t> rotate();
+    /// Deletes the generation files up to and including `generation`.
+    void removeUpTo(std::int64_t generation);
+
+    /// Records appended since the last rotate() (or since construction).
+    std::int64_t recordsSinceRotate() const;
+    /// Bytes of the generation files on disk (tests, status).
+    qint64 bytesOnDisk() const;
+
+    static QByteArray encodeRecord(QByteArrayView payload);
+
+private:
+    /// (generation, path) of each journal file on disk, in ascending generation order.
+    std::vector<std::pair<std::int64_t, QString>> files() const;
+    Status openNextLocked();
+
+    const QString m_configPath;
+    QString m_dir;
+    QString m_prefix; // "<file name>.journal."
+
+    std::mutex m_syncMutex; // one fdatasync at a time; taken before m_mutex
+    mutable std::mutex m_mutex;
+    int m_fd = -1; // guarded by m_mutex
+    std::int64_t m_generation = 0; // the open (or last closed) generation; guarded by m_mutex
+    bool m_scanned = false; // m_generation initialised from the files on disk; guarded by m_mutex
+    std::int64_t m_written = 0; // bytes appended ever (a ticket); guarded by m_mutex
+    std::int64_t m_synced = 0; // tickets up to this are durable; guarded by m_mutex
+    std::int64_t m_sinceRotate = 0; // guarded by m_mutex
+    std::int64_t m_fileSize = 0; // bytes in the open generation; guarded by m_mutex
+    bool m_poisoned = false; // a failed append left a partial record; guarded by m_mutex
+};
+
+} // namespace qrocket::broker
