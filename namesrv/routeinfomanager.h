@@ -21,6 +21,7 @@
 
 #include <QObject>
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -111,6 +112,10 @@ public:
     QList<BrokerLiveness> brokerLiveness() const;
     bool isBrokerLive(const QByteArray &brokerAddr) const;
     int liveBrokerCount() const;
+    /// REGISTER_BROKER requests handled since start (GET /metrics); any thread.
+    std::uint64_t registrations() const { return m_registrations.load(std::memory_order_relaxed); }
+    /// Topics with a route (GET /metrics).
+    int topicCount() const;
 
 signals:
     void brokerRegistered(const QByteArray &clusterName, const QByteArray &brokerName,
@@ -142,6 +147,7 @@ private:
 
     Clock m_clock;
     bool m_deleteTopicWithBrokerRegistration = false;
+    std::atomic<std::uint64_t> m_registrations {0};
 
     mutable std::shared_mutex m_lock;
     // guarded by m_lock:

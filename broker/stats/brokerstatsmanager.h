@@ -33,6 +33,8 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace qrocket::broker {
 
@@ -75,6 +77,31 @@ public:
     /// GROUP_GET_NUMS of topic@group over the minute window, per second (RocketMQ's
     /// tpsGroupGetNums, the consumeTps of GET_CONSUME_STATS); 0 when the group never got any.
     double groupGetTps(QByteArrayView group, QByteArrayView topic) const;
+
+    /// One key's running totals (since start) and minute-window rates, for GET /metrics.
+    struct KeyFigures
+    {
+        std::string key; // topic, topic@group or queueId@topic@group
+        std::int64_t nums = 0; // messages (put or got)
+        std::int64_t size = 0; // bytes
+        std::int64_t sendBack = 0; // SNDBCK_PUT_NUMS (groups only)
+        double numsTps = 0; // minute window, per second
+        double sizeTps = 0;
+        double avgLatency = 0; // GROUP_GET_LATENCY's minute avgpt, ms (latency keys only)
+    };
+    struct Figures
+    {
+        std::vector<KeyFigures> topics; // TOPIC_PUT_NUMS / _SIZE, by topic
+        std::vector<KeyFigures> groups; // GROUP_GET_NUMS / _SIZE, SNDBCK_PUT_NUMS, by topic@group
+        std::vector<KeyFigures> latency; // GROUP_GET_LATENCY, by queueId@topic@group
+        std::int64_t brokerPut = 0;
+        std::int64_t brokerGet = 0;
+        double brokerPutTps = 0; // BROKER_PUT_NUMS / BROKER_GET_NUMS minute window
+        double brokerGetTps = 0;
+    };
+    /// A snapshot of every item (read locks, then the sample mutex for the rates); the counters
+    /// go on meanwhile.
+    Figures figures() const;
 
 private:
     using Key = std::string_view;
