@@ -44,6 +44,9 @@ std::pair<QByteArray, QByteArray> splitPair(QByteArrayView key)
     return {key.first(at).toByteArray(), key.sliced(at + 1).toByteArray()};
 }
 
+/// Per-queue lag series per kept topic@group pair, on average (the budget is shared).
+constexpr std::size_t kQueueSeriesPerPair = 16;
+
 bool isSystemPair(QByteArrayView topic, QByteArrayView group)
 {
     return topics::isSystemTopic(topic) || SubscriptionGroupManager::isSystemConsumerGroup(group);
@@ -123,7 +126,7 @@ void declareFamilies(MetricsWriter &w)
         "Connections refused or closed by a remoting limit, by reason.");
     w.declare("qrocket_acl_refusals_total", MetricType::Counter, "Requests the ACL refused.");
     w.declare("qrocket_metrics_series_dropped", MetricType::Gauge,
-        "Topics or topic@group pairs left out by metricsSeriesLimit.");
+        "Topics, topic@group pairs or per-queue lag series left out by metricsSeriesLimit.");
 }
 
 } // namespace
@@ -236,6 +239,10 @@ QByteArray BrokerMetrics::collect() const
     const std::set<QByteArray> offsetKeySet(offsetKeys.cbegin(), offsetKeys.cend());
     std::map<QByteArray, std::optional<ConsumerGroupInfo>> groupInfos;
     std::size_t pairsDropped = 0;
+    // Per-queue series: a topic may have 1024 queues (BenchmarkTest), so they have a budget of
+    // their own; a pair whose queues do not fit keeps its sums and loses its per-queue series.
+    std::size_t queueBudget = limit * kQueueSeriesPerPair;
+    std::size_t queuesDropped = 0;
     kept = 0;
     for (const QByteArray &key : pairKeys) {
         if (kept++ >= limit) {
@@ -277,7 +284,12 @@ QByteArray BrokerMetrics::collect() const
                         lag.latencyMs = std::max(lag.latencyMs, now - stored);
                 }
             }
-            for (std::size_t q = 0; q < lag.queueLag.size(); ++q)
+            const bool fits = lag.queueLag.size() <= queueBudget;
+            if (fits)
+                queueBudget -= lag.queueLag.size();
+            else
+                queuesDropped += lag.queueLag.size();
+            for (std::size_t q = 0; fits && q < lag.queueLag.size(); ++q)
                 w.add("qrocket_consumer_queue_lag_messages",
                     {{"group", group}, {"topic", topic}, {"queue", QByteArray::number(q)}},
                     static_cast<double>(lag.queueLag[q]));
@@ -387,6 +399,8 @@ QByteArray BrokerMetrics::collect() const
     w.add(
         "qrocket_metrics_series_dropped", {{"kind", "topic"}}, static_cast<double>(topicsDropped));
     w.add("qrocket_metrics_series_dropped", {{"kind", "group"}}, static_cast<double>(pairsDropped));
+    w.add(
+        "qrocket_metrics_series_dropped", {{"kind", "queue"}}, static_cast<double>(queuesDropped));
     remoting::writeProcessMetrics(w);
     return w.text();
 }

@@ -26,8 +26,9 @@
 // offset (both at least 0).
 //
 // Cardinality: per-topic series for at most metricsSeriesLimit topics and per-group series for
-// at most that many topic@group pairs (the first by name); qrocket_metrics_series_dropped
-// {kind="topic"|"group"} says how many were left out.
+// at most that many topic@group pairs (the first by name), per-queue lag series for at most 16
+// times that many queues (a pair's all or none); qrocket_metrics_series_dropped
+// {kind="topic"|"group"|"queue"} says how many were left out.
 //
 // collect() runs on the metrics thread: every source is thread-safe and locked briefly.
 

@@ -8,8 +8,9 @@
 //   metricsPromExporterPort=5557    metricsPromExporterPort, and on metricsPromExporterHost when
 //   metricsPromExporterHost=        set (else metricsHost). OTLP_GRPC / LOG (1 / 3) are refused.
 //   metricsSeriesLimit=2000       QRocket: per-topic and per-group series are written for at
-//                                 most this many topics and topic@group pairs; the rest are
-//                                 counted in qrocket_metrics_series_dropped
+//                                 most this many topics and topic@group pairs (per-queue lag
+//                                 for 16 times as many queues); the rest are counted in
+//                                 qrocket_metrics_series_dropped
 //
 // metricsPort wins over the RocketMQ 5 keys when both are set. Unlike RocketMQ 5 (all
 // interfaces), an empty host means loopback: every open port is reachable by an attacker, so

@@ -368,8 +368,8 @@ void tst_Metrics::aclNeedsAnAdminAccount()
                  [&](quint16 p) {
                      brokerMetrics = freePort();
                      return brokerConf(p, m_dir.filePath(QStringLiteral("store-acl")).toUtf8(),
-                         "aclEnable=true\naclFilePath=" + rules.toUtf8()
-                             + "\nmetricsPort=" + QByteArray::number(brokerMetrics) + "\n");
+                         "aclEnable=true\naclFilePath=" + rules.toUtf8() + "\nmetricsPort="
+                             + QByteArray::number(brokerMetrics) + "\nmetricsSeriesLimit=1\n");
                  }),
         qPrintable(broker.error()));
     QVERIFY(waitForPort(nsMetrics, 10000));
@@ -387,6 +387,18 @@ void tst_Metrics::aclNeedsAnAdminAccount()
         const std::optional<Exposition> e = parseExposition(admin.body, &error);
         QVERIFY2(e, qPrintable(error));
         QVERIFY(e->value("qrocket_acl_refusals_total"));
+        if (port != brokerMetrics)
+            continue;
+        // metricsSeriesLimit=1: one topic's series, the other system topics counted as left out.
+        QSet<QByteArray> topics;
+        for (const char *family : {"rocketmq_producer_offset", "rocketmq_topic_retry_offset",
+                 "rocketmq_topic_dlq_offset", "rocketmq_messages_in_total"})
+            for (const ExpositionSample &s : e->find(family))
+                topics.insert(s.labels.value("topic", s.labels.value("group")));
+        QCOMPARE(topics.size(), 1);
+        const double dropped
+            = e->value("qrocket_metrics_series_dropped", {{"kind", "topic"}}).value_or(0);
+        QVERIFY2(dropped >= 5, qPrintable(QString::number(dropped))); // the system topics
     }
     QCOMPARE(broker.stop(), 0);
     QCOMPARE(ns.stop(), 0);
