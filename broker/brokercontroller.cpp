@@ -538,7 +538,12 @@ Status BrokerController::startMetrics()
     const remoting::MetricsSettings &settings = m_config.metrics;
     if (!settings.enabled())
         return {};
-    m_metrics = std::make_unique<BrokerMetrics>(m_ctx, settings.metricsSeriesLimit);
+    BrokerMetrics::Sources sources;
+    // RocketMQ 5's processor names for rocketmq_processor_watermark.
+    sources.executors = {{"send", m_sendPool.get()}, {"pull", m_pullPool.get()},
+        {"client_manager", m_clientPool.get()}, {"admin", m_adminPool.get()}};
+    sources.pop = m_pop.get();
+    m_metrics = std::make_unique<BrokerMetrics>(m_ctx, settings.metricsSeriesLimit, sources);
     remoting::MetricsHttpServer::Options options;
     options.host = settings.host();
     options.port = settings.port();

@@ -2,14 +2,18 @@
 
 #include "broker/common/brokercontext.h"
 #include "broker/config/brokerconfig.h"
+#include "broker/ha/haservice.h"
+#include "broker/longpolling/pullrequestholdservice.h"
 #include "broker/managers/brokerstats.h"
 #include "broker/managers/consumermanager.h"
 #include "broker/managers/consumeroffsetmanager.h"
 #include "broker/managers/subscriptiongroupmanager.h"
 #include "broker/managers/topicconfigmanager.h"
 #include "broker/managers/topicvalidator.h"
+#include "broker/pop/popservice.h"
 #include "broker/stats/brokerstatsmanager.h"
 #include "clientlib/acl/aclguard.h"
+#include "clientlib/remoting/executor.h"
 #include "clientlib/remoting/metricswriter.h"
 #include "clientlib/remoting/remotingserver.h"
 #include "storage/messagestore.h"
@@ -125,18 +129,31 @@ void declareFamilies(MetricsWriter &w)
     w.declare("qrocket_remoting_refused_total", MetricType::Counter,
         "Connections refused or closed by a remoting limit, by reason.");
     w.declare("qrocket_acl_refusals_total", MetricType::Counter, "Requests the ACL refused.");
+    w.declare("rocketmq_processor_watermark", MetricType::Gauge,
+        "Requests waiting in each processor's queue.");
+    w.declare("qrocket_held_pulls", MetricType::Gauge,
+        "Pull requests held by long polling, waiting for messages.");
+    w.declare("qrocket_pop_inflight_messages", MetricType::Gauge,
+        "POP messages handed out and not acknowledged or revived yet (all groups).");
+    w.declare("qrocket_pop_checkpoints", MetricType::Gauge,
+        "POP checkpoints not settled durably yet (the revive backlog).");
+    w.declare("qrocket_ha_connections", MetricType::Gauge, "Slaves connected to this master.");
+    w.declare("qrocket_ha_slave_lag_bytes", MetricType::Gauge,
+        "Commit-log bytes a slave has not acknowledged yet.");
     w.declare("qrocket_metrics_series_dropped", MetricType::Gauge,
         "Topics, topic@group pairs or per-queue lag series left out by metricsSeriesLimit.");
 }
 
 } // namespace
 
-BrokerMetrics::BrokerMetrics(BrokerContext &ctx, int seriesLimit, std::function<std::int64_t()> now)
+BrokerMetrics::BrokerMetrics(
+    BrokerContext &ctx, int seriesLimit, Sources sources, std::function<std::int64_t()> now)
     : m_ctx(ctx)
     , m_seriesLimit(seriesLimit)
     , m_cluster(ctx.config ? ctx.config->brokerClusterName.toUtf8() : QByteArray())
     , m_broker(ctx.config ? ctx.config->brokerName.toUtf8() : QByteArray())
     , m_brokerIp(ctx.config ? ctx.config->brokerIP1.toUtf8() : QByteArray())
+    , m_sources(std::move(sources))
     , m_now(
           now ? std::move(now) : std::function<std::int64_t()>(&QDateTime::currentMSecsSinceEpoch))
 { }
@@ -396,6 +413,24 @@ QByteArray BrokerMetrics::collect() const
     }
     if (m_ctx.acl)
         w.add("qrocket_acl_refusals_total", {}, static_cast<double>(m_ctx.acl->refusals()));
+    for (const auto &[processor, executor] : m_sources.executors)
+        w.add("rocketmq_processor_watermark",
+            {{"cluster", cluster}, {"node_type", "broker"}, {"node_id", broker},
+                {"processor", processor}},
+            static_cast<double>(executor->queuedTasks()));
+    if (m_ctx.pullHold)
+        w.add("qrocket_held_pulls", {}, m_ctx.pullHold->heldCount());
+    if (m_sources.pop) {
+        w.add("qrocket_pop_inflight_messages", {},
+            static_cast<double>(m_sources.pop->inFlightCount()));
+        w.add("qrocket_pop_checkpoints", {}, static_cast<double>(m_sources.pop->checkPointCount()));
+    }
+    if (m_ctx.haService) {
+        w.add("qrocket_ha_connections", {}, m_ctx.haService->connectionCount());
+        for (const ha::HAService::SlaveState &slave : m_ctx.haService->slaves())
+            w.add("qrocket_ha_slave_lag_bytes", {{"slave", slave.address}},
+                static_cast<double>(slave.lag));
+    }
     w.add(
         "qrocket_metrics_series_dropped", {{"kind", "topic"}}, static_cast<double>(topicsDropped));
     w.add("qrocket_metrics_series_dropped", {{"kind", "group"}}, static_cast<double>(pairsDropped));

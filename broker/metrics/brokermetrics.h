@@ -16,9 +16,10 @@
 //   rocketmq_throughput_out_total, rocketmq_consumer_lag_messages, rocketmq_consumer_lag_latency,
 //   rocketmq_send_to_dlq_messages_total, rocketmq_storage_flush_behind_bytes,
 //   rocketmq_storage_dispatch_behind_bytes, rocketmq_topic_number,
-//   rocketmq_consumer_group_number.
+//   rocketmq_consumer_group_number, rocketmq_processor_watermark{processor}.
 // - QRocket's own (qrocket_*): per-queue consumer lag, commit-log offsets, disk ratios,
-//   connections, remoting-limit and ACL refusals, store totals; process_resident_memory_bytes.
+//   connections, remoting-limit and ACL refusals, store totals, held pulls, POP in-flight and
+//   checkpoint counts, HA slaves' lag; process_resident_memory_bytes.
 //
 // Lag is what GET_CONSUME_STATS (qrocket-admin consumerProgress) answers at the same moment:
 // for each topic@group with committed offsets whose topic exists (an online group that no
@@ -36,16 +37,34 @@
 
 #include <cstdint>
 #include <functional>
+#include <utility>
+#include <vector>
+
+namespace qrocket::remoting {
+class ThreadPoolExecutor;
+}
 
 namespace qrocket::broker {
 
 struct BrokerContext;
+namespace pop {
+class PopService;
+}
 
 class BrokerMetrics
 {
 public:
+    /// What the context does not hold: the request executors by RocketMQ 5's processor name
+    /// ("send", "pull", ...) and the POP service. Each outlives the metrics server.
+    struct Sources
+    {
+        std::vector<std::pair<QByteArray, const remoting::ThreadPoolExecutor *>> executors;
+        const pop::PopService *pop = nullptr;
+    };
+
     /// `now`: ms since the epoch (null: the system clock).
-    BrokerMetrics(BrokerContext &ctx, int seriesLimit, std::function<std::int64_t()> now = {});
+    BrokerMetrics(BrokerContext &ctx, int seriesLimit, Sources sources,
+        std::function<std::int64_t()> now = {});
     QByteArray collect() const;
 
 private:
@@ -55,6 +74,7 @@ private:
     const QByteArray m_cluster;
     const QByteArray m_broker;
     const QByteArray m_brokerIp;
+    const Sources m_sources;
     std::function<std::int64_t()> m_now;
 };
 

@@ -172,7 +172,9 @@ void tst_Metrics::bothAnswersAreStrictExposition()
             {"qrocket_consumer_queue_lag_messages", "gauge"},
             {"qrocket_commitlog_max_offset_bytes", "gauge"}, {"qrocket_connections", "gauge"},
             {"qrocket_remoting_refused_total", "counter"},
-            {"qrocket_metrics_series_dropped", "gauge"}})
+            {"qrocket_metrics_series_dropped", "gauge"}, {"rocketmq_processor_watermark", "gauge"},
+            {"qrocket_held_pulls", "gauge"}, {"qrocket_pop_inflight_messages", "gauge"},
+            {"qrocket_ha_connections", "gauge"}})
         QCOMPARE(b->types.value(family), QByteArray(type));
     QVERIFY(b->value("rocketmq_broker_tps",
         {{"cluster", "DefaultCluster"}, {"broker", "broker-metrics"}, {"brokerIP", "127.0.0.1"}}));
