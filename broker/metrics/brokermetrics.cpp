@@ -21,6 +21,7 @@
 #include <QDateTime>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <optional>
 #include <set>
@@ -129,6 +130,8 @@ void declareFamilies(MetricsWriter &w)
     w.declare("qrocket_remoting_refused_total", MetricType::Counter,
         "Connections refused or closed by a remoting limit, by reason.");
     w.declare("qrocket_acl_refusals_total", MetricType::Counter, "Requests the ACL refused.");
+    w.declare("qrocket_send_latency_seconds", MetricType::Histogram,
+        "SEND puts from the store call to completion (flush or replica wait included), by result.");
     w.declare("rocketmq_processor_watermark", MetricType::Gauge,
         "Requests waiting in each processor's queue.");
     w.declare("qrocket_held_pulls", MetricType::Gauge,
@@ -413,6 +416,21 @@ QByteArray BrokerMetrics::collect() const
     }
     if (m_ctx.acl)
         w.add("qrocket_acl_refusals_total", {}, static_cast<double>(m_ctx.acl->refusals()));
+    if (m_ctx.statsManager) {
+        std::array<double, stats::kLatencyBoundsMicros.size()> bounds {};
+        for (std::size_t i = 0; i < bounds.size(); ++i)
+            bounds[i] = static_cast<double>(stats::kLatencyBoundsMicros[i]) / 1e6;
+        for (std::size_t status = 0; status < BrokerStatsManager::kPutResults; ++status) {
+            const BrokerStatsManager::PutLatency::Snapshot h
+                = m_ctx.statsManager->putLatency(status);
+            if (h.count() == 0)
+                continue;
+            w.addHistogram("qrocket_send_latency_seconds",
+                {{"result",
+                    storage::putMessageStatusName(static_cast<storage::PutMessageStatus>(status))}},
+                bounds, h.counts, static_cast<double>(h.sumMicros) / 1e6);
+        }
+    }
     for (const auto &[processor, executor] : m_sources.executors)
         w.add("rocketmq_processor_watermark",
             {{"cluster", cluster}, {"node_type", "broker"}, {"node_id", broker},

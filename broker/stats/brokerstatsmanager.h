@@ -23,6 +23,7 @@
 // topic), or else a read-locked hash lookup. tick(), setClock() and statsData() are serialised
 // by one mutex, which the counters never take.
 
+#include "broker/stats/latencyhistogram.h"
 #include "broker/stats/statsitem.h"
 
 #include <QByteArray>
@@ -66,6 +67,21 @@ public:
     /// enableScheduleMessageStats): GROUP_GET_NUMS/SIZE of SCHEDULE_TOPIC_XXXX@SCHEDULE_CONSUMER,
     /// then onPut(topic).
     void onScheduleDelivered(QByteArrayView topic, int msgNum, std::int64_t bytes);
+
+    /// Put results the send latency is kept for (storage::PutMessageStatus's values).
+    static constexpr std::size_t kPutResults = 10;
+    using PutLatency = stats::LatencyHistogram<kPutResults>;
+    /// One SEND's put, from the store call to its completion (the append, and the flush or
+    /// replica wait when the sender waits for them), by PutMessageStatus: two relaxed atomic
+    /// adds, no lock, no allocation.
+    void onPutLatency(std::size_t putStatus, std::int64_t micros) noexcept
+    {
+        m_putLatency.record(putStatus, micros);
+    }
+    PutLatency::Snapshot putLatency(std::size_t putStatus) const
+    {
+        return m_putLatency.snapshot(putStatus);
+    }
 
     /// Samples every window whose time has come.
     void tick();
@@ -116,6 +132,7 @@ private:
     stats::StatsTable<1> m_latency; // key: queueId@topic@group
     stats::StatsItem m_brokerPut; // key: m_clusterName
     stats::StatsItem m_brokerGet; // key: m_clusterName
+    PutLatency m_putLatency;
 
     mutable std::mutex m_sampleMutex; // guards the items' windows, m_clock, m_due
     Clock m_clock;

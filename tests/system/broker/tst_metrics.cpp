@@ -219,6 +219,9 @@ void tst_Metrics::putCounterGrowsByWhatWasSent()
     const QMap<QByteArray, QByteArray> topic {{"topic", kTopic}};
     const double inBefore = before->value("rocketmq_messages_in_total", topic).value_or(0);
     const double storeBefore = before->value("qrocket_store_put_messages_total").value_or(-1);
+    const QMap<QByteArray, QByteArray> putOk {{"result", "PUT_OK"}};
+    const double latencyBefore
+        = before->value("qrocket_send_latency_seconds_count", putOk).value_or(0);
     QVERIFY(storeBefore >= 0);
 
     client::ProducerOptions po;
@@ -240,6 +243,13 @@ void tst_Metrics::putCounterGrowsByWhatWasSent()
     QCOMPARE(
         after->value("qrocket_store_put_messages_total").value_or(-1) - storeBefore, double(kSent));
     QVERIFY(after->value("rocketmq_throughput_in_total", topic).value_or(0) > 0);
+    // Each send's put is in the latency histogram once, in a bucket that counts it.
+    QCOMPARE(after->value("qrocket_send_latency_seconds_count", putOk).value_or(-1) - latencyBefore,
+        double(kSent));
+    QCOMPARE(
+        after->value("qrocket_send_latency_seconds_bucket", {{"result", "PUT_OK"}, {"le", "+Inf"}}),
+        after->value("qrocket_send_latency_seconds_count", putOk));
+    QCOMPARE(after->types.value("qrocket_send_latency_seconds"), QByteArray("histogram"));
     // The exporter's topic offset: the queues' max offsets summed, once the reput thread has
     // dispatched the messages to their consume queues.
     QTRY_COMPARE_WITH_TIMEOUT(
