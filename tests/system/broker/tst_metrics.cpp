@@ -322,6 +322,13 @@ void tst_Metrics::queueLagEqualsConsumeStats()
     QVERIFY(e->value("rocketmq_messages_out_total", {{"consumer_group", kGroup}, {"topic", kTopic}})
                 .value_or(0)
         >= 5);
+    // Every series apache/rocketmq-exporter's rocketmq_exporter_overview.json dashboard queries
+    // has samples once something was sent and consumed.
+    for (const char *family : {"rocketmq_broker_tps", "rocketmq_broker_qps",
+             "rocketmq_consumer_offset", "rocketmq_consumer_message_size",
+             "rocketmq_producer_offset", "rocketmq_consumer_tps", "rocketmq_producer_message_size",
+             "rocketmq_producer_tps", "rocketmq_group_get_latency_by_storetime"})
+        QVERIFY2(!e->find(family).isEmpty(), family);
 }
 
 void tst_Metrics::unknownPathsAndMethods()
