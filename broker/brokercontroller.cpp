@@ -16,6 +16,7 @@
 #include "broker/managers/producermanager.h"
 #include "broker/managers/subscriptiongroupmanager.h"
 #include "broker/managers/topicconfigmanager.h"
+#include "broker/metrics/brokermetrics.h"
 #include "broker/namesrvregistrar.h"
 #include "broker/pop/popprocessor.h"
 #include "broker/pop/popservice.h"
@@ -35,7 +36,9 @@
 #include "broker/transaction/endtransactionprocessor.h"
 #include "broker/transaction/transactionalmessageservice.h"
 #include "clientlib/acl/aclguard.h"
+#include "clientlib/acl/adminauth.h"
 #include "clientlib/common/tsanannotations.h"
+#include "clientlib/remoting/metricshttpserver.h"
 #include "clientlib/remoting/remotingserver.h"
 #include "storage/messagestore.h"
 
@@ -339,6 +342,8 @@ Status BrokerController::start()
     if (m_config.isMaster())
         if (Status st = m_pop->recover(); !st)
             return st;
+    if (Status st = startMetrics(); !st)
+        return st;
     if (Status st = m_server->start(); !st)
         return Status::ioError(
             QStringLiteral("cannot serve port %1: %2").arg(m_config.listenPort).arg(st.message()));
@@ -509,6 +514,8 @@ void BrokerController::shutdown()
     if (m_started)
         m_registrar->unregisterBrokerAll(3000);
     m_registrar->shutdown();
+    if (m_metricsServer)
+        m_metricsServer->stop(); // before what a scrape reads goes away
     m_server->stop();
     m_fastServer->stop();
     if (m_acl)
@@ -535,6 +542,43 @@ void BrokerController::shutdown()
 quint16 BrokerController::listenPort() const
 {
     return m_server ? m_server->serverPort() : 0;
+}
+
+Status BrokerController::startMetrics()
+{
+    const remoting::MetricsSettings &settings = m_config.metrics;
+    if (!settings.enabled())
+        return {};
+    BrokerMetrics::Sources sources;
+    // RocketMQ 5's processor names for rocketmq_processor_watermark.
+    sources.executors = {{"send", m_sendPool.get()}, {"pull", m_pullPool.get()},
+        {"client_manager", m_clientPool.get()}, {"admin", m_adminPool.get()}};
+    sources.pop = m_pop.get();
+    m_metrics = std::make_unique<BrokerMetrics>(m_ctx, settings.metricsSeriesLimit, sources);
+    remoting::MetricsHttpServer::Options options;
+    options.host = settings.host();
+    options.port = settings.port();
+    // With the ACL on, a scrape needs an admin account's accessKey/secretKey (basic auth).
+    if (m_acl)
+        options.authenticate = [acl = m_acl](QByteArrayView user, QByteArrayView secret) {
+            return qrocket::acl::isAdminCredential(*acl, user, secret);
+        };
+    m_metricsServer = std::make_unique<remoting::MetricsHttpServer>(
+        std::move(options), [metrics = m_metrics.get()] { return metrics->collect(); });
+    if (Status st = m_metricsServer->start(); !st)
+        return st;
+    qCInfo(lcBroker).noquote() << QStringLiteral("metrics at http://%1:%2/metrics%3")
+                                      .arg(settings.host().toString())
+                                      .arg(m_metricsServer->port())
+                                      .arg(m_acl ? QStringLiteral(
+                                               " (basic auth: an ACL admin account)")
+                                                 : QString());
+    return {};
+}
+
+quint16 BrokerController::metricsPort() const
+{
+    return m_metricsServer ? m_metricsServer->port() : 0;
 }
 
 quint16 BrokerController::haListenPort() const

@@ -42,6 +42,7 @@ class MessageStore;
 }
 
 namespace qrocket::remoting {
+class MetricsHttpServer;
 class RemotingServer;
 class ThreadPoolExecutor;
 } // namespace qrocket::remoting
@@ -63,6 +64,7 @@ class RequestModeManager;
 } // namespace pop
 
 class BrokerConfiguration;
+class BrokerMetrics;
 class BrokerStats;
 class BrokerStatsManager;
 class ConsumerManager;
@@ -106,6 +108,8 @@ public:
     quint16 fastListenPort() const;
     /// The HA port a master listens on once started (0 on a slave).
     quint16 haListenPort() const;
+    /// The port of GET /metrics once started (metricsPort / metricsExporterType=PROM), else 0.
+    quint16 metricsPort() const;
     /// The master's HA server, or null (a slave).
     ha::HAService *haService() { return m_haService.get(); }
     /// The slave's HA client, or null (a master).
@@ -136,6 +140,7 @@ public:
 private:
     Status loadManagers();
     Status startAuthStore();
+    Status startMetrics();
     void createProcessors();
     void onChannelClosed(quint64 channelId);
     void scanClients();
@@ -180,6 +185,8 @@ private:
     std::unique_ptr<AuthStore> m_authStore; // aclEnable only
     std::unique_ptr<remoting::RemotingServer> m_server;
     std::unique_ptr<remoting::RemotingServer> m_fastServer;
+    std::unique_ptr<BrokerMetrics> m_metrics; // GET /metrics, when enabled
+    std::unique_ptr<remoting::MetricsHttpServer> m_metricsServer;
 
     QTimer m_registerTimer;
     QTimer m_offsetTimer;

@@ -57,6 +57,7 @@ NamesrvConfig &NamesrvConfig::operator=(const NamesrvConfig &other)
     kvConfigMaxValueBytes = other.kvConfigMaxValueBytes;
     kvConfigMaxTotalBytes = other.kvConfigMaxTotalBytes;
     tls = other.tls;
+    metrics = other.metrics;
     m_schema = ConfigSchema();
     bind();
     return *this;
@@ -93,6 +94,7 @@ void NamesrvConfig::bind()
     m_schema.add("kvConfigMaxValueBytes", &kvConfigMaxValueBytes);
     m_schema.add("kvConfigMaxTotalBytes", &kvConfigMaxTotalBytes);
     tls.bind(m_schema);
+    metrics.bind(m_schema);
 }
 
 Status NamesrvConfig::validate() const
@@ -101,6 +103,8 @@ Status NamesrvConfig::validate() const
         return Status::invalidArgument(QStringLiteral("%1: %2").arg(QLatin1String(key), why));
     };
     if (Status st = tls.validate(); !st)
+        return st;
+    if (Status st = metrics.validate(); !st)
         return st;
     if (listenPort < 0 || listenPort > 65535)
         return bad("listenPort", QStringLiteral("%1 is not a port (0-65535)").arg(listenPort));

@@ -8,6 +8,7 @@
 // remoting threads).
 
 #include "clientlib/common/properties.h"
+#include "clientlib/remoting/metricssettings.h"
 #include "clientlib/remoting/tlssettings.h"
 
 #include <QString>
@@ -60,6 +61,9 @@ public:
     /// tls.server.mode, tls.server.certPath, ... and tls.config.file (RocketMQ's names;
     /// clientlib/remoting/tlssettings.h). Never changed by UPDATE_NAMESRV_CONFIG.
     remoting::TlsSettings tls;
+    /// GET /metrics (clientlib/remoting/metricssettings.h): metricsPort, metricsHost,
+    /// metricsExporterType=PROM + metricsPromExporterPort/Host. Off by default.
+    remoting::MetricsSettings metrics;
     // KV store caps (PUT_KV_CONFIG over them is refused, nothing stored); 0 disables one.
     int kvConfigMaxNamespaces = 64;
     int kvConfigMaxEntries = 10000; // per namespace

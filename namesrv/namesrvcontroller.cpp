@@ -1,11 +1,14 @@
 #include "namesrv/namesrvcontroller.h"
 
 #include "clientlib/acl/aclguard.h"
+#include "clientlib/acl/adminauth.h"
 #include "clientlib/remoting/executor.h"
+#include "clientlib/remoting/metricshttpserver.h"
 #include "clientlib/remoting/remotingserver.h"
 #include "namesrv/defaultrequestprocessor.h"
 #include "namesrv/kvconfigmanager.h"
 #include "namesrv/logging.h"
+#include "namesrv/namesrvmetrics.h"
 #include "namesrv/routeinfomanager.h"
 
 #include <chrono>
@@ -90,6 +93,27 @@ Status NamesrvController::start()
                 .arg(config.listenPort)
                 .arg(st.message()));
     }
+    if (config.metrics.enabled()) {
+        remoting::MetricsHttpServer::Options options;
+        options.host = config.metrics.host();
+        options.port = config.metrics.port();
+        // With the ACL on, a scrape needs an admin account's accessKey/secretKey (basic auth).
+        if (m_acl)
+            options.authenticate = [acl = m_acl](QByteArrayView user, QByteArrayView secret) {
+                return acl::isAdminCredential(*acl, user, secret);
+            };
+        m_metrics = std::make_unique<remoting::MetricsHttpServer>(std::move(options),
+            [routes = m_routes.get(), server = m_server.get(), acl = m_acl.get()] {
+                return collectNamesrvMetrics(*routes, server, acl);
+            });
+        if (Status st = m_metrics->start(); !st.isOk()) {
+            m_server->stop();
+            return st;
+        }
+        qCInfo(lcNamesrv).noquote() << QStringLiteral("metrics at http://%1:%2/metrics")
+                                           .arg(config.metrics.host().toString())
+                                           .arg(m_metrics->port());
+    }
     m_scanTimer.start(std::chrono::milliseconds(config.scanNotActiveBrokerDelay));
     qCInfo(lcNamesrv).noquote() << "name server listening on" << config.listenAddress << "port"
                                 << m_server->serverPort() << "; broker scan every"
@@ -101,6 +125,8 @@ Status NamesrvController::start()
 void NamesrvController::shutdown()
 {
     m_scanTimer.stop();
+    if (m_metrics)
+        m_metrics->stop();
     if (m_server && m_server->isRunning()) {
         m_server->stop();
         qCInfo(lcNamesrv) << "name server stopped";
@@ -109,6 +135,11 @@ void NamesrvController::shutdown()
         m_writer->shutdown();
     if (m_acl)
         m_acl->stop();
+}
+
+quint16 NamesrvController::metricsPort() const
+{
+    return m_metrics ? m_metrics->port() : 0;
 }
 
 quint16 NamesrvController::serverPort() const

@@ -24,6 +24,7 @@
 #include <memory>
 
 namespace qrocket::remoting {
+class MetricsHttpServer;
 class RemotingServer;
 class ThreadPoolExecutor;
 } // namespace qrocket::remoting
@@ -52,6 +53,8 @@ public:
 
     /// The bound port once started (the configured one, or the chosen one for listenPort=0).
     quint16 serverPort() const;
+    /// The port of GET /metrics once started (metricsPort / metricsExporterType=PROM), else 0.
+    quint16 metricsPort() const;
     RouteInfoManager &routeInfoManager() { return *m_routes; }
     KvConfigManager &kvConfigManager() { return *m_kv; }
     NamesrvConfigStore &configStore() { return m_config; }
@@ -68,6 +71,7 @@ private:
     std::shared_ptr<remoting::ThreadPoolExecutor> m_writer;
     std::shared_ptr<acl::AclGuard> m_acl; // aclEnable only
     std::unique_ptr<remoting::RemotingServer> m_server;
+    std::unique_ptr<remoting::MetricsHttpServer> m_metrics; // when enabled
     QTimer m_scanTimer;
     bool m_initialized = false;
 };

@@ -48,6 +48,7 @@ RegisterBrokerResult RouteInfoManager::registerBroker(const QByteArray &clusterN
     const QByteArray &haServerAddr, const RegisterBrokerBody &body,
     const remoting::ChannelPtr &channel, bool incremental)
 {
+    m_registrations.fetch_add(1, std::memory_order_relaxed);
     RegisterBrokerResult result;
     bool newLive = false;
     const TopicConfigSerializeWrapper &wrapper = body.topicConfigSerializeWrapper;
@@ -529,6 +530,12 @@ int RouteInfoManager::liveBrokerCount() const
 {
     std::shared_lock locker(m_lock);
     return static_cast<int>(m_brokerLiveTable.size());
+}
+
+int RouteInfoManager::topicCount() const
+{
+    std::shared_lock lock(m_lock);
+    return static_cast<int>(m_topicQueueTable.size());
 }
 
 } // namespace qrocket::namesrv

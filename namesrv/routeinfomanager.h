@@ -21,6 +21,7 @@
 
 #include <QObject>
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -116,6 +117,10 @@ public:
     QList<BrokerLiveness> brokerLiveness() const;
     bool isBrokerLive(const QByteArray &brokerAddr) const;
     int liveBrokerCount() const;
+    /// REGISTER_BROKER requests handled since start (GET /metrics); any thread.
+    std::uint64_t registrations() const { return m_registrations.load(std::memory_order_relaxed); }
+    /// Topics with a route (GET /metrics).
+    int topicCount() const;
 
 signals:
     void brokerRegistered(const QByteArray &clusterName, const QByteArray &brokerName,
@@ -147,6 +152,7 @@ private:
 
     Clock m_clock;
     bool m_deleteTopicWithBrokerRegistration = false;
+    std::atomic<std::uint64_t> m_registrations {0};
 
     mutable std::shared_mutex m_lock;
     // guarded by m_lock:

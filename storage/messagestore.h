@@ -147,6 +147,9 @@ public:
     GroupTransferService *groupTransfer() const { return m_transfer.get(); }
 
     StoreStats stats() const;
+    /// The same figures without the rates (putTps, getFoundTps stay 0) and without moving the
+    /// rates' baseline: what a reader other than the once-a-second sampler (GET /metrics) takes.
+    StoreStats statsSnapshot() const;
     std::int64_t dispatchBehindBytes() const;
     /// The commit-log offset below which every record has been dispatched (consume queues,
     /// index, arrival listener).

@@ -311,22 +311,26 @@ bool MessageStore::waitForDispatch(int timeoutMs) const
 
 StoreStats MessageStore::stats() const
 {
+    StoreStats s = statsSnapshot();
+    std::lock_guard lock(m_statsMutex);
+    const std::int64_t t = m_clock();
+    if (m_lastStatsTime > 0 && t > m_lastStatsTime) {
+        const double secs = static_cast<double>(t - m_lastStatsTime) / 1000.0;
+        s.putTps = static_cast<double>(s.putMessageTotal - m_lastPutCount) / secs;
+        s.getFoundTps = static_cast<double>(s.getMessageTotal - m_lastGetCount) / secs;
+    }
+    m_lastStatsTime = t;
+    m_lastPutCount = s.putMessageTotal;
+    m_lastGetCount = s.getMessageTotal;
+    return s;
+}
+
+StoreStats MessageStore::statsSnapshot() const
+{
     StoreStats s;
     s.putMessageTotal = m_putCount.load();
     s.putBytesTotal = m_putBytes.load();
     s.getMessageTotal = m_getCount.load();
-    {
-        std::lock_guard lock(m_statsMutex);
-        const std::int64_t t = m_clock();
-        if (m_lastStatsTime > 0 && t > m_lastStatsTime) {
-            const double secs = static_cast<double>(t - m_lastStatsTime) / 1000.0;
-            s.putTps = static_cast<double>(s.putMessageTotal - m_lastPutCount) / secs;
-            s.getFoundTps = static_cast<double>(s.getMessageTotal - m_lastGetCount) / secs;
-        }
-        m_lastStatsTime = t;
-        m_lastPutCount = s.putMessageTotal;
-        m_lastGetCount = s.getMessageTotal;
-    }
     s.commitLogMinOffset = m_commitLog.minOffset();
     s.commitLogMaxOffset = m_commitLog.maxOffset();
     s.dispatchBehindBytes = dispatchBehindBytes();

@@ -151,6 +151,7 @@ void BrokerConfig::bind(ConfigSchema &s, bool withSharedStoreKeys)
     s.add("aclEnable", &aclEnable, true);
     s.add("aclFilePath", &aclFilePath);
     tls.bind(s);
+    metrics.bind(s);
     s.add("innerAccessKey", &innerAccessKey);
     s.add("innerSecretKey", &innerSecretKey);
     s.add("configBlackList", &configBlackList);
@@ -177,6 +178,8 @@ Status BrokerConfig::validate()
 {
     auto bad = [](const QString &msg) { return Status::invalidArgument(msg); };
     if (Status st = tls.validate(); !st)
+        return st;
+    if (Status st = metrics.validate(); !st)
         return st;
     if (brokerRole == QLatin1String("ASYNC_MASTER"))
         m_role = BrokerRole::AsyncMaster;

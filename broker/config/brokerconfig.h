@@ -11,6 +11,7 @@
 
 #include "clientlib/common/properties.h"
 #include "clientlib/common/status.h"
+#include "clientlib/remoting/metricssettings.h"
 #include "clientlib/remoting/tlssettings.h"
 
 #include <QByteArray>
@@ -134,6 +135,9 @@ struct BrokerConfig
     /// fast ports, tls.enable and tls.client.* for the broker's own connections (name servers,
     /// a slave's master), tls.config.file.
     remoting::TlsSettings tls;
+    /// GET /metrics (clientlib/remoting/metricssettings.h): metricsPort, metricsHost,
+    /// metricsExporterType=PROM + metricsPromExporterPort/Host, metricsSeriesLimit. Off by default.
+    remoting::MetricsSettings metrics;
     int sendMessageThreadPoolNums = 4;
     int pullMessageThreadPoolNums = 4;
     int adminBrokerThreadPoolNums = 2;

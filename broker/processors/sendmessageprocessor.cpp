@@ -21,6 +21,7 @@
 #include <QDateTime>
 
 #include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <random>
 
@@ -76,10 +77,19 @@ bool statusHasResult(PutMessageStatus s)
 
 /// RocketMQ's send statistics for a put that stored (sendOK): the topic it went to (the
 /// schedule topic for a delayed message), the messages of a batch and its bytes as one call.
-void countPut(BrokerContext &ctx, const QByteArray &topic, const PutMessageResult &r)
+void countPut(BrokerContext &ctx, const QByteArray &topic, const PutMessageResult &r,
+    std::chrono::steady_clock::time_point started)
 {
-    if (ctx.statsManager && statusHasResult(r.status))
+    if (!ctx.statsManager)
+        return;
+    if (statusHasResult(r.status))
         ctx.statsManager->onPut(topic, r.msgNum, r.wroteBytes);
+    static_assert(
+        std::size_t(PutMessageStatus::UnknownError) + 1 == BrokerStatsManager::kPutResults);
+    ctx.statsManager->onPutLatency(static_cast<std::size_t>(r.status),
+        std::chrono::duration_cast<std::chrono::microseconds>(
+            std::chrono::steady_clock::now() - started)
+            .count());
 }
 
 constexpr qsizetype kDecimalMax = 20; // "-9223372036854775808"
@@ -382,8 +392,9 @@ void SendMessageProcessor::sendOne(const remoting::ChannelPtr &channel,
     const int replyQueueId = header.queueId; // the requested queue, even for delayed messages
     m_ctx.store->putMessage(msg,
         [respond = std::move(respond), ctx = &m_ctx, replyQueueId, topic = msg.topic,
-            recallHandle = std::move(recallHandle)](const PutMessageResult &r) mutable {
-            countPut(*ctx, topic, r);
+            recallHandle = std::move(recallHandle),
+            started = std::chrono::steady_clock::now()](const PutMessageResult &r) mutable {
+            countPut(*ctx, topic, r, started);
             respond(sendReply(r, replyQueueId, *ctx, std::move(recallHandle)));
         });
 }
@@ -445,9 +456,9 @@ void SendMessageProcessor::sendBatch(const remoting::ChannelPtr &channel,
     }
     const int replyQueueId = header.queueId;
     m_ctx.store->putMessages(msgs,
-        [respond = std::move(respond), ctx = &m_ctx, replyQueueId, topic = msgs.front().topic](
-            const PutMessageResult &r) {
-            countPut(*ctx, topic, r);
+        [respond = std::move(respond), ctx = &m_ctx, replyQueueId, topic = msgs.front().topic,
+            started = std::chrono::steady_clock::now()](const PutMessageResult &r) {
+            countPut(*ctx, topic, r, started);
             respond(sendReply(r, replyQueueId, *ctx));
         });
 }

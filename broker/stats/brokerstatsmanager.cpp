@@ -191,4 +191,42 @@ double BrokerStatsManager::groupGetTps(QByteArrayView group, QByteArrayView topi
     return (*items)[GroupGetNums].snapshot(Window::Minute).tps;
 }
 
+BrokerStatsManager::Figures BrokerStatsManager::figures() const
+{
+    Figures out;
+    std::lock_guard lock(m_sampleMutex);
+    m_topics.forEachKeyed([&](const std::string &key, const auto &items) {
+        if (!items[TopicPutNums].used())
+            return;
+        KeyFigures f;
+        f.key = key;
+        f.nums = items[TopicPutNums].value();
+        f.size = items[TopicPutSize].value();
+        f.numsTps = items[TopicPutNums].snapshot(Window::Minute).tps;
+        f.sizeTps = items[TopicPutSize].snapshot(Window::Minute).tps;
+        out.topics.push_back(std::move(f));
+    });
+    m_groups.forEachKeyed([&](const std::string &key, const auto &items) {
+        KeyFigures f;
+        f.key = key;
+        f.nums = items[GroupGetNums].value();
+        f.size = items[GroupGetSize].value();
+        f.sendBack = items[SendBackPutNums].value();
+        f.numsTps = items[GroupGetNums].snapshot(Window::Minute).tps;
+        f.sizeTps = items[GroupGetSize].snapshot(Window::Minute).tps;
+        out.groups.push_back(std::move(f));
+    });
+    m_latency.forEachKeyed([&](const std::string &key, const auto &items) {
+        KeyFigures f;
+        f.key = key;
+        f.avgLatency = items[0].snapshot(Window::Minute).avgpt;
+        out.latency.push_back(std::move(f));
+    });
+    out.brokerPut = m_brokerPut.value();
+    out.brokerGet = m_brokerGet.value();
+    out.brokerPutTps = m_brokerPut.snapshot(Window::Minute).tps;
+    out.brokerGetTps = m_brokerGet.snapshot(Window::Minute).tps;
+    return out;
+}
+
 } // namespace qrocket::broker

@@ -23,6 +23,7 @@
 // topic), or else a read-locked hash lookup. tick(), setClock() and statsData() are serialised
 // by one mutex, which the counters never take.
 
+#include "broker/stats/latencyhistogram.h"
 #include "broker/stats/statsitem.h"
 
 #include <QByteArray>
@@ -33,6 +34,8 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace qrocket::broker {
 
@@ -65,6 +68,21 @@ public:
     /// then onPut(topic).
     void onScheduleDelivered(QByteArrayView topic, int msgNum, std::int64_t bytes);
 
+    /// Put results the send latency is kept for (storage::PutMessageStatus's values).
+    static constexpr std::size_t kPutResults = 10;
+    using PutLatency = stats::LatencyHistogram<kPutResults>;
+    /// One SEND's put, from the store call to its completion (the append, and the flush or
+    /// replica wait when the sender waits for them), by PutMessageStatus: two relaxed atomic
+    /// adds, no lock, no allocation.
+    void onPutLatency(std::size_t putStatus, std::int64_t micros) noexcept
+    {
+        m_putLatency.record(putStatus, micros);
+    }
+    PutLatency::Snapshot putLatency(std::size_t putStatus) const
+    {
+        return m_putLatency.snapshot(putStatus);
+    }
+
     /// Samples every window whose time has come.
     void tick();
     /// Replaces the clock (null: the system clock); the next tick() samples every window.
@@ -75,6 +93,31 @@ public:
     /// GROUP_GET_NUMS of topic@group over the minute window, per second (RocketMQ's
     /// tpsGroupGetNums, the consumeTps of GET_CONSUME_STATS); 0 when the group never got any.
     double groupGetTps(QByteArrayView group, QByteArrayView topic) const;
+
+    /// One key's running totals (since start) and minute-window rates, for GET /metrics.
+    struct KeyFigures
+    {
+        std::string key; // topic, topic@group or queueId@topic@group
+        std::int64_t nums = 0; // messages (put or got)
+        std::int64_t size = 0; // bytes
+        std::int64_t sendBack = 0; // SNDBCK_PUT_NUMS (groups only)
+        double numsTps = 0; // minute window, per second
+        double sizeTps = 0;
+        double avgLatency = 0; // GROUP_GET_LATENCY's minute avgpt, ms (latency keys only)
+    };
+    struct Figures
+    {
+        std::vector<KeyFigures> topics; // TOPIC_PUT_NUMS / _SIZE, by topic
+        std::vector<KeyFigures> groups; // GROUP_GET_NUMS / _SIZE, SNDBCK_PUT_NUMS, by topic@group
+        std::vector<KeyFigures> latency; // GROUP_GET_LATENCY, by queueId@topic@group
+        std::int64_t brokerPut = 0;
+        std::int64_t brokerGet = 0;
+        double brokerPutTps = 0; // BROKER_PUT_NUMS / BROKER_GET_NUMS minute window
+        double brokerGetTps = 0;
+    };
+    /// A snapshot of every item (read locks, then the sample mutex for the rates); the counters
+    /// go on meanwhile.
+    Figures figures() const;
 
 private:
     using Key = std::string_view;
@@ -89,6 +132,7 @@ private:
     stats::StatsTable<1> m_latency; // key: queueId@topic@group
     stats::StatsItem m_brokerPut; // key: m_clusterName
     stats::StatsItem m_brokerGet; // key: m_clusterName
+    PutLatency m_putLatency;
 
     mutable std::mutex m_sampleMutex; // guards the items' windows, m_clock, m_due
     Clock m_clock;

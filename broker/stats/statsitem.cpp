@@ -1,5 +1,7 @@
 #include "broker/stats/statsitem.h"
 
+#include "broker/stats/latencyhistogram.h"
+
 namespace qrocket::broker::stats {
 
 namespace {
@@ -10,6 +12,15 @@ std::size_t indexOf(Window w)
 }
 
 } // namespace
+
+std::size_t latencyShardOfThisThread()
+{
+    // Threads take the shards in turn on their first record.
+    static std::atomic<std::size_t> next {0};
+    thread_local const std::size_t shard
+        = next.fetch_add(1, std::memory_order_relaxed) % LatencyHistogram<1>::kShards;
+    return shard;
+}
 
 std::uint64_t nextStatsTableId()
 {

@@ -154,6 +154,13 @@ public:
         for (auto &[key, items] : m_items)
             fn(*items);
     }
+    /// fn(key, items) for every key, under the read lock (the metrics endpoint's snapshot).
+    void forEachKeyed(const std::function<void(const std::string &, const Items &)> &fn) const
+    {
+        std::shared_lock lock(m_mutex);
+        for (const auto &[key, items] : m_items)
+            fn(key, *items);
+    }
 
 private:
     /// A thread's last key of a table of this kind. Tables are told apart by an id that is never

@@ -35,10 +35,13 @@ QString remoteConfigRefusal(QStringView key, const QStringList &daemonKeys)
     if (key.startsWith(QLatin1String("storePath")) || key == QLatin1String("configBlackList")
         || endsWithAny(key, {"Path", "Dir", "Home", "File"}))
         return QStringLiteral("a path");
-    if (endsWithAny(key, {"Addr", "Address", "Addresses", "Endpoints", "IP1", "IP2"}))
+    if (endsWithAny(key, {"Addr", "Address", "Addresses", "Endpoints", "IP1", "IP2", "Host"}))
         return QStringLiteral("an address");
     if (endsWithAny(key, {"Port"}))
         return QStringLiteral("a port");
+    // Whether and where GET /metrics is served (metricsExporterType, metricsSeriesLimit, ...).
+    if (key.startsWith(QLatin1String("metrics")))
+        return QStringLiteral("a metrics endpoint key");
     if (key.endsWith(QLatin1String("Role")) || key.contains(QLatin1String("ControllerMode"))
         || daemonKeys.contains(key))
         return QStringLiteral("a role or identity key");

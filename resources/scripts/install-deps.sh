@@ -8,9 +8,13 @@ set -euo pipefail
 # libqt6network6 + libssl3: Qt's OpenSSL TLS backend (the plugin is in libqt6network6 and loads
 # libssl3 at run time) for tls.server.mode / tls.enable; openssl: the TLS tests make their
 # throwaway CA and certificates with it.
+# qt6-httpserver-dev: the /metrics endpoint of both daemons (Qt6::HttpServer); its CMake package
+# needs Qt6WebSockets's, which Debian 12 does not pull in: qt6-websockets-dev. prometheus: its
+# promtool checks the exposition in tst_metrics (the test skips that check without it).
 packages=(build-essential cmake ninja-build ccache pkg-config zlib1g-dev
           qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev clang-format nodejs npm
-          libyaml-cpp-dev libqt6network6 libssl3 openssl)
+          libyaml-cpp-dev libqt6network6 libssl3 openssl
+          qt6-httpserver-dev qt6-websockets-dev prometheus)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -21,13 +21,15 @@ private Q_SLOTS:
                  "rocketmqHome", "configBlackList", "configStorePath", "kvConfigPath",
                  "namesrvAddr", "haMasterAddress", "listenAddress", "haAllowedAddresses",
                  "etcdEndpoints", "brokerIP1", "brokerIP2", "listenPort", "haListenPort",
-                 "metricsPort", "grpcServerPort", "brokerRole", "enableControllerMode", "aclEnable",
-                 "aclFilePath", "tls.server.mode", "tls.server.keyPassword", "tls.config.file",
-                 "tls.server.certPath", "tls.server.keyPath", "tls.server.trustCertPath",
-                 "tls.server.need.client.auth", "tls.server.authClient", "tls.enable",
-                 "tls.client.certPath", "tls.client.keyPath", "tls.client.keyPassword",
-                 "tls.client.trustCertPath", "tls.client.authServer", "tls.test.mode.enable",
-                 "accessKey", "innerAccessKey", "innerSecretKey", "secretKey", "securityToken"})
+                 "metricsPort", "metricsHost", "metricsPromExporterHost", "metricsPromExporterPort",
+                 "metricsExporterType", "metricsSeriesLimit", "grpcServerPort", "brokerRole",
+                 "enableControllerMode", "aclEnable", "aclFilePath", "tls.server.mode",
+                 "tls.server.keyPassword", "tls.config.file", "tls.server.certPath",
+                 "tls.server.keyPath", "tls.server.trustCertPath", "tls.server.need.client.auth",
+                 "tls.server.authClient", "tls.enable", "tls.client.certPath", "tls.client.keyPath",
+                 "tls.client.keyPassword", "tls.client.trustCertPath", "tls.client.authServer",
+                 "tls.test.mode.enable", "accessKey", "innerAccessKey", "innerSecretKey",
+                 "secretKey", "securityToken"})
             QTest::newRow(key) << QString::fromLatin1(key);
     }
     void refused()
