@@ -119,6 +119,15 @@ void tst_Pop::send(
         : props({{"UNIQ_KEY", body.constData()}, {"TAGS", tags.constData()}});
     const RemotingCommand r = call(sendV2(topic, queueId, body, properties));
     QVERIFY2(r.code == 0, r.remark.constData());
+    // The reput thread puts the message in the consume queue just after the send is answered;
+    // a pop sent before that sees fewer messages (CI saw 1 of 5). Wait for it, bounded.
+    const std::int64_t queueOffset = r.extLong("queueOffset").value_or(-1);
+    QVERIFY(queueOffset >= 0);
+    const auto maxOffset = [&] {
+        const RemotingCommand m = call(request(30, {{"topic", topic}, {"queueId", num(queueId)}}));
+        return m.code == 0 ? m.extLong("offset").value_or(-1) : -1;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(maxOffset() > queueOffset, 5000);
 }
 
 PopAnswer tst_Pop::pop(const QByteArray &group, const QByteArray &topic, int queueId, int max,
