@@ -21,10 +21,6 @@ QByteArray collectNamesrvMetrics(const RouteInfoManager &routes,
     w.declare("qrocket_namesrv_topics", MetricType::Gauge, "Topics with a route.");
     w.declare("qrocket_namesrv_registrations_total", MetricType::Counter,
         "REGISTER_BROKER requests handled since start.");
-    w.declare("qrocket_connections", MetricType::Gauge, "Open client connections.");
-    w.declare("qrocket_connection_limit", MetricType::Gauge, "serverMaxConnections in effect.");
-    w.declare("qrocket_remoting_refused_total", MetricType::Counter,
-        "Connections refused or closed by a remoting limit, by reason.");
     w.declare("qrocket_acl_refusals_total", MetricType::Counter, "Requests the ACL refused.");
 
     const QList<BrokerLiveness> live = routes.brokerLiveness();
@@ -36,19 +32,8 @@ QByteArray collectNamesrvMetrics(const RouteInfoManager &routes,
             static_cast<double>(b.ageMs) / 1000.0);
     w.add("qrocket_namesrv_topics", {}, routes.topicCount());
     w.add("qrocket_namesrv_registrations_total", {}, static_cast<double>(routes.registrations()));
-    if (server) {
-        const remoting::RemotingServerStats r = server->stats();
-        w.add("qrocket_connections", {}, r.connections);
-        w.add("qrocket_connection_limit", {}, r.connectionLimit);
-        for (const auto &[reason, value] :
-            {std::pair<const char *, std::int64_t> {"max_connections", r.refusedMaxConnections},
-                {"max_connections_per_address", r.refusedMaxConnectionsPerAddress},
-                {"input_budget", r.closedInputBudget}, {"frame_timeout", r.closedFrameTimeout},
-                {"idle", r.closedIdle}, {"unsent_cap", r.closedUnsentCap},
-                {"plain_refused", r.closedPlainRefused}, {"tls_failed", r.closedTlsFailed}})
-            w.add(
-                "qrocket_remoting_refused_total", {{"reason", reason}}, static_cast<double>(value));
-    }
+    if (server)
+        remoting::writeRemotingServerMetrics(w, server->stats(), "Open client connections.");
     if (acl)
         w.add("qrocket_acl_refusals_total", {}, static_cast<double>(acl->refusals()));
     remoting::writeProcessMetrics(w);

@@ -124,11 +124,6 @@ void declareFamilies(MetricsWriter &w)
     w.declare("qrocket_store_get_messages_total", MetricType::Counter, "Messages read by pulls.");
     w.declare("qrocket_pull_found_total", MetricType::Counter, "Store reads that found messages.");
     w.declare("qrocket_pull_miss_total", MetricType::Counter, "Store reads that found no message.");
-    w.declare(
-        "qrocket_connections", MetricType::Gauge, "Open client connections (main and fast port).");
-    w.declare("qrocket_connection_limit", MetricType::Gauge, "serverMaxConnections in effect.");
-    w.declare("qrocket_remoting_refused_total", MetricType::Counter,
-        "Connections refused or closed by a remoting limit, by reason.");
     w.declare("qrocket_acl_refusals_total", MetricType::Counter, "Requests the ACL refused.");
     w.declare("qrocket_send_latency_seconds", MetricType::Histogram,
         "SEND puts from the store call to completion (flush or replica wait included), by result.");
@@ -280,6 +275,9 @@ QByteArray BrokerMetrics::collect() const
         const bool online = gi && !gi->channels.empty();
         const QByteArrayView isSystem = boolText(isSystemPair(topic, group));
         const QByteArrayView isRetry = boolText(topics::isRetryTopic(topic));
+        // The exporter's labels of a topic@group series.
+        const MetricsWriter::Label pairLabels[]
+            = {{"cluster", cluster}, {"broker", broker}, {"topic", topic}, {"group", group}};
 
         const auto config = topicConfigs.find(topic);
         if (offsetKeySet.count(key) && config != topicConfigs.end()
@@ -326,11 +324,8 @@ QByteArray BrokerMetrics::collect() const
                 {{"group", group}, {"topic", topic}, {"countOfOnlineConsumers", onlineCount},
                     {"msgModel", model}},
                 static_cast<double>(lag.lag));
-            w.add("rocketmq_consumer_offset",
-                {{"cluster", cluster}, {"broker", broker}, {"topic", topic}, {"group", group}},
-                static_cast<double>(lag.committedSum));
-            w.add("rocketmq_group_get_latency_by_storetime",
-                {{"cluster", cluster}, {"broker", broker}, {"topic", topic}, {"group", group}},
+            w.add("rocketmq_consumer_offset", pairLabels, static_cast<double>(lag.committedSum));
+            w.add("rocketmq_group_get_latency_by_storetime", pairLabels,
                 static_cast<double>(lag.latencyMs));
             const MetricsWriter::Label rip46[] = {{"cluster", cluster}, {"node_type", "broker"},
                 {"node_id", broker}, {"consumer_group", group}, {"topic", topic},
@@ -341,12 +336,8 @@ QByteArray BrokerMetrics::collect() const
 
         if (const auto get = getByPair.find(key.toStdString()); get != getByPair.end()) {
             const BrokerStatsManager::KeyFigures &f = *get->second;
-            w.add("rocketmq_consumer_tps",
-                {{"cluster", cluster}, {"broker", broker}, {"topic", topic}, {"group", group}},
-                f.numsTps);
-            w.add("rocketmq_consumer_message_size",
-                {{"cluster", cluster}, {"broker", broker}, {"topic", topic}, {"group", group}},
-                f.sizeTps);
+            w.add("rocketmq_consumer_tps", pairLabels, f.numsTps);
+            w.add("rocketmq_consumer_message_size", pairLabels, f.sizeTps);
             const MetricsWriter::Label rip46[] = {{"cluster", cluster}, {"node_type", "broker"},
                 {"node_id", broker}, {"topic", topic}, {"consumer_group", group},
                 {"is_retry", isRetry}, {"is_system", isSystem}};
@@ -401,19 +392,9 @@ QByteArray BrokerMetrics::collect() const
         w.add("qrocket_pull_found_total", {}, static_cast<double>(m_ctx.stats->getFoundTotal()));
         w.add("qrocket_pull_miss_total", {}, static_cast<double>(m_ctx.stats->getMissTotal()));
     }
-    if (m_ctx.remotingStats) {
-        const remoting::RemotingServerStats r = m_ctx.remotingStats();
-        w.add("qrocket_connections", {}, r.connections);
-        w.add("qrocket_connection_limit", {}, r.connectionLimit);
-        for (const auto &[reason, value] :
-            {std::pair<const char *, std::int64_t> {"max_connections", r.refusedMaxConnections},
-                {"max_connections_per_address", r.refusedMaxConnectionsPerAddress},
-                {"input_budget", r.closedInputBudget}, {"frame_timeout", r.closedFrameTimeout},
-                {"idle", r.closedIdle}, {"unsent_cap", r.closedUnsentCap},
-                {"plain_refused", r.closedPlainRefused}, {"tls_failed", r.closedTlsFailed}})
-            w.add(
-                "qrocket_remoting_refused_total", {{"reason", reason}}, static_cast<double>(value));
-    }
+    if (m_ctx.remotingStats)
+        remoting::writeRemotingServerMetrics(
+            w, m_ctx.remotingStats(), "Open client connections (main and fast port).");
     if (m_ctx.acl)
         w.add("qrocket_acl_refusals_total", {}, static_cast<double>(m_ctx.acl->refusals()));
     if (m_ctx.statsManager) {

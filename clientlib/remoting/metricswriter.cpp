@@ -1,5 +1,7 @@
 #include "clientlib/remoting/metricswriter.h"
 
+#include "clientlib/remoting/remotingserver.h"
+
 #include <QDir>
 #include <QFile>
 
@@ -229,6 +231,24 @@ QByteArray MetricsWriter::text() const
         out += f.samples;
     }
     return out;
+}
+
+void writeRemotingServerMetrics(
+    MetricsWriter &w, const RemotingServerStats &stats, QByteArrayView connectionsHelp)
+{
+    w.declare("qrocket_connections", MetricType::Gauge, connectionsHelp);
+    w.declare("qrocket_connection_limit", MetricType::Gauge, "serverMaxConnections in effect.");
+    w.declare("qrocket_remoting_refused_total", MetricType::Counter,
+        "Connections refused or closed by a remoting limit, by reason.");
+    w.add("qrocket_connections", {}, stats.connections);
+    w.add("qrocket_connection_limit", {}, stats.connectionLimit);
+    for (const auto &[reason, value] :
+        {std::pair<const char *, std::int64_t> {"max_connections", stats.refusedMaxConnections},
+            {"max_connections_per_address", stats.refusedMaxConnectionsPerAddress},
+            {"input_budget", stats.closedInputBudget}, {"frame_timeout", stats.closedFrameTimeout},
+            {"idle", stats.closedIdle}, {"unsent_cap", stats.closedUnsentCap},
+            {"plain_refused", stats.closedPlainRefused}, {"tls_failed", stats.closedTlsFailed}})
+        w.add("qrocket_remoting_refused_total", {{"reason", reason}}, static_cast<double>(value));
 }
 
 void writeProcessMetrics(MetricsWriter &w)

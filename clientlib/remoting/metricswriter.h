@@ -82,6 +82,14 @@ private:
     int m_dropped = 0;
 };
 
+struct RemotingServerStats;
+
+/// A remoting server's connections, its limit and the connections its limits refused or closed
+/// (qrocket_connections, qrocket_connection_limit, qrocket_remoting_refused_total{reason}): both
+/// daemons export them the same way. `connectionsHelp` says which ports are counted.
+void writeRemotingServerMetrics(
+    MetricsWriter &w, const RemotingServerStats &stats, QByteArrayView connectionsHelp);
+
 /// The process's own series, as Prometheus's client libraries name them:
 /// process_resident_memory_bytes (Linux /proc/self/statm) and process_open_fds.
 void writeProcessMetrics(MetricsWriter &w);

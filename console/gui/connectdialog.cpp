@@ -88,10 +88,6 @@ QString ConnectDialog::checkSecurity(const ConnectionSettings &settings)
     return {};
 }
 
-ConnectDialog::ConnectDialog(const QStringList &recent, QWidget *parent)
-    : ConnectDialog(recent, ConnectionSettings {}, {}, parent)
-{ }
-
 ConnectDialog::ConnectDialog(
     const QStringList &recent, ConnectionSettings defaults, Remembered remembered, QWidget *parent)
     : QDialog(parent), m_defaults(std::move(defaults)), m_remembered(std::move(remembered))

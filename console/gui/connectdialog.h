@@ -30,7 +30,6 @@ public:
     /// `defaults`: the console's command-line credentials and TLS, for a new address.
     ConnectDialog(const QStringList &recent, ConnectionSettings defaults, Remembered remembered,
         QWidget *parent = nullptr);
-    explicit ConnectDialog(const QStringList &recent, QWidget *parent = nullptr);
     QString address() const;
     /// The address, credentials and TLS as filled in.
     ConnectionSettings settings() const;
