@@ -1,6 +1,7 @@
 #include "clientlib/client/clientapi.h"
 
 #include "clientlib/protocol/headers/namesrvheaders.h"
+#include "clientlib/protocol/popcodes.h"
 #include "clientlib/protocol/requestcode.h"
 #include "clientlib/protocol/responsecode.h"
 
@@ -346,6 +347,22 @@ void ClientApi::unlockBatchMQ(
         invokeOneway(addr, std::move(cmd));
     else
         (void)invokeSync(addr, std::move(cmd), timeoutMs);
+}
+
+Result<std::vector<protocol::MessageQueueAssignment>> ClientApi::queryAssignment(
+    const QByteArray &addr, const protocol::QueryAssignmentRequestBody &body, int timeoutMs)
+{
+    RemotingCommand cmd = request(protocol::popcode::QueryAssignment);
+    cmd.body = body.toJson();
+    auto r = expectSuccess(invokeSync(addr, std::move(cmd), timeoutMs));
+    if (!r)
+        return r.error();
+    if (r->body.isEmpty())
+        return std::vector<protocol::MessageQueueAssignment>();
+    auto answer = protocol::QueryAssignmentResponseBody::fromJson(r->body);
+    if (!answer)
+        return answer.error();
+    return std::move(answer->messageQueueAssignments);
 }
 
 Status ClientApi::sendHeartbeat(

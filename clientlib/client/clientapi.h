@@ -11,6 +11,7 @@
 
 #include "clientlib/client/sendresult.h"
 #include "clientlib/protocol/bodies/clientbodies.h"
+#include "clientlib/protocol/bodies/popbodies.h"
 #include "clientlib/protocol/bodies/routebodies.h"
 #include "clientlib/protocol/headers/consumerheaders.h"
 #include "clientlib/protocol/headers/pullheaders.h"
@@ -104,6 +105,10 @@ public:
         const QByteArray &addr, const protocol::LockBatchRequestBody &body, int timeoutMs);
     void unlockBatchMQ(const QByteArray &addr, const protocol::LockBatchRequestBody &body,
         int timeoutMs, bool oneway);
+    /// QUERY_ASSIGNMENT (400, RocketMQ 5): the queues the broker assigns this client, each with
+    /// its mode (PULL or POP).
+    Result<std::vector<protocol::MessageQueueAssignment>> queryAssignment(
+        const QByteArray &addr, const protocol::QueryAssignmentRequestBody &body, int timeoutMs);
 
     // -- client registration ---------------------------------------------------------------
     Status sendHeartbeat(

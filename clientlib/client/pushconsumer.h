@@ -26,6 +26,15 @@
 // At-least-once: the committed offset never passes a message still being processed; a crash or
 // rebalance can deliver a message again (check UNIQ_KEY / msgId() to deduplicate).
 //
+// POP mode (clientRebalance = false and the group switched to POP on the brokers): the broker
+// hands out messages (POP_MESSAGE, long polling brokerSuspendMaxTimeMillis) that stay invisible
+// to the group for popInvisibleTime; a consumed message is acked (ACK_MESSAGE), one the listener
+// wants later is made invisible for the next step of RocketMQ 5's POP back-off (10 s, 30 s, 1 min,
+// ... 2 h by reconsume count, or delayLevelWhenNextConsume; CHANGE_MESSAGE_INVISIBLETIME). What is
+// neither comes back after its invisible time with its reconsume count raised, to any member,
+// and after the group's retryMaxTimes goes to %DLQ%<group>. No offsets and no queue ownership on
+// the client: members never wait for one another's rebalance.
+//
 // Orderly listener: each queue is locked on the broker (LOCK_BATCH_MQ, renewed every 20 s) and
 // consumed by one thread at a time in offset order; SuspendCurrentQueueAMoment retries the same
 // messages after suspendCurrentQueueTimeMillis.
@@ -119,6 +128,18 @@ struct PushConsumerOptions
     int awaitTerminationMillisWhenShutdown = 3000;
     /// Broadcasting offsets' folder; empty: ~/.rocketmq_offsets.
     QString offsetStoreDir;
+    /// false (RocketMQ 5's setClientRebalance(false)): the brokers assign the queues
+    /// (QUERY_ASSIGNMENT), each in the mode the group has there (`qrocket-admin setConsumeMode`):
+    /// PULL queues are pulled as above, POP queues popped (see "POP mode" above). Concurrent
+    /// clustering listeners only; orderly and broadcasting consumers always rebalance here.
+    bool clientRebalance = true;
+    /// POP mode: how long a popped message stays invisible to the group before the broker hands
+    /// it out again (the listener should finish well within it).
+    int popInvisibleTime = 60000;
+    /// POP mode: messages per POP_MESSAGE (1..32).
+    int popBatchNums = 32;
+    /// POP mode: popped messages not yet acked (per assignment) before popping pauses.
+    int popThresholdForQueue = 96;
 };
 
 class PushConsumerImpl;

@@ -11,7 +11,7 @@
 
 namespace qrocket::client {
 
-class ConcurrentConsumeService final : public ConsumeService
+class ConcurrentConsumeService : public ConsumeService
 {
 public:
     ConcurrentConsumeService(PushConsumerImpl &consumer, ConcurrentListener listener);
@@ -23,10 +23,10 @@ protected:
     bool consumeDirectly(const std::vector<MessageExt> &msgs, const MessageQueue &mq) override;
     bool orderly() const override { return false; }
 
+    const ConcurrentListener m_listener;
+
 private:
     void consume(std::vector<MessageExt> msgs, std::shared_ptr<ProcessQueue> pq, MessageQueue mq);
-
-    const ConcurrentListener m_listener;
 };
 
 } // namespace qrocket::client

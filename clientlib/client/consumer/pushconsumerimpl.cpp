@@ -123,6 +123,12 @@ Status PushConsumerImpl::checkOptions() const
         return bad("consumeMessageBatchMaxSize out of range [1, 1024]");
     if (m_options.consumeConcurrentlyMaxSpan < 1 || m_options.consumeConcurrentlyMaxSpan > 65535)
         return bad("consumeConcurrentlyMaxSpan out of range [1, 65535]");
+    if (m_options.popBatchNums < 1 || m_options.popBatchNums > 32)
+        return bad("popBatchNums out of range [1, 32]");
+    if (m_options.popInvisibleTime < 1000)
+        return bad("popInvisibleTime below 1000 ms");
+    if (m_options.popThresholdForQueue < 1 || m_options.popThresholdForQueue > 65535)
+        return bad("popThresholdForQueue out of range [1, 65535]");
     if (m_options.client.resolvedNamesrvAddr().isEmpty())
         return bad("no name server address: set namesrvAddr or NAMESRV_ADDR");
     return Status();
@@ -184,10 +190,14 @@ Status PushConsumerImpl::start()
         "qrocket-consume", m_options.consumeThreadMin, m_options.consumeThreadMax);
     m_pullScheduler = std::make_unique<Scheduler>("qrocket-pull");
     m_retryProducer = std::make_unique<InnerProducer>(m_instance, config);
-    if (orderly())
+    if (orderly()) {
         m_consumeService = std::make_shared<OrderlyConsumeService>(*this, m_orderlyListener);
-    else
+    } else if (!clientRebalance({})) {
+        m_popConsumeService = std::make_shared<PopConsumeService>(*this, m_concurrentListener);
+        m_consumeService = m_popConsumeService;
+    } else {
         m_consumeService = std::make_shared<ConcurrentConsumeService>(*this, m_concurrentListener);
+    }
     if (Status s = m_instance->registerConsumer(m_options.group, weak_from_this()); !s) {
         m_pullScheduler->shutdown();
         m_consumePool->shutdown();
@@ -228,6 +238,7 @@ void PushConsumerImpl::shutdown()
             owned.insert(mq);
         }
     }
+    dropPopQueues();
     m_offsets->persistAll(owned, true);
     if (lockedOrderly()) {
         std::vector<MessageQueue> queues(owned.begin(), owned.end());
@@ -244,6 +255,10 @@ std::vector<MessageQueue> PushConsumerImpl::assignedQueues() const
     std::vector<MessageQueue> out;
     std::lock_guard lock(m_mutex);
     for (const auto &[mq, pq] : m_processQueues) {
+        if (!pq->dropped)
+            out.push_back(mq);
+    }
+    for (const auto &[mq, pq] : m_popQueues) {
         if (!pq->dropped)
             out.push_back(mq);
     }
@@ -544,6 +559,10 @@ QByteArray PushConsumerImpl::runningInfoJson(const QByteArray &jstack)
         = QByteArray::number(m_options.awaitTerminationMillisWhenShutdown);
     prop["consumeConcurrentlyMaxSpan"] = QByteArray::number(m_options.consumeConcurrentlyMaxSpan);
     prop["consumeFromWhere"] = protocol::consumeFromWhereName(m_options.consumeFromWhere);
+    prop["clientRebalance"] = m_options.clientRebalance ? "true" : "false";
+    prop["popBatchNums"] = QByteArray::number(m_options.popBatchNums);
+    prop["popInvisibleTime"] = QByteArray::number(m_options.popInvisibleTime);
+    prop["popThresholdForQueue"] = QByteArray::number(m_options.popThresholdForQueue);
     prop["consumeMessageBatchMaxSize"] = QByteArray::number(m_options.consumeMessageBatchMaxSize);
     prop["consumeThreadMax"] = QByteArray::number(m_options.consumeThreadMax);
     prop["consumeThreadMin"] = QByteArray::number(m_options.consumeThreadMin);

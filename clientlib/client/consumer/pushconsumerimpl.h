@@ -14,6 +14,7 @@
 #include "clientlib/client/clientinstance.h"
 #include "clientlib/client/consumer/consumeservice.h"
 #include "clientlib/client/consumer/offsetstore.h"
+#include "clientlib/client/consumer/popconsumeservice.h"
 #include "clientlib/client/consumer/processqueue.h"
 #include "clientlib/client/consumer/pullapiwrapper.h"
 #include "clientlib/client/consumer/rebalanceimpl.h"
@@ -69,6 +70,7 @@ private:
     friend class ConsumeService;
     friend class ConcurrentConsumeService;
     friend class OrderlyConsumeService;
+    friend class PopConsumeService;
 
     struct PullRequest
     {
@@ -76,6 +78,11 @@ private:
         std::shared_ptr<ProcessQueue> pq;
         std::int64_t nextOffset = 0;
         bool previouslyLocked = false;
+    };
+    struct PopRequest
+    {
+        MessageQueue mq; // queue id -1: any queue of the broker
+        std::shared_ptr<PopProcessQueue> pq;
     };
     struct TopicStats
     {
@@ -104,6 +111,9 @@ private:
     Added addMessageQueue(const MessageQueue &mq, std::int64_t now) override;
     void lockMissed() override;
     void truncateQueuesNotOfSubscribedTopics() override;
+    bool clientRebalance(const QByteArray &topic) const override;
+    bool updatePopQueueTable(
+        const QByteArray &topic, const std::set<MessageQueue> &wanted) override;
     void unlockWhenIdle(MessageQueue mq, std::shared_ptr<ProcessQueue> pq, int attempt);
     std::vector<std::pair<MessageQueue, std::shared_ptr<ProcessQueue>>> processQueues() const;
 
@@ -112,6 +122,16 @@ private:
     void executePull(PullRequest request);
     void onPullResult(PullRequest request, Result<PullResult> result);
     void onPullError(PullRequest request, const Status &error);
+
+    // popping (poppush.cpp; pull thread)
+    void executePopLater(PopRequest request, int delayMs);
+    void executePop(PopRequest request);
+    void onPopResult(PopRequest request, Result<RemotingCommand> result);
+    void onPopError(PopRequest request, const Status &error);
+    /// ACK_MESSAGE / CHANGE_MESSAGE_INVISIBLETIME of a popped message, not awaited.
+    void popAck(const MessageExt &msg);
+    void popLater(const MessageExt &msg, int invisibleMillis);
+    void dropPopQueues();
 
     // consuming (consume pool)
     bool sendMessageBack(const MessageExt &msg, int delayLevel);
@@ -124,6 +144,7 @@ private:
     std::unique_ptr<Scheduler> m_pullScheduler;
     std::unique_ptr<InnerProducer> m_retryProducer;
     std::shared_ptr<ConsumeService> m_consumeService;
+    std::shared_ptr<PopConsumeService> m_popConsumeService; // when the brokers may assign POP
     ConcurrentListener m_concurrentListener;
     OrderlyListener m_orderlyListener;
     std::atomic<bool> m_started {false};
@@ -134,6 +155,7 @@ private:
 
     mutable std::mutex m_mutex;
     std::map<MessageQueue, std::shared_ptr<ProcessQueue>> m_processQueues; // guarded by m_mutex
+    std::map<MessageQueue, std::shared_ptr<PopProcessQueue>> m_popQueues; // guarded by m_mutex
     std::map<QByteArray, std::unique_ptr<TopicStats>> m_stats; // guarded by m_mutex
 };
 

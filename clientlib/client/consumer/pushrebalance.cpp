@@ -36,6 +36,14 @@ void PushConsumerImpl::truncateQueuesNotOfSubscribedTopics()
     const std::vector<QByteArray> topics = subscriptionTopics();
     {
         std::lock_guard lock(m_mutex);
+        for (auto it = m_popQueues.begin(); it != m_popQueues.end();) {
+            if (std::find(topics.begin(), topics.end(), it->first.topic) == topics.end()) {
+                it->second->dropped = true;
+                it = m_popQueues.erase(it);
+            } else {
+                ++it;
+            }
+        }
         for (auto it = m_processQueues.begin(); it != m_processQueues.end();) {
             if (std::find(topics.begin(), topics.end(), it->first.topic) == topics.end()) {
                 stale.emplace_back(it->first, it->second);

@@ -4,6 +4,8 @@
 #include "clientlib/client/consumer/offsetstore.h"
 #include "clientlib/client/logging.h"
 #include "clientlib/client/threads.h"
+#include "clientlib/protocol/headers/popheaders.h"
+#include "clientlib/protocol/responsecode.h"
 #include "clientlib/protocol/systemtopics.h"
 
 #include <QDateTime>
@@ -11,6 +13,8 @@
 #include <algorithm>
 
 namespace qrocket::client {
+
+using protocol::ResponseCode;
 
 bool isRetryTopic(const QByteArray &topic)
 {
@@ -175,6 +179,11 @@ void RebalanceImpl::rebalanceTopic(const QByteArray &topic)
         updateProcessQueueTable(topic, all);
         return;
     }
+    if (!clientRebalance(topic)) {
+        if (rebalanceByBroker(topic, all))
+            return;
+        updatePopQueueTable(topic, {});
+    }
     auto ids = m_client->consumerIdList(topic, group);
     if (!ids || ids->empty()) {
         qCWarning(lcConsumer, "rebalance %s/%s: no consumer list: %s", group.constData(),
@@ -190,6 +199,82 @@ void RebalanceImpl::rebalanceTopic(const QByteArray &topic)
         qCInfo(lcConsumer, "rebalance %s/%s: %zu of %zu queues for %s among %zu consumers",
             group.constData(), topic.constData(), mine.size(), all.size(),
             m_client->clientId().constData(), cids.size());
+}
+
+bool RebalanceImpl::rebalanceByBroker(const QByteArray &topic, const std::vector<MessageQueue> &all)
+{
+    const QByteArray &group = m_settings.group;
+    std::set<QByteArray> brokers;
+    for (const MessageQueue &mq : all)
+        brokers.insert(mq.brokerName);
+    protocol::QueryAssignmentRequestBody body;
+    body.topic = topic;
+    body.consumerGroup = group;
+    body.clientId = m_client->clientId();
+    body.strategyName = allocateStrategyName(m_settings.allocateStrategy);
+    body.messageModel = m_settings.messageModel;
+    const int timeout = m_client->config().mqClientApiTimeout;
+    // A RocketMQ 5 broker answers for every queue of the topic, a QRocket broker for its own:
+    // the union of the answers is the assignment either way.
+    std::set<MessageQueue> pulled;
+    std::set<MessageQueue> popped;
+    std::vector<MessageQueue> unassigned; // queues of brokers that do not assign (4.x)
+    for (const QByteArray &broker : brokers) {
+        const QByteArray addr = m_client->masterAddress(broker);
+        auto answer = addr.isEmpty() ? Result<std::vector<protocol::MessageQueueAssignment>>(
+                          Status::notFound(QStringLiteral("no master address")))
+                                     : m_client->api().queryAssignment(addr, body, timeout);
+        if (!answer
+            && answer.error().remoteCode()
+                == protocol::toInt(ResponseCode::RequestCodeNotSupported)) {
+            for (const MessageQueue &mq : all)
+                if (mq.brokerName == broker)
+                    unassigned.push_back(mq);
+            continue;
+        }
+        if (!answer) {
+            // As RocketMQ: no answer, no change (the next rebalance asks again).
+            qCWarning(lcConsumer, "rebalance %s/%s: QUERY_ASSIGNMENT at %s: %s", group.constData(),
+                topic.constData(), broker.constData(), qPrintable(answer.error().message()));
+            return true;
+        }
+        for (protocol::MessageQueueAssignment &a : *answer)
+            (a.mode == "POP" ? popped : pulled).insert(std::move(a.messageQueue));
+    }
+    if (unassigned.size() == all.size())
+        return false;
+    if (!unassigned.empty()) {
+        auto ids = m_client->consumerIdList(topic, group);
+        if (!ids || ids->empty())
+            return true;
+        std::vector<QByteArray> cids = std::move(ids).value();
+        std::sort(cids.begin(), cids.end());
+        std::sort(unassigned.begin(), unassigned.end());
+        for (MessageQueue &mq : allocateMessageQueues(
+                 m_settings.allocateStrategy, m_client->clientId(), unassigned, cids))
+            pulled.insert(std::move(mq));
+    }
+    if (!isRetryTopic(topic)) {
+        // As RocketMQ 5: a group switched from POP to PULL also pulls the POP retry topic (its
+        // revived messages), and stops when it pops again (the pop serves them).
+        const QByteArray popRetry = protocol::popRetryTopicV1(topic, group);
+        if (popped.empty() && !pulled.empty() && !hasSubscription(popRetry)) {
+            protocol::SubscriptionData sub;
+            sub.topic = popRetry;
+            sub.subVersion = currentTimeMillis();
+            sub.buildTags();
+            putSubscription(std::move(sub));
+        } else if (!popped.empty() && pulled.empty()) {
+            removeSubscription(popRetry);
+        }
+    }
+    const bool pullChanged
+        = updateProcessQueueTable(topic, std::vector<MessageQueue>(pulled.begin(), pulled.end()));
+    const bool popChanged = updatePopQueueTable(topic, popped);
+    if (pullChanged || popChanged)
+        qCInfo(lcConsumer, "rebalance %s/%s by the brokers: %zu queues pulled, %zu popped",
+            group.constData(), topic.constData(), pulled.size(), popped.size());
+    return true;
 }
 
 bool RebalanceImpl::updateProcessQueueTable(

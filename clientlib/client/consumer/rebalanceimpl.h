@@ -141,6 +141,21 @@ protected:
     virtual void lockMissed() { }
     /// After every topic: queues of topics no longer subscribed.
     virtual void truncateQueuesNotOfSubscribedTopics() { }
+    /// false: the brokers assign `topic`'s queues (QUERY_ASSIGNMENT, RocketMQ 5's
+    /// clientRebalance=false), each in PULL or POP mode.
+    virtual bool clientRebalance(const QByteArray &topic) const
+    {
+        (void)topic;
+        return true;
+    }
+    /// The POP-mode assignments of `topic` (queue id -1: any queue of that broker) the brokers
+    /// gave this member; true when they changed.
+    virtual bool updatePopQueueTable(const QByteArray &topic, const std::set<MessageQueue> &wanted)
+    {
+        (void)topic;
+        (void)wanted;
+        return false;
+    }
 
     std::unique_ptr<OffsetStore> m_offsets; // set by startRebalance
     std::unique_ptr<PullAPIWrapper> m_pullApi; // set by startRebalance
@@ -151,6 +166,9 @@ private:
     std::vector<std::pair<QByteArray, protocol::LockBatchRequestBody>> lockBodies(
         const std::vector<MessageQueue> &queues) const;
     void rebalanceTopic(const QByteArray &topic);
+    /// QUERY_ASSIGNMENT at every master of `all`; false when none of them assigns (a RocketMQ
+    /// 4.x broker): the client allocates instead.
+    bool rebalanceByBroker(const QByteArray &topic, const std::vector<MessageQueue> &all);
     bool updateProcessQueueTable(const QByteArray &topic, const std::vector<MessageQueue> &mine);
     std::int64_t consumeTimestampMillis() const;
 

@@ -6,11 +6,11 @@
 #include "clientlib/client/simpleconsumer.h"
 
 #include "clientlib/client/clientinstance.h"
+#include "clientlib/client/consumer/popcalls.h"
 #include "clientlib/client/threads.h"
 #include "clientlib/protocol/bodies/runtimebodies.h"
 #include "clientlib/protocol/headers/popheaders.h"
 #include "clientlib/protocol/popcodes.h"
-#include "clientlib/protocol/responsecode.h"
 
 #include <algorithm>
 #include <map>
@@ -19,13 +19,11 @@
 namespace qrocket::client {
 
 namespace popcode = protocol::popcode;
-using protocol::ResponseCode;
-using protocol::toInt;
 
 namespace {
 
-constexpr QByteArrayView kPopCk = "POP_CK";
-constexpr std::int64_t kMaxInvisibleMillis = 7LL * 24 * 3600 * 1000;
+using pop::kMaxInvisibleMillis;
+using pop::kPopCk;
 
 } // namespace
 
@@ -243,18 +241,9 @@ public:
         if (!addr)
             return addr.error();
 
-        protocol::PopMessageRequestHeader h;
-        h.consumerGroup = m_options.group;
-        h.topic = where.topic;
-        h.queueId = -1;
-        h.maxMsgNums = maxMessages;
-        h.invisibleTime = invisibleMillis;
-        h.pollTime = m_options.awaitDurationMillis;
-        h.bornTime = currentTimeMillis();
-        h.initMode = m_options.consumeFromFirst ? protocol::ConsumeInitMode::Min
-                                                : protocol::ConsumeInitMode::Max;
-        h.expType = sub.expressionType;
-        h.exp = sub.subString;
+        const protocol::PopMessageRequestHeader h
+            = pop::popHeader(m_options.group, sub, -1, maxMessages, invisibleMillis,
+                m_options.awaitDurationMillis, m_options.consumeFromFirst);
         auto r
             = m_instance->api().invokeSync(*addr, m_instance->api().request(popcode::PopMessage, h),
                 m_options.awaitDurationMillis + apiTimeout());
@@ -262,81 +251,20 @@ public:
             (void)m_instance->refreshTopicRoute(where.topic); // a broker gone: learn it soon
             return r.error();
         }
-        return parsePop(*r, where.brokerName);
-    }
-
-    static Result<std::vector<MessageExt>> parsePop(
-        const RemotingCommand &response, const QByteArray &brokerName)
-    {
-        if (response.code == popcode::PollingTimeout
-            || response.code == toInt(ResponseCode::PullNotFound))
-            return std::vector<MessageExt>();
-        if (response.code != toInt(ResponseCode::Success))
-            return ClientApi::responseStatus(response);
-        auto h = protocol::PopMessageResponseHeader::decode(response);
-        if (!h)
-            return Status::corruption(
-                QStringLiteral("bad POP_MESSAGE response: %1").arg(h.error().message()));
-        auto messages = MessageExt::decodeAll(response.body, brokerName);
-        if (!messages)
-            return messages.error();
-        if (messages->empty())
-            return messages;
-        auto starts = protocol::parseStartOffsetInfo(h->startOffsetInfo);
-        if (!starts)
-            return Status::corruption(QStringLiteral("bad POP_MESSAGE startOffsetInfo"));
-        // A message of the topic itself gets its handle from the response header; a retry
-        // message carries its own (POP_CK), as the broker built it.
-        protocol::ExtraInfo e;
-        e.popTime = h->popTime;
-        e.invisibleTime = h->invisibleTime;
-        e.reviveQid = h->reviveQid;
-        e.retry = '0';
-        e.brokerName = brokerName;
-        for (MessageExt &m : *messages) {
-            if (!m.property(kPopCk).isEmpty())
-                continue;
-            auto it = std::find_if(
-                starts->begin(), starts->end(), [&](const protocol::QueueOffsetInfo &i) {
-                    return i.retry == '0' && i.queueId == m.queueId();
-                });
-            if (it == starts->end())
-                return Status::corruption(
-                    QStringLiteral("POP_MESSAGE response has no start offset of queue %1")
-                        .arg(m.queueId()));
-            e.ckQueueOffset = it->value;
-            e.queueId = m.queueId();
-            e.queueOffset = m.queueOffset();
-            m.setProperty(QByteArrayLiteral("POP_CK"), e.toString());
-        }
-        return messages;
-    }
-
-    Result<protocol::ExtraInfo> handleOf(const MessageExt &message) const
-    {
-        auto e = protocol::ExtraInfo::parse(message.property(kPopCk));
-        if (!e || e->queueOffset < 0)
-            return Status::invalidArgument(
-                QStringLiteral("the message has no receipt handle (not from receive())"));
-        return *e;
+        return pop::parsePopResponse(*r, where.brokerName);
     }
 
     Status ack(const MessageExt &message)
     {
         if (Status s = checkStarted(); !s)
             return s;
-        auto e = handleOf(message);
+        auto e = pop::receiptOf(message);
         if (!e)
             return e.error();
         auto addr = masterOf(e->brokerName, message.topic());
         if (!addr)
             return addr.error();
-        protocol::AckMessageRequestHeader h;
-        h.consumerGroup = m_options.group;
-        h.topic = message.topic();
-        h.queueId = e->queueId;
-        h.extraInfo = message.property(kPopCk);
-        h.offset = e->queueOffset;
+        const auto h = pop::ackHeader(m_options.group, message, *e);
         return ClientApi::expectSuccess(
             m_instance->api().invokeSync(
                 *addr, m_instance->api().request(popcode::AckMessage, h), apiTimeout()))
@@ -350,35 +278,18 @@ public:
         if (invisibleMillis < 1 || invisibleMillis > kMaxInvisibleMillis)
             return Status::invalidArgument(
                 QStringLiteral("invisibleDuration must be in 1 ms .. 7 days"));
-        auto e = handleOf(message);
+        auto e = pop::receiptOf(message);
         if (!e)
             return e.error();
         auto addr = masterOf(e->brokerName, message.topic());
         if (!addr)
             return addr.error();
-        protocol::ChangeInvisibleTimeRequestHeader h;
-        h.consumerGroup = m_options.group;
-        h.topic = message.topic();
-        h.queueId = e->queueId;
-        h.extraInfo = message.property(kPopCk);
-        h.offset = e->queueOffset;
-        h.invisibleTime = invisibleMillis;
+        const auto h = pop::changeInvisibleHeader(m_options.group, message, *e, invisibleMillis);
         auto r = ClientApi::expectSuccess(m_instance->api().invokeSync(*addr,
             m_instance->api().request(popcode::ChangeMessageInvisibleTime, h), apiTimeout()));
         if (!r)
             return r.error();
-        auto answer = protocol::ChangeInvisibleTimeResponseHeader::decode(*r);
-        if (!answer)
-            return Status::corruption(
-                QStringLiteral("bad CHANGE_MESSAGE_INVISIBLETIME response: %1")
-                    .arg(answer.error().message()));
-        // The new checkpoint holds this one message: it starts at the message's own offset.
-        e->ckQueueOffset = e->queueOffset;
-        e->popTime = answer->popTime;
-        e->invisibleTime = answer->invisibleTime;
-        e->reviveQid = answer->reviveQid;
-        message.setProperty(QByteArrayLiteral("POP_CK"), e->toString());
-        return Status();
+        return pop::applyChangedHandle(*r, message, *e);
     }
 
     // -- ConsumerInner --------------------------------------------------------------------------
