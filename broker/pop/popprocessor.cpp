@@ -12,13 +12,17 @@
 #include "broker/pop/popservice.h"
 #include "broker/pop/requestmodemanager.h"
 #include "clientlib/protocol/bodies/popbodies.h"
+#include "clientlib/protocol/extensioncode.h"
 #include "clientlib/protocol/headers/popheaders.h"
 #include "clientlib/protocol/popcodes.h"
+#include "clientlib/protocol/systemtopics.h"
 #include "storage/messagestore.h"
 
 #include <QDateTime>
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 namespace qrocket::broker::pop {
 
@@ -114,7 +118,7 @@ std::vector<int> PopProcessor::requestCodes()
         popcode::PeekMessage, popcode::ChangeMessageInvisibleTime, popcode::Notification,
         popcode::PollingInfo, popcode::PopRollback, popcode::QueryAssignment,
         popcode::SetMessageRequestMode, popcode::GetAllMessageRequestMode, popcode::GetTopicConfig,
-        popcode::GetSubscriptionGroupConfig};
+        popcode::GetSubscriptionGroupConfig, protocol::extensioncode::kGetPopStats};
 }
 
 void PopProcessor::attach()
@@ -190,6 +194,9 @@ void PopProcessor::processRequest(
         break;
     case popcode::GetSubscriptionGroupConfig:
         response = getGroupConfig(request);
+        break;
+    case protocol::extensioncode::kGetPopStats:
+        response = popStats(request);
         break;
     default:
         response = makeReply(request, toInt(ResponseCode::RequestCodeNotSupported),
@@ -612,6 +619,46 @@ RemotingCommand PopProcessor::getGroupConfig(const RemotingCommand &request)
             request, toInt(ResponseCode::SubscriptionGroupNotExist), "No group in this broker");
     RemotingCommand r = makeReply(request, toInt(ResponseCode::Success));
     r.body = group->toJson();
+    return r;
+}
+
+RemotingCommand PopProcessor::popStats(const RemotingCommand &request)
+{
+    const QByteArray group = request.extString("consumerGroup").toByteArray();
+    protocol::PopStatsBody stats = m_service.stats(group);
+    std::map<std::pair<QByteArray, QByteArray>, std::size_t> index; // (group, topic) -> entry
+    for (std::size_t i = 0; i < stats.groups.size(); ++i)
+        index[{stats.groups[i].group, stats.groups[i].topic}] = i;
+    const protocol::MessageRequestModeTable modes = m_modes.table();
+    const auto modeOf = [&](const QByteArray &g, const QByteArray &topic) -> QByteArray {
+        const auto t = modes.modes.find(topic);
+        if (t == modes.modes.end())
+            return "PULL";
+        const auto m = t->second.find(g);
+        return m == t->second.end() ? QByteArray("PULL") : m->second.mode;
+    };
+    for (protocol::PopGroupStats &g : stats.groups) {
+        // A POP retry topic's messages belong to the (topic, group) they were popped for.
+        const QByteArray prefix = protocol::topics::kRetryPrefix + g.group + '_';
+        g.mode = modeOf(g.group, g.topic.startsWith(prefix) ? g.topic.mid(prefix.size()) : g.topic);
+    }
+    for (const auto &[topic, groups] : modes.modes) {
+        for (const auto &[g, mode] : groups) {
+            if ((!group.isEmpty() && g != group) || index.count({g, topic}))
+                continue;
+            protocol::PopGroupStats entry;
+            entry.group = g;
+            entry.topic = topic;
+            entry.mode = mode.mode;
+            stats.groups.push_back(std::move(entry));
+        }
+    }
+    std::sort(stats.groups.begin(), stats.groups.end(),
+        [](const protocol::PopGroupStats &a, const protocol::PopGroupStats &b) {
+            return std::tie(a.group, a.topic) < std::tie(b.group, b.topic);
+        });
+    RemotingCommand r = makeReply(request, toInt(ResponseCode::Success));
+    r.body = stats.toJson();
     return r;
 }
 

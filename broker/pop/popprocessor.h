@@ -60,6 +60,7 @@ private:
     remoting::RemotingCommand setRequestMode(const remoting::RemotingCommand &request);
     remoting::RemotingCommand getTopicConfig(const remoting::RemotingCommand &request);
     remoting::RemotingCommand getGroupConfig(const remoting::RemotingCommand &request);
+    remoting::RemotingCommand popStats(const remoting::RemotingCommand &request);
     void wakeup(std::shared_ptr<HeldPop> pop, bool timedOut);
 
     BrokerContext &m_ctx;

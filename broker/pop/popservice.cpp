@@ -611,4 +611,37 @@ std::int64_t PopService::checkPointCount() const
     return m_checkPoints.load();
 }
 
+protocol::PopStatsBody PopService::stats(const QByteArray &group) const
+{
+    protocol::PopStatsBody out;
+    out.now = now();
+    std::map<std::pair<QByteArray, QByteArray>, protocol::PopGroupStats> byGroup;
+    std::lock_guard lock(m_mutex);
+    for (const auto &[key, state] : m_queues) {
+        for (const auto &[ckKey, ck] : state.cks) {
+            if (!group.isEmpty() && ck->group != group)
+                continue;
+            const int open = ck->inFlight();
+            if (open == 0)
+                continue;
+            protocol::PopGroupStats &g = byGroup[{ck->group, ck->topic}];
+            g.inFlight += open;
+            ++g.checkPoints;
+            if (ck->deadline() <= out.now)
+                g.reviveBacklog += open;
+            else if (g.nextReviveAt == 0 || ck->deadline() < g.nextReviveAt)
+                g.nextReviveAt = ck->deadline();
+        }
+    }
+    for (auto &[id, g] : byGroup) {
+        g.group = id.first;
+        g.topic = id.second;
+        out.inFlight += g.inFlight;
+        out.checkPoints += g.checkPoints;
+        out.reviveBacklog += g.reviveBacklog;
+        out.groups.push_back(std::move(g));
+    }
+    return out;
+}
+
 } // namespace qrocket::broker::pop

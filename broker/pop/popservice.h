@@ -33,6 +33,7 @@
 #include "broker/pop/popholdservice.h"
 #include "clientlib/common/result.h"
 #include "clientlib/common/status.h"
+#include "clientlib/protocol/bodies/popbodies.h"
 #include "storage/core/storetypes.h"
 
 #include <QByteArray>
@@ -141,6 +142,9 @@ public:
     std::int64_t inFlightCount() const;
     /// Checkpoints not yet settled durably (the revive backlog).
     std::int64_t checkPointCount() const;
+    /// Per (group, real topic) in flight, open checkpoints and revive backlog (modes left PULL;
+    /// the processor fills them in); only `group` when it is not empty.
+    protocol::PopStatsBody stats(const QByteArray &group) const;
     /// Runs the revive for everything due at `now` (tests with a fake clock; the thread does it
     /// by itself otherwise). Returns the messages revived or moved to the DLQ.
     int reviveDue();

@@ -55,4 +55,10 @@ QByteArray RequestModeManager::toJson() const
     return m_table.toJson();
 }
 
+protocol::MessageRequestModeTable RequestModeManager::table() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_table;
+}
+
 } // namespace qrocket::broker::pop

@@ -31,6 +31,7 @@ public:
     std::optional<protocol::SetMessageRequestModeRequestBody> find(
         const QByteArray &topic, const QByteArray &group) const;
     QByteArray toJson() const;
+    protocol::MessageRequestModeTable table() const;
 
 private:
     const QString m_path;

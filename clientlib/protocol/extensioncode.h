@@ -50,6 +50,17 @@ inline constexpr int kGetStoreFiles = 9101;
 ///    "userStatus":"enable","imported":false}],"acls":[<AclInfo>]}
 inline constexpr int kGetAuthMetadata = 9102;
 
+/// Broker: POP state per (group, topic): the group's PULL/POP mode, messages in flight
+/// (invisible), open checkpoints and the revive backlog (in flight past their invisible time,
+/// not revived yet), for `qrocket-admin popStats` and the console. Read-only.
+/// Request: optional ext field "consumerGroup" (only that group); no body.
+/// Response: 0 SUCCESS, body (PopStatsBody, clientlib/protocol/bodies/popbodies.h)
+///   {"checkPoints":2,"groups":[{"checkPoints":2,"group":"G","inFlight":5,"mode":"POP",
+///     "nextReviveAt":1700000060000,"reviveBacklog":0,"topic":"T"}],"inFlight":5,
+///    "now":1700000000000,"reviveBacklog":0}
+/// Every group with a mode set or POP state is listed (mode PULL when never set).
+inline constexpr int kGetPopStats = 9103;
+
 inline constexpr bool isExtension(int code)
 {
     return code >= kFirst && code <= kLast;

@@ -171,6 +171,62 @@ Status setConsumeMode(Context &ctx)
     });
 }
 
+/// popStats (QRocket): each master's POP state per (group, topic): the mode, messages in flight
+/// (invisible to the group now), open checkpoints and the revive backlog (in flight past their
+/// invisible time, not revived yet). One broker (-b), a cluster's masters (-c) or every master.
+Status popStats(Context &ctx)
+{
+    if (ctx.has("b") && ctx.has("c"))
+        return usageError(QStringLiteral("give at most one of -b brokerAddr and -c clusterName"));
+    const QByteArray group = ctx.bytes("g").trimmed();
+    return ctx.withAdmin([&](client::Admin &admin) -> Status {
+        std::vector<std::pair<QByteArray, QByteArray>> brokers; // name, address
+        if (ctx.has("b")) {
+            brokers.emplace_back(ctx.bytes("b"), ctx.bytes("b"));
+        } else {
+            auto info = admin.clusterInfo();
+            if (!info)
+                return info.error();
+            for (const auto &[name, data] : info->brokerAddrTable) {
+                if (ctx.has("c") && data.cluster != ctx.bytes("c"))
+                    continue;
+                if (!data.masterAddr().isEmpty())
+                    brokers.emplace_back(name, data.masterAddr());
+            }
+            if (brokers.empty())
+                return Status::notFound(
+                    QStringLiteral("no master broker%1")
+                        .arg(ctx.has("c") ? QStringLiteral(" in cluster ") + ctx.value("c")
+                                          : QString()));
+        }
+        Table table = ctx.out().table(QStringLiteral("groups"),
+            "%-20s  %-32s  %-32s  %-5s  %-10s  %-12s  %-14s  %-14s%n",
+            {{"broker", "#Broker"}, {"group", "#Group"}, {"topic", "#Topic"}, {"mode", "#Mode"},
+                {"inFlight", "#InFlight"}, {"checkPoints", "#CheckPoints"},
+                {"reviveBacklog", "#ReviveBacklog"}, {"nextReviveInMs", "#NextReviveIn"}});
+        std::int64_t inFlight = 0;
+        std::int64_t backlog = 0;
+        for (const auto &[name, addr] : brokers) {
+            auto stats = admin.popStats(addr, group);
+            if (!stats)
+                return stats.error();
+            for (const protocol::PopGroupStats &g : stats->groups) {
+                const std::int64_t nextIn = g.nextReviveAt > 0
+                    ? std::max<std::int64_t>(0, g.nextReviveAt - stats->now)
+                    : -1;
+                table.row({name, g.group, g.topic, g.mode, g.inFlight, g.checkPoints,
+                    g.reviveBacklog, nextIn});
+            }
+            inFlight += stats->inFlight;
+            backlog += stats->reviveBacklog;
+        }
+        ctx.out().text("%nIn flight: %d  Revive backlog: %d%n", {inFlight, backlog});
+        ctx.out().value(QStringLiteral("inFlight"), static_cast<qint64>(inFlight));
+        ctx.out().value(QStringLiteral("reviveBacklog"), static_cast<qint64>(backlog));
+        return {};
+    });
+}
+
 /// Client address per queue, from each consumer's running info (consumerProgress -s true).
 std::map<client::admin::MessageQueue, QString> queueOwners(
     client::Admin &admin, const QByteArray &group)
@@ -518,6 +574,11 @@ const CommandSpec kCommands[] = {
             {'m', "mode", true, true, "consume mode. PULL/POP"},
             {'q', "popShareQueueNum", true, false, "num of queue which share in pop mode"}},
         setConsumeMode},
+    {"popStats", "QRocket: POP mode, messages in flight and revive backlog per group and topic",
+        {{'b', "brokerAddr", true, false, "one broker"},
+            {'c', "clusterName", true, false, "the masters of one cluster (default: every one)"},
+            {'g', "groupName", true, false, "one group (default: every one)"}},
+        popStats},
     {"consumerProgress", "Query consumers's progress, speed",
         {{'g', "groupName", true, false, kGroupName},
             {'s', "showClientIP", true, false, "Show Client IP per Queue"}},

@@ -42,8 +42,8 @@ QVariant GroupModel::headerData(int section, Qt::Orientation o, int role) const
     if (o != Qt::Horizontal)
         return {};
     if (role == Qt::DisplayRole) {
-        static const char *const names[]
-            = {"Group", "Brokers", "Topics", "Queues", "Lag", "Consume TPS", "Updated", "State"};
+        static const char *const names[] = {"Group", "Mode", "Brokers", "Topics", "Queues", "Lag",
+            "Consume TPS", "In flight", "Revive backlog", "Updated", "State"};
         return QString::fromLatin1(names[section]);
     }
     if (role == Qt::ToolTipRole) {
@@ -51,6 +51,16 @@ QVariant GroupModel::headerData(int section, Qt::Orientation o, int role) const
         case Name:
         case Brokers:
             return tr("GET_ALL_SUBSCRIPTIONGROUP_CONFIG of every master (every 10 s)");
+        case Mode:
+            return tr("The group's message request mode on the masters (SET_MESSAGE_REQUEST_MODE, "
+                      "qrocket-admin setConsumeMode): PULL, POP, or PULL+POP when it pops some "
+                      "topics and pulls others");
+        case InFlight:
+            return tr("POP: messages popped and neither acked nor revived yet, invisible to the "
+                      "group until their invisible time ends (every master, every 10 s)");
+        case ReviveBacklog:
+            return tr("POP: messages in flight whose invisible time is over and that the broker "
+                      "has not revived yet (back to the group's retry topic or the DLQ)");
         case Updated:
             return tr("Age of the group's GET_CONSUME_STATS (asked round-robin, %1 groups a "
                       "second)")
@@ -82,6 +92,12 @@ QVariant GroupModel::data(const QModelIndex &index, int role) const
         switch (col) {
         case Name:
             return QString::fromUtf8(g->name);
+        case Mode:
+            return g->mode.isEmpty() ? QStringLiteral("-") : QString::fromUtf8(g->mode);
+        case InFlight:
+            return g->mode.isEmpty() ? QStringLiteral("-") : formatCount(g->popInFlight);
+        case ReviveBacklog:
+            return g->mode.isEmpty() ? QStringLiteral("-") : formatCount(g->reviveBacklog);
         case Brokers:
             return formatCount(g->brokers);
         case Topics:
@@ -115,6 +131,10 @@ QVariant GroupModel::data(const QModelIndex &index, int role) const
             return static_cast<qlonglong>(g->statsKnown ? g->lag : -1);
         case Tps:
             return g->consumeTps;
+        case InFlight:
+            return static_cast<qlonglong>(g->popInFlight);
+        case ReviveBacklog:
+            return static_cast<qlonglong>(g->reviveBacklog);
         case Updated:
             return static_cast<qlonglong>(age);
         default:
@@ -131,6 +151,8 @@ QVariant GroupModel::data(const QModelIndex &index, int role) const
         if (stale && col != Name)
             return staleColor();
         if (col == State && !g->statsError.isEmpty())
+            return warnColor();
+        if (col == ReviveBacklog && g->reviveBacklog > 0)
             return warnColor();
         break;
     case Qt::ToolTipRole:

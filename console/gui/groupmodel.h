@@ -3,7 +3,8 @@
 // GroupModel: the consumers tab's group table: every subscription group of the masters'
 // GET_ALL_SUBSCRIPTIONGROUP_CONFIG, with total lag, consume TPS, topic and queue counts from its
 // GET_CONSUME_STATS (refreshed round-robin by the session, kGroupStatsBudget a second, so each
-// row says how old its figures are). Synced in place from ClusterSession::groups().
+// row says how old its figures are), and its POP mode, messages in flight and revive backlog
+// (QRocket's kGetPopStats, with the catalogue). Synced in place from ClusterSession::groups().
 
 #include "console/gui/rowsync.h"
 #include "console/gui/sessiontypes.h"
@@ -17,7 +18,20 @@ class GroupModel : public SyncTableModel
     Q_OBJECT
 
 public:
-    enum Column { Name, Brokers, Topics, Queues, Lag, Tps, Updated, State, ColumnCount };
+    enum Column {
+        Name,
+        Mode,
+        Brokers,
+        Topics,
+        Queues,
+        Lag,
+        Tps,
+        InFlight,
+        ReviveBacklog,
+        Updated,
+        State,
+        ColumnCount
+    };
 
     explicit GroupModel(ClusterSession *session, QObject *parent = nullptr);
 

@@ -9,6 +9,7 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <set>
 
 namespace qrocket::console {
 
@@ -34,6 +35,10 @@ struct GroupRound
     bool anyOk = false;
     std::map<QByteArray, GroupInfo> groups;
     QStringList errors;
+    // kGetPopStats of the masters that have it: group -> modes seen, in flight, backlog
+    std::map<QByteArray, std::set<QByteArray>> modes;
+    std::map<QByteArray, std::pair<std::int64_t, std::int64_t>> pop;
+    bool popKnown = false;
 };
 
 /// The topics of a group's offset table, without its %RETRY% topic, sorted.
@@ -173,12 +178,49 @@ void ClusterSession::pollGroups()
     if (masters.empty())
         return;
     auto round = std::make_shared<GroupRound>();
-    round->pending = static_cast<int>(masters.size());
+    round->pending = 2 * static_cast<int>(masters.size());
     m_inFlight.insert(QStringLiteral("groups"));
+    const auto finish = [this, round] {
+        if (--round->pending > 0)
+            return;
+        m_inFlight.remove(QStringLiteral("groups"));
+        qCDebug(lcConsole) << "group round:" << round->groups.size() << "groups, errors"
+                           << round->errors;
+        for (auto &[name, g] : round->groups) {
+            if (!round->popKnown)
+                continue;
+            const auto m = round->modes.find(name);
+            g.mode = m == round->modes.end() || !m->second.count("POP") ? QByteArray("PULL")
+                : m->second.count("PULL")                               ? QByteArray("PULL+POP")
+                                                                        : QByteArray("POP");
+            if (const auto p = round->pop.find(name); p != round->pop.end()) {
+                g.popInFlight = p->second.first;
+                g.reviveBacklog = p->second.second;
+            }
+        }
+        applyGroups(round->groups, round->errors, round->anyOk);
+    };
+    for (const QByteArray &address : masters) {
+        // A stock RocketMQ broker answers NotSupported: its groups pull (4.x) as far as we know.
+        m_admin->popStatsAsync(address, {},
+            onGui<protocol::PopStatsBody>([round, finish](Result<protocol::PopStatsBody> r) {
+                if (r) {
+                    round->popKnown = true;
+                    for (const protocol::PopGroupStats &g : r->groups) {
+                        round->modes[g.group].insert(g.mode);
+                        auto &[inFlight, backlog] = round->pop[g.group];
+                        inFlight += g.inFlight;
+                        backlog += g.reviveBacklog;
+                    }
+                }
+                finish();
+            }),
+            kCatalogTimeoutMs);
+    }
     for (const QByteArray &address : masters) {
         m_admin->allSubscriptionGroupsAsync(address,
             onGui<client::admin::SubscriptionGroupWrapper>(
-                [this, round, address](Result<client::admin::SubscriptionGroupWrapper> r) {
+                [round, address, finish](Result<client::admin::SubscriptionGroupWrapper> r) {
                     if (!r) {
                         round->errors << QString::fromUtf8(address) + QStringLiteral(": ")
                                 + r.error().toString();
@@ -191,12 +233,7 @@ void ClusterSession::pollGroups()
                             g.consumeEnable = g.consumeEnable && config.consumeEnable;
                         }
                     }
-                    if (--round->pending > 0)
-                        return;
-                    m_inFlight.remove(QStringLiteral("groups"));
-                    qCDebug(lcConsole) << "group round:" << round->groups.size() << "groups, errors"
-                                       << round->errors;
-                    applyGroups(round->groups, round->errors, round->anyOk);
+                    finish();
                 }),
             kCatalogTimeoutMs);
     }

@@ -133,6 +133,11 @@ struct GroupInfo
     QByteArray name;
     int brokers = 0;
     bool consumeEnable = true;
+    // POP (QRocket extension kGetPopStats of every master, with the catalogue): "PULL", "POP"
+    // or "PULL+POP" (POP for some topics), empty when no broker could tell.
+    QByteArray mode;
+    std::int64_t popInFlight = 0; // popped, neither acked nor revived: invisible now
+    std::int64_t reviveBacklog = 0; // in flight past their invisible time, not revived yet
     // consumeStats (refreshed round-robin, see ClusterSession)
     bool statsKnown = false;
     QString statsError;

@@ -1,11 +1,18 @@
 // qrocket-admin setConsumeMode as a real process against an EmbeddedCluster of two brokers: -c
 // sets a group's mode on every master, -b on one, and each broker's GET_ALL_MESSAGE_REQUEST_MODE
 // (Admin::allMessageRequestModes) then shows it; bad arguments are usage errors that set nothing.
+// popStats lists a POP group's messages in flight on every master until they are acked.
 
 #include "clientlib/client/admin/admin.h"
+#include "clientlib/client/producer.h"
+#include "clientlib/client/simpleconsumer.h"
 #include "clientlib/embedded/embeddedcluster.h"
 #include "tests/admin/admintestutil.h"
 
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTest>
 
 using namespace qrocket;
@@ -20,6 +27,7 @@ private slots:
     void setConsumeModeInCluster();
     void setConsumeModeOnOneBroker();
     void badArguments();
+    void popStatsShowsInFlight();
     void cleanupTestCase();
 
 private:
@@ -139,6 +147,77 @@ void TestAdminPop::badArguments()
     }
     QVERIFY(!modeOf(m_addr0, "PopBad", "G"));
     QVERIFY(!modeOf(m_addr1, "PopBad", "G"));
+}
+
+void TestAdminPop::popStatsShowsInFlight()
+{
+    QVERIFY(m_cluster->createTopic(QStringLiteral("PopStatsT"), 2).isOk());
+    QVERIFY(m_cluster->waitForRoute(QStringLiteral("PopStatsT")).isOk());
+    const Run set = at({"setConsumeMode", "-c", "DefaultCluster", "-t", "PopStatsT", "-g",
+        "PopStatsG", "-m", "POP"});
+    QVERIFY2(set.exitCode == 0, set.describe().constData());
+    client::ClientConfig cc;
+    cc.namesrvAddr = m_ns.toUtf8();
+    cc.clientIP = "127.0.0.1";
+    client::ProducerOptions po;
+    po.group = "PopStatsP";
+    po.client = cc;
+    client::Producer producer(po);
+    QVERIFY(producer.start().isOk());
+    constexpr int kCount = 6;
+    for (int i = 0; i < kCount; ++i)
+        QVERIFY(producer.sendSync(client::Message("PopStatsT", QByteArray::number(i))));
+    client::SimpleConsumerOptions so;
+    so.group = "PopStatsG";
+    so.client = cc;
+    so.awaitDurationMillis = 300;
+    so.consumeFromFirst = true;
+    client::SimpleConsumer consumer(so);
+    QVERIFY(consumer.subscribe("PopStatsT").isOk());
+    QVERIFY(consumer.start().isOk());
+    std::vector<client::MessageExt> got;
+    QElapsedTimer t;
+    t.start();
+    while (got.size() < std::size_t(kCount) && t.elapsed() < 15000) {
+        auto r = consumer.receive(client::SimpleConsumer::kMaxReceive, 60000);
+        if (r)
+            got.insert(got.end(), r->begin(), r->end());
+    }
+    QCOMPARE(got.size(), std::size_t(kCount));
+
+    Run r = at({"popStats", "-g", "PopStatsG"});
+    QVERIFY2(r.exitCode == 0, r.describe().constData());
+    QVERIFY2(r.out.contains(QStringLiteral("#InFlight")), r.describe().constData());
+    QVERIFY2(r.out.contains(QStringLiteral("In flight: %1  Revive backlog: 0").arg(kCount)),
+        r.describe().constData());
+    int rows = 0;
+    for (const QString &line : r.lines())
+        if (line.contains(QStringLiteral("PopStatsG")) && line.contains(QStringLiteral("POP")))
+            ++rows;
+    QCOMPARE(rows, 2); // one per master
+    r = at({"popStats", "-g", "PopStatsG", "--json"});
+    QVERIFY2(r.exitCode == 0, r.describe().constData());
+    const QJsonObject doc = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QCOMPARE(doc.value(QStringLiteral("inFlight")).toInteger(), kCount);
+
+    for (const client::MessageExt &m : got)
+        QVERIFY(consumer.ack(m).isOk());
+    r = at({"popStats", "-g", "PopStatsG", "--json"});
+    QVERIFY2(r.exitCode == 0, r.describe().constData());
+    QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8())
+                 .object()
+                 .value(QStringLiteral("inFlight"))
+                 .toInteger(),
+        0);
+    // Another group sees none of it.
+    r = at({"popStats", "-g", "NoSuchPopGroup", "--json"});
+    QVERIFY2(r.exitCode == 0, r.describe().constData());
+    QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8())
+                 .object()
+                 .value(QStringLiteral("groups"))
+                 .toArray()
+                 .size(),
+        0);
 }
 
 QTEST_GUILESS_MAIN(TestAdminPop)

@@ -3,6 +3,7 @@
 // inserted / removed / changed, no reset on a refresh) and filter; plus the figures' formatting.
 
 #include "clientlib/client/pushconsumer.h"
+#include "clientlib/client/simpleconsumer.h"
 #include "console/gui/alerts.h"
 #include "console/gui/brokermodel.h"
 #include "console/gui/clustersession.h"
@@ -18,6 +19,7 @@
 #include "guitestutil.h"
 
 #include <QAbstractItemModelTester>
+#include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTextDocument>
@@ -38,6 +40,7 @@ private slots:
     void topicModelSyncsInPlace();
     void routeModelShowsQueuesAndOffsets();
     void groupAndConsumerModels();
+    void popGroupShowsModeAndInFlight();
     void storeFileModelListsFiles();
     void messageModelHoldsAQuery();
     void alertModelFollowsRules();
@@ -288,6 +291,48 @@ void tst_ConsoleModels::groupAndConsumerModels()
                 .contains(QStringLiteral("ModelTopic")));
     queues.setQueueOwners(
         {{protocol::MessageQueue {"ModelTopic", m_cluster->brokerName(0).toUtf8(), 0}, "me"}});
+}
+
+void tst_ConsoleModels::popGroupShowsModeAndInFlight()
+{
+    protocol::SetMessageRequestModeRequestBody mode;
+    mode.topic = "ModelTopic";
+    mode.consumerGroup = "ModelPopGroup";
+    mode.mode = "POP";
+    auto set = m_session->admin().setMessageRequestModeInCluster(
+        m_cluster->clusterName().toUtf8(), mode);
+    QVERIFY(set && set->isOk());
+    client::SimpleConsumerOptions o;
+    o.group = "ModelPopGroup";
+    o.client.namesrvAddr = m_cluster->namesrvAddress().toUtf8();
+    o.client.clientIP = "127.0.0.1";
+    o.client.instanceName = "modelpop";
+    o.awaitDurationMillis = 300;
+    o.consumeFromFirst = true;
+    client::SimpleConsumer consumer(o);
+    QVERIFY(consumer.subscribe("ModelTopic").isOk());
+    QVERIFY(consumer.start().isOk());
+    std::size_t popped = 0;
+    QElapsedTimer t;
+    t.start();
+    while (popped < 5 && t.elapsed() < 10000) {
+        auto r = consumer.receive(5, 60000); // never acked: in flight for a minute
+        if (r)
+            popped += r->size();
+    }
+    QVERIFY(popped >= 5);
+
+    GroupModel groups(m_session.get());
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (m_session->refreshCatalog(),
+            rowOf(groups, "ModelPopGroup") >= 0
+                && text(groups, rowOf(groups, "ModelPopGroup"), GroupModel::InFlight)
+                    == QString::number(popped)),
+        15000);
+    const int row = rowOf(groups, "ModelPopGroup");
+    QCOMPARE(text(groups, row, GroupModel::Mode), QStringLiteral("POP"));
+    QCOMPARE(text(groups, row, GroupModel::ReviveBacklog), QStringLiteral("0"));
+    QCOMPARE(text(groups, rowOf(groups, "ModelGroup"), GroupModel::Mode), QStringLiteral("PULL"));
 }
 
 void tst_ConsoleModels::storeFileModelListsFiles()

@@ -416,6 +416,11 @@ QROCKET_ADMIN_CALL(Result<admin::StoreFiles>, storeFiles,
     (const QByteArray &brokerAddr, int timeoutMs),
     (const QByteArray &brokerAddr, Callback<admin::StoreFiles> callback, int timeoutMs),
     Callback<admin::StoreFiles>, doStoreFiles(call, brokerAddr))
+QROCKET_ADMIN_CALL(Result<protocol::PopStatsBody>, popStats,
+    (const QByteArray &brokerAddr, const QByteArray &group, int timeoutMs),
+    (const QByteArray &brokerAddr, const QByteArray &group,
+        Callback<protocol::PopStatsBody> callback, int timeoutMs),
+    Callback<protocol::PopStatsBody>, doPopStats(call, brokerAddr, group))
 
 QROCKET_ADMIN_CALL(Result<admin::ConsumeStatsList>, brokerConsumeStats,
     (const QByteArray &brokerAddr, bool isOrder, int timeoutMs),

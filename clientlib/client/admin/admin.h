@@ -474,6 +474,12 @@ public:
         const QByteArray &brokerAddr, int timeoutMs = kDefaultTimeout);
     void storeFilesAsync(const QByteArray &brokerAddr, Callback<admin::StoreFiles> callback,
         int timeoutMs = kDefaultTimeout);
+    /// QRocket extension: one broker's POP state per (group, topic) — mode, messages in flight,
+    /// revive backlog — of `group` (every group when empty). NotSupported from a stock broker.
+    Result<protocol::PopStatsBody> popStats(const QByteArray &brokerAddr,
+        const QByteArray &group = {}, int timeoutMs = kDefaultTimeout);
+    void popStatsAsync(const QByteArray &brokerAddr, const QByteArray &group,
+        Callback<protocol::PopStatsBody> callback, int timeoutMs = kDefaultTimeout);
 
     // -- tools (mqadmin's commands beyond the above) -----------------------------------------
     /// GET_BROKER_CONSUME_STATS: every group's consume stats on one broker (only the groups of

@@ -668,4 +668,27 @@ Result<admin::StoreFiles> doStoreFiles(Call &call, const QByteArray &addr)
     return body;
 }
 
+Result<protocol::PopStatsBody> doPopStats(
+    Call &call, const QByteArray &addr, const QByteArray &group)
+{
+    if (Status s = requireName(addr, "broker address"); !s)
+        return s;
+    RemotingCommand cmd = call.api().request(protocol::extensioncode::kGetPopStats);
+    if (!group.isEmpty())
+        cmd.setExt("consumerGroup", group);
+    auto r = call.api().invokeSync(addr, std::move(cmd), call.remaining());
+    if (r && r->code == toInt(ResponseCode::RequestCodeNotSupported))
+        return Status::notSupported(
+            QStringLiteral("%1: POP stats are not supported by this broker (a QRocket extension; "
+                           "a stock RocketMQ broker does not have it)")
+                .arg(QString::fromUtf8(addr)));
+    auto ok = expect(std::move(r), {{}, addr});
+    if (!ok)
+        return ok.error();
+    auto body = protocol::PopStatsBody::fromJson(ok->body);
+    if (!body)
+        return corrupt("POP stats", body.error());
+    return body;
+}
+
 } // namespace qrocket::client::adminimpl

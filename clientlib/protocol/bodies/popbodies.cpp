@@ -282,4 +282,61 @@ Result<QueryAssignmentResponseBody> QueryAssignmentResponseBody::fromJson(QByteA
     return out;
 }
 
+QByteArray PopStatsBody::toJson() const
+{
+    JsonWriter w;
+    w.beginObject();
+    w.key("checkPoints").value(checkPoints);
+    w.key("groups").beginArray();
+    for (const PopGroupStats &g : groups) {
+        w.beginObject();
+        w.key("checkPoints").value(g.checkPoints);
+        w.key("group").value(QByteArrayView(g.group));
+        w.key("inFlight").value(g.inFlight);
+        w.key("mode").value(QByteArrayView(g.mode));
+        w.key("nextReviveAt").value(g.nextReviveAt);
+        w.key("reviveBacklog").value(g.reviveBacklog);
+        w.key("topic").value(QByteArrayView(g.topic));
+        w.endObject();
+    }
+    w.endArray();
+    w.key("inFlight").value(inFlight);
+    w.key("now").value(now);
+    w.key("reviveBacklog").value(reviveBacklog);
+    w.endObject();
+    return w.take();
+}
+
+Result<PopStatsBody> PopStatsBody::fromJson(QByteArrayView json)
+{
+    constexpr const char *what = "PopStatsBody";
+    auto v = bodyjson::parseObject(json, what);
+    if (!v.has_value())
+        return v.error();
+    PopStatsBody out;
+    out.now = (*v)["now"].toInteger();
+    out.inFlight = (*v)["inFlight"].toInteger();
+    out.checkPoints = (*v)["checkPoints"].toInteger();
+    out.reviveBacklog = (*v)["reviveBacklog"].toInteger();
+    auto list = bodyjson::arrayField(*v, what, "groups");
+    if (!list)
+        return list.error();
+    if (!*list)
+        return out;
+    for (const JsonValue &item : (*list)->items()) {
+        if (!item.isObject())
+            return wrongType(what, "groups", "an array of objects");
+        PopGroupStats g;
+        g.group = item["group"].toString();
+        g.topic = item["topic"].toString();
+        g.mode = item["mode"].isNull() ? QByteArray("PULL") : item["mode"].toString();
+        g.inFlight = item["inFlight"].toInteger();
+        g.checkPoints = item["checkPoints"].toInteger();
+        g.reviveBacklog = item["reviveBacklog"].toInteger();
+        g.nextReviveAt = item["nextReviveAt"].toInteger();
+        out.groups.push_back(std::move(g));
+    }
+    return out;
+}
+
 } // namespace qrocket::protocol

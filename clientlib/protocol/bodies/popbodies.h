@@ -93,4 +93,31 @@ struct QueryAssignmentResponseBody
     static Result<QueryAssignmentResponseBody> fromJson(QByteArrayView json);
 };
 
+/// One (group, topic) of the QRocket extension kGetPopStats: the group's mode on the broker and
+/// its POP state there. `topic` is the real topic of the checkpoints (a POP retry topic's
+/// messages are counted under that retry topic).
+struct PopGroupStats
+{
+    QByteArray group;
+    QByteArray topic;
+    QByteArray mode = "PULL"; // SET_MESSAGE_REQUEST_MODE's, PULL when never set
+    std::int64_t inFlight = 0; // handed out, neither acked nor revived: invisible now
+    std::int64_t checkPoints = 0; // pops with something still in flight
+    std::int64_t reviveBacklog = 0; // in flight past their invisible time, not revived yet
+    std::int64_t nextReviveAt = 0; // the earliest invisible-time end (epoch ms), 0: none
+};
+
+/// QRocket extension kGetPopStats's body.
+struct PopStatsBody
+{
+    std::int64_t now = 0; // the broker's clock (epoch ms)
+    std::int64_t inFlight = 0;
+    std::int64_t checkPoints = 0;
+    std::int64_t reviveBacklog = 0;
+    std::vector<PopGroupStats> groups; // sorted by group, then topic
+
+    QByteArray toJson() const;
+    static Result<PopStatsBody> fromJson(QByteArrayView json);
+};
+
 } // namespace qrocket::protocol
