@@ -11,6 +11,7 @@
 #include "broker/stats/brokerstatsmanager.h"
 #include "broker/timer/timertransform.h"
 #include "broker/transaction/transactionalmessage.h"
+#include "clientlib/protocol/framecodec.h"
 #include "clientlib/protocol/headers/sendheaders.h"
 #include "clientlib/protocol/messagebatch.h"
 #include "clientlib/protocol/messageid.h"
@@ -206,6 +207,24 @@ RemotingCommand sendReply(
     return response;
 }
 
+/// The common case of sendReply() (PUT_OK of one message, no recall handle) written straight
+/// into the reply frame (protocol::appendSendOkFrame, the same bytes), without a RemotingCommand
+/// and its ext fields; false where that does not apply or the responder cannot (then answer with
+/// sendReply()).
+bool answerSendOk(const remoting::Responder &respond, const PutMessageResult &r, int queueId,
+    const BrokerContext &ctx, const QByteArray &recallHandle)
+{
+    if (r.status != PutMessageStatus::PutOk || r.batchOffsets.size() > 1 || !recallHandle.isEmpty())
+        return false;
+    return respond.answerEncoded([&](int opaque, QByteArray &out) {
+        char msgId[protocol::kOffsetMessageIdMaxSize];
+        const char *end
+            = protocol::writeOffsetMessageId(msgId, ctx.storeHostAddress, r.wroteOffset);
+        protocol::appendSendOkFrame(out, opaque, QByteArrayView(msgId, end - msgId), queueId,
+            r.queueOffset, regionId(*ctx.config), ctx.config->traceOn);
+    });
+}
+
 /// Timer messages (broker/timer/timertransform.h) on a send path: parks `msg`, or the refusal.
 std::optional<timer::Refusal> applyTimerRules(
     const BrokerContext &ctx, MessageExtBrokerInner &msg, std::int64_t *slot)
@@ -395,7 +414,8 @@ void SendMessageProcessor::sendOne(const remoting::ChannelPtr &channel,
             recallHandle = std::move(recallHandle),
             started = std::chrono::steady_clock::now()](const PutMessageResult &r) mutable {
             countPut(*ctx, topic, r, started);
-            respond(sendReply(r, replyQueueId, *ctx, std::move(recallHandle)));
+            if (!answerSendOk(respond, r, replyQueueId, *ctx, recallHandle))
+                respond(sendReply(r, replyQueueId, *ctx, std::move(recallHandle)));
         });
 }
 

@@ -27,6 +27,7 @@
 #include <QByteArrayView>
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 
 namespace qrocket::broker::timer {
@@ -78,9 +79,15 @@ struct DueTime
 DueTime dueTimeOf(QByteArrayView properties, std::int64_t now);
 
 /// Cheap pre-check for the send path: could `properties` name a timer property at all?
+/// memmem (SIMD in glibc), not QByteArrayView::contains: Qt's search set-up cost ~900
+/// instructions on every send (callgrind, 1 KiB sends).
 inline bool mayCarryTimer(QByteArrayView properties)
 {
-    return properties.contains(QByteArrayView("TIMER_"));
+    constexpr char kNeedle[] = "TIMER_";
+    return !properties.isEmpty()
+        && ::memmem(properties.data(), static_cast<std::size_t>(properties.size()), kNeedle,
+               sizeof kNeedle - 1)
+        != nullptr;
 }
 
 /// `t` rounded up to a multiple of `precisionMs` (t > 0).

@@ -247,6 +247,46 @@ void encodeFrame(const RemotingCommand &cmd, QByteArray &out)
     writeU32(p + 4, (type << 24) | (static_cast<std::uint32_t>(headerLen) & 0xFFFFFFu));
 }
 
+void appendSendOkFrame(QByteArray &out, int opaque, QByteArrayView msgId, int queueId,
+    std::int64_t queueOffset, QByteArrayView region, bool traceOn)
+{
+    // The same stores writeJsonHeader() makes for that command, its fields known in advance.
+    constexpr qsizetype kLongMax = 20; // "-9223372036854775808"
+    const qsizetype start = out.size();
+    const qsizetype bound
+        = 8 + 200 + 4 * kIntMax + kLongMax + quotedBound(msgId) + quotedBound(region);
+    if (out.capacity() < start + bound)
+        out.reserve(std::max(start + bound, out.capacity() + out.capacity() / 2));
+    out.resize(start + bound);
+    char *const frame = out.data() + start;
+    char *const header = frame + 8;
+    char *p = putLit(header, "{\"code\":0,\"extFields\":{\"msgId\":");
+    p = jsontext::writeQuoted(p, msgId);
+    p = putLit(p, ",\"queueId\":\"");
+    p = putInt(p, queueId);
+    p = putLit(p, "\",\"queueOffset\":\"");
+    p = std::to_chars(p, p + kLongMax, queueOffset).ptr;
+    p = putLit(p, "\",\"MSG_REGION\":");
+    p = jsontext::writeQuoted(p, region);
+    p = traceOn ? putLit(p, ",\"TRACE_ON\":\"true\"},\"flag\":")
+                : putLit(p, ",\"TRACE_ON\":\"false\"},\"flag\":");
+    p = putInt(p, RemotingCommand::kFlagResponse);
+    p = putLit(p, ",\"language\":\"");
+    const char *language = languageName(LanguageCode::Java);
+    const std::size_t languageLen = std::strlen(language);
+    std::memcpy(p, language, languageLen);
+    p += languageLen;
+    p = putLit(p, "\",\"opaque\":");
+    p = putInt(p, opaque);
+    p = putLit(p, ",\"serializeTypeCurrentRPC\":\"JSON\",\"version\":");
+    p = putInt(p, kQRocketVersion);
+    *p++ = '}';
+    const qsizetype headerLen = p - header;
+    out.resize(start + 8 + headerLen);
+    writeI32(frame, static_cast<std::int32_t>(4 + headerLen));
+    writeU32(frame + 4, static_cast<std::uint32_t>(headerLen) & 0xFFFFFFu);
+}
+
 QByteArray encodeFrame(const RemotingCommand &cmd)
 {
     QByteArray out;

@@ -46,6 +46,14 @@ DecodeResult decodeFrameSharingBody(const QByteArray &buffer, qsizetype offset,
 void encodeFrame(const RemotingCommand &cmd, QByteArray &out);
 QByteArray encodeFrame(const RemotingCommand &cmd);
 
+/// The SEND_OK answer to one stored message, appended to `out` byte for byte as encodeFrame()
+/// encodes the send processor's RemotingCommand for it (JSON header: code 0; extFields msgId,
+/// queueId, queueOffset, MSG_REGION, TRACE_ON; flag RESPONSE; language JAVA; the request's
+/// `opaque`; version kQRocketVersion; no remark, no body), without building that command: the
+/// broker writes one per send.
+void appendSendOkFrame(QByteArray &out, int opaque, QByteArrayView msgId, int queueId,
+    std::int64_t queueOffset, QByteArrayView region, bool traceOn);
+
 /// Header only (no length prefix), as it would appear on the wire; used by tests and benchmarks.
 QByteArray encodeJsonHeader(const RemotingCommand &cmd);
 QByteArray encodeBinaryHeader(const RemotingCommand &cmd);

@@ -134,6 +134,28 @@ void ChannelImpl::send(RemotingCommand cmd)
     }
 }
 
+bool ChannelImpl::sendEncoded(QByteArrayView frame)
+{
+    std::unique_lock lock(m_mutex);
+    if (!m_connection)
+        return true; // closed: dropped, as send() drops
+    if (QThread::currentThread() == m_ioThread) {
+        // Only this thread deletes the Connection, so it stays valid after unlocking.
+        Connection *connection = m_connection;
+        lock.unlock();
+        connection->writeBytes(frame);
+        return true;
+    }
+    m_outbox.append(frame);
+    if (!m_flushPosted) {
+        m_flushPosted = true;
+        invokeOn(
+            m_connection, [self = shared_from_this()] { self->flushOutbox(); },
+            Qt::QueuedConnection);
+    }
+    return true;
+}
+
 void ChannelImpl::flushOutbox()
 {
     QByteArray data;

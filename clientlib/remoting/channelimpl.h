@@ -63,6 +63,7 @@ public:
     bool isActive() const override;
     void close() override;
     void send(RemotingCommand cmd) override;
+    bool sendEncoded(QByteArrayView frame) override;
     void invokeAsync(RemotingCommand request, int timeoutMillis, InvokeCallback callback) override;
     void invokeOneway(RemotingCommand request) override;
     void releaseRequest() override;

@@ -318,6 +318,19 @@ void Connection::sendCommand(const RemotingCommand &cmd)
 {
     if (m_closed)
         return;
+    if (m_connected && (m_inProcessInput || m_ownerCorked)) {
+        // Corked (answers to a read batch): encoded straight behind the frames already waiting
+        // (encodeFrame grows the buffer geometrically), not into m_scratch and copied again.
+        const qsizetype before = m_corked.size();
+        protocol::encodeFrame(cmd, m_corked);
+        const qint64 size = m_corked.size() - before;
+        const qint64 queued = unsentBytes() - size;
+        if (queued > 0 && queued + size > m_options.maxUnsentBytes) {
+            m_corked.truncate(before);
+            overCap(queued + size);
+        }
+        return;
+    }
     // Encoded on its own first: encodeFrame() reserves exactly, so appending frame after frame
     // to one growing buffer would reallocate each time.
     m_scratch.resize(0);

@@ -47,6 +47,14 @@ public:
 
     /// Sends a frame as is (a response, or a oneway request).
     virtual void send(RemotingCommand cmd) = 0;
+    /// Sends `frame`, one or more complete frames already encoded, as send() would send their
+    /// commands (dropped once the channel is closed). False when this channel takes commands
+    /// only (nothing sent: use send()). The server's channels take bytes.
+    virtual bool sendEncoded(QByteArrayView frame)
+    {
+        static_cast<void>(frame);
+        return false;
+    }
     /// Sends a request with a fresh opaque and completes `callback` exactly once with the response,
     /// Timeout, or Unavailable (connection closed before the answer). The callback runs on the
     /// connection's I/O thread, or at once on the calling thread when the channel is already
@@ -126,6 +134,26 @@ public:
     { }
 
     void operator()(RemotingCommand response) const;
+
+    /// Answers with a response the caller encodes itself, for a hot path that would otherwise
+    /// build a RemotingCommand only to encode it: `encode(opaque, out)` appends to `out` one
+    /// complete frame with a JSON header answering the request `opaque` (flag RESPONSE). Only a
+    /// server's responder on a channel that takes bytes, for a JSON-serialized request, can:
+    /// elsewhere (a sink, a oneway request, a binary header) it answers nothing and returns
+    /// false, and the caller answers with operator() instead.
+    template<class Encode>
+    bool answerEncoded(Encode &&encode) const
+    {
+        if (m_sink || !m_channel || m_serializeType != protocol::SerializeType::Json)
+            return false;
+        thread_local QByteArray frame; // reused: no allocation per answer
+        frame.resize(0);
+        encode(m_opaque, frame);
+        if (!m_channel->sendEncoded(frame))
+            return false;
+        releaseSlot();
+        return true;
+    }
 
 private:
     void releaseSlot() const

@@ -2,8 +2,9 @@
 
 // The load generator of qrocket-bench-broker and the raw floor it is measured against: one epoll
 // thread drives every connection with pre-encoded JSON frames (as RocketMQ clients send them),
-// patching only the opaque, and matches each answer by its opaque; RawEchoServer answers the same
-// frames with a fixed response, decoding nothing. Header-only: main.cpp is its one user.
+// patching only the opaque, and matches each answer by its opaque; FloorServer answers the same
+// frames at once with a valid SEND_OK, decoding nothing but the opaque. Header-only: main.cpp is
+// its one user.
 
 #include "clientlib/protocol/framecodec.h"
 #include "clientlib/protocol/remotingcommand.h"
@@ -448,14 +449,17 @@ private:
     std::vector<std::int64_t> m_roundTrips; // open loop: answer time minus actual send time
 };
 
-/// The machine's floor for a request/response exchange: a plain epoll server on one thread that
-/// reads the same frames, and answers each with a fixed ~100-byte response frame carrying the
-/// request's opaque. No decoding beyond the length prefix and the opaque digits, no allocation
-/// per frame. The rows it serves show what loopback TCP and the syscalls alone cost.
-class RawEchoServer
+/// The zero-work floor: a plain epoll server on one thread, no storage, that answers every frame
+/// it reads (the generator sends SEND_MESSAGE_V2) at once with a valid SEND_OK response as a
+/// broker writes it (code 0; msgId, queueId, queueOffset, MSG_REGION, TRACE_ON), carrying the
+/// request's opaque and a queue offset counted per connection. Nothing is decoded beyond the
+/// length prefix and the opaque digits, nothing allocated per frame: the response is encoded once
+/// and only its fixed-width digits are patched. The rows it serves show the most any broker could
+/// reach with this generator on this machine (loopback TCP and the syscalls alone).
+class FloorServer
 {
 public:
-    RawEchoServer()
+    FloorServer()
     {
         m_listen = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         sockaddr_in addr {};
@@ -465,18 +469,32 @@ public:
         if (::bind(m_listen, reinterpret_cast<sockaddr *>(&addr), sizeof addr) != 0
             || ::listen(m_listen, 1024) != 0
             || ::getsockname(m_listen, reinterpret_cast<sockaddr *>(&addr), &len) != 0) {
-            std::perror("raw echo server");
+            std::perror("floor server");
             return;
         }
         m_port = ntohs(addr.sin_port);
-        const std::string header = "{\"code\":0,\"flag\":1,\"language\":\"JAVA\",\"opaque\":"
-            + std::to_string(kOpaqueBase) + ",\"serializeTypeCurrentRPC\":\"JSON\",\"version\":0}";
-        const std::uint32_t frameLen = htonl(static_cast<std::uint32_t>(4 + header.size()));
-        const std::uint32_t headerLen = htonl(static_cast<std::uint32_t>(header.size()));
-        m_response.append(reinterpret_cast<const char *>(&frameLen), 4);
-        m_response.append(reinterpret_cast<const char *>(&headerLen), 4);
-        m_response.append(header);
-        m_opaqueAt = m_response.find(std::to_string(kOpaqueBase));
+        // SEND_OK as the broker's send processor answers it. The queue offset starts at
+        // kOpaqueBase so that it stays 10 digits wide (patched in place, like the opaque).
+        RemotingCommand ok;
+        ok.markResponse();
+        ok.code = 0;
+        ok.opaque = kOpaqueBase;
+        ok.setExt(
+            QByteArrayLiteral("msgId"), QByteArrayLiteral("7F00000100002A9F0000000000000000"));
+        ok.setExt(QByteArrayLiteral("queueId"), 0);
+        ok.setExt(QByteArrayLiteral("queueOffset"), std::int64_t(kOpaqueBase));
+        ok.setExt(QByteArrayLiteral("MSG_REGION"), QByteArrayLiteral("DefaultRegion"));
+        ok.setExt(QByteArrayLiteral("TRACE_ON"), QByteArrayLiteral("true"));
+        const QByteArray frame = protocol::encodeFrame(ok);
+        m_response.assign(frame.constData(), static_cast<std::size_t>(frame.size()));
+        m_opaqueAt = m_response.find("\"opaque\":" + std::to_string(kOpaqueBase));
+        m_offsetAt = m_response.find("\"queueOffset\":\"" + std::to_string(kOpaqueBase));
+        if (m_opaqueAt == std::string::npos || m_offsetAt == std::string::npos) {
+            std::fprintf(stderr, "floor server: unexpected SEND_OK encoding\n");
+            return;
+        }
+        m_opaqueAt += 9;
+        m_offsetAt += 15;
         m_epoll = ::epoll_create1(EPOLL_CLOEXEC);
         epoll_event ev {};
         ev.events = EPOLLIN;
@@ -484,7 +502,7 @@ public:
         ::epoll_ctl(m_epoll, EPOLL_CTL_ADD, m_listen, &ev);
         m_thread = std::thread([this] { loop(); });
     }
-    ~RawEchoServer()
+    ~FloorServer()
     {
         m_stop = true;
         if (m_thread.joinable())
@@ -503,6 +521,7 @@ private:
         std::vector<char> in = std::vector<char>(256 * 1024);
         std::size_t inLen = 0;
         std::string out;
+        std::uint64_t queueOffset = 0;
     };
 
     void loop()
@@ -564,9 +583,12 @@ private:
             const std::string_view header(p.in.data() + pos + 8, ntohl(headerField) & 0xFFFFFFu);
             const std::size_t at = header.find("\"opaque\":");
             p.out.append(m_response);
+            char *response = p.out.data() + p.out.size() - m_response.size();
             if (at != std::string_view::npos && header.size() >= at + 19)
-                std::memcpy(p.out.data() + p.out.size() - m_response.size() + m_opaqueAt,
-                    header.data() + at + 9, 10);
+                std::memcpy(response + m_opaqueAt, header.data() + at + 9, 10);
+            std::uint64_t v = kOpaqueBase + p.queueOffset++ % kOpaqueBase;
+            for (int i = 9; i >= 0; --i, v /= 10)
+                response[m_offsetAt + std::size_t(i)] = static_cast<char>('0' + v % 10);
             pos += 4 + len;
         }
         std::memmove(p.in.data(), p.in.data() + pos, p.inLen - pos);
@@ -585,6 +607,7 @@ private:
     quint16 m_port = 0;
     std::string m_response;
     std::size_t m_opaqueAt = 0;
+    std::size_t m_offsetAt = 0;
     std::vector<Peer> m_peers;
     std::atomic<bool> m_stop {false};
     std::thread m_thread;

@@ -2,17 +2,19 @@
 // (in-process, on loopback sockets, store in a temporary directory), first with ASYNC_FLUSH then
 // with SYNC_FLUSH, over 1..64 connections with a window of requests in flight per connection
 // (window 1 = synchronous senders); then pulls everything back. Each row is printed beside two
-// baselines measured in the same run with the same frames, connections and window: "raw", a plain
-// one-thread epoll server answering each frame with a fixed response (the floor loopback TCP and
-// syscalls set on this machine), and "echo", QRocket's remoting server with an inline echo
-// processor (the floor of the remoting layer). A program that prints figures; never a test.
+// baselines measured in the same run with the same frames, connections and window: "floor", the
+// zero-work server (one epoll thread, no storage) answering each frame at once with a valid
+// SEND_OK (the most any broker could reach with this generator on this machine), and "echo",
+// QRocket's remoting server with an inline echo processor (the floor of the remoting layer). The
+// echo and send rows end with their fraction of the floor row of the same run ("0.20x floor").
+// A program that prints figures; never a test.
 //
 // The load generator is lean on purpose (the machine's cores are shared with the broker): one
 // epoll thread drives every connection with pre-encoded JSON frames (as RocketMQ clients send
 // them), patching only the opaque; a response is matched by its opaque (loadgenerator.h).
 //
 //   qrocket-bench-broker [--seconds S] [--window W] [--sizes 128,1024] [--connections 1,16,64]
-//                        [--flush ASYNC_FLUSH,SYNC_FLUSH] [--messages N] [--no-echo]
+//                        [--flush ASYNC_FLUSH,SYNC_FLUSH] [--messages N] [--no-echo] [--no-floor]
 //                        [--rate half,20000] [--send-executor default|io|pool] [--no-pull]
 //                        [--io-threads N] [--open-only] [--config broker.conf] [--repeat N]
 //                        [--broker PORT]
@@ -20,7 +22,7 @@
 // --broker PORT drives a broker daemon already on 127.0.0.1:PORT with the same generator (one send
 // row per size and connection count, --window requests in flight on each): the floor for a client
 // load generator (qrocket-bench, RocketMQ's benchmark) driving that same process, as
-// resources/scripts/bench-producer.sh runs it.
+// resources/scripts/bench-producer.sh runs it; each such row follows its own floor row.
 //
 // --rate adds open-loop rows ("rate"): sends issued on a fixed schedule, latency measured from
 // each send's scheduled time (no coordinated omission); "half" = half the rate the same number of
@@ -107,7 +109,7 @@ RemotingCommand sendRequest(const QByteArray &topic, int queueId, int bodyBytes)
     return r;
 }
 
-/// --repeat: the p99 of every run of raw@, echo@ and send@, then their median and range, and how
+/// --repeat: the p99 of every run of floor@, echo@ and send@, then their median and range, and how
 /// many runs kept p99 under 1 ms; once counted from the scheduled send time and once as the
 /// round trip (from the actual write).
 class RepeatSummary
@@ -124,7 +126,7 @@ public:
     }
     void print()
     {
-        static const char *const kNames[] = {"raw@", "echo@", "send@"};
+        static const char *const kNames[] = {"floor@", "echo@", "send@"};
         static const char *const kFrom[] = {"from the schedule", "round trip       "};
         for (int kind = 0; kind < 3; ++kind) {
             std::vector<double> &st = m_steal[kind];
@@ -154,15 +156,17 @@ private:
         const std::size_t n = sorted.size();
         return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
-    std::vector<double> m_p99Us[3][2]; // [raw@, echo@, send@][from the schedule, round trip]
+    std::vector<double> m_p99Us[3][2]; // [floor@, echo@, send@][from the schedule, round trip]
     std::vector<double> m_steal[3];
     std::vector<double> m_busy[3];
 };
 
-void printRow(const char *what, int size, int connections, int window, const Figures &r)
+/// One row; `floorRate` > 0 appends the row's fraction of the floor row of the same run.
+void printRow(
+    const char *what, int size, int connections, int window, const Figures &r, double floorRate = 0)
 {
     std::printf("%-6s %5d B %3d conn x %3d  %10.0f msg/s %8.1f MB/s  p50 %7.1f p99 %7.1f "
-                "p999 %8.1f max %8.1f us%s%s%s%s\n",
+                "p999 %8.1f max %8.1f us%s%s%s%s%s\n",
         what, size, connections, window, r.msgsPerSecond, r.mbPerSecond,
         percentileUs(r.latencyNs, 0.5), percentileUs(r.latencyNs, 0.99),
         percentileUs(r.latencyNs, 0.999),
@@ -176,6 +180,9 @@ void printRow(const char *what, int size, int connections, int window, const Fig
                                              .arg(r.busyPercent, 0, 'f', 0)
                                              .arg(r.stealPercent, 0, 'f', 0))
                             : "",
+        floorRate > 0
+            ? qPrintable(QStringLiteral("  %1x floor").arg(r.msgsPerSecond / floorRate, 0, 'f', 2))
+            : "",
         r.errors ? qPrintable(QStringLiteral("  (%1 errors)").arg(r.errors)) : "",
         r.failed ? "  (FAILED: connection lost or answers missing)" : "");
     std::fflush(stdout);
@@ -258,6 +265,8 @@ int main(int argc, char *argv[])
         QStringLiteral("0"));
     const QCommandLineOption noEchoOpt(
         QStringLiteral("no-echo"), QStringLiteral("Skip the echo baseline rows."));
+    const QCommandLineOption noFloorOpt(QStringLiteral("no-floor"),
+        QStringLiteral("Skip the zero-work floor rows (and the fractions of it)."));
     const QCommandLineOption executorOpt(QStringLiteral("send-executor"),
         QStringLiteral("Where SEND_MESSAGE_V2 runs: default (the broker's choice: inline for "
                        "existing topics), io (always inline on the I/O thread) or pool (always "
@@ -295,14 +304,26 @@ int main(int argc, char *argv[])
         QStringLiteral("PORT"));
     const QCommandLineOption openOnlyOpt(QStringLiteral("open-only"),
         QStringLiteral("Run only the open-loop rows of --rate (numeric rates only)."));
-    parser.addOptions(
-        {secondsOpt, windowOpt, sizesOpt, connOpt, flushOpt, messagesOpt, noEchoOpt, noPullOpt,
-            executorOpt, rateOpt, ioThreadsOpt, openOnlyOpt, configOpt, repeatOpt, externalOpt});
+    parser.addOptions({secondsOpt, windowOpt, sizesOpt, connOpt, flushOpt, messagesOpt, noEchoOpt,
+        noFloorOpt, noPullOpt, executorOpt, rateOpt, ioThreadsOpt, openOnlyOpt, configOpt,
+        repeatOpt, externalOpt});
     parser.process(app);
     const double seconds = parser.value(secondsOpt).toDouble();
     const int window = std::max(1, parser.value(windowOpt).toInt());
     const std::int64_t maxMessages = parser.value(messagesOpt).toLongLong();
     const int repeat = std::max(1, parser.value(repeatOpt).toInt());
+    const bool withFloor = !parser.isSet(noFloorOpt);
+    // The floor row for these frames and this shape, printed; its rate (0 when skipped).
+    const auto floorRow
+        = [&](const QByteArray &topic, int size, int connections, int w, double rate = 0) {
+              if (!withFloor)
+                  return Figures {};
+              FloorServer floor;
+              LoadGenerator load(floor.port(), sendRequest(topic, 0, size), connections, w);
+              const Figures f = load.run(seconds, maxMessages, size, rate);
+              printRow(rate > 0 ? "floor@" : "floor", size, connections, w, f);
+              return f;
+          };
 
     if (parser.isSet(externalOpt)) {
         bool ok = false;
@@ -316,10 +337,11 @@ int main(int argc, char *argv[])
         for (int size : intList(parser.value(sizesOpt))) {
             const QByteArray topic = "BenchTopic" + QByteArray::number(size);
             for (int connections : intList(parser.value(connOpt))) {
+                const double floorRate = floorRow(topic, size, connections, window).msgsPerSecond;
                 const RemotingCommand send = sendRequest(topic, 0, size);
                 LoadGenerator load(quint16(port), send, connections, window);
                 printRow("send", size, connections, window,
-                    load.run(seconds, maxMessages, send.body.size()));
+                    load.run(seconds, maxMessages, send.body.size()), floorRate);
             }
         }
         return 0;
@@ -382,24 +404,18 @@ int main(int argc, char *argv[])
                     if (parser.isSet(openOnlyOpt))
                         break;
                     settle(*controller.context().store);
-                    if (!parser.isSet(noEchoOpt)) {
-                        RawEchoServer raw;
-                        LoadGenerator rawLoad(
-                            raw.port(), sendRequest(topic, 0, size), connections, w);
-                        printRow(
-                            "raw", size, connections, w, rawLoad.run(seconds, maxMessages, size));
-                    }
+                    const double floorRate = floorRow(topic, size, connections, w).msgsPerSecond;
                     if (!parser.isSet(noEchoOpt)) {
                         RemotingCommand echo = sendRequest(topic, 0, size);
                         echo.code = kEchoCode;
                         LoadGenerator load(port, echo, connections, w);
                         printRow("echo", size, connections, w,
-                            load.run(seconds, maxMessages, echo.body.size()));
+                            load.run(seconds, maxMessages, echo.body.size()), floorRate);
                     }
                     const RemotingCommand send = sendRequest(topic, 0, size);
                     LoadGenerator load(port, send, connections, w);
                     const Figures f = load.run(seconds, maxMessages, send.body.size());
-                    printRow("send", size, connections, w, f);
+                    printRow("send", size, connections, w, f, floorRate);
                     if (w == 1)
                         syncRate = f.msgsPerSecond;
                 }
@@ -412,13 +428,9 @@ int main(int argc, char *argv[])
                         settle(*controller.context().store);
                         // The same schedule against both floors first: a tail they show too is
                         // the machine's (scheduler, loopback), not the broker's.
+                        if (withFloor)
+                            summary.add(0, floorRow(topic, size, connections, window, rate));
                         if (!parser.isSet(noEchoOpt)) {
-                            RawEchoServer raw;
-                            LoadGenerator rawLoad(
-                                raw.port(), sendRequest(topic, 0, size), connections, window);
-                            const Figures rf = rawLoad.run(seconds, maxMessages, size, rate);
-                            printRow("raw@", size, connections, window, rf);
-                            summary.add(0, rf);
                             RemotingCommand echo = sendRequest(topic, 0, size);
                             echo.code = kEchoCode;
                             LoadGenerator echoLoad(port, echo, connections, window);

@@ -325,6 +325,62 @@ private slots:
         QCOMPARE(decodeFrame(prefix, cmd).status, DecodeStatus::Invalid);
     }
 
+    /// appendSendOkFrame writes exactly what encodeFrame() makes of the send processor's SEND_OK
+    /// command after the server's Responder stamped it; and the frame decodes to that command.
+    void sendOkFrameIsTheGenericEncoding_data()
+    {
+        QTest::addColumn<int>("opaque");
+        QTest::addColumn<int>("queueId");
+        QTest::addColumn<qint64>("queueOffset");
+        QTest::addColumn<QByteArray>("region");
+        QTest::addColumn<bool>("traceOn");
+        QTest::newRow("typical") << 1000000017 << 3 << qint64(123456) << QByteArray("DefaultRegion")
+                                 << true;
+        QTest::newRow("extremes") << std::numeric_limits<int>::min()
+                                  << std::numeric_limits<int>::max()
+                                  << std::numeric_limits<qint64>::max() << QByteArray("") << false;
+        QTest::newRow("escaped region")
+            << -1 << 0 << qint64(-1) << QByteArray("r\"e\\g\x01i\xc3\xa9on\n") << true;
+        QTest::newRow("long region") << 0 << 15 << qint64(0) << QByteArray(300, '\x02') << false;
+    }
+    void sendOkFrameIsTheGenericEncoding()
+    {
+        QFETCH(int, opaque);
+        QFETCH(int, queueId);
+        QFETCH(qint64, queueOffset);
+        QFETCH(QByteArray, region);
+        QFETCH(bool, traceOn);
+        const QByteArray msgId("7F00000100002A9F00000000000A1B2C");
+        RemotingCommand generic;
+        generic.markResponse();
+        generic.code = 0;
+        generic.extFields.emplace_back("msgId", msgId);
+        generic.extFields.emplace_back("queueId", QByteArray::number(queueId));
+        generic.extFields.emplace_back("queueOffset", QByteArray::number(queueOffset));
+        generic.extFields.emplace_back("MSG_REGION", region);
+        generic.extFields.emplace_back("TRACE_ON", traceOn ? "true" : "false");
+        generic.opaque = opaque; // as Responder stamps it
+        generic.serializeType = SerializeType::Json;
+        generic.flag &= ~RemotingCommand::kFlagOneway;
+        generic.markResponse();
+        const QByteArray expected = encodeFrame(generic);
+
+        QByteArray out("prefix");
+        appendSendOkFrame(out, opaque, msgId, queueId, queueOffset, region, traceOn);
+        QCOMPARE(out.sliced(6), expected);
+        appendSendOkFrame(out, opaque, msgId, queueId, queueOffset, region, traceOn);
+        QCOMPARE(out, "prefix" + expected + expected); // appends, pipelined
+
+        RemotingCommand decoded;
+        const DecodeResult r = decodeFrame(expected, decoded);
+        QCOMPARE(r.status, DecodeStatus::Ok);
+        QVERIFY(decoded.isResponse());
+        QCOMPARE(decoded.opaque, opaque);
+        QCOMPARE(decoded.code, 0);
+        QCOMPARE(decoded.extLong("queueOffset"), std::optional<std::int64_t>(queueOffset));
+        QCOMPARE(*decoded.ext("MSG_REGION"), region);
+    }
+
     void byteByByte()
     {
         QByteArray stream;

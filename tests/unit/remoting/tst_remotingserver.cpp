@@ -1,6 +1,7 @@
 // RemotingServer over loopback: reply rules, bad input, limits, idle, channel events, server ->
 // client requests.
 
+#include "clientlib/protocol/framecodec.h"
 #include "clientlib/remoting/executor.h"
 #include "remotingtestutil.h"
 
@@ -9,6 +10,7 @@
 #include <QtEndian>
 
 #include <arpa/inet.h>
+#include <atomic>
 #include <latch>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -358,6 +360,67 @@ private Q_SLOTS:
         std::lock_guard lock(mutex);
         for (auto &t : threads)
             t.join();
+    }
+
+    /// Responder::answerEncoded: the caller's frame goes out as the answer, on the I/O thread
+    /// (corked behind the read batch) or later from another thread (the channel's outbox); a
+    /// binary-header request cannot be answered that way and gets the generic answer instead.
+    void answerEncodedInlineAndLater_data()
+    {
+        QTest::addColumn<bool>("later");
+        QTest::addRow("on the I/O thread") << false;
+        QTest::addRow("from another thread") << true;
+    }
+    void answerEncodedInlineAndLater()
+    {
+        QFETCH(bool, later);
+        auto server = startServer();
+        std::vector<std::thread> threads;
+        std::mutex mutex;
+        std::atomic<int> encoded {0};
+        server->registerProcessor(kCountCode,
+            std::make_shared<FunctionProcessor>(
+                [&](const ChannelPtr &, RemotingCommand, Responder respond) {
+                    auto answer = [respond = std::move(respond), &encoded] {
+                        const bool done = respond.answerEncoded([](int opaque, QByteArray &out) {
+                            protocol::appendSendOkFrame(out, opaque, "7F", 2, 42, "R", true);
+                        });
+                        if (done) {
+                            encoded.fetch_add(1);
+                            return;
+                        }
+                        RemotingCommand generic;
+                        generic.remark = "generic";
+                        respond(std::move(generic));
+                    };
+                    if (!later) {
+                        answer();
+                        return;
+                    }
+                    std::lock_guard lock(mutex);
+                    threads.emplace_back(std::move(answer));
+                }));
+        RemotingClient client;
+        for (int i = 0; i < 3; ++i) {
+            auto result = client.invokeSync(addressOf(*server), makeRequest(kCountCode), 3000);
+            QVERIFY(result.has_value());
+            QCOMPARE(result->code, 0);
+            QVERIFY(result->remark.isNull());
+            QCOMPARE(result->extLong("queueOffset"), std::optional<std::int64_t>(42));
+            QCOMPARE(result->extString("MSG_REGION"), QByteArrayView("R"));
+        }
+        RemotingCommand binary = makeRequest(kCountCode);
+        binary.serializeType = protocol::SerializeType::RocketMQ;
+        auto result = client.invokeSync(addressOf(*server), binary, 3000);
+        QVERIFY(result.has_value());
+        QCOMPARE(result->remark, QByteArray("generic"));
+        {
+            // A later answer reaches the client before its thread counts it: join first.
+            std::lock_guard lock(mutex);
+            for (auto &t : threads)
+                t.join();
+        }
+        QCOMPARE(encoded.load(), 3);
     }
 
     void garbageClosesOnlyThatConnection_data()
