@@ -1,0 +1,150 @@
+#pragma once
+
+// SendDedupTable: the broker's memory of which UNIQ_KEYs it stored for which topic within the
+// dedup window (sendDedupEnable, issue 28 "exactly-once sends"). A send whose (topic, UNIQ_KEY)
+// is here is answered with the first attempt's placement (msgId host + commit-log offset, queue
+// id, queue offset) and stores nothing.
+//
+// Shape: kShards shards chosen by hash(topic, key), each with its own mutex, so two sends of
+// different keys almost never wait for each other and no lock covers every send. Within a
+// shard, per topic: key -> entry, plus the stored keys in the order they were stored (FIFO) for
+// expiry and the cap.
+//
+// Life of a key:
+//   claim() absent            -> Pending, the caller owns it and must call finish() exactly once
+//   claim() while Pending     -> the caller's waiter is queued (or, without a waiter, nothing)
+//   finish(result)            -> Stored; queued waiters get the result (outside the lock)
+//   finish(nullopt)           -> removed (the put stored nothing); waiters get nullopt
+//   Stored, older than window -> removed (lazily, or by expire()); counted as evictedByWindow
+//   Stored, over the cap      -> the oldest of that topic in that shard removed; evictedByCap
+// A Pending key is never evicted. record() (rebuilding from the commit log at start) inserts a
+// Stored key unless the key is already there: the first record of a key wins.
+//
+// The cap: maxKeysPerTopic is divided evenly among the shards (each shard keeps at most
+// ceil(cap / shards) stored keys per topic), so a topic never holds more than
+// cap + shards - 1 keys; the hash spreads keys evenly, so it holds close to cap when full.
+//
+// Thread-safety: every method may be called from any thread. Waiters run on the thread that
+// calls finish(), after its shard lock is released.
+
+#include "clientlib/protocol/messagecodec.h"
+
+#include <QByteArrayView>
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace qrocket::broker {
+
+/// Where the first stored attempt of a message went: what a duplicate's reply repeats.
+struct DedupPlacement
+{
+    protocol::HostAddress storeHost; // msgId = offset message id of (storeHost, commitLogOffset)
+    std::int64_t commitLogOffset = 0;
+    std::int32_t queueId = 0;
+    std::int64_t queueOffset = 0;
+};
+
+class SendDedupTable
+{
+public:
+    struct Limits
+    {
+        std::int64_t windowMs = 0;
+        std::int64_t maxKeysPerTopic = 0; // <= 0: no cap
+    };
+    enum class Claim : std::uint8_t {
+        Fresh, // the caller owns the key: store the message, then finish()
+        Stored, // a duplicate: *placement holds the first attempt's placement
+        Pending, // another attempt is being stored now; the waiter (if any) was queued
+    };
+    using Waiter = std::function<void(const std::optional<DedupPlacement> &)>;
+    struct Stats
+    {
+        std::int64_t keys = 0; // stored and pending keys now
+        std::int64_t duplicates = 0; // claims answered Stored, and waiters given a placement
+        std::int64_t evictedByWindow = 0;
+        std::int64_t evictedByCap = 0;
+    };
+
+    static constexpr int kDefaultShards = 64;
+    explicit SendDedupTable(int shards = kDefaultShards);
+    ~SendDedupTable();
+    SendDedupTable(const SendDedupTable &) = delete;
+    SendDedupTable &operator=(const SendDedupTable &) = delete;
+
+    /// `nowMs`: ms since the epoch (the window's clock). With `waiter` null a Pending key is
+    /// only reported (nothing allocated on the common path); call again with a waiter to queue
+    /// it: the answer may then be Fresh or Stored as well (the other attempt ended meanwhile),
+    /// and *waiter is moved from only when Pending is answered.
+    Claim claim(QByteArrayView topic, QByteArrayView key, std::int64_t nowMs, const Limits &limits,
+        DedupPlacement *placement, Waiter *waiter = nullptr);
+    /// Ends a claim() that answered Fresh: `placement` when the put stored the message (also
+    /// with FLUSH_DISK_TIMEOUT and the like: it is in the commit log), else nullopt.
+    /// `storedAtMs`: when it was stored (the window starts there).
+    void finish(QByteArrayView topic, QByteArrayView key,
+        const std::optional<DedupPlacement> &placement, std::int64_t storedAtMs,
+        const Limits &limits);
+    /// Rebuild at start: a key stored at `storedAtMs`, unless already known. True if inserted.
+    bool record(QByteArrayView topic, QByteArrayView key, const DedupPlacement &placement,
+        std::int64_t storedAtMs, const Limits &limits);
+    /// Drops every stored key older than the window (a timer calls it; claims and finishes
+    /// also expire the topic they touch).
+    void expire(std::int64_t nowMs, const Limits &limits);
+
+    Stats stats() const;
+    int shardCount() const { return static_cast<int>(m_shards.size()); }
+
+private:
+    struct Entry
+    {
+        DedupPlacement placement;
+        bool pending = true;
+        std::vector<Waiter> waiters;
+    };
+    struct Order
+    {
+        std::int64_t storedAtMs = 0;
+        std::string_view key; // the map node's own key (stable while the entry exists)
+    };
+    struct Hash
+    {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view s) const noexcept
+        {
+            return std::hash<std::string_view> {}(s);
+        }
+    };
+    struct TopicKeys
+    {
+        std::unordered_map<std::string, Entry, Hash, std::equal_to<>> entries;
+        std::deque<Order> order; // stored keys, oldest first
+    };
+    struct Shard
+    {
+        std::mutex mutex;
+        std::unordered_map<std::string, TopicKeys, Hash, std::equal_to<>> topics;
+    };
+
+    Shard &shardOf(QByteArrayView topic, QByteArrayView key);
+    /// Expiry and cap on one topic of a locked shard.
+    void trim(TopicKeys &keys, std::int64_t nowMs, const Limits &limits, bool overCapOnly = false);
+    std::int64_t capPerShard(const Limits &limits) const;
+
+    std::vector<std::unique_ptr<Shard>> m_shards;
+    std::atomic<std::int64_t> m_keys {0};
+    std::atomic<std::int64_t> m_duplicates {0};
+    std::atomic<std::int64_t> m_evictedByWindow {0};
+    std::atomic<std::int64_t> m_evictedByCap {0};
+};
+
+} // namespace qrocket::broker
