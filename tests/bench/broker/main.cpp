@@ -15,7 +15,12 @@
 //                        [--flush ASYNC_FLUSH,SYNC_FLUSH] [--messages N] [--no-echo]
 //                        [--rate half,20000] [--send-executor default|io|pool] [--no-pull]
 //                        [--io-threads N] [--open-only] [--config broker.conf] [--repeat N]
-//                        [--broker PORT]
+//                        [--broker PORT] [--dedup]
+//
+// --dedup: every send carries a UNIQ_KEY no other send had, and each closed-loop send row runs
+// twice in a row on the same broker, first with sendDedupEnable=false ("send") then true
+// ("send+d", every send claims its key in the window and finishes it after the put): the cost of
+// exactly-once sends on the send path, same run, same frames.
 //
 // --broker PORT drives a broker daemon already on 127.0.0.1:PORT with the same generator (one send
 // row per size and connection count, --window requests in flight on each): the floor for a client
@@ -91,6 +96,8 @@ private:
     RequestProcessorPtr m_inner;
 };
 
+bool g_uniqueKeys = false; // --dedup: a UNIQ_KEY on every send (patched per send)
+
 RemotingCommand sendRequest(const QByteArray &topic, int queueId, int bodyBytes)
 {
     RemotingCommand r = RemotingCommand::createRequest(310);
@@ -102,7 +109,11 @@ RemotingCommand sendRequest(const QByteArray &topic, int queueId, int bodyBytes)
     r.setExt("f", 0);
     r.setExt("g", std::int64_t(1700000000000));
     r.setExt("h", 0);
-    r.setExt("i", QByteArrayLiteral("TAGS\x01TagA\x02KEYS\x01k1\x02WAIT\x01true"));
+    r.setExt("i",
+        g_uniqueKeys
+            ? QByteArrayLiteral("TAGS\x01TagA\x02KEYS\x01k1\x02WAIT\x01true\x02UNIQ_KEY\x01")
+                + kUniqKeyMark + QByteArray(16, '0')
+            : QByteArrayLiteral("TAGS\x01TagA\x02KEYS\x01k1\x02WAIT\x01true"));
     r.body = QByteArray(bodyBytes, 'x');
     return r;
 }
@@ -293,12 +304,16 @@ int main(int argc, char *argv[])
                        "this one on the same process (--flush, --config and --io-threads do not "
                        "apply)."),
         QStringLiteral("PORT"));
+    const QCommandLineOption dedupOpt(QStringLiteral("dedup"),
+        QStringLiteral("A fresh UNIQ_KEY on every send, and each send row with sendDedupEnable "
+                       "off, then on (\"send+d\"), on the same broker."));
     const QCommandLineOption openOnlyOpt(QStringLiteral("open-only"),
         QStringLiteral("Run only the open-loop rows of --rate (numeric rates only)."));
-    parser.addOptions(
-        {secondsOpt, windowOpt, sizesOpt, connOpt, flushOpt, messagesOpt, noEchoOpt, noPullOpt,
-            executorOpt, rateOpt, ioThreadsOpt, openOnlyOpt, configOpt, repeatOpt, externalOpt});
+    parser.addOptions({secondsOpt, windowOpt, sizesOpt, connOpt, flushOpt, messagesOpt, noEchoOpt,
+        noPullOpt, executorOpt, rateOpt, ioThreadsOpt, openOnlyOpt, configOpt, repeatOpt,
+        externalOpt, dedupOpt});
     parser.process(app);
+    g_uniqueKeys = parser.isSet(dedupOpt);
     const double seconds = parser.value(secondsOpt).toDouble();
     const int window = std::max(1, parser.value(windowOpt).toInt());
     const std::int64_t maxMessages = parser.value(messagesOpt).toLongLong();
@@ -397,11 +412,18 @@ int main(int argc, char *argv[])
                             load.run(seconds, maxMessages, echo.body.size()));
                     }
                     const RemotingCommand send = sendRequest(topic, 0, size);
-                    LoadGenerator load(port, send, connections, w);
-                    const Figures f = load.run(seconds, maxMessages, send.body.size());
-                    printRow("send", size, connections, w, f);
-                    if (w == 1)
-                        syncRate = f.msgsPerSecond;
+                    for (const bool dedup :
+                        g_uniqueKeys ? std::vector {false, true} : std::vector {false}) {
+                        if (dedup)
+                            settle(*controller.context().store);
+                        controller.context().config->sendDedupEnable = dedup;
+                        LoadGenerator load(port, send, connections, w);
+                        const Figures f = load.run(seconds, maxMessages, send.body.size());
+                        printRow(dedup ? "send+d" : "send", size, connections, w, f);
+                        if (w == 1 && !dedup)
+                            syncRate = f.msgsPerSecond;
+                    }
+                    controller.context().config->sendDedupEnable = false;
                 }
                 for (const QString &r : parser.value(rateOpt).split(u',', Qt::SkipEmptyParts)) {
                     const double rate = r == QLatin1String("half") ? syncRate / 2 : r.toDouble();
