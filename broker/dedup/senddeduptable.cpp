@@ -1,6 +1,7 @@
 #include "broker/dedup/senddeduptable.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace qrocket::broker {
 
@@ -9,6 +10,21 @@ namespace {
 std::string_view view(QByteArrayView v)
 {
     return {v.data(), static_cast<std::size_t>(v.size())};
+}
+
+/// The key's hash, never 0 (0 marks an empty slot).
+std::uint64_t keyHash(std::string_view key)
+{
+    const std::uint64_t h = std::hash<std::string_view> {}(key);
+    return h ? h : 1;
+}
+
+/// Home slot of `hash` in a table of 2^bits table (Fibonacci hashing: the high bits of the
+/// product, independent of the bits that chose the shard).
+std::size_t home(std::uint64_t hash, std::size_t mask)
+{
+    const int bits = std::popcount(mask);
+    return bits == 0 ? 0 : static_cast<std::size_t>((hash * 0x9e3779b97f4a7c15ull) >> (64 - bits));
 }
 
 } // namespace
@@ -24,8 +40,6 @@ SendDedupTable::~SendDedupTable() = default;
 
 SendDedupTable::Shard &SendDedupTable::shardOf(QByteArrayView topic, QByteArrayView key)
 {
-    // The key (a UNIQ_KEY: IP, pid, time, counter) already varies in its last bytes; mixing the
-    // topic in keeps one topic's keys from clustering when producers reuse keys across topics.
     const std::size_t h = std::hash<std::string_view> {}(view(key))
         ^ (std::hash<std::string_view> {}(view(topic)) * 0x9e3779b97f4a7c15ull);
     return *m_shards[(h ^ (h >> 29)) % m_shards.size()];
@@ -39,16 +53,109 @@ std::int64_t SendDedupTable::capPerShard(const Limits &limits) const
     return (limits.maxKeysPerTopic + shards - 1) / shards;
 }
 
+std::size_t SendDedupTable::find(const TopicKeys &keys, std::uint64_t hash, std::string_view key)
+{
+    if (keys.table.empty())
+        return std::string_view::npos;
+    const std::size_t mask = keys.table.size() - 1;
+    for (std::size_t i = home(hash, mask);; i = (i + 1) & mask) {
+        const Slot &s = keys.table[i];
+        if (s.hash == 0)
+            return std::string_view::npos;
+        if (s.hash == hash && s.view() == key)
+            return i;
+    }
+}
+
+void SendDedupTable::grow(TopicKeys &keys)
+{
+    std::vector<Slot> old = std::move(keys.table);
+    keys.table.assign(std::max<std::size_t>(16, old.size() * 2), Slot {});
+    const std::size_t mask = keys.table.size() - 1;
+    for (Slot &s : old) {
+        if (s.hash == 0)
+            continue;
+        std::size_t i = home(s.hash, mask);
+        while (keys.table[i].hash != 0)
+            i = (i + 1) & mask;
+        if (s.seq != kPending)
+            keys.order[s.seq - keys.headSeq].slot = static_cast<std::uint32_t>(i);
+        keys.table[i] = s;
+    }
+}
+
+std::size_t SendDedupTable::insert(TopicKeys &keys, std::uint64_t hash, std::string_view key)
+{
+    if ((keys.used + 1) * 4 > keys.table.size() * 3)
+        grow(keys);
+    const std::size_t mask = keys.table.size() - 1;
+    std::size_t i = home(hash, mask);
+    while (keys.table[i].hash != 0)
+        i = (i + 1) & mask;
+    Slot &s = keys.table[i];
+    s = Slot {};
+    s.hash = hash;
+    s.size = static_cast<std::uint8_t>(key.size());
+    std::copy(key.begin(), key.end(), s.key.begin());
+    ++keys.used;
+    return i;
+}
+
+void SendDedupTable::erase(TopicKeys &keys, std::size_t i)
+{
+    const std::size_t mask = keys.table.size() - 1;
+    for (std::size_t j = (i + 1) & mask; keys.table[j].hash != 0; j = (j + 1) & mask) {
+        // Slot j may fill the hole at i when its home is not cyclically within (i, j].
+        const std::size_t k = home(keys.table[j].hash, mask);
+        const bool stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
+        if (stays)
+            continue;
+        keys.table[i] = keys.table[j];
+        if (keys.table[i].seq != kPending)
+            keys.order[keys.table[i].seq - keys.headSeq].slot = static_cast<std::uint32_t>(i);
+        i = j;
+    }
+    keys.table[i].hash = 0;
+    --keys.used;
+}
+
+void SendDedupTable::place(Shard &shard, Slot &slot, const DedupPlacement &p)
+{
+    auto host = std::find(shard.hosts.begin(), shard.hosts.end(), p.storeHost);
+    if (host == shard.hosts.end() && shard.hosts.size() < 0xFFFF)
+        host = shard.hosts.insert(shard.hosts.end(), p.storeHost);
+    slot.host = static_cast<std::uint16_t>(
+        host == shard.hosts.end() ? 0 : host - shard.hosts.begin()); // (65535 store hosts: no)
+    slot.commitLogOffset = p.commitLogOffset;
+    slot.queueOffset = p.queueOffset;
+    slot.queueId = p.queueId;
+}
+
+DedupPlacement SendDedupTable::placementOf(const Shard &shard, const Slot &slot)
+{
+    DedupPlacement p;
+    p.storeHost = shard.hosts[slot.host];
+    p.commitLogOffset = slot.commitLogOffset;
+    p.queueOffset = slot.queueOffset;
+    p.queueId = slot.queueId;
+    return p;
+}
+
+void SendDedupTable::store(TopicKeys &keys, std::size_t i, std::int64_t storedAtMs)
+{
+    keys.table[i].seq = keys.headSeq + keys.order.size();
+    keys.order.push_back(Order {storedAtMs, static_cast<std::uint32_t>(i)});
+}
+
 void SendDedupTable::trim(
     TopicKeys &keys, std::int64_t nowMs, const Limits &limits, bool overCapOnly)
 {
     auto drop = [&](std::atomic<std::int64_t> &counter) {
-        const auto it = keys.entries.find(keys.order.front().key);
-        keys.order.pop_front(); // before the erase: its key views the node's
-        if (it != keys.entries.end()) {
-            keys.entries.erase(it);
-            m_keys.fetch_sub(1, std::memory_order_relaxed);
-        }
+        const std::size_t slot = keys.order.front().slot;
+        keys.order.pop_front();
+        ++keys.headSeq; // before erase(): it finds moved table' FIFO entries by seq - headSeq
+        erase(keys, slot);
+        m_keys.fetch_sub(1, std::memory_order_relaxed);
         counter.fetch_add(1, std::memory_order_relaxed);
     };
     if (!overCapOnly && limits.windowMs > 0) {
@@ -65,6 +172,9 @@ void SendDedupTable::trim(
 SendDedupTable::Claim SendDedupTable::claim(QByteArrayView topic, QByteArrayView key,
     std::int64_t nowMs, const Limits &limits, DedupPlacement *placement, Waiter *waiter)
 {
+    if (!tracks(key))
+        return Claim::Fresh;
+    const std::uint64_t hash = keyHash(view(key));
     Shard &shard = shardOf(topic, key);
     std::lock_guard lock(shard.mutex);
     auto topicIt = shard.topics.find(view(topic));
@@ -72,26 +182,30 @@ SendDedupTable::Claim SendDedupTable::claim(QByteArrayView topic, QByteArrayView
         topicIt = shard.topics.emplace(std::string(view(topic)), TopicKeys {}).first;
     TopicKeys &keys = topicIt->second;
     trim(keys, nowMs, limits);
-    const auto it = keys.entries.find(view(key));
-    if (it == keys.entries.end()) {
-        keys.entries.emplace(std::string(view(key)), Entry {});
+    const std::size_t i = find(keys, hash, view(key));
+    if (i == std::string_view::npos) {
+        insert(keys, hash, view(key));
         m_keys.fetch_add(1, std::memory_order_relaxed);
         return Claim::Fresh;
     }
-    if (!it->second.pending) {
+    const Slot &s = keys.table[i];
+    if (s.seq != kPending) {
         if (placement)
-            *placement = it->second.placement;
+            *placement = placementOf(shard, s);
         m_duplicates.fetch_add(1, std::memory_order_relaxed);
         return Claim::Stored;
     }
     if (waiter)
-        it->second.waiters.push_back(std::move(*waiter));
+        keys.waiters.emplace_back(std::string(view(key)), std::move(*waiter));
     return Claim::Pending;
 }
 
 void SendDedupTable::finish(QByteArrayView topic, QByteArrayView key,
     const std::optional<DedupPlacement> &placement, std::int64_t storedAtMs, const Limits &limits)
 {
+    if (!tracks(key))
+        return;
+    const std::uint64_t hash = keyHash(view(key));
     std::vector<Waiter> waiters;
     {
         Shard &shard = shardOf(topic, key);
@@ -100,17 +214,22 @@ void SendDedupTable::finish(QByteArrayView topic, QByteArrayView key,
         if (topicIt == shard.topics.end())
             return;
         TopicKeys &keys = topicIt->second;
-        const auto it = keys.entries.find(view(key));
-        if (it == keys.entries.end() || !it->second.pending)
+        const std::size_t i = find(keys, hash, view(key));
+        if (i == std::string_view::npos || keys.table[i].seq != kPending)
             return;
-        waiters.swap(it->second.waiters);
+        if (!keys.waiters.empty()) {
+            auto mine = std::stable_partition(keys.waiters.begin(), keys.waiters.end(),
+                [&](const auto &w) { return w.first != view(key); });
+            for (auto it = mine; it != keys.waiters.end(); ++it)
+                waiters.push_back(std::move(it->second));
+            keys.waiters.erase(mine, keys.waiters.end());
+        }
         if (placement) {
-            it->second.pending = false;
-            it->second.placement = *placement;
-            keys.order.push_back(Order {storedAtMs, it->first});
+            place(shard, keys.table[i], *placement);
+            store(keys, i, storedAtMs);
             trim(keys, storedAtMs, limits, true);
         } else {
-            keys.entries.erase(it);
+            erase(keys, i);
             m_keys.fetch_sub(1, std::memory_order_relaxed);
         }
     }
@@ -124,18 +243,20 @@ void SendDedupTable::finish(QByteArrayView topic, QByteArrayView key,
 bool SendDedupTable::record(QByteArrayView topic, QByteArrayView key,
     const DedupPlacement &placement, std::int64_t storedAtMs, const Limits &limits)
 {
+    if (!tracks(key))
+        return false;
+    const std::uint64_t hash = keyHash(view(key));
     Shard &shard = shardOf(topic, key);
     std::lock_guard lock(shard.mutex);
     auto topicIt = shard.topics.find(view(topic));
     if (topicIt == shard.topics.end())
         topicIt = shard.topics.emplace(std::string(view(topic)), TopicKeys {}).first;
     TopicKeys &keys = topicIt->second;
-    const auto [it, inserted] = keys.entries.try_emplace(std::string(view(key)));
-    if (!inserted)
+    if (find(keys, hash, view(key)) != std::string_view::npos)
         return false;
-    it->second.pending = false;
-    it->second.placement = placement;
-    keys.order.push_back(Order {storedAtMs, it->first});
+    const std::size_t i = insert(keys, hash, view(key));
+    place(shard, keys.table[i], placement);
+    store(keys, i, storedAtMs);
     m_keys.fetch_add(1, std::memory_order_relaxed);
     trim(keys, storedAtMs, limits, true);
     return true;
@@ -147,7 +268,7 @@ void SendDedupTable::expire(std::int64_t nowMs, const Limits &limits)
         std::lock_guard lock(shard->mutex);
         for (auto it = shard->topics.begin(); it != shard->topics.end();) {
             trim(it->second, nowMs, limits);
-            if (it->second.entries.empty())
+            if (it->second.used == 0)
                 it = shard->topics.erase(it); // a deleted or idle topic leaves nothing behind
             else
                 ++it;

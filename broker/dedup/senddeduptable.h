@@ -7,8 +7,11 @@
 //
 // Shape: kShards shards chosen by hash(topic, key), each with its own mutex, so two sends of
 // different keys almost never wait for each other and no lock covers every send. Within a
-// shard, per topic: key -> entry, plus the stored keys in the order they were stored (FIFO) for
-// expiry and the cap.
+// shard, per topic: an open-addressing table of 80-byte table (the key inline with its hash and
+// placement: a lookup is one probe into one array, linear probing, deletion by backward shift,
+// load at most 3/4) and the stored keys' table in the order they were stored (FIFO) for expiry
+// and the cap. Keys longer than kMaxKeyBytes are not tracked (every RocketMQ client's UNIQ_KEY
+// is 32 or 34 characters).
 //
 // Life of a key:
 //   claim() absent            -> Pending, the caller owns it and must call finish() exactly once
@@ -31,6 +34,7 @@
 
 #include <QByteArrayView>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -77,6 +81,13 @@ public:
     };
 
     static constexpr int kDefaultShards = 64;
+    static constexpr std::size_t kMaxKeyBytes = 40;
+    /// Whether `key` is tracked at all (not empty, at most kMaxKeyBytes): claim() answers Fresh
+    /// for any other and finish() and record() ignore it.
+    static bool tracks(QByteArrayView key)
+    {
+        return !key.isEmpty() && std::size_t(key.size()) <= kMaxKeyBytes;
+    }
     explicit SendDedupTable(int shards = kDefaultShards);
     ~SendDedupTable();
     SendDedupTable(const SendDedupTable &) = delete;
@@ -105,16 +116,23 @@ public:
     int shardCount() const { return static_cast<int>(m_shards.size()); }
 
 private:
-    struct Entry
+    static constexpr std::uint64_t kPending = ~std::uint64_t(0);
+    struct Slot
     {
-        DedupPlacement placement;
-        bool pending = true;
-        std::vector<Waiter> waiters;
+        std::uint64_t hash = 0; // 0: empty
+        std::uint64_t seq = kPending; // the key's place in the FIFO once stored
+        std::int64_t commitLogOffset = 0;
+        std::int64_t queueOffset = 0;
+        std::int32_t queueId = 0;
+        std::uint16_t host = 0; // index into Shard::hosts
+        std::uint8_t size = 0;
+        std::array<char, kMaxKeyBytes> key {};
+        std::string_view view() const { return {key.data(), size}; }
     };
     struct Order
     {
         std::int64_t storedAtMs = 0;
-        std::string_view key; // the map node's own key (stable while the entry exists)
+        std::uint32_t slot = 0;
     };
     struct Hash
     {
@@ -126,15 +144,28 @@ private:
     };
     struct TopicKeys
     {
-        std::unordered_map<std::string, Entry, Hash, std::equal_to<>> entries;
-        std::deque<Order> order; // stored keys, oldest first
+        std::vector<Slot> table; // a power of two, or empty
+        std::size_t used = 0;
+        std::deque<Order> order; // stored keys, oldest first: order[i] has seq headSeq + i
+        std::uint64_t headSeq = 0;
+        std::vector<std::pair<std::string, Waiter>> waiters; // of pending keys (rare)
     };
     struct Shard
     {
         std::mutex mutex;
         std::unordered_map<std::string, TopicKeys, Hash, std::equal_to<>> topics;
+        std::vector<protocol::HostAddress> hosts; // store hosts of placements (one or two)
     };
 
+    static std::size_t find(const TopicKeys &keys, std::uint64_t hash, std::string_view key);
+    static std::size_t insert(TopicKeys &keys, std::uint64_t hash, std::string_view key);
+    /// Empties slot `i`, shifting the probe chain back (FIFO entries follow their table).
+    static void erase(TopicKeys &keys, std::size_t i);
+    static void grow(TopicKeys &keys);
+    static void place(Shard &shard, Slot &slot, const DedupPlacement &p);
+    static DedupPlacement placementOf(const Shard &shard, const Slot &slot);
+    /// Marks slot `i` stored at `storedAtMs` (appends it to the FIFO).
+    static void store(TopicKeys &keys, std::size_t i, std::int64_t storedAtMs);
     Shard &shardOf(QByteArrayView topic, QByteArrayView key);
     /// Expiry and cap on one topic of a locked shard.
     void trim(TopicKeys &keys, std::int64_t nowMs, const Limits &limits, bool overCapOnly = false);

@@ -10,6 +10,8 @@
 #include <QTest>
 
 #include <atomic>
+#include <deque>
+#include <map>
 #include <thread>
 
 using namespace qrocket;
@@ -153,6 +155,42 @@ private Q_SLOTS:
         QVERIFY2(s.keys <= 640 + t.shardCount() - 1, qPrintable(QString::number(s.keys)));
         QVERIFY2(s.keys >= 640 * 9 / 10, qPrintable(QString::number(s.keys))); // spread evenly
         QCOMPARE(s.keys + s.evictedByCap, 20000);
+    }
+
+    // The open-addressing table (probing, backward-shift deletion, growth) against a plain model:
+    // random claims over a pool of keys, some puts failing, the cap evicting the oldest.
+    void matchesAModel()
+    {
+        SendDedupTable t(1);
+        const SendDedupTable::Limits limits {3600000, 50};
+        std::map<QByteArray, std::int64_t> model; // key -> commit-log offset
+        std::deque<QByteArray> order;
+        std::uint32_t rng = 12345;
+        auto next = [&] { return rng = rng * 1103515245u + 12345u, (rng >> 8) & 0xFFFF; };
+        for (int op = 0; op < 40000; ++op) {
+            const QByteArray key = "KEY" + QByteArray::number(next() % 300);
+            DedupPlacement p;
+            const Claim c = t.claim("T", key, 1000, limits, &p);
+            const auto it = model.find(key);
+            if (it != model.end()) {
+                QCOMPARE(c, Claim::Stored);
+                QCOMPARE(p.commitLogOffset, it->second);
+                continue;
+            }
+            QCOMPARE(c, Claim::Fresh);
+            if (next() % 10 == 0) {
+                t.finish("T", key, std::nullopt, 1000, limits);
+                continue;
+            }
+            t.finish("T", key, at(op), 1000, limits);
+            model[key] = op;
+            order.push_back(key);
+            if (order.size() > 50) {
+                model.erase(order.front());
+                order.pop_front();
+            }
+            QCOMPARE(t.stats().keys, std::int64_t(model.size()));
+        }
     }
 
     void recordKeepsTheFirst()
