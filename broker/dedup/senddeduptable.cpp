@@ -38,11 +38,18 @@ SendDedupTable::SendDedupTable(int shards)
 
 SendDedupTable::~SendDedupTable() = default;
 
-SendDedupTable::Shard &SendDedupTable::shardOf(QByteArrayView topic, QByteArrayView key)
+SendDedupTable::Shard &SendDedupTable::shardOf(std::size_t topicHash, std::uint64_t keyHash)
 {
-    const std::size_t h = std::hash<std::string_view> {}(view(key))
-        ^ (std::hash<std::string_view> {}(view(topic)) * 0x9e3779b97f4a7c15ull);
+    const std::size_t h = keyHash ^ (topicHash * 0x9e3779b97f4a7c15ull);
     return *m_shards[(h ^ (h >> 29)) % m_shards.size()];
+}
+
+SendDedupTable::TopicKeys &SendDedupTable::topicKeys(Shard &shard, const TopicRef &topic)
+{
+    auto it = shard.topics.find(topic);
+    if (it == shard.topics.end())
+        it = shard.topics.emplace(std::string(topic.name), TopicKeys {}).first;
+    return it->second;
 }
 
 std::int64_t SendDedupTable::capPerShard(const Limits &limits) const
@@ -170,22 +177,28 @@ void SendDedupTable::trim(
 }
 
 SendDedupTable::Claim SendDedupTable::claim(QByteArrayView topic, QByteArrayView key,
-    std::int64_t nowMs, const Limits &limits, DedupPlacement *placement, Waiter *waiter)
+    std::int64_t nowMs, const Limits &limits, DedupPlacement *placement, Waiter *waiter,
+    Ticket *ticket)
 {
     if (!tracks(key))
         return Claim::Fresh;
     const std::uint64_t hash = keyHash(view(key));
-    Shard &shard = shardOf(topic, key);
+    const TopicRef t {view(topic), std::hash<std::string_view> {}(view(topic))};
+    Shard &shard = shardOf(t.hash, hash);
     std::lock_guard lock(shard.mutex);
-    auto topicIt = shard.topics.find(view(topic));
-    if (topicIt == shard.topics.end())
-        topicIt = shard.topics.emplace(std::string(view(topic)), TopicKeys {}).first;
-    TopicKeys &keys = topicIt->second;
+    TopicKeys &keys = topicKeys(shard, t);
     trim(keys, nowMs, limits);
     const std::size_t i = find(keys, hash, view(key));
     if (i == std::string_view::npos) {
         insert(keys, hash, view(key));
         m_keys.fetch_add(1, std::memory_order_relaxed);
+        if (ticket) {
+            ticket->m_shard = &shard;
+            ticket->m_keys = &keys; // stays: a topic with a pending key is never dropped
+            ticket->m_hash = hash;
+            ticket->m_size = static_cast<std::uint8_t>(key.size());
+            std::copy(key.begin(), key.end(), ticket->m_key.begin());
+        }
         return Claim::Fresh;
     }
     const Slot &s = keys.table[i];
@@ -200,26 +213,19 @@ SendDedupTable::Claim SendDedupTable::claim(QByteArrayView topic, QByteArrayView
     return Claim::Pending;
 }
 
-void SendDedupTable::finish(QByteArrayView topic, QByteArrayView key,
-    const std::optional<DedupPlacement> &placement, std::int64_t storedAtMs, const Limits &limits)
+void SendDedupTable::finishLocked(Shard &shard, TopicKeys &keys, std::uint64_t hash,
+    std::string_view key, const std::optional<DedupPlacement> &placement, std::int64_t storedAtMs,
+    const Limits &limits)
 {
-    if (!tracks(key))
-        return;
-    const std::uint64_t hash = keyHash(view(key));
     std::vector<Waiter> waiters;
     {
-        Shard &shard = shardOf(topic, key);
         std::lock_guard lock(shard.mutex);
-        const auto topicIt = shard.topics.find(view(topic));
-        if (topicIt == shard.topics.end())
-            return;
-        TopicKeys &keys = topicIt->second;
-        const std::size_t i = find(keys, hash, view(key));
+        const std::size_t i = find(keys, hash, key);
         if (i == std::string_view::npos || keys.table[i].seq != kPending)
             return;
         if (!keys.waiters.empty()) {
             auto mine = std::stable_partition(keys.waiters.begin(), keys.waiters.end(),
-                [&](const auto &w) { return w.first != view(key); });
+                [&](const auto &w) { return w.first != key; });
             for (auto it = mine; it != keys.waiters.end(); ++it)
                 waiters.push_back(std::move(it->second));
             keys.waiters.erase(mine, keys.waiters.end());
@@ -240,18 +246,44 @@ void SendDedupTable::finish(QByteArrayView topic, QByteArrayView key,
         w(placement);
 }
 
+void SendDedupTable::finish(const Ticket &ticket, const std::optional<DedupPlacement> &placement,
+    std::int64_t storedAtMs, const Limits &limits)
+{
+    if (!ticket.valid())
+        return;
+    finishLocked(*ticket.m_shard, *ticket.m_keys, ticket.m_hash,
+        {ticket.m_key.data(), ticket.m_size}, placement, storedAtMs, limits);
+}
+
+void SendDedupTable::finish(QByteArrayView topic, QByteArrayView key,
+    const std::optional<DedupPlacement> &placement, std::int64_t storedAtMs, const Limits &limits)
+{
+    if (!tracks(key))
+        return;
+    const std::uint64_t hash = keyHash(view(key));
+    const TopicRef t {view(topic), std::hash<std::string_view> {}(view(topic))};
+    Shard &shard = shardOf(t.hash, hash);
+    TopicKeys *keys = nullptr;
+    {
+        std::lock_guard lock(shard.mutex);
+        const auto it = shard.topics.find(t);
+        if (it == shard.topics.end())
+            return;
+        keys = &it->second; // stays: it holds the pending key (unless finished twice)
+    }
+    finishLocked(shard, *keys, hash, view(key), placement, storedAtMs, limits);
+}
+
 bool SendDedupTable::record(QByteArrayView topic, QByteArrayView key,
     const DedupPlacement &placement, std::int64_t storedAtMs, const Limits &limits)
 {
     if (!tracks(key))
         return false;
     const std::uint64_t hash = keyHash(view(key));
-    Shard &shard = shardOf(topic, key);
+    const TopicRef t {view(topic), std::hash<std::string_view> {}(view(topic))};
+    Shard &shard = shardOf(t.hash, hash);
     std::lock_guard lock(shard.mutex);
-    auto topicIt = shard.topics.find(view(topic));
-    if (topicIt == shard.topics.end())
-        topicIt = shard.topics.emplace(std::string(view(topic)), TopicKeys {}).first;
-    TopicKeys &keys = topicIt->second;
+    TopicKeys &keys = topicKeys(shard, t);
     if (find(keys, hash, view(key)) != std::string_view::npos)
         return false;
     const std::size_t i = insert(keys, hash, view(key));

@@ -88,6 +88,29 @@ public:
     {
         return !key.isEmpty() && std::size_t(key.size()) <= kMaxKeyBytes;
     }
+
+private:
+    struct Shard;
+    struct TopicKeys;
+
+public:
+    /// What a Fresh claim() hands to finish(): where the key lives (its shard and topic, which
+    /// stay while the key is pending) and the key itself, so that finish() hashes nothing,
+    /// looks up no topic and allocates nothing.
+    class Ticket
+    {
+    public:
+        bool valid() const { return m_keys != nullptr; }
+
+    private:
+        friend class SendDedupTable;
+        Shard *m_shard = nullptr;
+        TopicKeys *m_keys = nullptr;
+        std::uint64_t m_hash = 0;
+        std::uint8_t m_size = 0;
+        std::array<char, kMaxKeyBytes> m_key {};
+    };
+
     explicit SendDedupTable(int shards = kDefaultShards);
     ~SendDedupTable();
     SendDedupTable(const SendDedupTable &) = delete;
@@ -97,14 +120,18 @@ public:
     /// only reported (nothing allocated on the common path); call again with a waiter to queue
     /// it: the answer may then be Fresh or Stored as well (the other attempt ended meanwhile),
     /// and *waiter is moved from only when Pending is answered.
+    /// A Fresh answer fills `ticket` (when given) for finish(const Ticket &, ...).
     Claim claim(QByteArrayView topic, QByteArrayView key, std::int64_t nowMs, const Limits &limits,
-        DedupPlacement *placement, Waiter *waiter = nullptr);
+        DedupPlacement *placement, Waiter *waiter = nullptr, Ticket *ticket = nullptr);
     /// Ends a claim() that answered Fresh: `placement` when the put stored the message (also
     /// with FLUSH_DISK_TIMEOUT and the like: it is in the commit log), else nullopt.
     /// `storedAtMs`: when it was stored (the window starts there).
     void finish(QByteArrayView topic, QByteArrayView key,
         const std::optional<DedupPlacement> &placement, std::int64_t storedAtMs,
         const Limits &limits);
+    /// The same, for the claim that filled `ticket` (a ticket that is not valid(): nothing).
+    void finish(const Ticket &ticket, const std::optional<DedupPlacement> &placement,
+        std::int64_t storedAtMs, const Limits &limits);
     /// Rebuild at start: a key stored at `storedAtMs`, unless already known. True if inserted.
     bool record(QByteArrayView topic, QByteArrayView key, const DedupPlacement &placement,
         std::int64_t storedAtMs, const Limits &limits);
@@ -134,6 +161,13 @@ private:
         std::int64_t storedAtMs = 0;
         std::uint32_t slot = 0;
     };
+    /// A topic name with its hash computed once per call.
+    struct TopicRef
+    {
+        std::string_view name;
+        std::size_t hash = 0;
+        friend bool operator==(const TopicRef &a, const std::string &b) { return a.name == b; }
+    };
     struct Hash
     {
         using is_transparent = void;
@@ -141,6 +175,7 @@ private:
         {
             return std::hash<std::string_view> {}(s);
         }
+        std::size_t operator()(const TopicRef &t) const noexcept { return t.hash; }
     };
     struct TopicKeys
     {
@@ -159,14 +194,18 @@ private:
 
     static std::size_t find(const TopicKeys &keys, std::uint64_t hash, std::string_view key);
     static std::size_t insert(TopicKeys &keys, std::uint64_t hash, std::string_view key);
-    /// Empties slot `i`, shifting the probe chain back (FIFO entries follow their table).
+    /// Empties slot `i`, shifting the probe chain back (FIFO entries follow their slots).
     static void erase(TopicKeys &keys, std::size_t i);
     static void grow(TopicKeys &keys);
     static void place(Shard &shard, Slot &slot, const DedupPlacement &p);
     static DedupPlacement placementOf(const Shard &shard, const Slot &slot);
     /// Marks slot `i` stored at `storedAtMs` (appends it to the FIFO).
     static void store(TopicKeys &keys, std::size_t i, std::int64_t storedAtMs);
-    Shard &shardOf(QByteArrayView topic, QByteArrayView key);
+    Shard &shardOf(std::size_t topicHash, std::uint64_t keyHash);
+    static TopicKeys &topicKeys(Shard &shard, const TopicRef &topic);
+    void finishLocked(Shard &shard, TopicKeys &keys, std::uint64_t hash, std::string_view key,
+        const std::optional<DedupPlacement> &placement, std::int64_t storedAtMs,
+        const Limits &limits);
     /// Expiry and cap on one topic of a locked shard.
     void trim(TopicKeys &keys, std::int64_t nowMs, const Limits &limits, bool overCapOnly = false);
     std::int64_t capPerShard(const Limits &limits) const;

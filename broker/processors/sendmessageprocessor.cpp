@@ -210,13 +210,6 @@ RemotingCommand sendReply(const PutMessageResult &r, int queueId, const BrokerCo
     return response;
 }
 
-/// Exactly-once sends (sendDedupEnable): the key of one message.
-struct DedupKey
-{
-    QByteArray topic; // the topic the producer named
-    QByteArray key; // its UNIQ_KEY
-};
-
 std::int64_t dedupNowMs()
 {
     return QDateTime::currentMSecsSinceEpoch();
@@ -463,34 +456,32 @@ void SendMessageProcessor::sendOne(const remoting::ChannelPtr &channel,
     }
 
     const int replyQueueId = header.queueId; // the requested queue, even for delayed messages
-    std::optional<DedupKey> dedup;
+    SendDedupTable::Ticket dedup; // valid() when this send claimed its UNIQ_KEY
     if (dedupOn(m_ctx, header.topic)) {
         const QByteArrayView key
             = protocol::findProperty(msg.properties, mc::UniqClientMessageIdKeyIdx);
-        if (!key.isEmpty()) {
-            dedup = DedupKey {header.topic, key.toByteArray()};
-            if (!claimOne(dedup->topic, dedup->key, respond))
-                return; // answered (a duplicate), or to be answered by the attempt under way
-        }
+        if (!key.isEmpty() && !claimOne(header.topic, key, respond, dedup))
+            return; // answered (a duplicate), or to be answered by the attempt under way
     }
     m_ctx.store->putMessage(msg,
         [respond = std::move(respond), ctx = &m_ctx, replyQueueId, topic = msg.topic,
             recallHandle = std::move(recallHandle), dedup = std::move(dedup),
             started = std::chrono::steady_clock::now()](const PutMessageResult &r) mutable {
-            if (dedup) // before the answer: a retry that follows it finds the key stored
-                ctx->sendDedup->finish(dedup->topic, dedup->key,
-                    placementOf(r, 0, replyQueueId, *ctx), storedAt(r), dedupLimits(*ctx->config));
+            if (dedup.valid()) // before the answer: a retry that follows it finds the key stored
+                ctx->sendDedup->finish(dedup, placementOf(r, 0, replyQueueId, *ctx), storedAt(r),
+                    dedupLimits(*ctx->config));
             countPut(*ctx, topic, r, started);
             respond(sendReply(r, replyQueueId, *ctx, std::move(recallHandle)));
         });
 }
 
-bool SendMessageProcessor::claimOne(
-    QByteArrayView topic, QByteArrayView key, const remoting::Responder &respond)
+bool SendMessageProcessor::claimOne(QByteArrayView topic, QByteArrayView key,
+    const remoting::Responder &respond, SendDedupTable::Ticket &ticket)
 {
     const SendDedupTable::Limits limits = dedupLimits(*m_ctx.config);
     DedupPlacement first;
-    SendDedupTable::Claim claim = m_ctx.sendDedup->claim(topic, key, dedupNowMs(), limits, &first);
+    SendDedupTable::Claim claim
+        = m_ctx.sendDedup->claim(topic, key, dedupNowMs(), limits, &first, nullptr, &ticket);
     if (claim == SendDedupTable::Claim::Pending) {
         // Another attempt of this message is being stored (another connection, or a retry that
         // overtook its timed-out predecessor): answer when it ends, as it ends.
@@ -498,7 +489,7 @@ bool SendMessageProcessor::claimOne(
             = [respond, ctx = &m_ctx](const std::optional<DedupPlacement> &p) {
                   respond(p ? duplicateReply(*p, *ctx) : firstAttemptFailedReply());
               };
-        claim = m_ctx.sendDedup->claim(topic, key, dedupNowMs(), limits, &first, &waiter);
+        claim = m_ctx.sendDedup->claim(topic, key, dedupNowMs(), limits, &first, &waiter, &ticket);
     }
     switch (claim) {
     case SendDedupTable::Claim::Fresh:

@@ -13,6 +13,7 @@
 // group-commit thread (SYNC_FLUSH).
 
 #include "broker/config/topicconfig.h"
+#include "broker/dedup/senddeduptable.h"
 #include "clientlib/remoting/requestprocessor.h"
 
 #include <optional>
@@ -29,7 +30,6 @@ struct PutMessageResult;
 namespace qrocket::broker {
 
 struct BrokerContext;
-struct DedupPlacement;
 
 class SendMessageProcessor final : public remoting::RequestProcessor
 {
@@ -69,7 +69,9 @@ private:
     /// Claims one message's key: true when this attempt stores it (then the put's completion
     /// finishes the claim); false when it was answered (a duplicate) or will be answered when
     /// the attempt under way ends.
-    bool claimOne(QByteArrayView topic, QByteArrayView key, const remoting::Responder &respond);
+    /// Fills `ticket` when it returns true.
+    bool claimOne(QByteArrayView topic, QByteArrayView key, const remoting::Responder &respond,
+        SendDedupTable::Ticket &ticket);
     struct BatchDedup;
     void sendBatchDedup(const remoting::RemotingCommand &request, const QByteArray &topic,
         std::vector<storage::MessageExtBrokerInner> msgs, int replyQueueId,

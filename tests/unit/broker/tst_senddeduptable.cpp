@@ -226,12 +226,16 @@ private Q_SLOTS:
                             ++wrong;
                         ++answered;
                     };
-                    switch (t.claim("T", name, 1000, roomy, &p, &w)) {
+                    SendDedupTable::Ticket ticket;
+                    switch (t.claim("T", name, 1000, roomy, &p, &w, &ticket)) {
                     case Claim::Fresh:
                         owners[static_cast<std::size_t>(key)].fetch_add(1);
                         if (key % 3 == 0)
                             std::this_thread::yield(); // let others find it pending
-                        t.finish("T", name, at(key), 1000, roomy);
+                        if (th % 2) // the send path's way (no lookup), or by name
+                            t.finish(ticket, at(key), 1000, roomy);
+                        else
+                            t.finish("T", name, at(key), 1000, roomy);
                         ++answered;
                         break;
                     case Claim::Stored:
