@@ -15,7 +15,7 @@
 //                        [--flush ASYNC_FLUSH,SYNC_FLUSH] [--messages N] [--no-echo]
 //                        [--rate half,20000] [--send-executor default|io|pool] [--no-pull]
 //                        [--io-threads N] [--open-only] [--config broker.conf] [--repeat N]
-//                        [--broker PORT] [--dedup]
+//                        [--broker PORT] [--dedup] [--dedup-table]
 //
 // --dedup: every send carries a UNIQ_KEY no other send had, and each closed-loop send row runs
 // four times in a row on the same broker, with sendDedupEnable off, on, on, off ("send" off,
@@ -49,6 +49,7 @@
 #include "clientlib/common/heap.h"
 #include "clientlib/protocol/framecodec.h"
 #include "clientlib/remoting/remotingclient.h"
+#include "dedupbench.h"
 #include "loadgenerator.h"
 #include "storage/messagestore.h"
 
@@ -307,12 +308,23 @@ int main(int argc, char *argv[])
     const QCommandLineOption dedupOpt(QStringLiteral("dedup"),
         QStringLiteral("A fresh UNIQ_KEY on every send, and each send row with sendDedupEnable "
                        "off, on, on, off (\"send+d\"), on the same broker."));
+    const QCommandLineOption dedupTableOpt(QStringLiteral("dedup-table"),
+        QStringLiteral("Measure the send dedup table alone (claim + finish per send, table "
+                       "full at sendDedupMaxKeysPerTopic's default and not) and exit."));
     const QCommandLineOption openOnlyOpt(QStringLiteral("open-only"),
         QStringLiteral("Run only the open-loop rows of --rate (numeric rates only)."));
     parser.addOptions({secondsOpt, windowOpt, sizesOpt, connOpt, flushOpt, messagesOpt, noEchoOpt,
         noPullOpt, executorOpt, rateOpt, ioThreadsOpt, openOnlyOpt, configOpt, repeatOpt,
-        externalOpt, dedupOpt});
+        externalOpt, dedupOpt, dedupTableOpt});
     parser.process(app);
+    if (parser.isSet(dedupTableOpt)) {
+        const std::int64_t cap = broker::BrokerConfig().sendDedupMaxKeysPerTopic;
+        for (const std::int64_t c : {cap, std::int64_t(100000000)}) {
+            std::printf("== dedup table, cap %lld keys per topic\n", static_cast<long long>(c));
+            runDedupTableBench(c, 2, 1000000);
+        }
+        return 0;
+    }
     g_uniqueKeys = parser.isSet(dedupOpt);
     const double seconds = parser.value(secondsOpt).toDouble();
     const int window = std::max(1, parser.value(windowOpt).toInt());
