@@ -22,6 +22,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <atomic>
 #include <mutex>
 #include <thread>
 
@@ -76,6 +77,7 @@ private Q_SLOTS:
     void cleanupTestCase();
     void lostAnswersStoreEachMessageOnce();
     void partlyDuplicatedBatch();
+    void simultaneousAttemptsOnTwoConnections();
     void kill9AndRestartKeepTheWindow();
     void withoutDedupTheRelayMakesCopies();
 
@@ -345,6 +347,43 @@ void tst_SendDedup::partlyDuplicatedBatch()
     QCOMPARE(again, first);
     QCOMPARE(stored(topic).size(), copies.size());
     p->shutdown();
+}
+
+void tst_SendDedup::simultaneousAttemptsOnTwoConnections()
+{
+    // Two connections send each message at the same moment (straight to the broker, two
+    // threads in step): one copy is stored, and both answers name it (the later attempt waits
+    // for the earlier one's put when it finds the key being stored).
+    const QByteArray topic = "DedupTopic";
+    constexpr int kMessages = 300;
+    std::vector<std::vector<QByteArray>> ids(2, std::vector<QByteArray>(kMessages));
+    std::atomic<int> ready {0};
+    auto run = [&](int side) {
+        remoting::RemotingClient client;
+        ++ready;
+        while (ready.load() < 2)
+            std::this_thread::yield();
+        for (int i = 0; i < kMessages; ++i) {
+            const QByteArray key = keyOf("SIM", i);
+            auto r = client.invokeSync(localAddr(m_port),
+                sendV2(topic, (i + side) % kQueues, "simultaneous",
+                    props({{"UNIQ_KEY", key.constData()}, {"WAIT", "true"}})),
+                15000);
+            if (r && r->code == 0)
+                ids[std::size_t(side)][std::size_t(i)] = r->extString("msgId").toByteArray();
+        }
+    };
+    std::thread a(run, 0);
+    std::thread b(run, 1);
+    a.join();
+    b.join();
+    const auto copies = stored(topic);
+    for (int i = 0; i < kMessages; ++i) {
+        const QByteArray key = keyOf("SIM", i);
+        QVERIFY2(copies.value(key).size() == 1, key.constData());
+        QCOMPARE(ids[0][std::size_t(i)], copies.value(key).front());
+        QCOMPARE(ids[1][std::size_t(i)], copies.value(key).front());
+    }
 }
 
 void tst_SendDedup::kill9AndRestartKeepTheWindow()
