@@ -7,11 +7,11 @@
 //
 // Shape: kShards shards chosen by hash(topic, key), each with its own mutex, so two sends of
 // different keys almost never wait for each other and no lock covers every send. Within a
-// shard, per topic: an open-addressing table of 80-byte table (the key inline with its hash and
-// placement: a lookup is one probe into one array, linear probing, deletion by backward shift,
-// load at most 3/4) and the stored keys' table in the order they were stored (FIFO) for expiry
-// and the cap. Keys longer than kMaxKeyBytes are not tracked (every RocketMQ client's UNIQ_KEY
-// is 32 or 34 characters).
+// shard, per topic: an open-addressing table of 80-byte slots (the key inline with its hash and
+// placement: a lookup probes one array, linear probing, deletion by backward shift, load at
+// most 3/4) and the stored keys' slots in the order they were stored (FIFO) for expiry and the
+// cap. A send hashes its key and topic once: claim() hands finish() a Ticket. Keys longer than
+// kMaxKeyBytes are not tracked (every RocketMQ client's UNIQ_KEY is 32 or 34 characters).
 //
 // Life of a key:
 //   claim() absent            -> Pending, the caller owns it and must call finish() exactly once
