@@ -39,6 +39,11 @@ bool isDedupTopic(QByteArrayView topic)
     return !topic.isEmpty() && !topics::isRetryTopic(topic) && !topics::isDlqTopic(topic);
 }
 
+QByteArray commitDedupTopic(QByteArrayView topic)
+{
+    return QByteArrayLiteral("commit:") + topic.toByteArray();
+}
+
 SendDedupRebuild rebuildSendDedup(SendDedupTable &table, const storage::MessageStore &store,
     std::int64_t nowMs, const SendDedupTable::Limits &limits)
 {
@@ -93,6 +98,10 @@ SendDedupRebuild rebuildSendDedup(SendDedupTable &table, const storage::MessageS
                 protocol::findProperty(rec.properties, mc::RealQueueId), rec.queueId);
             p.queueOffset = rec.queueOffset;
             if (table.record(topic, key, p, rec.storeTimestamp, limits))
+                ++report.keys;
+            if ((rec.sysFlag & protocol::SysFlag::TransactionMask)
+                    == protocol::SysFlag::TransactionCommit
+                && table.record(commitDedupTopic(topic), key, p, rec.storeTimestamp, limits))
                 ++report.keys;
         }
         if (nextFile)

@@ -13,6 +13,8 @@
 // record's own queue offset, commit-log offset and store host (the msgId the first reply
 // carried, also on a replica whose own address differs). %RETRY% and %DLQ% topics are left out
 // (the send path does not deduplicate them: the same message goes there once per reconsume).
+// A transaction's COMMIT record is also keyed under commitDedupTopic(), as END_TRANSACTION keys
+// it, so that a repeated commit of the same half stays one message after a restart too.
 
 #include "broker/dedup/senddeduptable.h"
 
@@ -37,5 +39,9 @@ SendDedupRebuild rebuildSendDedup(SendDedupTable &table, const storage::MessageS
 
 /// Whether sends to `topic` are deduplicated at all (not %RETRY%/%DLQ%, not empty).
 bool isDedupTopic(QByteArrayView topic);
+
+/// Where END_TRANSACTION's COMMIT of a message of `topic` is keyed: apart from the sends of
+/// `topic` (where its half message is keyed), under a name no topic can have (':').
+QByteArray commitDedupTopic(QByteArrayView topic);
 
 } // namespace qrocket::broker

@@ -294,6 +294,13 @@ private Q_SLOTS:
         const PutMessageResult parkedAt = store.putMessageAndWait(parked);
         now += 10;
         QVERIFY(store.putMessageAndWait(test::message("T", 3, body, {}, {}, "PARKED")).isOk());
+        // A transaction's COMMIT record: keyed under its topic and, as END_TRANSACTION keys it,
+        // under commitDedupTopic().
+        MessageExtBrokerInner commit = test::message("T", 1, body, {}, {}, "TXC");
+        commit.sysFlag = protocol::SysFlag::TransactionCommit;
+        now += 10;
+        const PutMessageResult commitAt = store.putMessageAndWait(commit);
+        QVERIFY(commitAt.isOk());
         // Retry topics are not deduplicated.
         now += 10;
         QVERIFY(store.putMessageAndWait(test::message("%RETRY%G", 0, body, {}, {}, "R1")).isOk());
@@ -301,7 +308,7 @@ private Q_SLOTS:
         SendDedupTable t;
         const std::int64_t end = now.load() + 1;
         const SendDedupRebuild r = rebuildSendDedup(t, store, end, {end - windowStart, 100000});
-        QCOMPARE(r.keys, 61);
+        QCOMPARE(r.keys, 63);
         QVERIFY2(r.fromOffset > 0, "started at the file before the window, not the first");
         QVERIFY(r.scannedRecords < 120);
         QCOMPARE(r.toOffset, store.commitLogMaxOffset());
@@ -316,6 +323,9 @@ private Q_SLOTS:
         QCOMPARE(t.claim("T", "PARKED", end, kLimits, &p), Claim::Stored);
         QCOMPARE(p.commitLogOffset, parkedAt.wroteOffset);
         QCOMPARE(p.queueId, 3);
+        QCOMPARE(t.claim(commitDedupTopic("T"), "TXC", end, kLimits, &p), Claim::Stored);
+        QCOMPARE(p.commitLogOffset, commitAt.wroteOffset);
+        QCOMPARE(t.claim("T", "TXC", end, kLimits, &p), Claim::Stored);
         QCOMPARE(t.claim("%RETRY%G", "R1", end, kLimits, &p), Claim::Fresh);
         QVERIFY(!isDedupTopic("%DLQ%G"));
         QVERIFY(isDedupTopic("T"));
