@@ -80,6 +80,7 @@ private Q_SLOTS:
     void simultaneousAttemptsOnTwoConnections();
     void kill9AndRestartKeepTheWindow();
     void withoutDedupTheRelayMakesCopies();
+    void replicaWithTheSameCommitLogKeepsTheWindow();
 
 private:
     QByteArray brokerConf(quint16 port, bool dedup) const;
@@ -87,7 +88,7 @@ private:
     std::unique_ptr<client::Producer> producer(const QByteArray &instance);
     /// Sends until acknowledged (at most `tries` calls of sendSync): the acknowledgement's
     /// offset msgId, or empty.
-    static QByteArray sendUntilOk(client::Producer &p, const client::Message &m, int tries = 8);
+    static QByteArray sendUntilOk(client::Producer &p, const client::Message &m, int tries = 12);
     /// Two producers send keys [0, n) of `prefix` at once, each in its own order; every
     /// acknowledgement goes to `acks`. False if a message was never acknowledged.
     bool sendFromTwoProducers(
@@ -177,11 +178,14 @@ std::unique_ptr<client::Producer> tst_SendDedup::producer(const QByteArray &inst
 
 QByteArray tst_SendDedup::sendUntilOk(client::Producer &p, const client::Message &m, int tries)
 {
+    QString last;
     for (int i = 0; i < tries; ++i) {
         Result<client::SendResult> r = p.sendSync(m);
         if (r && r->status == client::SendStatus::SendOk)
             return r->offsetMsgId;
+        last = r ? QStringLiteral("status %1").arg(int(r->status)) : r.status().toString();
     }
+    qWarning().noquote() << "never acknowledged:" << m.uniqueKey() << last;
     return {};
 }
 
@@ -426,6 +430,62 @@ void tst_SendDedup::withoutDedupTheRelayMakesCopies()
     qInfo("without dedup: %d extra copies of 60 messages sent by two producers", extra);
     QVERIFY(extra >= 60); // every message at least twice (two producers), plus retries
     QCOMPARE(call(request(25, {}, "sendDedupEnable=true\n")).code, 0);
+}
+
+namespace {
+
+bool copyTree(const QString &from, const QString &to)
+{
+    QDir source(from);
+    if (!QDir().mkpath(to))
+        return false;
+    for (const QFileInfo &e :
+        source.entryInfoList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot | QDir::Hidden)) {
+        const QString target = QDir(to).filePath(e.fileName());
+        if (e.isDir() ? !copyTree(e.filePath(), target) : !QFile::copy(e.filePath(), target))
+            return false;
+    }
+    return true;
+}
+
+} // namespace
+
+void tst_SendDedup::replicaWithTheSameCommitLogKeepsTheWindow()
+{
+    // A switch to a replica: another broker (another address) starts on a copy of this one's
+    // store, as a slave's commit log is. Every message sent again is answered with the copy
+    // the first broker stored (its msgId names the first broker), and nothing is stored.
+    const QByteArray topic = "DedupTopic";
+    const auto before = stored(topic);
+    QVERIFY(before.size() >= 120);
+    QCOMPARE(m_broker->stop(), 0);
+    const QString replicaStore = m_dir.filePath(QStringLiteral("replica-store"));
+    QVERIFY(copyTree(m_store, replicaStore));
+    QFile::remove(QDir(replicaStore).filePath(QStringLiteral("lock")));
+    DaemonProcess replica(QStringLiteral("qrocket-broker"));
+    quint16 port = 0;
+    QVERIFY(startOnFreePort(
+        replica, m_dir.filePath(QStringLiteral("replica.conf")), port, [&](quint16 p) {
+            QByteArray conf = brokerConf(p, true);
+            conf.replace(m_store.toUtf8(), replicaStore.toUtf8());
+            return conf;
+        }));
+    QVERIFY(port != m_port);
+    const quint16 first = m_port;
+    m_port = port; // call() and stored() now ask the replica
+    for (int i = 0; i < 120; ++i) {
+        const QByteArray key = keyOf("K", i);
+        const RemotingCommand r = call(sendV2(
+            topic, i % kQueues, "again", props({{"UNIQ_KEY", key.constData()}, {"WAIT", "true"}})));
+        QCOMPARE(r.code, 0);
+        QCOMPARE(r.extString("msgId").toByteArray(), before.value(key).front());
+    }
+    const auto after = stored(topic);
+    m_port = first;
+    QCOMPARE(after.size(), before.size());
+    for (auto it = before.cbegin(); it != before.cend(); ++it)
+        QVERIFY2(after.value(it.key()) == it.value(), it.key().constData());
+    QCOMPARE(replica.stop(), 0);
 }
 
 QTEST_GUILESS_MAIN(tst_SendDedup)
