@@ -12,14 +12,20 @@ std::string_view view(QByteArrayView v)
     return {v.data(), static_cast<std::size_t>(v.size())};
 }
 
-/// The key's hash, never 0 (0 marks an empty slot).
-std::uint64_t keyHash(std::string_view key)
+/// FNV-1a over the bytes, then splitmix64's finalizer: independent of std::hash's murmur.
+std::uint64_t secondHash(std::string_view key)
 {
-    const std::uint64_t h = std::hash<std::string_view> {}(key);
-    return h ? h : 1;
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    for (const char c : key)
+        h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+    h ^= h >> 30;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 27;
+    h *= 0x94d049bb133111ebull;
+    return h ^ (h >> 31);
 }
 
-/// Home slot of `hash` in a table of 2^bits table (Fibonacci hashing: the high bits of the
+/// Home slot of `hash` in a table of 2^bits slots (Fibonacci hashing: the high bits of the
 /// product, independent of the bits that chose the shard).
 std::size_t home(std::uint64_t hash, std::size_t mask)
 {
@@ -28,6 +34,12 @@ std::size_t home(std::uint64_t hash, std::size_t mask)
 }
 
 } // namespace
+
+SendDedupTable::Digest SendDedupTable::digestOf(QByteArrayView key)
+{
+    const std::uint64_t a = std::hash<std::string_view> {}(view(key));
+    return {a ? a : 1, secondHash(view(key))};
+}
 
 SendDedupTable::SendDedupTable(int shards)
 {
@@ -38,9 +50,9 @@ SendDedupTable::SendDedupTable(int shards)
 
 SendDedupTable::~SendDedupTable() = default;
 
-SendDedupTable::Shard &SendDedupTable::shardOf(std::size_t topicHash, std::uint64_t keyHash)
+SendDedupTable::Shard &SendDedupTable::shardOf(std::size_t topicHash, const Digest &key)
 {
-    const std::size_t h = keyHash ^ (topicHash * 0x9e3779b97f4a7c15ull);
+    const std::size_t h = key.a ^ (topicHash * 0x9e3779b97f4a7c15ull);
     return *m_shards[(h ^ (h >> 29)) % m_shards.size()];
 }
 
@@ -60,16 +72,16 @@ std::int64_t SendDedupTable::capPerShard(const Limits &limits) const
     return (limits.maxKeysPerTopic + shards - 1) / shards;
 }
 
-std::size_t SendDedupTable::find(const TopicKeys &keys, std::uint64_t hash, std::string_view key)
+std::size_t SendDedupTable::find(const TopicKeys &keys, const Digest &key)
 {
     if (keys.table.empty())
         return std::string_view::npos;
     const std::size_t mask = keys.table.size() - 1;
-    for (std::size_t i = home(hash, mask);; i = (i + 1) & mask) {
+    for (std::size_t i = home(key.a, mask);; i = (i + 1) & mask) {
         const Slot &s = keys.table[i];
-        if (s.hash == 0)
+        if (s.key.a == 0)
             return std::string_view::npos;
-        if (s.hash == hash && s.view() == key)
+        if (s.key == key)
             return i;
     }
 }
@@ -80,10 +92,10 @@ void SendDedupTable::grow(TopicKeys &keys)
     keys.table.assign(std::max<std::size_t>(16, old.size() * 2), Slot {});
     const std::size_t mask = keys.table.size() - 1;
     for (Slot &s : old) {
-        if (s.hash == 0)
+        if (s.key.a == 0)
             continue;
-        std::size_t i = home(s.hash, mask);
-        while (keys.table[i].hash != 0)
+        std::size_t i = home(s.key.a, mask);
+        while (keys.table[i].key.a != 0)
             i = (i + 1) & mask;
         if (s.seq != kPending)
             keys.order[s.seq - keys.headSeq].slot = static_cast<std::uint32_t>(i);
@@ -91,19 +103,17 @@ void SendDedupTable::grow(TopicKeys &keys)
     }
 }
 
-std::size_t SendDedupTable::insert(TopicKeys &keys, std::uint64_t hash, std::string_view key)
+std::size_t SendDedupTable::insert(TopicKeys &keys, const Digest &key)
 {
     if ((keys.used + 1) * 4 > keys.table.size() * 3)
         grow(keys);
     const std::size_t mask = keys.table.size() - 1;
-    std::size_t i = home(hash, mask);
-    while (keys.table[i].hash != 0)
+    std::size_t i = home(key.a, mask);
+    while (keys.table[i].key.a != 0)
         i = (i + 1) & mask;
     Slot &s = keys.table[i];
     s = Slot {};
-    s.hash = hash;
-    s.size = static_cast<std::uint8_t>(key.size());
-    std::copy(key.begin(), key.end(), s.key.begin());
+    s.key = key;
     ++keys.used;
     return i;
 }
@@ -111,9 +121,9 @@ std::size_t SendDedupTable::insert(TopicKeys &keys, std::uint64_t hash, std::str
 void SendDedupTable::erase(TopicKeys &keys, std::size_t i)
 {
     const std::size_t mask = keys.table.size() - 1;
-    for (std::size_t j = (i + 1) & mask; keys.table[j].hash != 0; j = (j + 1) & mask) {
+    for (std::size_t j = (i + 1) & mask; keys.table[j].key.a != 0; j = (j + 1) & mask) {
         // Slot j may fill the hole at i when its home is not cyclically within (i, j].
-        const std::size_t k = home(keys.table[j].hash, mask);
+        const std::size_t k = home(keys.table[j].key.a, mask);
         const bool stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
         if (stays)
             continue;
@@ -122,7 +132,7 @@ void SendDedupTable::erase(TopicKeys &keys, std::size_t i)
             keys.order[keys.table[i].seq - keys.headSeq].slot = static_cast<std::uint32_t>(i);
         i = j;
     }
-    keys.table[i].hash = 0;
+    keys.table[i].key = Digest {};
     --keys.used;
 }
 
@@ -182,22 +192,20 @@ SendDedupTable::Claim SendDedupTable::claim(QByteArrayView topic, QByteArrayView
 {
     if (!tracks(key))
         return Claim::Fresh;
-    const std::uint64_t hash = keyHash(view(key));
+    const Digest d = digestOf(key);
     const TopicRef t {view(topic), std::hash<std::string_view> {}(view(topic))};
-    Shard &shard = shardOf(t.hash, hash);
+    Shard &shard = shardOf(t.hash, d);
     std::lock_guard lock(shard.mutex);
     TopicKeys &keys = topicKeys(shard, t);
     trim(keys, nowMs, limits);
-    const std::size_t i = find(keys, hash, view(key));
+    const std::size_t i = find(keys, d);
     if (i == std::string_view::npos) {
-        insert(keys, hash, view(key));
+        insert(keys, d);
         m_keys.fetch_add(1, std::memory_order_relaxed);
         if (ticket) {
             ticket->m_shard = &shard;
             ticket->m_keys = &keys; // stays: a topic with a pending key is never dropped
-            ticket->m_hash = hash;
-            ticket->m_size = static_cast<std::uint8_t>(key.size());
-            std::copy(key.begin(), key.end(), ticket->m_key.begin());
+            ticket->m_digest = d;
         }
         return Claim::Fresh;
     }
@@ -209,18 +217,17 @@ SendDedupTable::Claim SendDedupTable::claim(QByteArrayView topic, QByteArrayView
         return Claim::Stored;
     }
     if (waiter)
-        keys.waiters.emplace_back(std::string(view(key)), std::move(*waiter));
+        keys.waiters.emplace_back(d, std::move(*waiter));
     return Claim::Pending;
 }
 
-void SendDedupTable::finishLocked(Shard &shard, TopicKeys &keys, std::uint64_t hash,
-    std::string_view key, const std::optional<DedupPlacement> &placement, std::int64_t storedAtMs,
-    const Limits &limits)
+void SendDedupTable::finishLocked(Shard &shard, TopicKeys &keys, const Digest &key,
+    const std::optional<DedupPlacement> &placement, std::int64_t storedAtMs, const Limits &limits)
 {
     std::vector<Waiter> waiters;
     {
         std::lock_guard lock(shard.mutex);
-        const std::size_t i = find(keys, hash, key);
+        const std::size_t i = find(keys, key);
         if (i == std::string_view::npos || keys.table[i].seq != kPending)
             return;
         if (!keys.waiters.empty()) {
@@ -251,8 +258,7 @@ void SendDedupTable::finish(const Ticket &ticket, const std::optional<DedupPlace
 {
     if (!ticket.valid())
         return;
-    finishLocked(*ticket.m_shard, *ticket.m_keys, ticket.m_hash,
-        {ticket.m_key.data(), ticket.m_size}, placement, storedAtMs, limits);
+    finishLocked(*ticket.m_shard, *ticket.m_keys, ticket.m_digest, placement, storedAtMs, limits);
 }
 
 void SendDedupTable::finish(QByteArrayView topic, QByteArrayView key,
@@ -260,9 +266,9 @@ void SendDedupTable::finish(QByteArrayView topic, QByteArrayView key,
 {
     if (!tracks(key))
         return;
-    const std::uint64_t hash = keyHash(view(key));
+    const Digest d = digestOf(key);
     const TopicRef t {view(topic), std::hash<std::string_view> {}(view(topic))};
-    Shard &shard = shardOf(t.hash, hash);
+    Shard &shard = shardOf(t.hash, d);
     TopicKeys *keys = nullptr;
     {
         std::lock_guard lock(shard.mutex);
@@ -271,7 +277,7 @@ void SendDedupTable::finish(QByteArrayView topic, QByteArrayView key,
             return;
         keys = &it->second; // stays: it holds the pending key (unless finished twice)
     }
-    finishLocked(shard, *keys, hash, view(key), placement, storedAtMs, limits);
+    finishLocked(shard, *keys, d, placement, storedAtMs, limits);
 }
 
 bool SendDedupTable::record(QByteArrayView topic, QByteArrayView key,
@@ -279,14 +285,14 @@ bool SendDedupTable::record(QByteArrayView topic, QByteArrayView key,
 {
     if (!tracks(key))
         return false;
-    const std::uint64_t hash = keyHash(view(key));
+    const Digest d = digestOf(key);
     const TopicRef t {view(topic), std::hash<std::string_view> {}(view(topic))};
-    Shard &shard = shardOf(t.hash, hash);
+    Shard &shard = shardOf(t.hash, d);
     std::lock_guard lock(shard.mutex);
     TopicKeys &keys = topicKeys(shard, t);
-    if (find(keys, hash, view(key)) != std::string_view::npos)
+    if (find(keys, d) != std::string_view::npos)
         return false;
-    const std::size_t i = insert(keys, hash, view(key));
+    const std::size_t i = insert(keys, d);
     place(shard, keys.table[i], placement);
     store(keys, i, storedAtMs);
     m_keys.fetch_add(1, std::memory_order_relaxed);

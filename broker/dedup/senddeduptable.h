@@ -7,11 +7,15 @@
 //
 // Shape: kShards shards chosen by hash(topic, key), each with its own mutex, so two sends of
 // different keys almost never wait for each other and no lock covers every send. Within a
-// shard, per topic: an open-addressing table of 80-byte slots (the key inline with its hash and
+// shard, per topic: an open-addressing table of 48-byte slots (the key's 128-bit digest and its
 // placement: a lookup probes one array, linear probing, deletion by backward shift, load at
 // most 3/4) and the stored keys' slots in the order they were stored (FIFO) for expiry and the
-// cap. A send hashes its key and topic once: claim() hands finish() a Ticket. Keys longer than
-// kMaxKeyBytes are not tracked (every RocketMQ client's UNIQ_KEY is 32 or 34 characters).
+// cap. A send hashes its key and topic once: claim() hands finish() a Ticket.
+//
+// Keys are compared by a 128-bit digest (two independent 64-bit hashes of the UNIQ_KEY), not
+// byte for byte: the window's memory, and so the cache misses a send pays, is what the table
+// costs on the send path. Two different keys of one topic share a digest with a probability
+// of about n / 2^128 per send (n keys held): below 1e-30 for a window of millions of keys.
 //
 // Life of a key:
 //   claim() absent            -> Pending, the caller owns it and must call finish() exactly once
@@ -81,13 +85,17 @@ public:
     };
 
     static constexpr int kDefaultShards = 64;
-    static constexpr std::size_t kMaxKeyBytes = 40;
-    /// Whether `key` is tracked at all (not empty, at most kMaxKeyBytes): claim() answers Fresh
-    /// for any other and finish() and record() ignore it.
-    static bool tracks(QByteArrayView key)
+    /// Whether `key` is tracked at all (not empty): claim() answers Fresh for an empty key and
+    /// finish() and record() ignore it.
+    static bool tracks(QByteArrayView key) { return !key.isEmpty(); }
+    /// A key's 128-bit digest (a, never 0, chooses the slot; b confirms).
+    struct Digest
     {
-        return !key.isEmpty() && std::size_t(key.size()) <= kMaxKeyBytes;
-    }
+        std::uint64_t a = 0;
+        std::uint64_t b = 0;
+        friend bool operator==(const Digest &, const Digest &) = default;
+    };
+    static Digest digestOf(QByteArrayView key);
 
 private:
     struct Shard;
@@ -106,9 +114,7 @@ public:
         friend class SendDedupTable;
         Shard *m_shard = nullptr;
         TopicKeys *m_keys = nullptr;
-        std::uint64_t m_hash = 0;
-        std::uint8_t m_size = 0;
-        std::array<char, kMaxKeyBytes> m_key {};
+        Digest m_digest;
     };
 
     explicit SendDedupTable(int shards = kDefaultShards);
@@ -146,15 +152,12 @@ private:
     static constexpr std::uint64_t kPending = ~std::uint64_t(0);
     struct Slot
     {
-        std::uint64_t hash = 0; // 0: empty
+        Digest key; // key.a == 0: empty
         std::uint64_t seq = kPending; // the key's place in the FIFO once stored
         std::int64_t commitLogOffset = 0;
         std::int64_t queueOffset = 0;
         std::int32_t queueId = 0;
         std::uint16_t host = 0; // index into Shard::hosts
-        std::uint8_t size = 0;
-        std::array<char, kMaxKeyBytes> key {};
-        std::string_view view() const { return {key.data(), size}; }
     };
     struct Order
     {
@@ -183,7 +186,7 @@ private:
         std::size_t used = 0;
         std::deque<Order> order; // stored keys, oldest first: order[i] has seq headSeq + i
         std::uint64_t headSeq = 0;
-        std::vector<std::pair<std::string, Waiter>> waiters; // of pending keys (rare)
+        std::vector<std::pair<Digest, Waiter>> waiters; // of pending keys (rare)
     };
     struct Shard
     {
@@ -192,8 +195,8 @@ private:
         std::vector<protocol::HostAddress> hosts; // store hosts of placements (one or two)
     };
 
-    static std::size_t find(const TopicKeys &keys, std::uint64_t hash, std::string_view key);
-    static std::size_t insert(TopicKeys &keys, std::uint64_t hash, std::string_view key);
+    static std::size_t find(const TopicKeys &keys, const Digest &key);
+    static std::size_t insert(TopicKeys &keys, const Digest &key);
     /// Empties slot `i`, shifting the probe chain back (FIFO entries follow their slots).
     static void erase(TopicKeys &keys, std::size_t i);
     static void grow(TopicKeys &keys);
@@ -201,9 +204,9 @@ private:
     static DedupPlacement placementOf(const Shard &shard, const Slot &slot);
     /// Marks slot `i` stored at `storedAtMs` (appends it to the FIFO).
     static void store(TopicKeys &keys, std::size_t i, std::int64_t storedAtMs);
-    Shard &shardOf(std::size_t topicHash, std::uint64_t keyHash);
+    Shard &shardOf(std::size_t topicHash, const Digest &key);
     static TopicKeys &topicKeys(Shard &shard, const TopicRef &topic);
-    void finishLocked(Shard &shard, TopicKeys &keys, std::uint64_t hash, std::string_view key,
+    void finishLocked(Shard &shard, TopicKeys &keys, const Digest &key,
         const std::optional<DedupPlacement> &placement, std::int64_t storedAtMs,
         const Limits &limits);
     /// Expiry and cap on one topic of a locked shard.
