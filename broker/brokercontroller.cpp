@@ -4,6 +4,8 @@
 #include "broker/common/brokercodes.h"
 #include "broker/common/logging.h"
 #include "broker/config/brokerconfiguration.h"
+#include "broker/dedup/senddeduprebuild.h"
+#include "broker/dedup/senddeduptable.h"
 #include "broker/filter/sqlfiltercache.h"
 #include "broker/ha/haclient.h"
 #include "broker/ha/haservice.h"
@@ -196,6 +198,7 @@ Status BrokerController::initialize()
     if (Status st = m_store->open(); !st)
         return st;
     m_ctx.haService = m_haService.get();
+    rebuildSendDedupWindow();
     if (m_storeConfig.timerWheelEnable && m_config.isMaster() && !m_storeConfig.isSlave()) {
         TimerStoreOptions timerOptions;
         timerOptions.dir = m_storeConfig.storePathRootDir + QStringLiteral("/timer");
@@ -467,6 +470,25 @@ void BrokerController::scanClients()
             notifyConsumerIdsChanged(m_ctx, r.group);
     }
     m_producers->scanExpired();
+    m_sendDedup->expire(QDateTime::currentMSecsSinceEpoch(),
+        {std::int64_t(m_config.sendDedupWindowSeconds) * 1000, m_config.sendDedupMaxKeysPerTopic});
+}
+
+void BrokerController::rebuildSendDedupWindow()
+{
+    m_sendDedup = std::make_unique<SendDedupTable>();
+    m_ctx.sendDedup = m_sendDedup.get();
+    if (!m_config.sendDedupEnable)
+        return;
+    const SendDedupRebuild r = rebuildSendDedup(*m_sendDedup, *m_store,
+        QDateTime::currentMSecsSinceEpoch(),
+        {std::int64_t(m_config.sendDedupWindowSeconds) * 1000, m_config.sendDedupMaxKeysPerTopic});
+    qCInfo(lcBroker).noquote() << QStringLiteral(
+        "send dedup window rebuilt: %1 keys from %2 records of the commit log [%3, %4)")
+                                      .arg(r.keys)
+                                      .arg(r.scannedRecords)
+                                      .arg(r.fromOffset)
+                                      .arg(r.toOffset);
 }
 
 void BrokerController::persistOffsets()

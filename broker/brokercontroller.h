@@ -65,6 +65,7 @@ class RequestModeManager;
 
 class BrokerConfiguration;
 class BrokerMetrics;
+class SendDedupTable;
 class BrokerStats;
 class BrokerStatsManager;
 class ConsumerManager;
@@ -144,6 +145,9 @@ private:
     void createProcessors();
     void onChannelClosed(quint64 channelId);
     void scanClients();
+    /// Creates the send dedup table and, with sendDedupEnable, refills it from the commit log's
+    /// tail (after the store's recovery, before the ports open).
+    void rebuildSendDedupWindow();
     void persistOffsets();
     void sampleStats();
     void armMorningRecord();
@@ -186,6 +190,7 @@ private:
     std::unique_ptr<remoting::RemotingServer> m_server;
     std::unique_ptr<remoting::RemotingServer> m_fastServer;
     std::unique_ptr<BrokerMetrics> m_metrics; // GET /metrics, when enabled
+    std::unique_ptr<SendDedupTable> m_sendDedup; // exactly-once sends' window
     std::unique_ptr<remoting::MetricsHttpServer> m_metricsServer;
 
     QTimer m_registerTimer;

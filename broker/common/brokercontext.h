@@ -46,6 +46,7 @@ class PullRequestHoldService;
 class ScheduleMessageService;
 class TimerMessageStore;
 class RebalanceLockManager;
+class SendDedupTable;
 namespace filter {
 class SqlFilterCache;
 }
@@ -74,6 +75,9 @@ struct BrokerContext
     ha::HAService *haService = nullptr; // a master's HA server (null on a slave)
     ha::HAClient *haClient = nullptr; // a slave's HA client (null on a master)
     qrocket::acl::AclGuard *acl = nullptr; // aclEnable only
+    /// Exactly-once sends' window (used while sendDedupEnable; always present on a started
+    /// broker so that the key can be switched on at run time).
+    SendDedupTable *sendDedup = nullptr;
     AuthStore *authStore = nullptr; // ACL 2.0 users and ACLs; aclEnable only
     /// Orderly consumers' queue locks (LOCK/UNLOCK_BATCH_MQ): created by registerExtraProcessors
     /// on its first call when unset, then shared by the LockProcessors of both servers.

@@ -145,6 +145,9 @@ void BrokerConfig::bind(ConfigSchema &s, bool withSharedStoreKeys)
     s.add("storeReplyMessageEnable", &storeReplyMessageEnable);
     s.add("recallMessageEnable", &recallMessageEnable);
     s.add("allowRecallWhenBrokerNotWriteable", &allowRecallWhenBrokerNotWriteable);
+    s.add("sendDedupEnable", &sendDedupEnable);
+    s.add("sendDedupWindowSeconds", &sendDedupWindowSeconds);
+    s.add("sendDedupMaxKeysPerTopic", &sendDedupMaxKeysPerTopic);
     s.add("transactionTimeOut", &transactionTimeOut);
     s.add("transactionCheckMax", &transactionCheckMax);
     s.add("transactionCheckInterval", &transactionCheckInterval);
@@ -249,6 +252,12 @@ Status BrokerConfig::validate()
                            .arg(QLatin1String(key))
                            .arg(value));
     }
+    if (sendDedupWindowSeconds < 1 || sendDedupWindowSeconds > 86400)
+        return bad(QStringLiteral("sendDedupWindowSeconds: %1 is out of range (1..86400)")
+                       .arg(sendDedupWindowSeconds));
+    if (sendDedupMaxKeysPerTopic < 1 || sendDedupMaxKeysPerTopic > 100000000)
+        return bad(QStringLiteral("sendDedupMaxKeysPerTopic: %1 is out of range (1..100000000)")
+                       .arg(sendDedupMaxKeysPerTopic));
     if (Status st = checkNamesrvAddr(namesrvAddrList()); !st)
         return st;
     auto levels = parseMessageDelayLevel(messageDelayLevel);

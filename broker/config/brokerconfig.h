@@ -87,6 +87,13 @@ struct BrokerConfig
     // RECALL_MESSAGE (370, timer messages): off by default, as in RocketMQ 5.3.
     bool recallMessageEnable = false;
     bool allowRecallWhenBrokerNotWriteable = true;
+    /// Exactly-once sends (QRocket, issue 28; broker/dedup/senddeduptable.h): a send whose
+    /// UNIQ_KEY this broker stored for the same topic within the window is answered with the
+    /// first attempt's msgId, queue id and queue offset and stores nothing. At most
+    /// sendDedupMaxKeysPerTopic keys are kept per topic (the oldest go first).
+    bool sendDedupEnable = false;
+    int sendDedupWindowSeconds = 120;
+    std::int64_t sendDedupMaxKeysPerTopic = 200000;
     std::int64_t transactionTimeOut = 6000;
     int transactionCheckMax = 15;
     std::int64_t transactionCheckInterval = 60000;

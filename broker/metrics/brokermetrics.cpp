@@ -2,6 +2,7 @@
 
 #include "broker/common/brokercontext.h"
 #include "broker/config/brokerconfig.h"
+#include "broker/dedup/senddeduptable.h"
 #include "broker/ha/haservice.h"
 #include "broker/longpolling/pullrequestholdservice.h"
 #include "broker/managers/brokerstats.h"
@@ -129,6 +130,13 @@ void declareFamilies(MetricsWriter &w)
         "SEND puts from the store call to completion (flush or replica wait included), by result.");
     w.declare("rocketmq_processor_watermark", MetricType::Gauge,
         "Requests waiting in each processor's queue.");
+    w.declare("qrocket_send_dedup_keys", MetricType::Gauge,
+        "UNIQ_KEYs in the exactly-once send window (stored and being stored).");
+    w.declare("qrocket_send_dedup_duplicates_total", MetricType::Counter,
+        "Sends answered with an earlier attempt's placement, storing nothing.");
+    w.declare("qrocket_send_dedup_evicted_total", MetricType::Counter,
+        "Keys dropped from the send window: older than sendDedupWindowSeconds, or over "
+        "sendDedupMaxKeysPerTopic.");
     w.declare("qrocket_held_pulls", MetricType::Gauge,
         "Pull requests held by long polling, waiting for messages.");
     w.declare("qrocket_pop_inflight_messages", MetricType::Gauge,
@@ -417,6 +425,15 @@ QByteArray BrokerMetrics::collect() const
             {{"cluster", cluster}, {"node_type", "broker"}, {"node_id", broker},
                 {"processor", processor}},
             static_cast<double>(executor->queuedTasks()));
+    if (m_ctx.sendDedup) {
+        const SendDedupTable::Stats d = m_ctx.sendDedup->stats();
+        w.add("qrocket_send_dedup_keys", {}, static_cast<double>(d.keys));
+        w.add("qrocket_send_dedup_duplicates_total", {}, static_cast<double>(d.duplicates));
+        w.add("qrocket_send_dedup_evicted_total", {{"reason", "window"}},
+            static_cast<double>(d.evictedByWindow));
+        w.add("qrocket_send_dedup_evicted_total", {{"reason", "cap"}},
+            static_cast<double>(d.evictedByCap));
+    }
     if (m_ctx.pullHold)
         w.add("qrocket_held_pulls", {}, m_ctx.pullHold->heldCount());
     if (m_sources.pop) {

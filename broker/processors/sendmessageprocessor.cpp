@@ -3,6 +3,8 @@
 #include "broker/common/brokercodes.h"
 #include "broker/common/brokercontext.h"
 #include "broker/config/brokerconfig.h"
+#include "broker/dedup/senddeduprebuild.h"
+#include "broker/dedup/senddeduptable.h"
 #include "broker/managers/subscriptiongroupmanager.h"
 #include "broker/managers/topicconfigmanager.h"
 #include "broker/managers/topicvalidator.h"
@@ -162,8 +164,8 @@ QByteArray serviceNotAvailableRemark(const storage::MessageStore &store)
 
 /// The reply for a finished put: code, remark, msgId(s), queueId, queueOffset, region, trace.
 /// Opaque and serialize type are the responder's.
-RemotingCommand sendReply(
-    const PutMessageResult &r, int queueId, const BrokerContext &ctx, QByteArray recallHandle = {})
+RemotingCommand sendReply(const PutMessageResult &r, int queueId, const BrokerContext &ctx,
+    QByteArray recallHandle = {}, QByteArray msgIdOverride = {})
 {
     const protocol::HostAddress &storeHost = ctx.storeHostAddress;
     const BrokerConfig &config = *ctx.config;
@@ -183,8 +185,10 @@ RemotingCommand sendReply(
     // msgId, queueId and queueOffset share one allocation (protocol::SharedBytes); literal keys
     // and the cached region share static or cached bytes.
     protocol::SharedBytes texts(protocol::kOffsetMessageIdMaxSize + 1 + 2 * (kDecimalMax + 1));
-    QByteArray msgId;
-    if (r.batchOffsets.size() > 1) {
+    QByteArray msgId = std::move(msgIdOverride);
+    if (!msgId.isEmpty()) {
+        // a duplicate, or a batch with duplicates: each message's first placement
+    } else if (r.batchOffsets.size() > 1) {
         for (std::size_t i = 0; i < r.batchOffsets.size(); ++i) {
             if (i)
                 msgId += ',';
@@ -223,6 +227,68 @@ bool answerSendOk(const remoting::Responder &respond, const PutMessageResult &r,
         protocol::appendSendOkFrame(out, opaque, QByteArrayView(msgId, end - msgId), queueId,
             r.queueOffset, regionId(*ctx.config), ctx.config->traceOn);
     });
+}
+
+std::int64_t dedupNowMs()
+{
+    return QDateTime::currentMSecsSinceEpoch();
+}
+
+SendDedupTable::Limits dedupLimits(const BrokerConfig &config)
+{
+    return {std::int64_t(config.sendDedupWindowSeconds) * 1000, config.sendDedupMaxKeysPerTopic};
+}
+
+/// Whether sends to `topic` are deduplicated now.
+bool dedupOn(const BrokerContext &ctx, QByteArrayView topic)
+{
+    return ctx.config->sendDedupEnable && ctx.sendDedup && isDedupTopic(topic);
+}
+
+QByteArray offsetMsgId(const DedupPlacement &p)
+{
+    return protocol::encodeOffsetMessageId(p.storeHost, p.commitLogOffset);
+}
+
+/// SEND_OK for a message stored before: the first attempt's msgId, queue id and queue offset.
+RemotingCommand duplicateReply(const DedupPlacement &p, const BrokerContext &ctx)
+{
+    PutMessageResult r;
+    r.status = PutMessageStatus::PutOk;
+    r.wroteOffset = p.commitLogOffset;
+    r.queueOffset = p.queueOffset;
+    return sendReply(r, p.queueId, ctx, {}, offsetMsgId(p));
+}
+
+/// The answer to an attempt that waited for another attempt of the same message which then
+/// stored nothing: SYSTEM_ERROR, which every RocketMQ producer retries.
+RemotingCommand firstAttemptFailedReply()
+{
+    RemotingCommand response;
+    response.markResponse();
+    response.code = toInt(ResponseCode::SystemError);
+    response.remark = QByteArrayLiteral(
+        "another attempt of this message (same UNIQ_KEY) was not stored; send it again");
+    return response;
+}
+
+/// Where message `index` of a finished put went (nullopt when the put stored nothing).
+std::optional<DedupPlacement> placementOf(
+    const PutMessageResult &r, std::size_t index, int queueId, const BrokerContext &ctx)
+{
+    if (!statusHasResult(r.status))
+        return std::nullopt;
+    DedupPlacement p;
+    p.storeHost = ctx.storeHostAddress;
+    p.commitLogOffset = index < r.batchOffsets.size() ? r.batchOffsets[index] : r.wroteOffset;
+    p.queueId = queueId;
+    p.queueOffset = r.queueOffset + static_cast<std::int64_t>(index);
+    return p;
+}
+
+std::int64_t storedAt(const PutMessageResult &r)
+{
+    return r.storeTimestamp > 0 ? r.storeTimestamp : dedupNowMs();
 }
 
 /// Timer messages (broker/timer/timertransform.h) on a send path: parks `msg`, or the refusal.
@@ -409,14 +475,52 @@ void SendMessageProcessor::sendOne(const remoting::ChannelPtr &channel,
     }
 
     const int replyQueueId = header.queueId; // the requested queue, even for delayed messages
+    SendDedupTable::Ticket dedup; // valid() when this send claimed its UNIQ_KEY
+    if (dedupOn(m_ctx, header.topic)) {
+        const QByteArrayView key
+            = protocol::findProperty(msg.properties, mc::UniqClientMessageIdKeyIdx);
+        if (!key.isEmpty() && !claimOne(header.topic, key, respond, dedup))
+            return; // answered (a duplicate), or to be answered by the attempt under way
+    }
     m_ctx.store->putMessage(msg,
         [respond = std::move(respond), ctx = &m_ctx, replyQueueId, topic = msg.topic,
-            recallHandle = std::move(recallHandle),
+            recallHandle = std::move(recallHandle), dedup = std::move(dedup),
             started = std::chrono::steady_clock::now()](const PutMessageResult &r) mutable {
+            if (dedup.valid()) // before the answer: a retry that follows it finds the key stored
+                ctx->sendDedup->finish(dedup, placementOf(r, 0, replyQueueId, *ctx), storedAt(r),
+                    dedupLimits(*ctx->config));
             countPut(*ctx, topic, r, started);
             if (!answerSendOk(respond, r, replyQueueId, *ctx, recallHandle))
                 respond(sendReply(r, replyQueueId, *ctx, std::move(recallHandle)));
         });
+}
+
+bool SendMessageProcessor::claimOne(QByteArrayView topic, QByteArrayView key,
+    const remoting::Responder &respond, SendDedupTable::Ticket &ticket)
+{
+    const SendDedupTable::Limits limits = dedupLimits(*m_ctx.config);
+    DedupPlacement first;
+    SendDedupTable::Claim claim
+        = m_ctx.sendDedup->claim(topic, key, dedupNowMs(), limits, &first, nullptr, &ticket);
+    if (claim == SendDedupTable::Claim::Pending) {
+        // Another attempt of this message is being stored (another connection, or a retry that
+        // overtook its timed-out predecessor): answer when it ends, as it ends.
+        SendDedupTable::Waiter waiter
+            = [respond, ctx = &m_ctx](const std::optional<DedupPlacement> &p) {
+                  respond(p ? duplicateReply(*p, *ctx) : firstAttemptFailedReply());
+              };
+        claim = m_ctx.sendDedup->claim(topic, key, dedupNowMs(), limits, &first, &waiter, &ticket);
+    }
+    switch (claim) {
+    case SendDedupTable::Claim::Fresh:
+        return true;
+    case SendDedupTable::Claim::Stored:
+        respond(duplicateReply(first, m_ctx));
+        return false;
+    case SendDedupTable::Claim::Pending:
+        return false;
+    }
+    return false;
 }
 
 void SendMessageProcessor::sendBatch(const remoting::ChannelPtr &channel,
@@ -475,12 +579,133 @@ void SendMessageProcessor::sendBatch(const remoting::ChannelPtr &channel,
         }
     }
     const int replyQueueId = header.queueId;
+    if (dedupOn(m_ctx, header.topic)) {
+        sendBatchDedup(request, header.topic, std::move(msgs), replyQueueId, std::move(respond));
+        return;
+    }
     m_ctx.store->putMessages(msgs,
         [respond = std::move(respond), ctx = &m_ctx, replyQueueId, topic = msgs.front().topic,
             started = std::chrono::steady_clock::now()](const PutMessageResult &r) {
             countPut(*ctx, topic, r, started);
             respond(sendReply(r, replyQueueId, *ctx));
         });
+}
+
+/// A batch's messages while their keys are claimed and stored (shared with the completion).
+struct SendMessageProcessor::BatchDedup
+{
+    QByteArray topic;
+    std::vector<QByteArray> keys; // each message's UNIQ_KEY (empty: none, always stored)
+    std::vector<std::optional<DedupPlacement>> placements; // first attempts' and new ones
+    std::vector<int> alias; // a key repeated in the batch: the index of its first occurrence
+    std::vector<std::size_t> owned; // claimed by this batch (finish() each)
+    std::vector<std::size_t> fresh; // stored now, in order
+};
+
+void SendMessageProcessor::sendBatchDedup(const RemotingCommand &request, const QByteArray &topic,
+    std::vector<MessageExtBrokerInner> msgs, int replyQueueId, remoting::Responder respond)
+{
+    // Per message: a message whose key was stored before is not stored again, and its msgId in
+    // the reply is the first attempt's; a key repeated inside the batch is stored once. The
+    // reply's queueId/queueOffset are the first message's placement (its first attempt's when
+    // it is a duplicate): in a partly duplicated batch the later messages' offsets do not
+    // follow from it (their msgIds are each message's own). A key that another attempt is
+    // storing right now refuses the whole batch with a retriable SYSTEM_ERROR (a batch does not
+    // wait: it would have to store its other messages from that attempt's completion).
+    const SendDedupTable::Limits limits = dedupLimits(*m_ctx.config);
+    const std::int64_t now = dedupNowMs();
+    const std::size_t n = msgs.size();
+    auto state = std::make_shared<BatchDedup>();
+    state->topic = topic;
+    state->placements.resize(n);
+    state->alias.assign(n, -1);
+    state->keys.resize(n);
+    std::vector<std::size_t> fresh;
+    for (std::size_t i = 0; i < n; ++i) {
+        const QByteArrayView key
+            = protocol::findProperty(msgs[i].properties, mc::UniqClientMessageIdKeyIdx);
+        if (key.isEmpty()) {
+            fresh.push_back(i);
+            continue;
+        }
+        state->keys[i] = key.toByteArray();
+        for (std::size_t j = 0; j < i && state->alias[i] < 0; ++j) {
+            if (state->keys[j] == key)
+                state->alias[i] = state->alias[j] >= 0 ? state->alias[j] : static_cast<int>(j);
+        }
+        if (state->alias[i] >= 0)
+            continue;
+        DedupPlacement first;
+        switch (m_ctx.sendDedup->claim(topic, key, now, limits, &first)) {
+        case SendDedupTable::Claim::Fresh:
+            state->owned.push_back(i);
+            fresh.push_back(i);
+            break;
+        case SendDedupTable::Claim::Stored:
+            state->placements[i] = first;
+            break;
+        case SendDedupTable::Claim::Pending:
+            for (std::size_t o : state->owned)
+                m_ctx.sendDedup->finish(topic, state->keys[o], std::nullopt, now, limits);
+            respond(makeReply(request, toInt(ResponseCode::SystemError),
+                "a message of this batch (UNIQ_KEY " + key.toByteArray()
+                    + ") is being stored by another attempt now; send the batch again"));
+            return;
+        }
+    }
+    if (fresh.empty()) { // every message stored before: store nothing
+        respond(batchDedupReply(*state, PutMessageResult {}, true, m_ctx));
+        return;
+    }
+    state->fresh = fresh;
+    std::vector<MessageExtBrokerInner> toStore;
+    if (fresh.size() == n) {
+        toStore = std::move(msgs);
+    } else {
+        toStore.reserve(fresh.size());
+        for (std::size_t i : fresh)
+            toStore.push_back(std::move(msgs[i]));
+    }
+    m_ctx.store->putMessages(toStore,
+        [respond = std::move(respond), ctx = &m_ctx, replyQueueId, state,
+            topic = toStore.front().topic,
+            started = std::chrono::steady_clock::now()](const PutMessageResult &r) {
+            const SendDedupTable::Limits limitsNow = dedupLimits(*ctx->config);
+            for (std::size_t j = 0; j < state->fresh.size(); ++j)
+                state->placements[state->fresh[j]] = placementOf(r, j, replyQueueId, *ctx);
+            for (std::size_t o : state->owned)
+                ctx->sendDedup->finish(
+                    state->topic, state->keys[o], state->placements[o], storedAt(r), limitsNow);
+            countPut(*ctx, topic, r, started);
+            respond(batchDedupReply(*state, r, false, *ctx));
+        });
+}
+
+RemotingCommand SendMessageProcessor::batchDedupReply(const BatchDedup &state,
+    const PutMessageResult &r, bool allDuplicates, const BrokerContext &ctx)
+{
+    if (!allDuplicates && !statusHasResult(r.status))
+        return sendReply(r, 0, ctx); // stored nothing: the store's refusal
+    QByteArray msgIds;
+    const DedupPlacement *head = nullptr;
+    for (std::size_t i = 0; i < state.placements.size(); ++i) {
+        const int from = state.alias[i];
+        const std::optional<DedupPlacement> &p
+            = state.placements[from >= 0 ? static_cast<std::size_t>(from) : i];
+        if (!p)
+            continue; // (cannot happen: every message was stored or found)
+        if (!head)
+            head = &*p;
+        if (!msgIds.isEmpty())
+            msgIds += ',';
+        msgIds += offsetMsgId(*p);
+    }
+    PutMessageResult reply = allDuplicates ? PutMessageResult {} : r;
+    if (allDuplicates)
+        reply.status = PutMessageStatus::PutOk;
+    reply.wroteOffset = head ? head->commitLogOffset : 0;
+    reply.queueOffset = head ? head->queueOffset : 0;
+    return sendReply(reply, head ? head->queueId : 0, ctx, {}, std::move(msgIds));
 }
 
 } // namespace qrocket::broker

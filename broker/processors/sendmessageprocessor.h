@@ -13,14 +13,19 @@
 // group-commit thread (SYNC_FLUSH).
 
 #include "broker/config/topicconfig.h"
+#include "broker/dedup/senddeduptable.h"
 #include "clientlib/remoting/requestprocessor.h"
+
+#include <optional>
+#include <vector>
 
 namespace qrocket::protocol {
 struct SendMessageRequestHeader;
 }
 namespace qrocket::storage {
 struct MessageExtBrokerInner;
-}
+struct PutMessageResult;
+} // namespace qrocket::storage
 
 namespace qrocket::broker {
 
@@ -59,6 +64,20 @@ private:
     void sendBatch(const remoting::ChannelPtr &channel, const remoting::RemotingCommand &request,
         protocol::SendMessageRequestHeader &header, const TopicConfig &topicConfig,
         remoting::Responder respond);
+
+    // Exactly-once sends (sendDedupEnable, broker/dedup/senddeduptable.h).
+    /// Claims one message's key: true when this attempt stores it (then the put's completion
+    /// finishes the claim); false when it was answered (a duplicate) or will be answered when
+    /// the attempt under way ends.
+    /// Fills `ticket` when it returns true.
+    bool claimOne(QByteArrayView topic, QByteArrayView key, const remoting::Responder &respond,
+        SendDedupTable::Ticket &ticket);
+    struct BatchDedup;
+    void sendBatchDedup(const remoting::RemotingCommand &request, const QByteArray &topic,
+        std::vector<storage::MessageExtBrokerInner> msgs, int replyQueueId,
+        remoting::Responder respond);
+    static remoting::RemotingCommand batchDedupReply(const BatchDedup &state,
+        const storage::PutMessageResult &r, bool allDuplicates, const BrokerContext &ctx);
 
     BrokerContext &m_ctx;
 };

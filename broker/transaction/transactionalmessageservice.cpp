@@ -4,6 +4,8 @@
 #include "broker/common/brokercontext.h"
 #include "broker/common/logging.h"
 #include "broker/config/brokerconfig.h"
+#include "broker/dedup/senddeduprebuild.h"
+#include "broker/dedup/senddeduptable.h"
 #include "broker/managers/consumeroffsetmanager.h"
 #include "broker/managers/producermanager.h"
 #include "broker/managers/topicconfigmanager.h"
@@ -153,6 +155,29 @@ TransactionalMessageService::Answer TransactionalMessageService::endTransaction(
     auto committed = transaction::committedMessage(*half);
     if (!committed)
         return {toInt(ResponseCode::SystemError), committed.error().message().toUtf8()};
+    // Exactly-once sends: a COMMIT repeated for one half (the producer's and a check's answer,
+    // a client that sends END_TRANSACTION again) stores the message once.
+    SendDedupTable::Ticket dedup;
+    const SendDedupTable::Limits limits = m_ctx.config
+        ? SendDedupTable::Limits {std::int64_t(m_ctx.config->sendDedupWindowSeconds) * 1000,
+            m_ctx.config->sendDedupMaxKeysPerTopic}
+        : SendDedupTable::Limits {};
+    if (m_ctx.config && m_ctx.config->sendDedupEnable && m_ctx.sendDedup) {
+        const QByteArrayView key
+            = protocol::findProperty(committed->properties, mc::UniqClientMessageIdKeyIdx);
+        DedupPlacement first;
+        switch (m_ctx.sendDedup->claim(
+            commitDedupTopic(committed->topic), key, now(), limits, &first, nullptr, &dedup)) {
+        case SendDedupTable::Claim::Fresh:
+            break;
+        case SendDedupTable::Claim::Stored:
+            putOpRecord(*half); // (again: harmless, the half is done either way)
+            return {toInt(ResponseCode::Success), {}};
+        case SendDedupTable::Claim::Pending:
+            return {toInt(ResponseCode::SystemError), "this transaction is being committed now"};
+        }
+    }
+    const int realQueueId = committed->queueId;
     // The commit log applies delay levels to COMMIT records as to plain ones.
     if (m_ctx.config)
         schedule::applyDelayLevel(*committed, m_ctx.config->delayLevelMillis());
@@ -160,6 +185,15 @@ TransactionalMessageService::Answer TransactionalMessageService::endTransaction(
     if (auto refusal = timer::applyOnSend(m_ctx.store->config(), *committed, now()))
         return {refusal->code, std::move(refusal->remark)};
     const storage::PutMessageResult put = m_ctx.store->putMessageAndWait(*committed);
+    if (dedup.valid()) {
+        std::optional<DedupPlacement> placed;
+        if (put.isOk() || put.status == storage::PutMessageStatus::FlushDiskTimeout
+            || put.status == storage::PutMessageStatus::FlushSlaveTimeout
+            || put.status == storage::PutMessageStatus::SlaveNotAvailable)
+            placed = DedupPlacement {storeHost(), put.wroteOffset, realQueueId, put.queueOffset};
+        m_ctx.sendDedup->finish(
+            dedup, placed, put.storeTimestamp > 0 ? put.storeTimestamp : now(), limits);
+    }
     Answer answer = finalPutAnswer(put, m_ctx.store->config().maxMessageSize);
     if (answer.code == toInt(ResponseCode::Success))
         putOpRecord(*half);

@@ -136,6 +136,15 @@ inline long long jsonInt(std::string_view header, std::string_view key, std::siz
     return v;
 }
 
+/// A request whose properties carry UNIQ_KEY=kUniqKeyMark + 16 hex digits gets a fresh key on
+/// every send (the digits are patched in place, like the opaque).
+inline constexpr char kUniqKeyMark[] = "QRBENCHUNIQ";
+inline std::atomic<std::uint64_t> &uniqSequence()
+{
+    static std::atomic<std::uint64_t> seq {1};
+    return seq;
+}
+
 /// One connection: `window` slots, each with a request in flight until the row ends.
 struct Connection
 {
@@ -143,6 +152,9 @@ struct Connection
     std::uint64_t index = 0; // in LoadGenerator::m_conns
     std::string frame; // pre-encoded request; the opaque digits are patched per slot
     std::size_t opaqueAt = 0;
+    /// Where the 16 hex digits after kUniqKeyMark are (npos: the request has no UNIQ_KEY to
+    /// vary): every send gets a UNIQ_KEY no other send of the process had (--dedup rows).
+    std::size_t uniqAt = std::string::npos;
     std::vector<Clock::time_point> sentAt; // per slot: when it was due (open loop) or written
     std::vector<Clock::time_point> wroteAt; // per slot, open loop only: when it was written
     std::string out;
@@ -159,6 +171,11 @@ struct Connection
         unsigned v = static_cast<unsigned>(kOpaqueBase + slot);
         for (int i = 9; i >= 0; --i, v /= 10)
             frame[opaqueAt + static_cast<std::size_t>(i)] = static_cast<char>('0' + v % 10);
+        if (uniqAt != std::string::npos) {
+            std::uint64_t k = uniqSequence().fetch_add(1, std::memory_order_relaxed);
+            for (int i = 15; i >= 0; --i, k >>= 4)
+                frame[uniqAt + static_cast<std::size_t>(i)] = "0123456789ABCDEF"[k & 15];
+        }
         out.append(frame);
         sentAt[static_cast<std::size_t>(slot)] = now;
         ++inFlight;
@@ -186,6 +203,8 @@ public:
                 return;
             }
             conn->opaqueAt += 9;
+            if (const std::size_t mark = conn->frame.find(kUniqKeyMark); mark != std::string::npos)
+                conn->uniqAt = mark + sizeof kUniqKeyMark - 1;
             conn->sentAt.resize(static_cast<std::size_t>(window));
             conn->wroteAt.resize(static_cast<std::size_t>(window));
             conn->fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -17,7 +17,12 @@
 //                        [--flush ASYNC_FLUSH,SYNC_FLUSH] [--messages N] [--no-echo] [--no-floor]
 //                        [--rate half,20000] [--send-executor default|io|pool] [--no-pull]
 //                        [--io-threads N] [--open-only] [--config broker.conf] [--repeat N]
-//                        [--broker PORT]
+//                        [--broker PORT] [--dedup] [--dedup-table]
+//
+// --dedup: every send carries a UNIQ_KEY no other send had, and each closed-loop send row runs
+// four times in a row on the same broker, with sendDedupEnable off, on, on, off ("send" off,
+// "send+d" on: every send claims its key in the window and finishes it after the put): the cost
+// of exactly-once sends on the send path, same run, same frames.
 //
 // --broker PORT drives a broker daemon already on 127.0.0.1:PORT with the same generator (one send
 // row per size and connection count, --window requests in flight on each): the floor for a client
@@ -46,6 +51,7 @@
 #include "clientlib/common/heap.h"
 #include "clientlib/protocol/framecodec.h"
 #include "clientlib/remoting/remotingclient.h"
+#include "dedupbench.h"
 #include "loadgenerator.h"
 #include "storage/messagestore.h"
 
@@ -93,6 +99,8 @@ private:
     RequestProcessorPtr m_inner;
 };
 
+bool g_uniqueKeys = false; // --dedup: a UNIQ_KEY on every send (patched per send)
+
 RemotingCommand sendRequest(const QByteArray &topic, int queueId, int bodyBytes)
 {
     RemotingCommand r = RemotingCommand::createRequest(310);
@@ -104,7 +112,11 @@ RemotingCommand sendRequest(const QByteArray &topic, int queueId, int bodyBytes)
     r.setExt("f", 0);
     r.setExt("g", std::int64_t(1700000000000));
     r.setExt("h", 0);
-    r.setExt("i", QByteArrayLiteral("TAGS\x01TagA\x02KEYS\x01k1\x02WAIT\x01true"));
+    r.setExt("i",
+        g_uniqueKeys
+            ? QByteArrayLiteral("TAGS\x01TagA\x02KEYS\x01k1\x02WAIT\x01true\x02UNIQ_KEY\x01")
+                + kUniqKeyMark + QByteArray(16, '0')
+            : QByteArrayLiteral("TAGS\x01TagA\x02KEYS\x01k1\x02WAIT\x01true"));
     r.body = QByteArray(bodyBytes, 'x');
     return r;
 }
@@ -302,12 +314,27 @@ int main(int argc, char *argv[])
                        "this one on the same process (--flush, --config and --io-threads do not "
                        "apply)."),
         QStringLiteral("PORT"));
+    const QCommandLineOption dedupOpt(QStringLiteral("dedup"),
+        QStringLiteral("A fresh UNIQ_KEY on every send, and each send row with sendDedupEnable "
+                       "off, on, on, off (\"send+d\"), on the same broker."));
+    const QCommandLineOption dedupTableOpt(QStringLiteral("dedup-table"),
+        QStringLiteral("Measure the send dedup table alone (claim + finish per send, table "
+                       "full at sendDedupMaxKeysPerTopic's default and not) and exit."));
     const QCommandLineOption openOnlyOpt(QStringLiteral("open-only"),
         QStringLiteral("Run only the open-loop rows of --rate (numeric rates only)."));
     parser.addOptions({secondsOpt, windowOpt, sizesOpt, connOpt, flushOpt, messagesOpt, noEchoOpt,
         noFloorOpt, noPullOpt, executorOpt, rateOpt, ioThreadsOpt, openOnlyOpt, configOpt,
-        repeatOpt, externalOpt});
+        repeatOpt, externalOpt, dedupOpt, dedupTableOpt});
     parser.process(app);
+    if (parser.isSet(dedupTableOpt)) {
+        const std::int64_t cap = broker::BrokerConfig().sendDedupMaxKeysPerTopic;
+        for (const std::int64_t c : {cap, std::int64_t(100000000)}) {
+            std::printf("== dedup table, cap %lld keys per topic\n", static_cast<long long>(c));
+            runDedupTableBench(c, 2, 1000000);
+        }
+        return 0;
+    }
+    g_uniqueKeys = parser.isSet(dedupOpt);
     const double seconds = parser.value(secondsOpt).toDouble();
     const int window = std::max(1, parser.value(windowOpt).toInt());
     const std::int64_t maxMessages = parser.value(messagesOpt).toLongLong();
@@ -413,11 +440,20 @@ int main(int argc, char *argv[])
                             load.run(seconds, maxMessages, echo.body.size()), floorRate);
                     }
                     const RemotingCommand send = sendRequest(topic, 0, size);
-                    LoadGenerator load(port, send, connections, w);
-                    const Figures f = load.run(seconds, maxMessages, send.body.size());
-                    printRow("send", size, connections, w, f, floorRate);
-                    if (w == 1)
-                        syncRate = f.msgsPerSecond;
+                    // --dedup: off, on, on, off (ABBA: drift over the rows, the store growing,
+                    // the host's other load, weighs on both settings alike).
+                    for (const bool dedup : g_uniqueKeys ? std::vector {false, true, true, false}
+                                                         : std::vector {false}) {
+                        if (g_uniqueKeys)
+                            settle(*controller.context().store);
+                        controller.context().config->sendDedupEnable = dedup;
+                        LoadGenerator load(port, send, connections, w);
+                        const Figures f = load.run(seconds, maxMessages, send.body.size());
+                        printRow(dedup ? "send+d" : "send", size, connections, w, f, floorRate);
+                        if (w == 1 && !dedup && syncRate == 0)
+                            syncRate = f.msgsPerSecond;
+                    }
+                    controller.context().config->sendDedupEnable = false;
                 }
                 for (const QString &r : parser.value(rateOpt).split(u',', Qt::SkipEmptyParts)) {
                     const double rate = r == QLatin1String("half") ? syncRate / 2 : r.toDouble();

@@ -153,6 +153,10 @@ private slots:
                                    << QStringLiteral("sendMessageThreadPoolNums");
         QTest::addRow("admin pool") << QByteArray("adminBrokerThreadPoolNums=0")
                                     << QStringLiteral("adminBrokerThreadPoolNums");
+        QTest::addRow("dedup window")
+            << QByteArray("sendDedupWindowSeconds=0") << QStringLiteral("sendDedupWindowSeconds");
+        QTest::addRow("dedup cap") << QByteArray("sendDedupMaxKeysPerTopic=0")
+                                   << QStringLiteral("sendDedupMaxKeysPerTopic");
     }
     void rejectsBadValues()
     {

@@ -48,7 +48,8 @@ private Q_SLOTS:
                  "traceTopicEnable", "regionId", "warmMapedFileEnable",
                  "accessMessageInMemoryMaxRatio", "maxTransferBytesOnMessageInDisk",
                  "startAcceptSendRequestTimeStamp", "orderMessageEnable", "clusterTest",
-                 "brokerChannelExpiredTime", "productEnvName"})
+                 "brokerChannelExpiredTime", "productEnvName", "sendDedupEnable",
+                 "sendDedupWindowSeconds", "sendDedupMaxKeysPerTopic"})
             QTest::newRow(key) << QString::fromLatin1(key);
     }
     void allowed()

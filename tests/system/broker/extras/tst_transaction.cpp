@@ -13,6 +13,7 @@
 #include "clientlib/protocol/messageproperties.h"
 #include "clientlib/remoting/remotingclient.h"
 #include "clientlib/remoting/requestprocessor.h"
+#include "storage/messagestore.h"
 #include "tests/system/broker/brokertestutil.h"
 #include "tests/system/broker/inprocessbroker.h"
 
@@ -88,6 +89,7 @@ private Q_SLOTS:
     void checkBackThenCommitFromCheck();
     void restartKeepsCheckProgress();
     void checkedTooOftenIsDiscarded();
+    void repeatedPrepareAndCommitStoreOnceWithDedup();
 
 private:
     void startBroker(std::unique_ptr<broker::BrokerController> &out, const QString &root,
@@ -477,6 +479,32 @@ void tst_Transaction::checkedTooOftenIsDiscarded()
     QCOMPARE(maxOffset("TxDiscard", addr), 0);
     producerClient.reset();
     other->shutdown();
+}
+
+void tst_Transaction::repeatedPrepareAndCommitStoreOnceWithDedup()
+{
+    // sendDedupEnable: a prepare sent again (its answer lost) finds its first half, and COMMITs
+    // repeated for that half (the producer's, a check's answer, a retry) store one message.
+    m_broker->context().config->sendDedupEnable = true;
+    const QByteArray topic = "TxDedup";
+    const SendReply half = sendHalf(topic, "PG_plain", "UNIQ-D1");
+    QCOMPARE(half.code, 0);
+    const SendReply again = sendHalf(topic, "PG_plain", "UNIQ-D1");
+    QCOMPARE(again.code, 0);
+    QCOMPARE(again.commitLogOffset, half.commitLogOffset);
+    QCOMPARE(again.queueOffset, half.queueOffset);
+    for (int i = 0; i < 3; ++i)
+        QCOMPARE(call(endTransaction(
+                          "PG_plain", half.queueOffset, half.commitLogOffset, 8, i == 1, "UNIQ-D1"))
+                     .code,
+            0);
+    QVERIFY(m_broker->context().store->waitForDispatch(kWaitMs));
+    QCOMPARE(maxOffset(topic), 1);
+    QByteArray keep;
+    const auto recs = pulled(topic, keep);
+    QCOMPARE(recs.size(), std::size_t(1));
+    QCOMPARE(protocol::findProperty(recs[0].properties, "UNIQ_KEY"), QByteArrayView("UNIQ-D1"));
+    m_broker->context().config->sendDedupEnable = false;
 }
 
 QTEST_GUILESS_MAIN(tst_Transaction)
