@@ -4,7 +4,9 @@
 #include "broker/common/brokercodes.h"
 #include "broker/common/logging.h"
 #include "broker/config/brokerconfiguration.h"
+#include "broker/config/delaylevel.h"
 #include "broker/filter/sqlfiltercache.h"
+#include "broker/grpc/grpcserver.h"
 #include "broker/ha/haclient.h"
 #include "broker/ha/haservice.h"
 #include "broker/ha/slavesynchronize.h"
@@ -372,6 +374,7 @@ Status BrokerController::start()
     const int haPort = m_haService ? m_haService->port() : m_storeConfig.haListenPort;
     m_registrar->setBrokerAddresses(
         brokerAddr, m_config.brokerIP2.toUtf8() + ':' + QByteArray::number(haPort));
+    startGrpc();
     if (m_haClient)
         m_haClient->start();
     if (m_slaveSync) {
@@ -516,6 +519,8 @@ void BrokerController::shutdown()
     m_registrar->shutdown();
     if (m_metricsServer)
         m_metricsServer->stop(); // before what a scrape reads goes away
+    if (m_grpc)
+        m_grpc->stop(); // before the processors its calls reach
     m_server->stop();
     m_fastServer->stop();
     if (m_acl)
@@ -542,6 +547,31 @@ void BrokerController::shutdown()
 quint16 BrokerController::listenPort() const
 {
     return m_server ? m_server->serverPort() : 0;
+}
+
+void BrokerController::startGrpc()
+{
+    if (m_config.grpcServerPort <= 0)
+        return;
+    v2::GrpcServerOptions o;
+    o.port = m_config.grpcServerPort;
+    o.advertisedHost = m_config.brokerIP1.toUtf8();
+    o.brokerName = m_config.brokerName.toUtf8();
+    o.maxBodySize = m_storeConfig.maxMessageSize;
+    if (auto levels = parseMessageDelayLevel(m_config.messageDelayLevel))
+        o.retryDelaysMs = *levels;
+    m_grpc = std::make_unique<v2::GrpcServer>(std::move(o), m_server->processorTable(), m_ctx);
+    // The remoting ports are the broker's contract; a gRPC port already taken (another broker
+    // on this host with the default 8081) is reported and the broker serves without it.
+    if (Status st = m_grpc->start(); !st) {
+        qCWarning(lcBroker).noquote() << st.message() << "- the broker runs without gRPC";
+        m_grpc.reset();
+    }
+}
+
+quint16 BrokerController::grpcPort() const
+{
+    return m_grpc ? m_grpc->port() : 0;
 }
 
 Status BrokerController::startMetrics()

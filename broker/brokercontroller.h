@@ -58,6 +58,9 @@ class HAClient;
 class HAService;
 class SlaveSynchronize;
 } // namespace ha
+namespace v2 {
+class GrpcServer;
+} // namespace v2
 namespace pop {
 class PopService;
 class RequestModeManager;
@@ -106,6 +109,8 @@ public:
     /// The bound ports once started (the configured ones, or the chosen ones for listenPort=0).
     quint16 listenPort() const;
     quint16 fastListenPort() const;
+    /// The gRPC (RocketMQ 5 MessagingService) port once started; 0 when off or not bound.
+    quint16 grpcPort() const;
     /// The HA port a master listens on once started (0 on a slave).
     quint16 haListenPort() const;
     /// The port of GET /metrics once started (metricsPort / metricsExporterType=PROM), else 0.
@@ -141,6 +146,7 @@ private:
     Status loadManagers();
     Status startAuthStore();
     Status startMetrics();
+    void startGrpc();
     void createProcessors();
     void onChannelClosed(quint64 channelId);
     void scanClients();
@@ -187,6 +193,7 @@ private:
     std::unique_ptr<remoting::RemotingServer> m_fastServer;
     std::unique_ptr<BrokerMetrics> m_metrics; // GET /metrics, when enabled
     std::unique_ptr<remoting::MetricsHttpServer> m_metricsServer;
+    std::unique_ptr<v2::GrpcServer> m_grpc; // grpcServerPort > 0
 
     QTimer m_registerTimer;
     QTimer m_offsetTimer;
