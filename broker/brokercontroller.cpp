@@ -365,6 +365,8 @@ Status BrokerController::start()
             return st;
         }
     }
+    // listenPort 0 (in-process tests, the embedded cluster): gRPC on any free port too.
+    const bool anyPort = m_config.listenPort == 0;
     m_config.listenPort = m_server->serverPort();
     const QByteArray brokerAddr = m_config.brokerAddr();
     m_ctx.storeHost = brokerAddr;
@@ -374,7 +376,7 @@ Status BrokerController::start()
     const int haPort = m_haService ? m_haService->port() : m_storeConfig.haListenPort;
     m_registrar->setBrokerAddresses(
         brokerAddr, m_config.brokerIP2.toUtf8() + ':' + QByteArray::number(haPort));
-    startGrpc();
+    startGrpc(anyPort);
     if (m_haClient)
         m_haClient->start();
     if (m_slaveSync) {
@@ -549,12 +551,12 @@ quint16 BrokerController::listenPort() const
     return m_server ? m_server->serverPort() : 0;
 }
 
-void BrokerController::startGrpc()
+void BrokerController::startGrpc(bool anyPort)
 {
     if (m_config.grpcServerPort <= 0)
         return;
     v2::GrpcServerOptions o;
-    o.port = m_config.grpcServerPort;
+    o.port = anyPort ? 0 : m_config.grpcServerPort;
     o.advertisedHost = m_config.brokerIP1.toUtf8();
     o.brokerName = m_config.brokerName.toUtf8();
     o.maxBodySize = m_storeConfig.maxMessageSize;

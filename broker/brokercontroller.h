@@ -7,7 +7,8 @@
 // flushConsumerOffsetInterval, delay offsets every flushDelayOffsetInterval, stale client channels
 // every 10 s), and replication: a master runs the HA server on haListenPort (listenPort + 1; a
 // free port when listenPort is 0), a slave the HA client that follows its master and the
-// metadata sync from it (topics, subscription groups, consumer and delay offsets).
+// metadata sync from it (topics, subscription groups, consumer and delay offsets). RocketMQ 5's
+// gRPC service (broker/grpc/) serves grpcServerPort over the main server's processor table.
 //
 //   BrokerController controller(brokerConfig, storeConfig);   // both already validated
 //   if (Status st = controller.initialize(); !st) ...        // loads config files, opens store
@@ -109,7 +110,8 @@ public:
     /// The bound ports once started (the configured ones, or the chosen ones for listenPort=0).
     quint16 listenPort() const;
     quint16 fastListenPort() const;
-    /// The gRPC (RocketMQ 5 MessagingService) port once started; 0 when off or not bound.
+    /// The gRPC (RocketMQ 5 MessagingService) port once started (a free one when listenPort is
+    /// 0, as for HA); 0 when off or not bound.
     quint16 grpcPort() const;
     /// The HA port a master listens on once started (0 on a slave).
     quint16 haListenPort() const;
@@ -146,7 +148,8 @@ private:
     Status loadManagers();
     Status startAuthStore();
     Status startMetrics();
-    void startGrpc();
+    /// grpcServerPort > 0: serves gRPC on it (`anyPort`: on a free port).
+    void startGrpc(bool anyPort);
     void createProcessors();
     void onChannelClosed(quint64 channelId);
     void scanClients();

@@ -64,7 +64,8 @@ std::string remarkOf(const RemotingCommand &r)
                               : toStd(r.remark);
 }
 
-/// The topic a receipt handle's retry flag names (ACK and CHANGE_INVISIBLE_TIME take it).
+/// The topic a receipt handle's retry flag names; nullopt for a flag the broker does not know
+/// (the requests carry the group's own topic: the broker applies the flag itself).
 std::optional<QByteArray> handleTopic(
     const protocol::ExtraInfo &e, const QByteArray &topic, const QByteArray &group)
 {
@@ -451,7 +452,7 @@ grpc::ServerUnaryReactor *MessagingServiceImpl::AckMessage(grpc::CallbackServerC
         }
         protocol::AckMessageRequestHeader h;
         h.consumerGroup = group;
-        h.topic = *realTopic;
+        h.topic = topic; // the broker finds the retry topic from the handle's flag
         h.queueId = info->queueId;
         h.extraInfo = handle;
         h.offset = info->queueOffset;
@@ -489,7 +490,7 @@ grpc::ServerUnaryReactor *MessagingServiceImpl::ChangeInvisibleDuration(
         return answer(context, response, pb::INVALID_RECEIPT_HANDLE, "receipt handle is malformed");
     protocol::ChangeInvisibleTimeRequestHeader h;
     h.consumerGroup = group;
-    h.topic = *realTopic;
+    h.topic = topic; // the broker finds the retry topic from the handle's flag
     h.queueId = info->queueId;
     h.extraInfo = handle;
     h.offset = info->queueOffset;

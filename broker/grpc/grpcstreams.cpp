@@ -283,7 +283,7 @@ void MessagingServiceImpl::nack(const Caller &caller, const QByteArray &group,
         return;
     protocol::ChangeInvisibleTimeRequestHeader h;
     h.consumerGroup = group;
-    h.topic = *realTopic;
+    h.topic = topic; // the broker finds the retry topic from the handle's flag
     h.queueId = info->queueId;
     h.extraInfo = fromStd(handle);
     h.offset = info->queueOffset;
