@@ -112,10 +112,11 @@ GrpcChannelPtr GrpcClientRegistry::channelFor(const QByteArray &clientId, const 
         m_anonymous.push_back(ch);
         return ch;
     }
-    GrpcChannelPtr &slot = m_channels[clientId];
-    if (!slot || !slot->isActive())
-        slot = std::make_shared<GrpcChannel>(clientId, peer);
-    return slot;
+    Entry &slot = m_channels[clientId];
+    if (!slot.channel || !slot.channel->isActive())
+        slot.channel = std::make_shared<GrpcChannel>(clientId, peer);
+    slot.lastUsed = std::chrono::steady_clock::now();
+    return slot.channel;
 }
 
 GrpcChannelPtr GrpcClientRegistry::remove(const QByteArray &clientId)
@@ -124,7 +125,7 @@ GrpcChannelPtr GrpcClientRegistry::remove(const QByteArray &clientId)
     const auto it = m_channels.find(clientId);
     if (it == m_channels.end())
         return {};
-    GrpcChannelPtr ch = std::move(it->second);
+    GrpcChannelPtr ch = std::move(it->second.channel);
     m_channels.erase(it);
     ch->close();
     return ch;
@@ -135,8 +136,17 @@ void GrpcClientRegistry::expireAll(std::chrono::steady_clock::time_point now)
     std::vector<GrpcChannelPtr> all;
     {
         std::lock_guard lock(m_mutex);
-        for (const auto &[id, ch] : m_channels)
-            all.push_back(ch);
+        for (auto it = m_channels.begin(); it != m_channels.end();) {
+            all.push_back(it->second.channel);
+            const bool idle = now == std::chrono::steady_clock::time_point::max()
+                || now - it->second.lastUsed > m_idleTimeout;
+            if (idle && it->second.channel->pendingCalls() == 0) {
+                it->second.channel->close();
+                it = m_channels.erase(it);
+            } else {
+                ++it;
+            }
+        }
         for (const auto &w : m_anonymous)
             if (auto ch = w.lock())
                 all.push_back(std::move(ch));

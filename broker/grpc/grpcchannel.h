@@ -84,21 +84,36 @@ private:
 };
 using GrpcChannelPtr = std::shared_ptr<GrpcChannel>;
 
-/// The channels of the connected gRPC clients, by client id. Thread-safe.
+/// The channels of the connected gRPC clients, by client id. A client that makes no call for
+/// `idleTimeout` (and has none waiting) is forgotten: gRPC has no connection per client to
+/// close, so this is how a client that vanished without NotifyClientTermination goes (its
+/// consumer and producer records expire in the managers as a silent remoting client's do).
+/// Thread-safe.
 class GrpcClientRegistry
 {
 public:
+    explicit GrpcClientRegistry(std::chrono::milliseconds idleTimeout = std::chrono::minutes(2))
+        : m_idleTimeout(idleTimeout)
+    { }
+
     /// The live channel of `clientId` (created on first use, replaced once closed); an empty
     /// id gets a channel of its own each time (one request's).
     GrpcChannelPtr channelFor(const QByteArray &clientId, const QByteArray &peer);
     /// Removes and closes the client's channel; null when there was none.
     GrpcChannelPtr remove(const QByteArray &clientId);
+    /// Completes overdue calls and forgets idle clients.
     void expireAll(std::chrono::steady_clock::time_point now);
     std::size_t size() const;
 
 private:
+    struct Entry
+    {
+        GrpcChannelPtr channel;
+        std::chrono::steady_clock::time_point lastUsed;
+    };
+    const std::chrono::milliseconds m_idleTimeout;
     mutable std::mutex m_mutex;
-    std::map<QByteArray, GrpcChannelPtr> m_channels; // guarded by m_mutex
+    std::map<QByteArray, Entry> m_channels; // guarded by m_mutex
     std::vector<std::weak_ptr<GrpcChannel>> m_anonymous; // guarded by m_mutex
 };
 

@@ -54,6 +54,7 @@ private Q_SLOTS:
     void queryRouteAndAssignment();
     void telemetrySettings();
     void heartbeatRegistersTheConsumer();
+    void notifyClientTermination();
     void sendReceiveAck();
     void fifoGroupOneQueue();
     void deliveryTimeThroughTheTimer();
@@ -230,6 +231,29 @@ void tst_GrpcService::heartbeatRegistersTheConsumer()
     resp.Clear();
     QVERIFY(m_client->stub().Heartbeat(&bare, req, &resp).ok());
     QCOMPARE(resp.status().code(), pb::CLIENT_ID_REQUIRED);
+}
+
+void tst_GrpcService::notifyClientTermination()
+{
+    GrpcTestClient c(m_grpcPort, "grpc-term-client@2");
+    pb::HeartbeatRequest hb;
+    hb.mutable_group()->set_name("GGT");
+    hb.set_client_type(pb::SIMPLE_CONSUMER);
+    pb::HeartbeatResponse hbResp;
+    auto ctx = c.context();
+    QVERIFY(c.stub().Heartbeat(ctx.get(), hb, &hbResp).ok());
+    QCOMPARE(hbResp.status().code(), pb::OK);
+    QVERIFY(call(request(203, {{"consumerGroup", "GGT"}})).body.contains("grpc-term-client@2"));
+
+    pb::NotifyClientTerminationRequest req;
+    req.mutable_group()->set_name("GGT");
+    pb::NotifyClientTerminationResponse resp;
+    auto ctx2 = c.context();
+    QVERIFY(c.stub().NotifyClientTermination(ctx2.get(), req, &resp).ok());
+    QCOMPARE(resp.status().code(), pb::OK);
+    // Gone from the broker's consumer manager (no consumer left: CONSUMER_NOT_ONLINE, 206).
+    const RemotingCommand after = call(request(203, {{"consumerGroup", "GGT"}}));
+    QVERIFY2(!after.body.contains("grpc-term-client@2"), after.body.constData());
 }
 
 void tst_GrpcService::sendReceiveAck()
