@@ -10,11 +10,13 @@
 #include "clientlib/protocol/headers/sendheaders.h"
 #include "clientlib/protocol/popcodes.h"
 #include "clientlib/protocol/requestcode.h"
+#include "clientlib/protocol/responsecode.h"
 
 #include <QDateTime>
 #include <QHostAddress>
 
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <set>
 
@@ -533,22 +535,96 @@ grpc::ServerUnaryReactor *MessagingServiceImpl::ForwardMessageToDeadLetterQueue(
         "ForwardMessageToDeadLetterQueue is not served yet");
 }
 
-grpc::ServerUnaryReactor *MessagingServiceImpl::UpdateOffset(grpc::CallbackServerContext *context,
-    const pb::UpdateOffsetRequest *, pb::UpdateOffsetResponse *response)
+// --- offsets: the consumer manage requests ----------------------------------------------------
+
+grpc::ServerUnaryReactor *MessagingServiceImpl::offsetCall(grpc::CallbackServerContext *context,
+    pb::Status *status, OffsetQuery q, std::function<void(std::int64_t)> setOffset)
 {
-    return answer(context, response, pb::NOT_IMPLEMENTED, "UpdateOffset is not served yet");
+    const std::optional<TopicConfig> config = m_ctx.topics->find(q.topic);
+    if (!config) {
+        setStatus(status, pb::TOPIC_NOT_FOUND, "topic not found: " + toStd(q.topic));
+        return finishNow(context);
+    }
+    if (q.needsGroup && q.group.isEmpty()) {
+        setStatus(status, pb::ILLEGAL_CONSUMER_GROUP, "group name cannot be empty");
+        return finishNow(context);
+    }
+    if (q.queueId < 0 || q.queueId >= std::max(config->readQueueNums, config->writeQueueNums)) {
+        setStatus(status, pb::BAD_REQUEST,
+            "queue " + std::to_string(q.queueId) + " of " + toStd(q.topic) + " does not exist");
+        return finishNow(context);
+    }
+    RemotingCommand req = RemotingCommand::createRequest(q.code);
+    req.setExt(QByteArrayLiteral("topic"), q.topic);
+    req.setExt(QByteArrayLiteral("queueId"), std::int64_t {q.queueId});
+    if (q.needsGroup)
+        req.setExt(QByteArrayLiteral("consumerGroup"), q.group);
+    for (const auto &[key, value] : q.extra)
+        req.setExt(key, value);
+    grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
+    invoke(callerOf(context), std::move(req), m_options.requestTimeoutMs,
+        [reactor, status, setOffset = std::move(setOffset)](RemotingCommand r) {
+            if (r.code == toInt(protocol::ResponseCode::QueryNotFound)) {
+                setStatus(status, pb::OFFSET_NOT_FOUND, "the group has no offset in this queue");
+            } else if (r.code != 0) {
+                setStatus(status, codeOfRemoting(r.code), remarkOf(r));
+            } else {
+                if (setOffset)
+                    setOffset(r.extLong("offset").value_or(-1));
+                setStatus(status, pb::OK, "OK");
+            }
+            reactor->Finish(grpc::Status::OK);
+        });
+    return reactor;
+}
+
+grpc::ServerUnaryReactor *MessagingServiceImpl::UpdateOffset(grpc::CallbackServerContext *context,
+    const pb::UpdateOffsetRequest *request, pb::UpdateOffsetResponse *response)
+{
+    if (request->offset() < 0)
+        return answer(context, response, pb::ILLEGAL_OFFSET, "the offset cannot be negative");
+    OffsetQuery q {toInt(RequestCode::UpdateConsumerOffset),
+        fromStd(request->message_queue().topic().name()), request->message_queue().id(),
+        fromStd(request->group().name()), true,
+        {{QByteArrayLiteral("commitOffset"), QByteArray::number(request->offset())}}};
+    return offsetCall(context, response->mutable_status(), std::move(q), nullptr);
 }
 
 grpc::ServerUnaryReactor *MessagingServiceImpl::GetOffset(grpc::CallbackServerContext *context,
-    const pb::GetOffsetRequest *, pb::GetOffsetResponse *response)
+    const pb::GetOffsetRequest *request, pb::GetOffsetResponse *response)
 {
-    return answer(context, response, pb::NOT_IMPLEMENTED, "GetOffset is not served yet");
+    OffsetQuery q {toInt(RequestCode::QueryConsumerOffset),
+        fromStd(request->message_queue().topic().name()), request->message_queue().id(),
+        fromStd(request->group().name()), true, {}};
+    return offsetCall(context, response->mutable_status(), std::move(q),
+        [response](std::int64_t offset) { response->set_offset(offset); });
 }
 
 grpc::ServerUnaryReactor *MessagingServiceImpl::QueryOffset(grpc::CallbackServerContext *context,
-    const pb::QueryOffsetRequest *, pb::QueryOffsetResponse *response)
+    const pb::QueryOffsetRequest *request, pb::QueryOffsetResponse *response)
 {
-    return answer(context, response, pb::NOT_IMPLEMENTED, "QueryOffset is not served yet");
+    OffsetQuery q {0, fromStd(request->message_queue().topic().name()),
+        request->message_queue().id(), {}, false, {}};
+    switch (request->query_offset_policy()) {
+    case pb::BEGINNING:
+        q.code = toInt(RequestCode::GetMinOffset);
+        break;
+    case pb::END:
+        q.code = toInt(RequestCode::GetMaxOffset);
+        break;
+    case pb::TIMESTAMP:
+        if (!request->has_timestamp())
+            return answer(
+                context, response, pb::BAD_REQUEST, "a TIMESTAMP query needs a timestamp");
+        q.code = toInt(RequestCode::SearchOffsetByTimestamp);
+        q.extra.emplace_back(
+            QByteArrayLiteral("timestamp"), QByteArray::number(millisOf(request->timestamp())));
+        break;
+    default:
+        return answer(context, response, pb::BAD_REQUEST, "unknown query offset policy");
+    }
+    return offsetCall(context, response->mutable_status(), std::move(q),
+        [response](std::int64_t offset) { response->set_offset(offset); });
 }
 
 grpc::ServerUnaryReactor *MessagingServiceImpl::EndTransaction(grpc::CallbackServerContext *context,

@@ -7,7 +7,8 @@
 // (any thread).
 //
 // Served: QueryRoute, Heartbeat, SendMessage, QueryAssignment, ReceiveMessage, AckMessage,
-// ChangeInvisibleDuration, NotifyClientTermination, Telemetry (settings). The other unary RPCs
+// ChangeInvisibleDuration, NotifyClientTermination, Telemetry (settings), GetOffset,
+// UpdateOffset, QueryOffset. ForwardMessageToDeadLetterQueue, EndTransaction and RecallMessage
 // answer the v2 status NOT_IMPLEMENTED; PullMessage answers gRPC's UNIMPLEMENTED.
 
 #include "broker/grpc/grpcchannel.h"
@@ -16,9 +17,12 @@
 
 #include <apache/rocketmq/v2/service.grpc.pb.h>
 #include <atomic>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <utility>
+#include <vector>
 
 namespace qrocket::broker::v2 {
 
@@ -92,6 +96,21 @@ public:
         const std::string &handle);
 
 private:
+    /// QUERY_CONSUMER_OFFSET, UPDATE_CONSUMER_OFFSET, GET_MIN/MAX_OFFSET or
+    /// SEARCH_OFFSET_BY_TIMESTAMP for one queue.
+    struct OffsetQuery
+    {
+        int code = 0;
+        QByteArray topic;
+        int queueId = 0;
+        QByteArray group;
+        bool needsGroup = false;
+        std::vector<std::pair<QByteArray, QByteArray>> extra;
+    };
+    /// Runs `q`, sets `status` (and calls `setOffset` with the answer's offset) and finishes.
+    grpc::ServerUnaryReactor *offsetCall(grpc::CallbackServerContext *context, pb::Status *status,
+        OffsetQuery q, std::function<void(std::int64_t)> setOffset);
+
     GrpcServerOptions m_options;
     const remoting::ProcessorTable &m_table;
     BrokerContext &m_ctx;

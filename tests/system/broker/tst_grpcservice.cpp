@@ -62,6 +62,7 @@ private Q_SLOTS:
     void changeInvisibleDuration();
     void grpcToRemotingPop();
     void remotingToGrpc();
+    void offsets();
     void badInput();
     void notServedYet();
     void clientGoesAwayMidStream();
@@ -109,7 +110,7 @@ void tst_GrpcService::initTestCase()
     QVERIFY2(started, qPrintable(m_broker->error()));
     QVERIFY2(waitForPort(m_grpcPort, 10000), m_broker->output().constData());
     m_client = std::make_unique<GrpcTestClient>(m_grpcPort, "grpc-test-client@1");
-    for (const char *t : {"GT", "GFIFO", "GDELAY", "GREDO", "GCHG", "GX1", "GX2", "GBAD"})
+    for (const char *t : {"GT", "GFIFO", "GDELAY", "GREDO", "GCHG", "GX1", "GX2", "GBAD", "GOFF"})
         createTopic(t, 4);
 }
 
@@ -436,6 +437,82 @@ void tst_GrpcService::remotingToGrpc()
         pb::OK);
 }
 
+void tst_GrpcService::offsets()
+{
+    for (int i = 0; i < 3; ++i)
+        QCOMPARE(m_client->send({GrpcTestClient::message("GOFF", "ID-O-" + std::to_string(i), "o")})
+                     .status()
+                     .code(),
+            pb::OK);
+    auto queryOffset = [&](int queueId, pb::QueryOffsetPolicy policy) {
+        pb::QueryOffsetRequest req;
+        req.mutable_message_queue()->mutable_topic()->set_name("GOFF");
+        req.mutable_message_queue()->set_id(queueId);
+        req.set_query_offset_policy(policy);
+        if (policy == pb::TIMESTAMP)
+            req.mutable_timestamp()->set_seconds(nowMs() / 1000 - 3600);
+        pb::QueryOffsetResponse resp;
+        auto ctx = m_client->context();
+        m_client->stub().QueryOffset(ctx.get(), req, &resp);
+        return resp;
+    };
+    // Round robin over the 4 queues: 3 messages in all (the consume queues follow the sends
+    // within moments: bounded wait).
+    std::int64_t total = 0;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            total = 0;
+            for (int q = 0; q < 4; ++q)
+                total += queryOffset(q, pb::END).offset();
+            return total == 3;
+        }(),
+        5000);
+    for (int q = 0; q < 4; ++q) {
+        const pb::QueryOffsetResponse begin = queryOffset(q, pb::BEGINNING);
+        QCOMPARE(begin.status().code(), pb::OK);
+        QCOMPARE(begin.offset(), std::int64_t {0});
+        const pb::QueryOffsetResponse hourAgo = queryOffset(q, pb::TIMESTAMP);
+        QCOMPARE(hourAgo.status().code(), pb::OK);
+        QCOMPARE(hourAgo.offset(), std::int64_t {0});
+    }
+    QCOMPARE(queryOffset(9, pb::END).status().code(), pb::BAD_REQUEST);
+
+    pb::UpdateOffsetRequest update;
+    update.mutable_group()->set_name("GGO");
+    update.mutable_message_queue()->mutable_topic()->set_name("GOFF");
+    update.mutable_message_queue()->set_id(1);
+    update.set_offset(1);
+    pb::UpdateOffsetResponse updated;
+    auto ctx = m_client->context();
+    QVERIFY(m_client->stub().UpdateOffset(ctx.get(), update, &updated).ok());
+    QCOMPARE(updated.status().code(), pb::OK);
+    // The same offset table remoting consumers use (QUERY_CONSUMER_OFFSET over remoting).
+    const RemotingCommand r
+        = call(request(14, {{"consumerGroup", "GGO"}, {"topic", "GOFF"}, {"queueId", "1"}}));
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.extLong("offset").value_or(-1), std::int64_t {1});
+
+    pb::GetOffsetRequest get;
+    get.mutable_group()->set_name("GGO");
+    *get.mutable_message_queue() = update.message_queue();
+    pb::GetOffsetResponse got;
+    auto ctx2 = m_client->context();
+    QVERIFY(m_client->stub().GetOffset(ctx2.get(), get, &got).ok());
+    QCOMPARE(got.status().code(), pb::OK);
+    QCOMPARE(got.offset(), std::int64_t {1});
+
+    update.set_offset(-1);
+    updated.Clear();
+    auto ctx3 = m_client->context();
+    QVERIFY(m_client->stub().UpdateOffset(ctx3.get(), update, &updated).ok());
+    QCOMPARE(updated.status().code(), pb::ILLEGAL_OFFSET);
+    get.mutable_message_queue()->mutable_topic()->set_name("NoSuchTopic");
+    got.Clear();
+    auto ctx4 = m_client->context();
+    QVERIFY(m_client->stub().GetOffset(ctx4.get(), get, &got).ok());
+    QCOMPARE(got.status().code(), pb::TOPIC_NOT_FOUND);
+}
+
 void tst_GrpcService::badInput()
 {
     // Unknown topic.
@@ -476,12 +553,11 @@ void tst_GrpcService::badInput()
 
 void tst_GrpcService::notServedYet()
 {
-    pb::GetOffsetRequest req;
-    req.mutable_group()->set_name("GG");
-    req.mutable_message_queue()->mutable_topic()->set_name("GT");
-    pb::GetOffsetResponse resp;
+    pb::RecallMessageRequest req;
+    req.mutable_topic()->set_name("GT");
+    pb::RecallMessageResponse resp;
     auto ctx = m_client->context();
-    QVERIFY(m_client->stub().GetOffset(ctx.get(), req, &resp).ok());
+    QVERIFY(m_client->stub().RecallMessage(ctx.get(), req, &resp).ok());
     QCOMPARE(resp.status().code(), pb::NOT_IMPLEMENTED);
 
     pb::EndTransactionRequest end;
