@@ -367,7 +367,7 @@ public:
                 finishLocked(grpc::Status::OK);
             return;
         }
-        if (m_in.has_settings()) {
+        if (m_in.has_settings() && !m_finished) {
             pb::TelemetryCommand out;
             if (m_clientId.isEmpty()) {
                 setStatus(
@@ -379,7 +379,8 @@ public:
             m_queue.push_back(std::move(out));
             writeNextLocked();
         }
-        StartRead(&m_in);
+        if (!m_finished && !m_cancelled) // no operation may start after Finish()
+            StartRead(&m_in);
     }
 
     void OnWriteDone(bool ok) override
@@ -391,8 +392,8 @@ public:
             return;
         }
         writeNextLocked();
-        if (!m_writing && m_readsDone)
-            finishLocked(grpc::Status::OK);
+        if (!m_writing && (m_readsDone || m_cancelled))
+            finishLocked(m_cancelled ? grpc::Status::CANCELLED : grpc::Status::OK);
     }
 
     void OnCancel() override
