@@ -6,7 +6,9 @@
 #include "broker/config/brokerconfiguration.h"
 #include "broker/dedup/senddeduprebuild.h"
 #include "broker/dedup/senddeduptable.h"
+#include "broker/config/delaylevel.h"
 #include "broker/filter/sqlfiltercache.h"
+#include "broker/grpc/grpcserver.h"
 #include "broker/ha/haclient.h"
 #include "broker/ha/haservice.h"
 #include "broker/ha/slavesynchronize.h"
@@ -366,6 +368,8 @@ Status BrokerController::start()
             return st;
         }
     }
+    // listenPort 0 (in-process tests, the embedded cluster): gRPC on any free port too.
+    const bool anyPort = m_config.listenPort == 0;
     m_config.listenPort = m_server->serverPort();
     const QByteArray brokerAddr = m_config.brokerAddr();
     m_ctx.storeHost = brokerAddr;
@@ -375,6 +379,7 @@ Status BrokerController::start()
     const int haPort = m_haService ? m_haService->port() : m_storeConfig.haListenPort;
     m_registrar->setBrokerAddresses(
         brokerAddr, m_config.brokerIP2.toUtf8() + ':' + QByteArray::number(haPort));
+    startGrpc(anyPort);
     if (m_haClient)
         m_haClient->start();
     if (m_slaveSync) {
@@ -538,6 +543,8 @@ void BrokerController::shutdown()
     m_registrar->shutdown();
     if (m_metricsServer)
         m_metricsServer->stop(); // before what a scrape reads goes away
+    if (m_grpc)
+        m_grpc->stop(); // before the processors its calls reach
     m_server->stop();
     m_fastServer->stop();
     if (m_acl)
@@ -564,6 +571,31 @@ void BrokerController::shutdown()
 quint16 BrokerController::listenPort() const
 {
     return m_server ? m_server->serverPort() : 0;
+}
+
+void BrokerController::startGrpc(bool anyPort)
+{
+    if (m_config.grpcServerPort <= 0)
+        return;
+    v2::GrpcServerOptions o;
+    o.port = anyPort ? 0 : m_config.grpcServerPort;
+    o.advertisedHost = m_config.brokerIP1.toUtf8();
+    o.brokerName = m_config.brokerName.toUtf8();
+    o.maxBodySize = m_storeConfig.maxMessageSize;
+    if (auto levels = parseMessageDelayLevel(m_config.messageDelayLevel))
+        o.retryDelaysMs = *levels;
+    m_grpc = std::make_unique<v2::GrpcServer>(std::move(o), m_server->processorTable(), m_ctx);
+    // The remoting ports are the broker's contract; a gRPC port already taken (another broker
+    // on this host with the default 8081) is reported and the broker serves without it.
+    if (Status st = m_grpc->start(); !st) {
+        qCWarning(lcBroker).noquote() << st.message() << "- the broker runs without gRPC";
+        m_grpc.reset();
+    }
+}
+
+quint16 BrokerController::grpcPort() const
+{
+    return m_grpc ? m_grpc->port() : 0;
 }
 
 Status BrokerController::startMetrics()

@@ -7,7 +7,8 @@
 // flushConsumerOffsetInterval, delay offsets every flushDelayOffsetInterval, stale client channels
 // every 10 s), and replication: a master runs the HA server on haListenPort (listenPort + 1; a
 // free port when listenPort is 0), a slave the HA client that follows its master and the
-// metadata sync from it (topics, subscription groups, consumer and delay offsets).
+// metadata sync from it (topics, subscription groups, consumer and delay offsets). RocketMQ 5's
+// gRPC service (broker/grpc/) serves grpcServerPort over the main server's processor table.
 //
 //   BrokerController controller(brokerConfig, storeConfig);   // both already validated
 //   if (Status st = controller.initialize(); !st) ...        // loads config files, opens store
@@ -58,6 +59,9 @@ class HAClient;
 class HAService;
 class SlaveSynchronize;
 } // namespace ha
+namespace v2 {
+class GrpcServer;
+} // namespace v2
 namespace pop {
 class PopService;
 class RequestModeManager;
@@ -107,6 +111,9 @@ public:
     /// The bound ports once started (the configured ones, or the chosen ones for listenPort=0).
     quint16 listenPort() const;
     quint16 fastListenPort() const;
+    /// The gRPC (RocketMQ 5 MessagingService) port once started (a free one when listenPort is
+    /// 0, as for HA); 0 when off or not bound.
+    quint16 grpcPort() const;
     /// The HA port a master listens on once started (0 on a slave).
     quint16 haListenPort() const;
     /// The port of GET /metrics once started (metricsPort / metricsExporterType=PROM), else 0.
@@ -142,6 +149,8 @@ private:
     Status loadManagers();
     Status startAuthStore();
     Status startMetrics();
+    /// grpcServerPort > 0: serves gRPC on it (`anyPort`: on a free port).
+    void startGrpc(bool anyPort);
     void createProcessors();
     void onChannelClosed(quint64 channelId);
     void scanClients();
@@ -192,6 +201,7 @@ private:
     std::unique_ptr<BrokerMetrics> m_metrics; // GET /metrics, when enabled
     std::unique_ptr<SendDedupTable> m_sendDedup; // exactly-once sends' window
     std::unique_ptr<remoting::MetricsHttpServer> m_metricsServer;
+    std::unique_ptr<v2::GrpcServer> m_grpc; // grpcServerPort > 0
 
     QTimer m_registerTimer;
     QTimer m_offsetTimer;

@@ -111,6 +111,7 @@ void BrokerConfig::bind(ConfigSchema &s, bool withSharedStoreKeys)
     s.add("brokerIP1", &brokerIP1, true);
     s.add("brokerIP2", &brokerIP2, true);
     s.add("listenPort", &listenPort, true);
+    s.add("grpcServerPort", &grpcServerPort, true);
     s.add("regionId", &regionId);
     if (shared) {
         s.add("brokerRole", &brokerRole, true);
@@ -209,6 +210,9 @@ Status BrokerConfig::validate()
                        .arg(brokerClusterName));
     if (listenPort < 2 || listenPort > 65534)
         return bad(QStringLiteral("listenPort: %1 is out of range (2..65534)").arg(listenPort));
+    if (grpcServerPort < 0 || grpcServerPort > 65535)
+        return bad(QStringLiteral("grpcServerPort: %1 is out of range (0..65535, 0: off)")
+                       .arg(grpcServerPort));
     if (QHostAddress(brokerIP1).isNull())
         return bad(QStringLiteral("brokerIP1: '%1' is not an IP address").arg(brokerIP1));
     if (brokerIP2.isEmpty())

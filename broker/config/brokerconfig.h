@@ -44,6 +44,9 @@ struct BrokerConfig
     QString brokerIP1; // address registered with the name server
     QString brokerIP2; // HA address (and the master's HA port binds to it: haListenAddress())
     int listenPort = 10911; // the fast (VIP) port is listenPort - 2
+    /// RocketMQ 5's gRPC protocol (apache.rocketmq.v2.MessagingService, broker/grpc/) on this
+    /// port, as RocketMQ's proxy serves it (its default 8081); 0 turns it off.
+    int grpcServerPort = 8081;
     QString regionId = QStringLiteral("DefaultRegion");
     QString brokerRole = QStringLiteral("ASYNC_MASTER"); // ASYNC_MASTER, SYNC_MASTER or SLAVE
     QString storePathRootDir; // ~/store

@@ -11,10 +11,14 @@ set -euo pipefail
 # qt6-httpserver-dev: the /metrics endpoint of both daemons (Qt6::HttpServer); its CMake package
 # needs Qt6WebSockets's, which Debian 12 does not pull in: qt6-websockets-dev. prometheus: its
 # promtool checks the exposition in tst_metrics (the test skips that check without it).
+# libgrpc++-dev, libprotobuf-dev, protobuf-compiler, protobuf-compiler-grpc: the broker serves
+# RocketMQ 5's gRPC protocol (broker/grpc/); protoc and grpc_cpp_plugin generate its C++ at build
+# time, and the tests talk to it with the generated stub.
 packages=(build-essential cmake ninja-build ccache pkg-config zlib1g-dev
           qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev clang-format nodejs npm
           libyaml-cpp-dev libqt6network6 libssl3 openssl
-          qt6-httpserver-dev qt6-websockets-dev prometheus)
+          qt6-httpserver-dev qt6-websockets-dev prometheus
+          libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,317 @@
+#include "broker/grpc/grpcconvert.h"
+
+#include "broker/grpc/grpcchannel.h"
+#include "clientlib/protocol/compression.h"
+#include "clientlib/protocol/messageid.h"
+#include "clientlib/protocol/messageproperties.h"
+#include "clientlib/protocol/responsecode.h"
+
+#include <QCryptographicHash>
+#include <QList>
+
+#include <array>
+#include <utility>
+
+namespace qrocket::broker::v2 {
+
+namespace {
+
+namespace Name {
+constexpr QByteArrayView Keys = "KEYS";
+constexpr QByteArrayView Tags = "TAGS";
+constexpr QByteArrayView UniqKey = "UNIQ_KEY";
+constexpr QByteArrayView TranMsg = "TRAN_MSG";
+constexpr QByteArrayView DelayLevel = "DELAY";
+constexpr QByteArrayView TimerDeliverMs = "TIMER_DELIVER_MS";
+constexpr QByteArrayView TimerDelaySec = "TIMER_DELAY_SEC";
+constexpr QByteArrayView ReconsumeTime = "RECONSUME_TIME";
+constexpr QByteArrayView ProducerGroup = "PGROUP";
+constexpr QByteArrayView ShardingKey = "__SHARDINGKEY";
+constexpr QByteArrayView TraceContext = "TRACE_CONTEXT";
+constexpr QByteArrayView BornHost = "__BORNHOST";
+constexpr QByteArrayView BornTimestamp = "BORN_TIMESTAMP";
+constexpr QByteArrayView CheckImmunity = "CHECK_IMMUNITY_TIME_IN_SECONDS";
+constexpr QByteArrayView PopCk = "POP_CK";
+constexpr QByteArrayView DlqOriginTopic = "DLQ_ORIGIN_TOPIC";
+constexpr QByteArrayView DlqOriginMessageId = "DLQ_ORIGIN_MESSAGE_ID";
+} // namespace Name
+
+// RocketMQ 5.3's MessageConst.STRING_HASH_SET: the names user properties may not take.
+constexpr std::array<QByteArrayView, 51> kSystemNames = {"TRACE_ON", "MSG_REGION", "KEYS", "TAGS",
+    "WAIT", "DELAY", "RETRY_TOPIC", "REAL_TOPIC", "REAL_QID", "TRAN_MSG", "PGROUP", "MIN_OFFSET",
+    "MAX_OFFSET", "BUYER_ID", "ORIGIN_MESSAGE_ID", "TRANSFER_FLAG", "CORRECTION_FLAG", "MQ2_FLAG",
+    "RECONSUME_TIME", "UNIQ_KEY", "MAX_RECONSUME_TIMES", "CONSUME_START_TIME", "POP_CK",
+    "POP_CK_OFFSET", "1ST_POP_TIME", "TRAN_PREPARED_QUEUE_OFFSET", "DUP_INFO", "EXTEND_UNIQ_INFO",
+    "INSTANCE_ID", "CORRELATION_ID", "REPLY_TO_CLIENT", "TTL", "ARRIVE_TIME", "PUSH_REPLY_TIME",
+    "CLUSTER", "MSG_TYPE", "INNER_MULTI_QUEUE_OFFSET", "TIMER_DELAY_MS", "TIMER_DELAY_SEC",
+    "TIMER_DELIVER_MS", "TIMER_ENQUEUE_MS", "TIMER_DEQUEUE_MS", "TIMER_ROLL_TIMES", "TIMER_OUT_MS",
+    "TIMER_DEL_UNIQKEY", "TIMER_DELAY_LEVEL", "__BORNHOST", "BORN_TIMESTAMP", "DLQ_ORIGIN_TOPIC",
+    "DLQ_ORIGIN_MESSAGE_ID", "__CRC32#"};
+
+bool hasControlCharacter(const std::string &s)
+{
+    for (const char c : s) {
+        const auto u = static_cast<unsigned char>(c);
+        if ((u < 0x20 && c != '\t') || u == 0x7f)
+            return true;
+    }
+    return false;
+}
+
+bool isBlank(const std::string &s)
+{
+    for (const char c : s)
+        if (c != ' ' && c != '\t' && c != '\r' && c != '\n')
+            return false;
+    return true;
+}
+
+SendInput refuse(pb::Code code, std::string reason)
+{
+    SendInput in;
+    in.refusal = code;
+    in.reason = std::move(reason);
+    return in;
+}
+
+// Host "a.b.c.d:port" of a record's host field.
+std::string hostText(const protocol::HostAddress &h)
+{
+    return toStd(h.toString());
+}
+
+} // namespace
+
+void setStatus(pb::Status *status, pb::Code code, std::string message)
+{
+    status->set_code(code);
+    status->set_message(std::move(message));
+}
+
+pb::Code codeOfRemoting(int remotingCode)
+{
+    using protocol::ResponseCode;
+    switch (remotingCode) {
+    case toInt(ResponseCode::Success):
+        return pb::OK;
+    case toInt(ResponseCode::SystemBusy):
+    case 209: // POLLING_FULL
+        return pb::TOO_MANY_REQUESTS;
+    case toInt(ResponseCode::RequestCodeNotSupported):
+        return pb::NOT_IMPLEMENTED;
+    case toInt(ResponseCode::FlushDiskTimeout):
+        return pb::MASTER_PERSISTENCE_TIMEOUT;
+    case toInt(ResponseCode::SlaveNotAvailable):
+        return pb::HA_NOT_AVAILABLE;
+    case toInt(ResponseCode::FlushSlaveTimeout):
+        return pb::SLAVE_PERSISTENCE_TIMEOUT;
+    case toInt(ResponseCode::MessageIllegal):
+    case toInt(ResponseCode::InvalidParameter):
+        return pb::BAD_REQUEST;
+    case toInt(ResponseCode::NoPermission):
+        return pb::FORBIDDEN;
+    case toInt(ResponseCode::TopicNotExist):
+        return pb::TOPIC_NOT_FOUND;
+    case toInt(ResponseCode::SubscriptionGroupNotExist):
+        return pb::CONSUMER_GROUP_NOT_FOUND;
+    case toInt(ResponseCode::SubscriptionParseFailed):
+        return pb::ILLEGAL_FILTER_EXPRESSION;
+    case toInt(ResponseCode::PullNotFound):
+    case toInt(ResponseCode::PullRetryImmediately):
+    case toInt(ResponseCode::NoMessage):
+    case 210: // POLLING_TIMEOUT
+        return pb::MESSAGE_NOT_FOUND;
+    case toInt(ResponseCode::VersionNotSupported):
+        return pb::VERSION_UNSUPPORTED;
+    case kTimeoutCode:
+        return pb::PROXY_TIMEOUT;
+    default:
+        return pb::INTERNAL_SERVER_ERROR;
+    }
+}
+
+bool isSystemProperty(QByteArrayView name)
+{
+    for (const QByteArrayView n : kSystemNames)
+        if (n == name)
+            return true;
+    return false;
+}
+
+std::int64_t millisOf(const google::protobuf::Duration &d)
+{
+    return d.seconds() * 1000 + d.nanos() / 1000000;
+}
+
+std::int64_t millisOf(const google::protobuf::Timestamp &t)
+{
+    return t.seconds() * 1000 + t.nanos() / 1000000;
+}
+
+void setMillis(google::protobuf::Duration *d, std::int64_t ms)
+{
+    d->set_seconds(ms / 1000);
+    d->set_nanos(static_cast<std::int32_t>((ms % 1000) * 1000000));
+}
+
+void setMillis(google::protobuf::Timestamp *t, std::int64_t ms)
+{
+    t->set_seconds(ms / 1000);
+    t->set_nanos(static_cast<std::int32_t>((ms % 1000) * 1000000));
+}
+
+SendInput sendInputOf(const pb::Message &message, const QByteArray &peer, int maxBodySize)
+{
+    const pb::SystemProperties &sys = message.system_properties();
+    if (message.topic().name().empty())
+        return refuse(pb::ILLEGAL_TOPIC, "topic name cannot be empty");
+    if (maxBodySize > 0 && message.body().size() > static_cast<std::size_t>(maxBodySize))
+        return refuse(pb::MESSAGE_BODY_TOO_LARGE,
+            "message body cannot exceed the max " + std::to_string(maxBodySize));
+    if (sys.message_id().empty() || isBlank(sys.message_id()))
+        return refuse(pb::ILLEGAL_MESSAGE_ID, "message id cannot be empty");
+
+    protocol::MessageProperties props;
+    for (const auto &[key, value] : message.user_properties()) {
+        if (isSystemProperty(QByteArrayView(key.data(), static_cast<qsizetype>(key.size()))))
+            return refuse(pb::ILLEGAL_MESSAGE_PROPERTY_KEY, "property is used by system: " + key);
+        if (key.empty() || hasControlCharacter(key) || hasControlCharacter(value))
+            return refuse(pb::ILLEGAL_MESSAGE_PROPERTY_KEY,
+                "a property's key or value cannot be empty or contain control characters");
+        props.set(fromStd(key), fromStd(value));
+    }
+    if (sys.has_tag()) {
+        if (sys.tag().empty() || isBlank(sys.tag()) || hasControlCharacter(sys.tag())
+            || sys.tag().find('|') != std::string::npos)
+            return refuse(
+                pb::ILLEGAL_MESSAGE_TAG, "tag is blank or contains '|' or control characters");
+        props.set(Name::Tags.toByteArray(), fromStd(sys.tag()));
+    }
+    QByteArray keys;
+    for (const std::string &k : sys.keys()) {
+        if (k.empty())
+            continue;
+        if (isBlank(k) || hasControlCharacter(k))
+            return refuse(pb::ILLEGAL_MESSAGE_KEY, "key is blank or contains control characters");
+        if (!keys.isEmpty())
+            keys += ' ';
+        keys += fromStd(k);
+    }
+    if (!keys.isEmpty())
+        props.set(Name::Keys.toByteArray(), keys);
+    SendInput in;
+    in.messageId = fromStd(sys.message_id());
+    props.set(Name::UniqKey.toByteArray(), in.messageId);
+    if (sys.message_type() == pb::TRANSACTION) {
+        props.set(Name::TranMsg.toByteArray(), QByteArrayLiteral("true"));
+        in.sysFlag |= protocol::SysFlag::TransactionPrepared;
+        if (sys.has_orphaned_transaction_recovery_duration())
+            props.set(Name::CheckImmunity.toByteArray(),
+                QByteArray::number(sys.orphaned_transaction_recovery_duration().seconds()));
+    }
+    if (sys.has_delivery_timestamp())
+        props.set(Name::TimerDeliverMs.toByteArray(),
+            QByteArray::number(millisOf(sys.delivery_timestamp())));
+    props.set(Name::ReconsumeTime.toByteArray(), QByteArray::number(sys.delivery_attempt()));
+    props.set(Name::ProducerGroup.toByteArray(), fromStd(message.topic().name()));
+    if (!sys.message_group().empty()) {
+        if (isBlank(sys.message_group()) || hasControlCharacter(sys.message_group()))
+            return refuse(
+                pb::ILLEGAL_MESSAGE_GROUP, "message group is blank or contains control characters");
+        in.messageGroup = fromStd(sys.message_group());
+        props.set(Name::ShardingKey.toByteArray(), in.messageGroup);
+    }
+    if (!sys.trace_context().empty())
+        props.set(Name::TraceContext.toByteArray(), fromStd(sys.trace_context()));
+    const QByteArray bornHost = sys.born_host().empty() ? peer : fromStd(sys.born_host());
+    if (!bornHost.isEmpty())
+        props.set(Name::BornHost.toByteArray(), bornHost);
+    in.bornTimestamp = sys.has_born_timestamp() ? millisOf(sys.born_timestamp()) : 0;
+    if (in.bornTimestamp > 0)
+        props.set(Name::BornTimestamp.toByteArray(), QByteArray::number(in.bornTimestamp));
+    auto encoded = props.encodeChecked();
+    if (!encoded)
+        return refuse(pb::MESSAGE_PROPERTIES_TOO_LARGE, "the message's properties are too large");
+    in.properties = std::move(*encoded);
+    in.topic = fromStd(message.topic().name());
+    in.body = fromStd(message.body());
+    if (sys.body_encoding() == pb::GZIP)
+        in.sysFlag |= protocol::SysFlag::Compressed;
+    return in;
+}
+
+void fillMessage(
+    pb::Message *out, const protocol::MessageRecordView &record, const QByteArray &receiptHandle)
+{
+    const protocol::MessageProperties props = protocol::MessageProperties::parse(record.properties);
+    out->mutable_topic()->set_name(toStd(record.topic));
+    auto *user = out->mutable_user_properties();
+    for (const auto &[name, value] : props.entries()) {
+        if (isSystemProperty(name) || name == Name::ShardingKey || name == Name::TraceContext)
+            continue;
+        (*user)[toStd(name)] = toStd(value);
+    }
+    pb::SystemProperties *sys = out->mutable_system_properties();
+    if (const QByteArray *tag = props.find(Name::Tags))
+        sys->set_tag(toStd(*tag));
+    if (const QByteArray *keys = props.find(Name::Keys)) {
+        for (const QByteArray &k : keys->split(' '))
+            if (!k.isEmpty())
+                sys->add_keys(toStd(k));
+    }
+    const QByteArray *uniq = props.find(Name::UniqKey);
+    if (uniq)
+        sys->set_message_id(toStd(*uniq));
+    else
+        sys->set_message_id(
+            toStd(protocol::encodeOffsetMessageId(record.storeHost, record.physicalOffset)));
+
+    QByteArray body = record.body.toByteArray();
+    if (record.sysFlag & protocol::SysFlag::Compressed) {
+        // Stored compressed by a remoting producer (zlib): delivered as plain bytes.
+        if (auto plain = protocol::zlibDecompress(record.body))
+            body = std::move(*plain);
+    }
+    sys->mutable_body_digest()->set_type(pb::MD5);
+    sys->mutable_body_digest()->set_checksum(
+        toStd(QCryptographicHash::hash(body, QCryptographicHash::Md5).toHex().toUpper()));
+    sys->set_body_encoding(pb::IDENTITY);
+
+    if (props.value(Name::TranMsg) == "true")
+        sys->set_message_type(pb::TRANSACTION);
+    else if (props.contains(Name::DelayLevel) || props.contains(Name::TimerDeliverMs)
+        || props.contains(Name::TimerDelaySec))
+        sys->set_message_type(pb::DELAY);
+    else if (props.contains(Name::ShardingKey))
+        sys->set_message_type(pb::FIFO);
+    else
+        sys->set_message_type(pb::NORMAL);
+
+    setMillis(sys->mutable_born_timestamp(), record.bornTimestamp);
+    const QByteArray *bornHost = props.find(Name::BornHost);
+    sys->set_born_host(bornHost ? toStd(*bornHost) : hostText(record.bornHost));
+    setMillis(sys->mutable_store_timestamp(), record.storeTimestamp);
+    sys->set_store_host(hostText(record.storeHost));
+    if (const QByteArray *deliver = props.find(Name::TimerDeliverMs))
+        setMillis(sys->mutable_delivery_timestamp(), deliver->toLongLong());
+    if (const QByteArray *group = props.find(Name::ShardingKey))
+        sys->set_message_group(toStd(*group));
+    if (!receiptHandle.isEmpty())
+        sys->set_receipt_handle(toStd(receiptHandle));
+    else if (const QByteArray *ck = props.find(Name::PopCk))
+        sys->set_receipt_handle(toStd(*ck));
+    sys->set_queue_id(record.queueId);
+    sys->set_queue_offset(record.queueOffset);
+    sys->set_delivery_attempt(record.reconsumeTimes + 1);
+    if (const QByteArray *trace = props.find(Name::TraceContext))
+        sys->set_trace_context(toStd(*trace));
+    const QByteArray *dlqTopic = props.find(Name::DlqOriginTopic);
+    const QByteArray *dlqId = props.find(Name::DlqOriginMessageId);
+    if (dlqTopic && dlqId) {
+        sys->mutable_dead_letter_queue()->set_topic(toStd(*dlqTopic));
+        sys->mutable_dead_letter_queue()->set_message_id(toStd(*dlqId));
+    }
+    out->set_body(body.constData(), static_cast<std::size_t>(body.size()));
+}
+
+} // namespace qrocket::broker::v2

@@ -1,0 +1,642 @@
+#include "broker/grpc/grpcservice.h"
+
+#include "broker/common/brokercontext.h"
+#include "broker/config/topicconfig.h"
+#include "broker/managers/topicconfigmanager.h"
+#include "clientlib/common/hash.h"
+#include "clientlib/protocol/bodies/clientbodies.h"
+#include "clientlib/protocol/headers/consumerheaders.h"
+#include "clientlib/protocol/headers/popheaders.h"
+#include "clientlib/protocol/headers/sendheaders.h"
+#include "clientlib/protocol/popcodes.h"
+#include "clientlib/protocol/requestcode.h"
+#include "clientlib/protocol/responsecode.h"
+
+#include <QDateTime>
+#include <QHostAddress>
+
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <set>
+
+namespace qrocket::broker::v2 {
+
+namespace {
+
+using protocol::RequestCode;
+
+QByteArray metadata(const grpc::CallbackServerContext *context, const char *key)
+{
+    const auto &md = context->client_metadata();
+    const auto it = md.find(key);
+    if (it == md.end())
+        return {};
+    return QByteArray(it->second.data(), static_cast<qsizetype>(it->second.size()));
+}
+
+/// "ipv4:1.2.3.4:5" / "ipv6:[::1]:5" -> "1.2.3.4:5" / "[::1]:5".
+QByteArray peerOf(const grpc::CallbackServerContext *context)
+{
+    QByteArray p = fromStd(context->peer());
+    for (const char *prefix : {"ipv4:", "ipv6:"})
+        if (p.startsWith(prefix))
+            return p.mid(qsizetype(std::strlen(prefix)));
+    return p;
+}
+
+grpc::ServerUnaryReactor *finishNow(grpc::CallbackServerContext *context)
+{
+    grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
+    reactor->Finish(grpc::Status::OK);
+    return reactor;
+}
+
+template<class Response>
+grpc::ServerUnaryReactor *answer(
+    grpc::CallbackServerContext *context, Response *response, pb::Code code, std::string message)
+{
+    setStatus(response->mutable_status(), code, std::move(message));
+    return finishNow(context);
+}
+
+std::string remarkOf(const RemotingCommand &r)
+{
+    return r.remark.isEmpty() ? std::string(pb::Code_Name(codeOfRemoting(r.code)))
+                              : toStd(r.remark);
+}
+
+/// The topic a receipt handle's retry flag names; nullopt for a flag the broker does not know
+/// (the requests carry the group's own topic: the broker applies the flag itself).
+std::optional<QByteArray> handleTopic(
+    const protocol::ExtraInfo &e, const QByteArray &topic, const QByteArray &group)
+{
+    return protocol::popRealTopic(topic, group, e.retry);
+}
+
+} // namespace
+
+MessagingServiceImpl::MessagingServiceImpl(
+    GrpcServerOptions options, const remoting::ProcessorTable &table, BrokerContext &ctx)
+    : m_options(std::move(options)), m_table(table), m_ctx(ctx)
+{ }
+
+Caller MessagingServiceImpl::callerOf(const grpc::CallbackServerContext *context)
+{
+    Caller c;
+    c.clientId = metadata(context, "x-mq-client-id");
+    c.peer = peerOf(context);
+    c.channel = m_registry.channelFor(c.clientId, c.peer);
+    return c;
+}
+
+void MessagingServiceImpl::invoke(
+    const Caller &caller, RemotingCommand request, int timeoutMs, GrpcChannel::Done done)
+{
+    GrpcChannel::call(caller.channel, m_table, std::move(request), timeoutMs, std::move(done));
+}
+
+void MessagingServiceImpl::fillBroker(pb::Broker *broker) const
+{
+    broker->set_name(toStd(m_options.brokerName));
+    broker->set_id(0);
+    pb::Endpoints *e = broker->mutable_endpoints();
+    QHostAddress host;
+    const bool ip = host.setAddress(QString::fromLatin1(m_options.advertisedHost));
+    e->set_scheme(!ip                                          ? pb::DOMAIN_NAME
+            : host.protocol() == QAbstractSocket::IPv6Protocol ? pb::IPv6
+                                                               : pb::IPv4);
+    pb::Address *a = e->add_addresses();
+    a->set_host(toStd(m_options.advertisedHost));
+    a->set_port(m_port.load());
+}
+
+bool MessagingServiceImpl::topicExists(const QByteArray &topic) const
+{
+    return !topic.isEmpty() && m_ctx.topics->find(topic).has_value();
+}
+
+// --- QueryRoute ------------------------------------------------------------------------------
+
+grpc::ServerUnaryReactor *MessagingServiceImpl::QueryRoute(grpc::CallbackServerContext *context,
+    const pb::QueryRouteRequest *request, pb::QueryRouteResponse *response)
+{
+    const QByteArray topic = fromStd(request->topic().name());
+    if (topic.isEmpty())
+        return answer(context, response, pb::ILLEGAL_TOPIC, "topic name cannot be empty");
+    const std::optional<TopicConfig> config = m_ctx.topics->find(topic);
+    if (!config)
+        return answer(context, response, pb::TOPIC_NOT_FOUND, "topic not found: " + toStd(topic));
+    // As the proxy lays a broker's queues out: min(read, write) read-write queues, then the
+    // extra read-only or write-only ones. A topic without read or write permission has none.
+    const bool readable = Perm::isReadable(config->perm);
+    const bool writable = Perm::isWriteable(config->perm);
+    const int r = readable ? config->readQueueNums : 0;
+    const int w = writable ? config->writeQueueNums : 0;
+    const int both = std::min(r, w);
+    auto add = [&](int id, pb::Permission perm) {
+        pb::MessageQueue *q = response->add_message_queues();
+        q->mutable_topic()->set_name(toStd(topic));
+        q->mutable_topic()->set_resource_namespace(request->topic().resource_namespace());
+        q->set_id(id);
+        q->set_permission(perm);
+        fillBroker(q->mutable_broker());
+        // No message.type topic attribute in QRocket yet: every type is accepted (as MIXED).
+        for (const pb::MessageType t : {pb::NORMAL, pb::FIFO, pb::DELAY, pb::TRANSACTION})
+            q->add_accept_message_types(t);
+    };
+    int id = 0;
+    for (; id < both; ++id)
+        add(id, pb::READ_WRITE);
+    for (; id < r; ++id)
+        add(id, pb::READ);
+    for (; id < w; ++id)
+        add(id, pb::WRITE);
+    return answer(context, response, pb::OK, "OK");
+}
+
+// --- QueryAssignment -------------------------------------------------------------------------
+
+grpc::ServerUnaryReactor *MessagingServiceImpl::QueryAssignment(
+    grpc::CallbackServerContext *context, const pb::QueryAssignmentRequest *request,
+    pb::QueryAssignmentResponse *response)
+{
+    const QByteArray topic = fromStd(request->topic().name());
+    if (request->group().name().empty())
+        return answer(context, response, pb::ILLEGAL_CONSUMER_GROUP, "group name cannot be empty");
+    const std::optional<TopicConfig> config = m_ctx.topics->find(topic);
+    if (!config)
+        return answer(context, response, pb::TOPIC_NOT_FOUND, "topic not found: " + toStd(topic));
+    // POP consumption: one assignment per readable broker, queue -1 (every queue of it).
+    if (Perm::isReadable(config->perm) && config->readQueueNums > 0) {
+        pb::MessageQueue *q = response->add_assignments()->mutable_message_queue();
+        *q->mutable_topic() = request->topic();
+        q->set_id(-1);
+        q->set_permission(Perm::isWriteable(config->perm) ? pb::READ_WRITE : pb::READ);
+        fillBroker(q->mutable_broker());
+        for (const pb::MessageType t : {pb::NORMAL, pb::FIFO, pb::DELAY, pb::TRANSACTION})
+            q->add_accept_message_types(t);
+    }
+    return answer(context, response, pb::OK, "OK");
+}
+
+// --- Heartbeat, NotifyClientTermination ------------------------------------------------------
+
+grpc::ServerUnaryReactor *MessagingServiceImpl::Heartbeat(grpc::CallbackServerContext *context,
+    const pb::HeartbeatRequest *request, pb::HeartbeatResponse *response)
+{
+    const Caller caller = callerOf(context);
+    if (caller.clientId.isEmpty())
+        return answer(context, response, pb::CLIENT_ID_REQUIRED, "x-mq-client-id is missing");
+    const std::optional<pb::Settings> settings = settingsOf(caller.clientId);
+    protocol::HeartbeatData hb;
+    hb.clientID = caller.clientId;
+    switch (request->client_type()) {
+    case pb::PRODUCER:
+        // As the proxy: one producer record per topic the producer publishes to.
+        if (settings && settings->has_publishing())
+            for (const pb::Resource &t : settings->publishing().topics())
+                hb.producerDataSet.push_back(protocol::ProducerData {fromStd(t.name())});
+        break;
+    case pb::SIMPLE_CONSUMER:
+    case pb::PUSH_CONSUMER: {
+        if (!request->has_group() || request->group().name().empty())
+            return answer(context, response, pb::ILLEGAL_CONSUMER_GROUP,
+                "a consumer's heartbeat needs its group");
+        protocol::ConsumerData c;
+        c.groupName = fromStd(request->group().name());
+        c.consumeType = request->client_type() == pb::SIMPLE_CONSUMER
+            ? protocol::ConsumeType::ConsumePassively
+            : protocol::ConsumeType::ConsumeActively;
+        c.messageModel = protocol::MessageModel::Clustering;
+        if (settings && settings->has_subscription()) {
+            for (const pb::SubscriptionEntry &e : settings->subscription().subscriptions()) {
+                protocol::SubscriptionData s;
+                s.topic = fromStd(e.topic().name());
+                s.subString = e.expression().expression().empty()
+                    ? QByteArrayLiteral("*")
+                    : fromStd(e.expression().expression());
+                s.expressionType = e.expression().type() == pb::SQL ? QByteArrayLiteral("SQL92")
+                                                                    : QByteArrayLiteral("TAG");
+                s.subVersion = QDateTime::currentMSecsSinceEpoch();
+                if (s.expressionType == "TAG")
+                    s.buildTags();
+                c.subscriptionDataSet.push_back(std::move(s));
+            }
+        }
+        hb.consumerDataSet.push_back(std::move(c));
+        break;
+    }
+    default:
+        return answer(context, response, pb::UNRECOGNIZED_CLIENT_TYPE, "unsupported client type");
+    }
+    RemotingCommand req = RemotingCommand::createRequest(toInt(RequestCode::HeartBeat));
+    req.body = hb.toJson();
+    grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
+    invoke(
+        caller, std::move(req), m_options.requestTimeoutMs, [reactor, response](RemotingCommand r) {
+            setStatus(response->mutable_status(), codeOfRemoting(r.code), remarkOf(r));
+            reactor->Finish(grpc::Status::OK);
+        });
+    return reactor;
+}
+
+grpc::ServerUnaryReactor *MessagingServiceImpl::NotifyClientTermination(
+    grpc::CallbackServerContext *context, const pb::NotifyClientTerminationRequest *request,
+    pb::NotifyClientTerminationResponse *response)
+{
+    const Caller caller = callerOf(context);
+    if (caller.clientId.isEmpty())
+        return answer(context, response, pb::CLIENT_ID_REQUIRED, "x-mq-client-id is missing");
+    const std::optional<pb::Settings> settings = settingsOf(caller.clientId);
+    {
+        std::lock_guard lock(m_settingsMutex);
+        m_settings.erase(caller.clientId);
+    }
+    // UNREGISTER_CLIENT for each group the client was registered under, then the channel goes.
+    std::vector<protocol::UnregisterClientRequestHeader> headers;
+    if (request->has_group() && !request->group().name().empty()) {
+        protocol::UnregisterClientRequestHeader h;
+        h.clientID = caller.clientId;
+        h.consumerGroup = fromStd(request->group().name());
+        headers.push_back(std::move(h));
+    }
+    if (settings && settings->has_publishing()) {
+        for (const pb::Resource &t : settings->publishing().topics()) {
+            protocol::UnregisterClientRequestHeader h;
+            h.clientID = caller.clientId;
+            h.producerGroup = fromStd(t.name());
+            headers.push_back(std::move(h));
+        }
+    }
+    grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
+    if (headers.empty()) {
+        m_registry.remove(caller.clientId);
+        return answer(context, response, pb::OK, "OK");
+    }
+    struct Pending
+    {
+        std::mutex mutex;
+        std::size_t left = 0;
+        int failure = 0;
+        QByteArray remark;
+    };
+    auto pending = std::make_shared<Pending>();
+    pending->left = headers.size();
+    for (const auto &h : headers) {
+        RemotingCommand req = RemotingCommand::createRequest(toInt(RequestCode::UnregisterClient));
+        h.encode(req);
+        invoke(caller, std::move(req), m_options.requestTimeoutMs,
+            [this, pending, reactor, response, clientId = caller.clientId](RemotingCommand r) {
+                std::unique_lock lock(pending->mutex);
+                if (r.code != 0 && pending->failure == 0) {
+                    pending->failure = r.code;
+                    pending->remark = r.remark;
+                }
+                if (--pending->left != 0)
+                    return;
+                const int failure = pending->failure;
+                const QByteArray remark = pending->remark;
+                lock.unlock();
+                m_registry.remove(clientId);
+                RemotingCommand summary;
+                summary.code = failure;
+                summary.remark = remark;
+                setStatus(response->mutable_status(), codeOfRemoting(failure), remarkOf(summary));
+                reactor->Finish(grpc::Status::OK);
+            });
+    }
+    return reactor;
+}
+
+// --- SendMessage -----------------------------------------------------------------------------
+
+grpc::ServerUnaryReactor *MessagingServiceImpl::SendMessage(grpc::CallbackServerContext *context,
+    const pb::SendMessageRequest *request, pb::SendMessageResponse *response)
+{
+    if (request->messages_size() == 0)
+        return answer(context, response, pb::MESSAGE_CORRUPTED, "no message to send");
+    const Caller caller = callerOf(context);
+    const std::string &topicName = request->messages(0).topic().name();
+    std::vector<SendInput> inputs;
+    for (const pb::Message &m : request->messages()) {
+        if (m.topic().name() != topicName)
+            return answer(context, response, pb::MESSAGE_CORRUPTED, "topic in message is not same");
+        SendInput in = sendInputOf(m, caller.peer, m_options.maxBodySize);
+        if (in.refusal != pb::OK)
+            return answer(context, response, in.refusal, in.reason);
+        inputs.push_back(std::move(in));
+    }
+    const std::optional<TopicConfig> config = m_ctx.topics->find(fromStd(topicName));
+    if (!config)
+        return answer(context, response, pb::TOPIC_NOT_FOUND, "topic not found: " + topicName);
+    if (!Perm::isWriteable(config->perm) || config->writeQueueNums <= 0)
+        return answer(context, response, pb::FORBIDDEN, "the topic is not writable: " + topicName);
+
+    struct Pending
+    {
+        std::mutex mutex;
+        std::size_t left = 0;
+    };
+    auto pending = std::make_shared<Pending>();
+    pending->left = inputs.size();
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+        response->add_entries();
+    grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
+    const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        SendInput &in = inputs[i];
+        // FIFO: one message group, one queue (the proxy's consistent choice per group);
+        // otherwise round robin over the writable queues.
+        const std::uint32_t pick = !in.messageGroup.isEmpty() && inputs.size() == 1
+            ? static_cast<std::uint32_t>(std::abs(qrocket::javaStringHash(in.messageGroup)))
+            : m_roundRobin.fetch_add(1, std::memory_order_relaxed);
+        protocol::SendMessageRequestHeader h;
+        h.producerGroup = in.topic;
+        h.topic = in.topic;
+        h.defaultTopic = QByteArrayLiteral("TBW102");
+        h.defaultTopicQueueNums = 4;
+        h.queueId
+            = static_cast<std::int32_t>(pick % static_cast<std::uint32_t>(config->writeQueueNums));
+        h.sysFlag = in.sysFlag;
+        h.bornTimestamp = in.bornTimestamp > 0 ? in.bornTimestamp : now;
+        h.properties = in.properties;
+        h.reconsumeTimes = 0;
+        RemotingCommand req = RemotingCommand::createRequest(toInt(RequestCode::SendMessageV2));
+        h.encodeV2(req);
+        req.body = std::move(in.body);
+        invoke(caller, std::move(req), m_options.requestTimeoutMs,
+            [pending, reactor, response, i, id = toStd(in.messageId)](RemotingCommand r) {
+                pb::SendResultEntry entry;
+                entry.set_message_id(id);
+                if (r.code == 0) {
+                    setStatus(entry.mutable_status(), pb::OK, "OK");
+                    if (auto rh = protocol::SendMessageResponseHeader::decode(r)) {
+                        entry.set_offset(rh->queueOffset);
+                        entry.set_transaction_id(toStd(rh->transactionId));
+                    }
+                } else {
+                    setStatus(entry.mutable_status(), codeOfRemoting(r.code), remarkOf(r));
+                }
+                std::unique_lock lock(pending->mutex);
+                *response->mutable_entries(static_cast<int>(i)) = std::move(entry);
+                if (--pending->left != 0)
+                    return;
+                std::set<int> codes;
+                for (const pb::SendResultEntry &e : response->entries())
+                    codes.insert(e.status().code());
+                if (codes.size() > 1) {
+                    setStatus(response->mutable_status(), pb::MULTIPLE_RESULTS, "MULTIPLE_RESULTS");
+                } else {
+                    *response->mutable_status() = response->entries(0).status();
+                }
+                lock.unlock();
+                reactor->Finish(grpc::Status::OK);
+            });
+    }
+    return reactor;
+}
+
+// --- AckMessage, ChangeInvisibleDuration -----------------------------------------------------
+
+grpc::ServerUnaryReactor *MessagingServiceImpl::AckMessage(grpc::CallbackServerContext *context,
+    const pb::AckMessageRequest *request, pb::AckMessageResponse *response)
+{
+    const QByteArray group = fromStd(request->group().name());
+    const QByteArray topic = fromStd(request->topic().name());
+    if (group.isEmpty())
+        return answer(context, response, pb::ILLEGAL_CONSUMER_GROUP, "group name cannot be empty");
+    if (request->entries_size() == 0)
+        return answer(context, response, pb::BAD_REQUEST, "no receipt handle to acknowledge");
+    if (!topicExists(topic))
+        return answer(context, response, pb::TOPIC_NOT_FOUND, "topic not found: " + toStd(topic));
+    const Caller caller = callerOf(context);
+    struct Pending
+    {
+        std::mutex mutex;
+        std::size_t left = 0;
+    };
+    auto pending = std::make_shared<Pending>();
+    pending->left = static_cast<std::size_t>(request->entries_size());
+    grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
+    for (int i = 0; i < request->entries_size(); ++i) {
+        response->add_entries();
+    }
+    auto finishOne = [pending, reactor, response](int i, pb::AckMessageResultEntry entry) {
+        std::unique_lock lock(pending->mutex);
+        *response->mutable_entries(i) = std::move(entry);
+        if (--pending->left != 0)
+            return;
+        std::set<int> codes;
+        for (const pb::AckMessageResultEntry &e : response->entries())
+            codes.insert(e.status().code());
+        if (codes.size() > 1)
+            setStatus(response->mutable_status(), pb::MULTIPLE_RESULTS, "MULTIPLE_RESULTS");
+        else
+            *response->mutable_status() = response->entries(0).status();
+        lock.unlock();
+        reactor->Finish(grpc::Status::OK);
+    };
+    for (int i = 0; i < request->entries_size(); ++i) {
+        const pb::AckMessageEntry &e = request->entries(i);
+        pb::AckMessageResultEntry entry;
+        entry.set_message_id(e.message_id());
+        entry.set_receipt_handle(e.receipt_handle());
+        const QByteArray handle = fromStd(e.receipt_handle());
+        const std::optional<protocol::ExtraInfo> info = protocol::ExtraInfo::parse(handle);
+        const std::optional<QByteArray> realTopic
+            = info ? handleTopic(*info, topic, group) : std::nullopt;
+        if (!info || info->queueOffset < 0 || !realTopic) {
+            setStatus(
+                entry.mutable_status(), pb::INVALID_RECEIPT_HANDLE, "receipt handle is malformed");
+            finishOne(i, std::move(entry));
+            continue;
+        }
+        protocol::AckMessageRequestHeader h;
+        h.consumerGroup = group;
+        h.topic = topic; // the broker finds the retry topic from the handle's flag
+        h.queueId = info->queueId;
+        h.extraInfo = handle;
+        h.offset = info->queueOffset;
+        RemotingCommand req = RemotingCommand::createRequest(protocol::popcode::AckMessage);
+        h.encode(req);
+        invoke(caller, std::move(req), m_options.requestTimeoutMs,
+            [finishOne, i, entry](RemotingCommand r) mutable {
+                setStatus(entry.mutable_status(), codeOfRemoting(r.code),
+                    r.code == 0 ? std::string("OK") : remarkOf(r));
+                finishOne(i, std::move(entry));
+            });
+    }
+    return reactor;
+}
+
+grpc::ServerUnaryReactor *MessagingServiceImpl::ChangeInvisibleDuration(
+    grpc::CallbackServerContext *context, const pb::ChangeInvisibleDurationRequest *request,
+    pb::ChangeInvisibleDurationResponse *response)
+{
+    const QByteArray group = fromStd(request->group().name());
+    const QByteArray topic = fromStd(request->topic().name());
+    if (group.isEmpty())
+        return answer(context, response, pb::ILLEGAL_CONSUMER_GROUP, "group name cannot be empty");
+    if (!topicExists(topic))
+        return answer(context, response, pb::TOPIC_NOT_FOUND, "topic not found: " + toStd(topic));
+    const std::int64_t invisibleMs = millisOf(request->invisible_duration());
+    if (invisibleMs <= 0)
+        return answer(
+            context, response, pb::ILLEGAL_INVISIBLE_TIME, "the invisible time must be positive");
+    const QByteArray handle = fromStd(request->receipt_handle());
+    const std::optional<protocol::ExtraInfo> info = protocol::ExtraInfo::parse(handle);
+    const std::optional<QByteArray> realTopic
+        = info ? handleTopic(*info, topic, group) : std::nullopt;
+    if (!info || info->queueOffset < 0 || !realTopic)
+        return answer(context, response, pb::INVALID_RECEIPT_HANDLE, "receipt handle is malformed");
+    protocol::ChangeInvisibleTimeRequestHeader h;
+    h.consumerGroup = group;
+    h.topic = topic; // the broker finds the retry topic from the handle's flag
+    h.queueId = info->queueId;
+    h.extraInfo = handle;
+    h.offset = info->queueOffset;
+    h.invisibleTime = invisibleMs;
+    RemotingCommand req
+        = RemotingCommand::createRequest(protocol::popcode::ChangeMessageInvisibleTime);
+    h.encode(req);
+    grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
+    invoke(callerOf(context), std::move(req), m_options.requestTimeoutMs,
+        [reactor, response, old = *info](RemotingCommand r) {
+            if (r.code == 0) {
+                if (auto a = protocol::ChangeInvisibleTimeResponseHeader::decode(r)) {
+                    // The new handle, as RocketMQ's clients and proxy build it.
+                    protocol::ExtraInfo e = old;
+                    e.ckQueueOffset = e.queueOffset;
+                    e.popTime = a->popTime;
+                    e.invisibleTime = a->invisibleTime;
+                    e.reviveQid = a->reviveQid;
+                    response->set_receipt_handle(toStd(e.toString()));
+                    setStatus(response->mutable_status(), pb::OK, "OK");
+                } else {
+                    setStatus(response->mutable_status(), pb::INTERNAL_SERVER_ERROR,
+                        "the broker's answer has no new handle");
+                }
+            } else {
+                setStatus(response->mutable_status(), codeOfRemoting(r.code), remarkOf(r));
+            }
+            reactor->Finish(grpc::Status::OK);
+        });
+    return reactor;
+}
+
+// --- not served yet: the v2 status says so -------------------------------------------------
+
+grpc::ServerUnaryReactor *MessagingServiceImpl::ForwardMessageToDeadLetterQueue(
+    grpc::CallbackServerContext *context, const pb::ForwardMessageToDeadLetterQueueRequest *,
+    pb::ForwardMessageToDeadLetterQueueResponse *response)
+{
+    return answer(context, response, pb::NOT_IMPLEMENTED,
+        "ForwardMessageToDeadLetterQueue is not served yet");
+}
+
+// --- offsets: the consumer manage requests ----------------------------------------------------
+
+grpc::ServerUnaryReactor *MessagingServiceImpl::offsetCall(grpc::CallbackServerContext *context,
+    pb::Status *status, OffsetQuery q, std::function<void(std::int64_t)> setOffset)
+{
+    const std::optional<TopicConfig> config = m_ctx.topics->find(q.topic);
+    if (!config) {
+        setStatus(status, pb::TOPIC_NOT_FOUND, "topic not found: " + toStd(q.topic));
+        return finishNow(context);
+    }
+    if (q.needsGroup && q.group.isEmpty()) {
+        setStatus(status, pb::ILLEGAL_CONSUMER_GROUP, "group name cannot be empty");
+        return finishNow(context);
+    }
+    if (q.queueId < 0 || q.queueId >= std::max(config->readQueueNums, config->writeQueueNums)) {
+        setStatus(status, pb::BAD_REQUEST,
+            "queue " + std::to_string(q.queueId) + " of " + toStd(q.topic) + " does not exist");
+        return finishNow(context);
+    }
+    RemotingCommand req = RemotingCommand::createRequest(q.code);
+    req.setExt(QByteArrayLiteral("topic"), q.topic);
+    req.setExt(QByteArrayLiteral("queueId"), std::int64_t {q.queueId});
+    if (q.needsGroup)
+        req.setExt(QByteArrayLiteral("consumerGroup"), q.group);
+    for (const auto &[key, value] : q.extra)
+        req.setExt(key, value);
+    grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
+    invoke(callerOf(context), std::move(req), m_options.requestTimeoutMs,
+        [reactor, status, setOffset = std::move(setOffset)](RemotingCommand r) {
+            if (r.code == toInt(protocol::ResponseCode::QueryNotFound)) {
+                setStatus(status, pb::OFFSET_NOT_FOUND, "the group has no offset in this queue");
+            } else if (r.code != 0) {
+                setStatus(status, codeOfRemoting(r.code), remarkOf(r));
+            } else {
+                if (setOffset)
+                    setOffset(r.extLong("offset").value_or(-1));
+                setStatus(status, pb::OK, "OK");
+            }
+            reactor->Finish(grpc::Status::OK);
+        });
+    return reactor;
+}
+
+grpc::ServerUnaryReactor *MessagingServiceImpl::UpdateOffset(grpc::CallbackServerContext *context,
+    const pb::UpdateOffsetRequest *request, pb::UpdateOffsetResponse *response)
+{
+    if (request->offset() < 0)
+        return answer(context, response, pb::ILLEGAL_OFFSET, "the offset cannot be negative");
+    OffsetQuery q {toInt(RequestCode::UpdateConsumerOffset),
+        fromStd(request->message_queue().topic().name()), request->message_queue().id(),
+        fromStd(request->group().name()), true,
+        {{QByteArrayLiteral("commitOffset"), QByteArray::number(request->offset())}}};
+    return offsetCall(context, response->mutable_status(), std::move(q), nullptr);
+}
+
+grpc::ServerUnaryReactor *MessagingServiceImpl::GetOffset(grpc::CallbackServerContext *context,
+    const pb::GetOffsetRequest *request, pb::GetOffsetResponse *response)
+{
+    OffsetQuery q {toInt(RequestCode::QueryConsumerOffset),
+        fromStd(request->message_queue().topic().name()), request->message_queue().id(),
+        fromStd(request->group().name()), true, {}};
+    return offsetCall(context, response->mutable_status(), std::move(q),
+        [response](std::int64_t offset) { response->set_offset(offset); });
+}
+
+grpc::ServerUnaryReactor *MessagingServiceImpl::QueryOffset(grpc::CallbackServerContext *context,
+    const pb::QueryOffsetRequest *request, pb::QueryOffsetResponse *response)
+{
+    OffsetQuery q {0, fromStd(request->message_queue().topic().name()),
+        request->message_queue().id(), {}, false, {}};
+    switch (request->query_offset_policy()) {
+    case pb::BEGINNING:
+        q.code = toInt(RequestCode::GetMinOffset);
+        break;
+    case pb::END:
+        q.code = toInt(RequestCode::GetMaxOffset);
+        break;
+    case pb::TIMESTAMP:
+        if (!request->has_timestamp())
+            return answer(
+                context, response, pb::BAD_REQUEST, "a TIMESTAMP query needs a timestamp");
+        q.code = toInt(RequestCode::SearchOffsetByTimestamp);
+        q.extra.emplace_back(
+            QByteArrayLiteral("timestamp"), QByteArray::number(millisOf(request->timestamp())));
+        break;
+    default:
+        return answer(context, response, pb::BAD_REQUEST, "unknown query offset policy");
+    }
+    return offsetCall(context, response->mutable_status(), std::move(q),
+        [response](std::int64_t offset) { response->set_offset(offset); });
+}
+
+grpc::ServerUnaryReactor *MessagingServiceImpl::EndTransaction(grpc::CallbackServerContext *context,
+    const pb::EndTransactionRequest *, pb::EndTransactionResponse *response)
+{
+    return answer(context, response, pb::NOT_IMPLEMENTED, "EndTransaction is not served yet");
+}
+
+grpc::ServerUnaryReactor *MessagingServiceImpl::RecallMessage(grpc::CallbackServerContext *context,
+    const pb::RecallMessageRequest *, pb::RecallMessageResponse *response)
+{
+    return answer(context, response, pb::NOT_IMPLEMENTED, "RecallMessage is not served yet");
+}
+
+} // namespace qrocket::broker::v2

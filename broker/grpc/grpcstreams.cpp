@@ -1,0 +1,448 @@
+// The streaming RPCs of MessagingServiceImpl: ReceiveMessage (a POP_MESSAGE with long polling,
+// answered as a status, the messages and a delivery timestamp, as RocketMQ 5's proxy writes
+// it) and Telemetry (the settings exchange), plus the client settings they share.
+
+#include "broker/common/brokercontext.h"
+#include "broker/grpc/grpcservice.h"
+#include "broker/managers/subscriptiongroupmanager.h"
+#include "clientlib/protocol/headers/popheaders.h"
+#include "clientlib/protocol/messageproperties.h"
+#include "clientlib/protocol/popcodes.h"
+
+#include <QDateTime>
+
+#include <algorithm>
+#include <deque>
+#include <memory>
+#include <mutex>
+
+namespace qrocket::broker::v2 {
+
+namespace {
+
+// RocketMQ 5.3 ProxyConfig defaults.
+constexpr int kMaxBatchSize = 32;
+constexpr std::int64_t kMaxLongPollingMs = 20000;
+constexpr std::int64_t kDefaultInvisibleMs = 30000;
+constexpr std::int64_t kNackInvisibleMs = 1000;
+constexpr int kProducerMaxAttempts = 3;
+constexpr std::int64_t kProducerBackoffInitialMs = 10;
+constexpr std::int64_t kProducerBackoffMaxMs = 1000;
+constexpr float kProducerBackoffMultiplier = 2.0f;
+
+/// The decoded POP answer: each message with its receipt handle.
+void popMessages(const RemotingCommand &r, const QByteArray &brokerName, const QByteArray &topic,
+    std::vector<pb::ReceiveMessageResponse> &out)
+{
+    const auto h = protocol::PopMessageResponseHeader::decode(r);
+    if (!h)
+        return;
+    std::map<std::pair<char, int>, std::int64_t> starts;
+    if (auto infos = protocol::parseStartOffsetInfo(h->startOffsetInfo))
+        for (const protocol::QueueOffsetInfo &i : *infos)
+            starts[{i.retry, i.queueId}] = i.value;
+    qsizetype at = 0;
+    while (at < r.body.size()) {
+        protocol::MessageRecordView v;
+        const auto d = protocol::decodeRecord(QByteArrayView(r.body).sliced(at), v, false);
+        if (d.status != protocol::RecordStatus::Ok)
+            break;
+        at += d.size;
+        // The handle as RocketMQ's clients build it: the message's POP_CK property when the
+        // broker set one, else from the answer's start offsets and the record's offset.
+        QByteArray handle;
+        if (protocol::findProperty(v.properties, "POP_CK").isEmpty()) {
+            protocol::ExtraInfo e;
+            e.retry = protocol::popRetryFlag(v.topic);
+            e.ckQueueOffset = starts[{e.retry, v.queueId}];
+            e.popTime = h->popTime;
+            e.invisibleTime = h->invisibleTime;
+            e.reviveQid = h->reviveQid;
+            e.brokerName = brokerName;
+            e.queueId = v.queueId;
+            e.queueOffset = v.queueOffset;
+            handle = e.toString();
+        }
+        pb::ReceiveMessageResponse m;
+        fillMessage(m.mutable_message(), v, handle);
+        // A redelivery comes from the group's POP retry topic: the client sees its own topic
+        // (the handle's retry flag keeps where it came from, for the ack).
+        if (protocol::popRetryFlag(v.topic) != '0')
+            m.mutable_message()->mutable_topic()->set_name(toStd(topic));
+        out.push_back(std::move(m));
+    }
+}
+
+/// One ReceiveMessage stream: the POP goes out at once; its answer is written as a queue of
+/// responses, one write in flight at a time. A client that goes away cancels the stream: the
+/// reactor finishes at once and the POP answer, when it comes, finds it gone (`state`).
+class ReceiveReactor final : public grpc::ServerWriteReactor<pb::ReceiveMessageResponse>
+{
+public:
+    struct State
+    {
+        std::mutex mutex;
+        ReceiveReactor *reactor = nullptr; // null once done
+    };
+
+    ReceiveReactor() : m_state(std::make_shared<State>()) { m_state->reactor = this; }
+
+    std::shared_ptr<State> state() const { return m_state; }
+
+    /// Writes `responses` then a delivery timestamp, then finishes. Called once. false: the
+    /// stream has ended (the client went away), nothing was written.
+    bool deliver(std::vector<pb::ReceiveMessageResponse> responses)
+    {
+        std::unique_lock lock(m_mutex);
+        if (m_finished || m_cancelled)
+            return false;
+        for (auto &r : responses)
+            m_queue.push_back(std::move(r));
+        pb::ReceiveMessageResponse ts;
+        setMillis(ts.mutable_delivery_timestamp(), QDateTime::currentMSecsSinceEpoch());
+        m_queue.push_back(std::move(ts));
+        m_complete = true;
+        writeNextLocked();
+        return true;
+    }
+
+    void finishWith(pb::Code code, std::string message)
+    {
+        pb::ReceiveMessageResponse r;
+        setStatus(r.mutable_status(), code, std::move(message));
+        std::vector<pb::ReceiveMessageResponse> v;
+        v.push_back(std::move(r));
+        deliver(std::move(v));
+    }
+
+    void OnWriteDone(bool ok) override
+    {
+        std::unique_lock lock(m_mutex);
+        m_writing = false;
+        if (!ok) {
+            finishLocked(grpc::Status(grpc::StatusCode::CANCELLED, "write failed"));
+            return;
+        }
+        writeNextLocked();
+    }
+
+    void OnCancel() override
+    {
+        std::unique_lock lock(m_mutex);
+        if (!m_writing)
+            finishLocked(grpc::Status::CANCELLED);
+        m_cancelled = true;
+    }
+
+    void OnDone() override
+    {
+        {
+            std::lock_guard lock(m_state->mutex);
+            m_state->reactor = nullptr;
+        }
+        delete this;
+    }
+
+private:
+    void writeNextLocked()
+    {
+        if (m_writing || m_finished)
+            return;
+        if (m_cancelled) {
+            finishLocked(grpc::Status::CANCELLED);
+            return;
+        }
+        if (!m_queue.empty()) {
+            m_current = std::move(m_queue.front());
+            m_queue.pop_front();
+            m_writing = true;
+            StartWrite(&m_current);
+            return;
+        }
+        if (m_complete)
+            finishLocked(grpc::Status::OK);
+    }
+
+    void finishLocked(const grpc::Status &status)
+    {
+        if (m_finished)
+            return;
+        m_finished = true;
+        Finish(status);
+    }
+
+    std::shared_ptr<State> m_state;
+    std::mutex m_mutex;
+    std::deque<pb::ReceiveMessageResponse> m_queue; // guarded by m_mutex
+    pb::ReceiveMessageResponse m_current; // the write in flight
+    bool m_writing = false;
+    bool m_complete = false;
+    bool m_cancelled = false;
+    bool m_finished = false;
+};
+
+} // namespace
+
+grpc::ServerWriteReactor<pb::ReceiveMessageResponse> *MessagingServiceImpl::ReceiveMessage(
+    grpc::CallbackServerContext *context, const pb::ReceiveMessageRequest *request)
+{
+    auto *reactor = new ReceiveReactor();
+    const QByteArray group = fromStd(request->group().name());
+    const QByteArray topic = fromStd(request->message_queue().topic().name());
+    if (group.isEmpty()) {
+        reactor->finishWith(pb::ILLEGAL_CONSUMER_GROUP, "group name cannot be empty");
+        return reactor;
+    }
+    if (!topicExists(topic)) {
+        reactor->finishWith(pb::TOPIC_NOT_FOUND, "topic not found: " + toStd(topic));
+        return reactor;
+    }
+    const std::int64_t invisibleMs = request->has_invisible_duration()
+        ? millisOf(request->invisible_duration())
+        : kDefaultInvisibleMs;
+    if (invisibleMs <= 0) {
+        reactor->finishWith(pb::ILLEGAL_INVISIBLE_TIME, "the invisible time must be positive");
+        return reactor;
+    }
+    // Long polling: the request's time (the client's settings otherwise), at most the proxy's
+    // maximum, and never past the call's deadline.
+    std::int64_t pollMs = request->has_long_polling_timeout()
+        ? millisOf(request->long_polling_timeout())
+        : kMaxLongPollingMs;
+    pollMs = std::clamp<std::int64_t>(pollMs, 0, kMaxLongPollingMs);
+    const auto deadline = context->deadline();
+    if (deadline != std::chrono::system_clock::time_point::max()) {
+        const auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::system_clock::now())
+                                   .count();
+        if (remaining <= 0) {
+            reactor->finishWith(pb::ILLEGAL_POLLING_TIME, "the call's deadline has passed");
+            return reactor;
+        }
+        pollMs = std::min<std::int64_t>(pollMs, std::max<std::int64_t>(remaining - 500, 0));
+    }
+    protocol::PopMessageRequestHeader h;
+    h.consumerGroup = group;
+    h.topic = topic;
+    h.queueId = -1; // every queue of this broker, as the proxy pops
+    h.maxMsgNums = std::clamp(request->batch_size(), 1, kMaxBatchSize);
+    h.invisibleTime = invisibleMs;
+    h.pollTime = pollMs;
+    h.bornTime = QDateTime::currentMSecsSinceEpoch();
+    h.initMode = protocol::ConsumeInitMode::Max; // a new group starts at the end, as the proxy
+    if (request->has_filter_expression() && !request->filter_expression().expression().empty()) {
+        h.expType = request->filter_expression().type() == pb::SQL ? QByteArrayLiteral("SQL92")
+                                                                   : QByteArrayLiteral("TAG");
+        h.exp = fromStd(request->filter_expression().expression());
+    }
+    if (request->has_attempt_id())
+        h.attemptId = fromStd(request->attempt_id());
+    RemotingCommand req = RemotingCommand::createRequest(protocol::popcode::PopMessage);
+    h.encode(req);
+    const Caller caller = callerOf(context);
+    invoke(caller, std::move(req), m_options.requestTimeoutMs + int(pollMs),
+        [this, caller, group, state = reactor->state(), brokerName = m_options.brokerName, topic](
+            RemotingCommand r) {
+            std::vector<pb::ReceiveMessageResponse> out;
+            pb::ReceiveMessageResponse status;
+            if (r.code == 0) {
+                popMessages(r, brokerName, topic, out);
+                if (out.empty())
+                    setStatus(status.mutable_status(), pb::MESSAGE_NOT_FOUND, "no match message");
+                else
+                    setStatus(status.mutable_status(), pb::OK, "OK");
+            } else {
+                const pb::Code code = codeOfRemoting(r.code);
+                setStatus(status.mutable_status(), code,
+                    code == pb::MESSAGE_NOT_FOUND ? std::string("no new message")
+                                                  : toStd(r.remark));
+            }
+            out.insert(out.begin(), std::move(status));
+            {
+                std::lock_guard lock(state->mutex);
+                if (state->reactor && state->reactor->deliver(out))
+                    return;
+            }
+            // The client went away while its poll was held: what was popped for it is made
+            // visible again in a second (the proxy's NACK), not after its whole invisible time.
+            for (const pb::ReceiveMessageResponse &m : out)
+                if (m.has_message())
+                    nack(caller, group, topic, m.message().system_properties().receipt_handle());
+        });
+    return reactor;
+}
+
+void MessagingServiceImpl::nack(const Caller &caller, const QByteArray &group,
+    const QByteArray &topic, const std::string &handle)
+{
+    const std::optional<protocol::ExtraInfo> info = protocol::ExtraInfo::parse(fromStd(handle));
+    if (!info || info->queueOffset < 0)
+        return;
+    const std::optional<QByteArray> realTopic = protocol::popRealTopic(topic, group, info->retry);
+    if (!realTopic)
+        return;
+    protocol::ChangeInvisibleTimeRequestHeader h;
+    h.consumerGroup = group;
+    h.topic = topic; // the broker finds the retry topic from the handle's flag
+    h.queueId = info->queueId;
+    h.extraInfo = fromStd(handle);
+    h.offset = info->queueOffset;
+    h.invisibleTime = kNackInvisibleMs;
+    RemotingCommand req
+        = RemotingCommand::createRequest(protocol::popcode::ChangeMessageInvisibleTime);
+    h.encode(req);
+    invoke(caller, std::move(req), m_options.requestTimeoutMs, [](RemotingCommand) {});
+}
+
+// --- settings and Telemetry ----------------------------------------------------------------
+
+std::optional<pb::Settings> MessagingServiceImpl::settingsOf(const QByteArray &clientId) const
+{
+    std::lock_guard lock(m_settingsMutex);
+    const auto it = m_settings.find(clientId);
+    if (it == m_settings.end())
+        return std::nullopt;
+    return it->second;
+}
+
+pb::Settings MessagingServiceImpl::applySettings(
+    const QByteArray &clientId, const pb::Settings &reported)
+{
+    {
+        std::lock_guard lock(m_settingsMutex);
+        m_settings[clientId] = reported;
+    }
+    pb::Settings s = reported;
+    pb::RetryPolicy *backoff = s.mutable_backoff_policy();
+    if (reported.has_publishing()) {
+        backoff->set_max_attempts(kProducerMaxAttempts);
+        pb::ExponentialBackoff *e = backoff->mutable_exponential_backoff();
+        setMillis(e->mutable_initial(), kProducerBackoffInitialMs);
+        setMillis(e->mutable_max(), kProducerBackoffMaxMs);
+        e->set_multiplier(kProducerBackoffMultiplier);
+        s.mutable_publishing()->set_max_body_size(m_options.maxBodySize);
+        // No message.type topic attribute yet: nothing for the client to check against.
+        s.mutable_publishing()->set_validate_message_type(false);
+    } else if (reported.has_subscription()) {
+        pb::Subscription *sub = s.mutable_subscription();
+        sub->set_receive_batch_size(kMaxBatchSize);
+        setMillis(sub->mutable_long_polling_timeout(), kMaxLongPollingMs);
+        sub->set_fifo(false); // no consumeMessageOrderly group attribute yet
+        int retryMaxTimes = 16;
+        if (sub->has_group() && !sub->group().name().empty() && m_ctx.subscriptionGroups) {
+            if (auto g = m_ctx.subscriptionGroups->find(fromStd(sub->group().name())))
+                retryMaxTimes = g->retryMaxTimes;
+        }
+        backoff->set_max_attempts(retryMaxTimes + 1);
+        pb::CustomizedBackoff *c = backoff->mutable_customized_backoff();
+        // The retry delays from the broker's delay levels (the group's CUSTOMIZED policy), from
+        // level 3 on as a retried message's first delay is.
+        for (std::size_t i = 2; i < m_options.retryDelaysMs.size(); ++i)
+            setMillis(c->add_next(), m_options.retryDelaysMs[i]);
+    }
+    s.mutable_metric()->set_on(false);
+    return s;
+}
+
+namespace {
+
+/// One Telemetry stream: every Settings the client sends is stored and answered with the
+/// broker's settings; other commands are read and dropped in this version.
+class TelemetryReactor final
+    : public grpc::ServerBidiReactor<pb::TelemetryCommand, pb::TelemetryCommand>
+{
+public:
+    TelemetryReactor(MessagingServiceImpl &service, QByteArray clientId)
+        : m_service(service), m_clientId(std::move(clientId))
+    {
+        StartRead(&m_in);
+    }
+
+    void OnReadDone(bool ok) override
+    {
+        std::unique_lock lock(m_mutex);
+        if (!ok) {
+            m_readsDone = true;
+            if (!m_writing)
+                finishLocked(grpc::Status::OK);
+            return;
+        }
+        if (m_in.has_settings() && !m_finished) {
+            pb::TelemetryCommand out;
+            if (m_clientId.isEmpty()) {
+                setStatus(
+                    out.mutable_status(), pb::CLIENT_ID_REQUIRED, "x-mq-client-id is missing");
+            } else {
+                *out.mutable_settings() = m_service.applySettings(m_clientId, m_in.settings());
+                setStatus(out.mutable_status(), pb::OK, "OK");
+            }
+            m_queue.push_back(std::move(out));
+            writeNextLocked();
+        }
+        if (!m_finished && !m_cancelled) // no operation may start after Finish()
+            StartRead(&m_in);
+    }
+
+    void OnWriteDone(bool ok) override
+    {
+        std::unique_lock lock(m_mutex);
+        m_writing = false;
+        if (!ok) {
+            finishLocked(grpc::Status(grpc::StatusCode::CANCELLED, "write failed"));
+            return;
+        }
+        writeNextLocked();
+        if (!m_writing && (m_readsDone || m_cancelled))
+            finishLocked(m_cancelled ? grpc::Status::CANCELLED : grpc::Status::OK);
+    }
+
+    void OnCancel() override
+    {
+        std::unique_lock lock(m_mutex);
+        m_cancelled = true;
+        if (!m_writing)
+            finishLocked(grpc::Status::CANCELLED);
+    }
+
+    void OnDone() override { delete this; }
+
+private:
+    void writeNextLocked()
+    {
+        if (m_writing || m_finished || m_cancelled || m_queue.empty())
+            return;
+        m_out = std::move(m_queue.front());
+        m_queue.pop_front();
+        m_writing = true;
+        StartWrite(&m_out);
+    }
+
+    void finishLocked(const grpc::Status &status)
+    {
+        if (m_finished)
+            return;
+        m_finished = true;
+        Finish(status);
+    }
+
+    MessagingServiceImpl &m_service;
+    const QByteArray m_clientId;
+    std::mutex m_mutex;
+    pb::TelemetryCommand m_in;
+    pb::TelemetryCommand m_out;
+    std::deque<pb::TelemetryCommand> m_queue; // guarded by m_mutex
+    bool m_writing = false;
+    bool m_readsDone = false;
+    bool m_cancelled = false;
+    bool m_finished = false;
+};
+
+} // namespace
+
+grpc::ServerBidiReactor<pb::TelemetryCommand, pb::TelemetryCommand> *
+MessagingServiceImpl::Telemetry(grpc::CallbackServerContext *context)
+{
+    return new TelemetryReactor(*this, callerOf(context).clientId);
+}
+
+} // namespace qrocket::broker::v2
