@@ -11,10 +11,12 @@ set -euo pipefail
 # qt6-httpserver-dev: the /metrics endpoint of both daemons (Qt6::HttpServer); its CMake package
 # needs Qt6WebSockets's, which Debian 12 does not pull in: qt6-websockets-dev. prometheus: its
 # promtool checks the exposition in tst_metrics (the test skips that check without it).
+# etcd-server: controller mode elects masters through etcd (broker/controller/); its tests start
+# their own etcd process on loopback (/usr/bin/etcd).
 packages=(build-essential cmake ninja-build ccache pkg-config zlib1g-dev
           qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev clang-format nodejs npm
           libyaml-cpp-dev libqt6network6 libssl3 openssl
-          qt6-httpserver-dev qt6-websockets-dev prometheus)
+          qt6-httpserver-dev qt6-websockets-dev prometheus etcd-server)
 
 missing=()
 for p in "${packages[@]}"; do
