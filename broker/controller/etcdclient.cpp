@@ -147,7 +147,8 @@ void EtcdClient::attempt(std::shared_ptr<Call> call)
     QNetworkReply *reply = m_nam.post(request, call->body);
     connect(reply, &QNetworkReply::finished, this, [this, reply, call, index] {
         reply->deleteLater();
-        const QByteArray bytes = reply->readAll();
+        const QByteArray bytes
+            = reply->isOpen() ? reply->readAll() : QByteArray(); // a timed-out reply is closed
         const QVariant httpStatus = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute);
         const QNetworkReply::NetworkError error = reply->error();
         const QString endpoint = m_endpoints.at(index);
@@ -267,6 +268,24 @@ void EtcdClient::txn(const QJsonObject &body, Callback<EtcdTxnResult> done)
         }
         done(std::move(out));
     });
+}
+
+void EtcdClient::txnPut(const std::vector<EtcdCompare> &compares, const std::vector<EtcdPut> &puts,
+    const QByteArray &rangeOnFailure, Callback<EtcdTxnResult> done)
+{
+    QJsonArray compareArray;
+    for (const EtcdCompare &c : compares)
+        compareArray.append(c.target == EtcdCompare::Target::Create
+                ? compareOf(c.key, "CREATE", "create_revision", c.revision)
+                : compareOf(c.key, "MOD", "mod_revision", c.revision));
+    QJsonArray success;
+    for (const EtcdPut &p : puts)
+        success.append(putOp(p.key, p.value, p.lease));
+    QJsonObject body {
+        {QStringLiteral("compare"), compareArray}, {QStringLiteral("success"), success}};
+    if (!rangeOnFailure.isEmpty())
+        body.insert(QStringLiteral("failure"), QJsonArray {rangeOp(rangeOnFailure)});
+    txn(body, std::move(done));
 }
 
 void EtcdClient::createIfAbsent(const QByteArray &key, const QByteArray &value,

@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <vector>
 
 namespace qrocket::broker::controller {
 
@@ -56,6 +57,23 @@ struct EtcdTxnResult
     bool succeeded = false;
     std::optional<EtcdKeyValue> current;
     std::int64_t revision = 0; // the store's revision after the transaction
+};
+
+/// One comparison of a transaction: the key's create or mod revision equals `revision` (create
+/// revision 0: the key does not exist).
+struct EtcdCompare
+{
+    enum class Target { Create, Mod };
+    QByteArray key;
+    Target target = Target::Create;
+    std::int64_t revision = 0;
+};
+
+struct EtcdPut
+{
+    QByteArray key;
+    QByteArray value;
+    std::int64_t lease = 0; // 0: none
 };
 
 class EtcdClient final : public QObject
@@ -94,6 +112,10 @@ public:
     /// Deletes `key` only if its mod revision is `modRevision`; the result says whether it did.
     void removeIfModRevision(
         const QByteArray &key, std::int64_t modRevision, Callback<EtcdTxnResult> done);
+    /// Every put of `puts`, atomically, when every comparison holds; otherwise nothing, and
+    /// `current` is `rangeOnFailure` as it is (when given).
+    void txnPut(const std::vector<EtcdCompare> &compares, const std::vector<EtcdPut> &puts,
+        const QByteArray &rangeOnFailure, Callback<EtcdTxnResult> done);
     /// Puts `key` unconditionally.
     void put(
         const QByteArray &key, const QByteArray &value, std::int64_t leaseId, StatusCallback done);
