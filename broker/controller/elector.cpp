@@ -7,12 +7,20 @@
 #include <QJsonObject>
 
 #include <algorithm>
+#include <chrono>
 
 namespace qrocket::broker::controller {
 
 namespace {
 constexpr std::size_t kHistoryKept = 32;
 } // namespace
+
+std::int64_t Elector::steadyNowMs()
+{
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
 
 QByteArray ElectionRecord::toJson() const
 {
@@ -101,7 +109,6 @@ void Elector::start()
 {
     if (m_role != Role::Stopped)
         return;
-    m_clock.start();
     m_role = Role::Candidate;
     m_pollTimer.start();
     m_keepAliveTimer.start();
@@ -128,14 +135,103 @@ void Elector::stop(bool resign)
     m_leaseId = 0;
 }
 
+void Elector::etcdTrouble(const QString &what)
+{
+    // etcd down or slow: every poll fails alike; one line at once, then one per 10 s.
+    const std::int64_t now = steadyNowMs();
+    if (m_lastTroubleLogMs != 0 && now - m_lastTroubleLogMs < 10000) {
+        ++m_troubleSkipped;
+        return;
+    }
+    qCWarning(lcBrokerHa).noquote()
+        << "controller: etcd:" << what
+        << (m_troubleSkipped ? QStringLiteral("(%1 more since)").arg(m_troubleSkipped) : QString());
+    m_lastTroubleLogMs = now;
+    m_troubleSkipped = 0;
+}
+
 void Elector::tick()
 {
     if (m_role == Role::Stopped)
         return;
-    if (m_leaseId == 0)
+    if (m_leaseId == 0) {
         ensureLease();
-    else
-        observe();
+        return;
+    }
+    observe();
+    reportReplica();
+    if (m_role == Role::Master)
+        widenSyncStateSet();
+}
+
+QByteArray Elector::replicasPrefix() const
+{
+    return "/qrocket/" + m_options.clusterName + '/' + m_options.brokerName + "/replicas/";
+}
+
+void Elector::reportReplica()
+{
+    if (!m_replicaOffset || m_reportPending || m_leaseId == 0)
+        return;
+    const std::int64_t epoch
+        = m_role == Role::Master || m_role == Role::Follower ? m_record.epoch : 0;
+    const QJsonObject o {{QStringLiteral("offset"), QString::number(m_replicaOffset())},
+        {QStringLiteral("epoch"), QString::number(epoch)}};
+    m_reportPending = true;
+    m_etcd->put(replicasPrefix() + m_options.brokerAddr,
+        QJsonDocument(o).toJson(QJsonDocument::Compact), m_leaseId, [this](Status st) {
+            m_reportPending = false;
+            if (!st)
+                qCDebug(lcBrokerHa).noquote() << "controller: replica report:" << st.message();
+        });
+}
+
+void Elector::widenSyncStateSet()
+{
+    if (!m_replicaOffset || m_widenPending)
+        return;
+    const std::int64_t mark = m_caughtUpMark;
+    m_caughtUpMark = m_replicaOffset();
+    if (mark < 0)
+        return;
+    m_widenPending = true;
+    const QByteArray prefix = replicasPrefix();
+    m_etcd->list(prefix, [this, prefix, mark](Result<std::vector<EtcdKeyValue>> replicas) {
+        m_widenPending = false;
+        if (!replicas || m_role != Role::Master)
+            return;
+        std::vector<QByteArray> members = m_record.syncStateSet;
+        bool widened = false;
+        for (const EtcdKeyValue &kv : *replicas) {
+            const QByteArray addr = kv.key.mid(prefix.size());
+            const QJsonObject o = QJsonDocument::fromJson(kv.value).object();
+            const std::int64_t offset = o.value(QLatin1String("offset")).toString().toLongLong();
+            const std::int64_t epoch = o.value(QLatin1String("epoch")).toString().toLongLong();
+            if (epoch != m_record.epoch || m_record.inSyncStateSet(addr))
+                continue;
+            const auto joining = m_joining.find(addr);
+            if (joining == m_joining.end()) {
+                if (offset < mark)
+                    continue;
+                // Phase 1: it keeps up. Acknowledgements wait for a replica from now on; it
+                // joins when it has everything written until this moment.
+                if (m_requireReplicaAcks)
+                    m_requireReplicaAcks();
+                m_joining.emplace(addr, m_replicaOffset());
+                qCInfo(lcBrokerHa).noquote() << "controller:" << addr << "caught up (at" << offset
+                                             << "): acknowledgements wait for replicas now";
+                continue;
+            }
+            if (offset < joining->second)
+                continue;
+            qCInfo(lcBrokerHa).noquote() << "controller:" << addr << "at" << offset
+                                         << "joins the SyncStateSet of epoch" << epoch;
+            members.push_back(addr);
+            widened = true;
+        }
+        if (widened)
+            setSyncStateSet(std::move(members));
+    });
 }
 
 void Elector::ensureLease()
@@ -143,13 +239,13 @@ void Elector::ensureLease()
     if (m_leasePending)
         return;
     m_leasePending = true;
-    const std::int64_t sentAt = m_clock.elapsed();
+    const std::int64_t sentAt = steadyNowMs();
     m_etcd->grantLease(m_options.leaseTtlSeconds, [this, sentAt](Result<EtcdLease> lease) {
         m_leasePending = false;
         if (m_role == Role::Stopped)
             return;
         if (!lease) {
-            qCWarning(lcBrokerHa).noquote() << "controller: no lease:" << lease.error().message();
+            etcdTrouble(QStringLiteral("no lease: ") + lease.error().message());
             return;
         }
         m_leaseId = lease->id;
@@ -163,7 +259,7 @@ void Elector::sendKeepAlive()
     if (m_leaseId == 0 || m_keepAlivePending || m_role == Role::Stopped)
         return;
     m_keepAlivePending = true;
-    const std::int64_t sentAt = m_clock.elapsed();
+    const std::int64_t sentAt = steadyNowMs();
     const std::int64_t id = m_leaseId;
     m_etcd->keepAlive(id, [this, sentAt, id](Result<EtcdLease> lease) {
         m_keepAlivePending = false;
@@ -178,14 +274,14 @@ void Elector::sendKeepAlive()
             fence(QStringLiteral("etcd lease lost: ") + lease.error().message());
             return;
         }
-        qCWarning(lcBrokerHa).noquote() << "controller: keep-alive:" << lease.error().message();
+        etcdTrouble(QStringLiteral("keep-alive: ") + lease.error().message());
         checkFence();
     });
 }
 
 void Elector::checkFence()
 {
-    if (m_leaseId == 0 || m_clock.elapsed() < m_leaseDeadlineMs)
+    if (m_leaseId == 0 || steadyNowMs() < m_leaseDeadlineMs)
         return;
     // Not renewed in time: etcd may expire the lease from now on. A master stops writing now,
     // before anyone can take its key; anyone gives the lease up and asks for a new one.
@@ -217,7 +313,7 @@ void Elector::observe()
         }
         if (!got) {
             m_observePending = false;
-            qCWarning(lcBrokerHa).noquote() << "controller: read master:" << got.error().message();
+            etcdTrouble(QStringLiteral("read master: ") + got.error().message());
             return;
         }
         if (got->has_value()) {
@@ -262,8 +358,7 @@ void Elector::observe()
             if (!state || m_role == Role::Stopped) {
                 m_observePending = false;
                 if (!state)
-                    qCWarning(lcBrokerHa).noquote()
-                        << "controller: read state:" << state.error().message();
+                    etcdTrouble(QStringLiteral("read state: ") + state.error().message());
                 return;
             }
             campaign(*state);
@@ -313,7 +408,7 @@ void Elector::campaign(const std::optional<EtcdKeyValue> &stateKv)
             if (m_role == Role::Stopped || lease != m_leaseId)
                 return;
             if (!r) {
-                qCWarning(lcBrokerHa).noquote() << "controller: campaign:" << r.error().message();
+                etcdTrouble(QStringLiteral("campaign: ") + r.error().message());
                 return;
             }
             if (r->succeeded)
@@ -335,8 +430,10 @@ void Elector::won(const ElectionRecord &record, std::int64_t masterCreateRevisio
     }
     m_record = record;
     m_masterCreateRevision = masterCreateRevision;
+    m_caughtUpMark = -1;
+    m_joining.clear();
     m_role = Role::Master;
-    m_writable.store(m_clock.elapsed() < m_leaseDeadlineMs, std::memory_order_release);
+    m_writable.store(steadyNowMs() < m_leaseDeadlineMs, std::memory_order_release);
     qCInfo(lcBrokerHa).noquote() << "controller:" << m_options.brokerAddr << "is master of"
                                  << m_options.brokerName << "epoch" << record.epoch << "from offset"
                                  << entry.startOffset;

@@ -32,12 +32,12 @@
 #include "broker/controller/etcdclient.h"
 
 #include <QByteArray>
-#include <QElapsedTimer>
 #include <QObject>
 #include <QTimer>
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -89,13 +89,39 @@ public:
     void stop(bool resign);
 
     Role role() const { return m_role; }
-    /// True only on a master whose lease is surely alive (any thread).
-    bool writesAllowed() const { return m_writable.load(std::memory_order_acquire); }
+    /// True only on a master whose lease is surely alive (any thread): also false once the
+    /// lease deadline passed while this thread was held up (a stopped process resumed), before
+    /// the fence timer ran.
+    bool writesAllowed() const
+    {
+        return m_writable.load(std::memory_order_acquire)
+            && steadyNowMs() < m_leaseDeadlineMs.load(std::memory_order_acquire);
+    }
+    /// The steady clock in ms (the lease deadline's clock).
+    static std::int64_t steadyNowMs();
     std::int64_t epoch() const { return m_record.epoch; }
     /// The master record last seen (master: its own).
     const ElectionRecord &record() const { return m_record; }
     QByteArray masterKey() const;
     QByteArray stateKey() const;
+
+    /// This broker's commit-log end, read without side effects (any role): reported to etcd
+    /// every poll under /qrocket/<cluster>/<brokerName>/replicas/<brokerAddr> (bound to the
+    /// lease) with the epoch it follows. The master widens the SyncStateSet with each replica
+    /// that follows its epoch and whose log reached where the master's ended one poll before
+    /// (it has everything up to there and keeps up). Set before start(); without it nothing is
+    /// reported and the SyncStateSet stays {master}.
+    void setReplicaOffsetProvider(std::function<std::int64_t()> provider)
+    {
+        m_replicaOffset = std::move(provider);
+    }
+    QByteArray replicasPrefix() const;
+    /// Called on the master when a replica qualifies, before it is recorded in the set: from
+    /// then on every acknowledgement must wait for a replica (the store's SYNC wait is turned
+    /// on). The replica joins the set once it also has the log up to where it was at that moment
+    /// (so it holds everything acknowledged before, and nothing is acknowledged without it
+    /// after). Set before start().
+    void setReplicaAcksHook(std::function<void()> hook) { m_requireReplicaAcks = std::move(hook); }
 
     /// Master only: records `members` (this broker is always kept) as the SyncStateSet in both
     /// keys; `done` gets the outcome (false: not master any more, or etcd failed).
@@ -117,9 +143,22 @@ private:
     void observe();
     void campaign(const std::optional<EtcdKeyValue> &state);
     void won(const ElectionRecord &record, std::int64_t masterCreateRevision);
+    void reportReplica();
+    void etcdTrouble(const QString &what);
+    void widenSyncStateSet();
 
     ElectorOptions m_options;
     std::function<std::int64_t()> m_commitLogEnd;
+    std::function<std::int64_t()> m_replicaOffset;
+    bool m_reportPending = false;
+    bool m_widenPending = false;
+    std::int64_t m_caughtUpMark = -1; // the master's log end one poll ago (-1: not yet)
+    std::function<void()> m_requireReplicaAcks;
+    std::int64_t m_lastTroubleLogMs = 0;
+    std::int64_t m_troubleSkipped = 0;
+    // Replicas that qualified, with the master's log end when replica acks were turned on:
+    // they join once they reach it. Cleared on every win.
+    std::map<QByteArray, std::int64_t> m_joining;
     EpochFile &m_epochs;
 
     Role m_role = Role::Stopped;
@@ -129,10 +168,10 @@ private:
     bool m_leasePending = false;
     bool m_keepAlivePending = false;
     bool m_observePending = false;
-    std::int64_t m_leaseDeadlineMs = 0; // on m_clock: the master must stop writing by then
+    // steadyNowMs() by which the master must stop writing; read by writesAllowed() anywhere.
+    std::atomic<std::int64_t> m_leaseDeadlineMs {0};
     std::int64_t m_masterCreateRevision = 0; // the master key's, while master
     std::int64_t m_generation = 0; // bumps on every lease change: stale callbacks are ignored
-    QElapsedTimer m_clock;
     QTimer m_pollTimer;
     QTimer m_keepAliveTimer;
     QTimer m_fenceTimer;

@@ -67,6 +67,12 @@ Status EpochFile::truncateFrom(std::int64_t offset)
     return before == m_entries.size() ? Status() : save();
 }
 
+Status EpochFile::replace(std::vector<EpochEntry> entries)
+{
+    m_entries = std::move(entries);
+    return save();
+}
+
 Status EpochFile::save()
 {
     QSaveFile f(m_path);

@@ -43,6 +43,10 @@ public:
     /// there) and rewrites the file.
     Status truncateFrom(std::int64_t offset);
 
+    /// Replaces the history with `entries` (a follower adopting its master's, once its log is
+    /// a prefix of the master's) and rewrites the file.
+    Status replace(std::vector<EpochEntry> entries);
+
     const std::vector<EpochEntry> &entries() const { return m_entries; }
     std::int64_t lastEpoch() const { return m_entries.empty() ? 0 : m_entries.back().epoch; }
 

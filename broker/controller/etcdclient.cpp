@@ -252,6 +252,28 @@ void EtcdClient::get(const QByteArray &key, Callback<std::optional<EtcdKeyValue>
         });
 }
 
+void EtcdClient::list(const QByteArray &prefix, Callback<std::vector<EtcdKeyValue>> done)
+{
+    // range_end = the prefix with its last byte raised (etcd's prefix convention).
+    QByteArray end = prefix;
+    while (!end.isEmpty() && static_cast<unsigned char>(end.back()) == 0xff)
+        end.chop(1);
+    if (end.isEmpty())
+        end = QByteArray(1, '\0'); // every key
+    else
+        end.back() = static_cast<char>(static_cast<unsigned char>(end.back()) + 1);
+    post("/v3/kv/range",
+        QJsonObject {{QStringLiteral("key"), b64(prefix)}, {QStringLiteral("range_end"), b64(end)}},
+        [done = std::move(done)](Result<QJsonObject> r) {
+            if (!r)
+                return done(r.error());
+            std::vector<EtcdKeyValue> out;
+            for (const QJsonValue &kv : r->value(QLatin1String("kvs")).toArray())
+                out.push_back(keyValueOf(kv.toObject()));
+            done(std::move(out));
+        });
+}
+
 void EtcdClient::txn(const QJsonObject &body, Callback<EtcdTxnResult> done)
 {
     post("/v3/kv/txn", body, [done = std::move(done)](Result<QJsonObject> r) {

@@ -102,6 +102,8 @@ public:
     void revokeLease(std::int64_t leaseId, StatusCallback done);
     /// The key, or nullopt when absent.
     void get(const QByteArray &key, Callback<std::optional<EtcdKeyValue>> done);
+    /// Every key starting with `prefix`, in key order.
+    void list(const QByteArray &prefix, Callback<std::vector<EtcdKeyValue>> done);
     /// Puts `key` (bound to `leaseId` unless 0) only if it does not exist.
     void createIfAbsent(const QByteArray &key, const QByteArray &value, std::int64_t leaseId,
         Callback<EtcdTxnResult> done);
