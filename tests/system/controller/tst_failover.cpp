@@ -156,6 +156,7 @@ void TestFailover::initTestCase()
         "qrocket-broker not built");
     QVERIFY2(m_etcd.start(m_dir.filePath(QStringLiteral("etcd"))), qPrintable(m_etcd.error()));
     m_etcdClient = std::make_unique<EtcdClient>(QStringList {m_etcd.endpoint()}, 2000);
+    QVERIFY(QDir().mkpath(m_dir.filePath(QStringLiteral("ns"))));
     m_nsPort = startNamesrv(m_namesrv, m_dir.filePath(QStringLiteral("ns")));
     QVERIFY2(m_nsPort != 0, qPrintable(m_namesrv.error()));
     for (int i = 0; i < 2; ++i) {
