@@ -3,7 +3,7 @@
 #include "broker/brokercontroller.h"
 #include "broker/brokerstartup.h"
 #include "broker/common/logging.h"
-#include "broker/controller/controllermode.h"
+#include "broker/controllermode.h"
 #include "clientlib/common/heap.h"
 #include "clientlib/common/logging.h"
 #include "clientlib/common/signalwatcher.h"

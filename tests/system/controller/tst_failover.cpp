@@ -123,6 +123,7 @@ class TestFailover : public QObject
 private slots:
     void initTestCase();
     void killedMasterIsReplaced();
+    void frozenEtcdFencesTheMaster();
     void cleanupTestCase();
 
 private:
@@ -304,6 +305,43 @@ void TestFailover::killedMasterIsReplaced()
     qInfo("acknowledged sends checked: %lld; worst RTO %lld ms over %d cycles",
         static_cast<long long>(totalAcked), static_cast<long long>(worst), cycles);
     QVERIFY(worst < 15000);
+}
+
+void TestFailover::frozenEtcdFencesTheMaster()
+{
+    // A master that cannot renew its lease (etcd frozen: a partition from etcd) refuses sends
+    // before the lease can expire; thawed, the brokerName gets one master again.
+    QTRY_VERIFY_WITH_TIMEOUT(masterIndex() >= 0, 20000);
+    const int m = masterIndex();
+    QVERIFY(waitSyncStateSetOfTwo(30000));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        call(m_client, m_ports[m], sendV2("Failover", 0, "probe")).code == 0, 15000);
+    m_etcd.pause();
+    const std::int64_t frozenAt = steadyMs();
+    std::int64_t lastAck = -1;
+    std::int64_t firstRefusal = -1;
+    while (steadyMs() - frozenAt < 2 * kTtlSeconds * 1000) {
+        remoting::RemotingClient client;
+        auto r = client.invokeSync(localAddr(m_ports[m]), sendV2("Failover", 1, "fenced?"), 1000);
+        const std::int64_t now = steadyMs();
+        if (r && r->code == 0)
+            lastAck = now - frozenAt;
+        else if (firstRefusal < 0)
+            firstRefusal = now - frozenAt;
+        QTest::qWait(20);
+    }
+    m_etcd.resume();
+    qInfo("etcd frozen: last acknowledged send after %lld ms, first refusal after %lld ms "
+          "(lease TTL %d s)",
+        static_cast<long long>(lastAck), static_cast<long long>(firstRefusal), kTtlSeconds);
+    QVERIFY(firstRefusal >= 0);
+    QVERIFY2(lastAck < kTtlSeconds * 1000, "a send was acknowledged after the lease could expire");
+    // Thawed: one master again (either broker), taking sends.
+    QTRY_VERIFY_WITH_TIMEOUT(masterIndex() >= 0, 30000);
+    const int now = masterIndex();
+    QTRY_VERIFY_WITH_TIMEOUT(
+        call(m_client, m_ports[now], sendV2("Failover", 0, "probe")).code == 0, 30000);
+    QVERIFY(call(m_client, m_ports[1 - now], sendV2("Failover", 0, "probe")).code != 0);
 }
 
 QTEST_GUILESS_MAIN(TestFailover)

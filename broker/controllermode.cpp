@@ -1,4 +1,4 @@
-#include "broker/controller/controllermode.h"
+#include "broker/controllermode.h"
 
 #include "broker/brokercontroller.h"
 #include "broker/common/brokercontext.h"
