@@ -217,6 +217,18 @@ void TestEtcdClient::modRevisionGuards()
         = await<Result<EtcdTxnResult>>([&](auto cb) { etcd.removeIfModRevision(key, rev2, cb); });
     QVERIFY(del && del->has_value() && (*del)->succeeded);
 
+    // list(): every key under a prefix, in key order, nothing beside it.
+    for (const char *k : {"/qrocket/c/r/b", "/qrocket/c/r/a", "/qrocket/c/s/x"}) {
+        auto done = await<Status>([&](auto cb) { etcd.put(k, k, 0, cb); });
+        QVERIFY(done && done->isOk());
+    }
+    auto listed = await<Result<std::vector<EtcdKeyValue>>>(
+        [&](auto cb) { etcd.list("/qrocket/c/r/", cb); });
+    QVERIFY(listed && listed->has_value());
+    QCOMPARE((*listed)->size(), std::size_t(2));
+    QCOMPARE((*listed)->at(0).key, QByteArray("/qrocket/c/r/a"));
+    QCOMPARE((*listed)->at(1).value, QByteArray("/qrocket/c/r/b"));
+
     auto put = await<Status>([&](auto cb) { etcd.put(key, "plain", 0, cb); });
     QVERIFY(put && put->isOk());
     auto removed = await<Result<std::int64_t>>([&](auto cb) { etcd.remove(key, cb); });

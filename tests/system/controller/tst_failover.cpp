@@ -291,9 +291,17 @@ void TestFailover::killedMasterIsReplaced()
         }
         totalAcked += static_cast<std::int64_t>(acked.size());
 
-        // The killed broker comes back and follows: its log becomes the master's.
+        // The killed broker comes back and follows: its log becomes the master's (cut first
+        // to the last offset both share, when it wrote past where the new master's epoch began).
         QVERIFY2(startBroker(m), qPrintable(m_brokers[m]->error()));
         QTRY_VERIFY_WITH_TIMEOUT(maxOffset(m) == maxOffset(s) && maxOffset(m) > 0, 30000);
+        const QByteArray out = m_brokers[m]->output();
+        const qsizetype cut = out.indexOf("cutting the commit log from");
+        qInfo("cycle %d: the killed broker rejoined as a follower%s", cycle,
+            cut < 0 ? " (nothing to cut)"
+                    : qPrintable(
+                        QStringLiteral(" after %1")
+                            .arg(QString::fromUtf8(out.mid(cut, out.indexOf('\n', cut) - cut)))));
         QVERIFY(call(m_client, m_ports[m], sendV2("Failover", 0, "probe")).code != 0);
         const QByteArray a = readCommitLog(m_stores[m], 0, maxOffset(s));
         const QByteArray b = readCommitLog(m_stores[s], 0, maxOffset(s));
