@@ -160,6 +160,8 @@ Status BrokerController::initialize()
     storage::StoreOptions storeOptions;
     storeOptions.diskSpace = m_diskSpaceProbe;
     m_store = std::make_unique<storage::MessageStore>(m_storeConfig, std::move(storeOptions));
+    if (m_writeGate)
+        m_store->setWriteGate(m_writeGate);
     m_ctx.store = m_store.get();
     m_configuration
         = std::make_unique<BrokerConfiguration>(m_config, m_storeConfig, m_config.configFilePath);

@@ -36,6 +36,7 @@
 #include <QTimer>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 
 namespace qrocket::storage {
@@ -102,6 +103,8 @@ public:
     /// Test seam: the store's disk probe instead of statvfs (StoreOptions::diskSpace). Set
     /// before initialize().
     void setDiskSpaceProbe(storage::DiskSpaceProbe probe) { m_diskSpaceProbe = std::move(probe); }
+    /// Controller mode's fence (storage::MessageStore::setWriteGate). Set before initialize().
+    void setWriteGate(std::function<bool()> gate) { m_writeGate = std::move(gate); }
     Status initialize();
     Status start();
     /// Unregisters from the name servers, stops the servers, flushes and closes the store and
@@ -164,6 +167,7 @@ private:
     BrokerConfig m_config;
     storage::MessageStoreConfig m_storeConfig;
     storage::DiskSpaceProbe m_diskSpaceProbe;
+    std::function<bool()> m_writeGate;
     BrokerContext m_ctx;
 
     std::unique_ptr<TopicConfigManager> m_topics;

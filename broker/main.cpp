@@ -3,6 +3,7 @@
 #include "broker/brokercontroller.h"
 #include "broker/brokerstartup.h"
 #include "broker/common/logging.h"
+#include "broker/controllermode.h"
 #include "clientlib/common/heap.h"
 #include "clientlib/common/logging.h"
 #include "clientlib/common/signalwatcher.h"
@@ -67,6 +68,15 @@ int main(int argc, char *argv[])
         qCInfo(lcBroker) << "signal" << signalNumber << "received, shutting down";
         QCoreApplication::quit();
     });
+    if (config.broker.enableControllerMode) {
+        // The election decides the role; the broker is restarted in-process at each change.
+        controller::ControllerMode mode(config.broker, config.store);
+        if (auto st = mode.start(); !st)
+            return fail(st.message());
+        const int rc = QCoreApplication::exec();
+        mode.shutdown();
+        return rc;
+    }
     BrokerController controller(config.broker, config.store);
     // Test seam: the store's partitions as a file gives them ("total free available", bytes)
     // instead of statvfs, so that a system test can fill and free the disk of a real daemon.

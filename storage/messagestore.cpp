@@ -107,8 +107,12 @@ Status MessageStore::open()
             m_config.syncFlushTimeout, m_commitLog.defersWrites() ? &m_commitLog : nullptr);
         if (m_transfer)
             m_groupCommit->setForward(
-                [transfer = m_transfer.get()](std::int64_t next, PutMessageResult &&r,
-                    PutCallback &&cb) { transfer->submit(next, std::move(r), std::move(cb)); });
+                [this](std::int64_t next, PutMessageResult &&r, PutCallback &&cb) {
+                    if (waitsForReplica())
+                        m_transfer->submit(next, std::move(r), std::move(cb));
+                    else if (cb)
+                        cb(r);
+                });
         m_groupCommit->start();
     } else {
         m_flushAsync = std::make_unique<FlushCommitLogService>(m_commitLog.files(), m_checkpoint,
@@ -202,12 +206,14 @@ void MessageStore::shutdown()
 
 bool MessageStore::refusesPut(PutMessageResult &r) const
 {
-    if (m_open.load() && !m_config.isSlave() && !m_clean->isDiskFull())
+    const bool fenced = m_writeGate && !m_writeGate();
+    if (m_open.load() && !m_config.isSlave() && !fenced && !m_clean->isDiskFull())
         return false;
     r.status = PutMessageStatus::ServiceNotAvailable;
     r.remark = !m_open.load() ? QStringLiteral("message store is not open")
         : m_config.isSlave()  ? QStringLiteral("message store is a slave (brokerRole=SLAVE)")
-                              : m_clean->refuseReason();
+        : fenced ? QStringLiteral("not the elected master (controller mode: lease not held)")
+                 : m_clean->refuseReason();
     return true;
 }
 
@@ -243,7 +249,7 @@ bool MessageStore::notePut(PutMessageResult &r, bool wait)
         return false;
     m_putCount.fetch_add(r.msgNum, std::memory_order_relaxed);
     m_putBytes.fetch_add(r.wroteBytes, std::memory_order_relaxed);
-    if (m_transfer && wait && !m_transfer->isSlaveOk(putEnd(r))) {
+    if (waitsForReplica() && wait && !m_transfer->isSlaveOk(putEnd(r))) {
         // Stored, but no slave will have it: RocketMQ answers SLAVE_NOT_AVAILABLE (after the
         // flush, under SYNC_FLUSH).
         r.status = PutMessageStatus::SlaveNotAvailable;

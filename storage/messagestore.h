@@ -79,6 +79,17 @@ public:
     /// Called whenever appended bytes become readable (commitLogData() has more): the HA server
     /// wakes its idle connections. Any thread; keep it to a few atomics. Set before open().
     void setAppendObserver(std::function<void()> o) { m_appendObserver = std::move(o); }
+    /// Controller mode's fence: every put first asks `gate` (any thread; keep it to an atomic
+    /// load and a clock read) and is refused with SERVICE_NOT_AVAILABLE when it says no (this
+    /// broker is not, or no longer surely, the elected master). Set before open().
+    void setWriteGate(std::function<bool()> gate) { m_writeGate = std::move(gate); }
+    /// SYNC_MASTER only: whether a put waits for a slave's acknowledgement (default true).
+    /// Controller mode turns it off while the SyncStateSet is the master alone and on before a
+    /// replica joins the set (any thread; a put already waiting keeps waiting).
+    void setReplicaAcksRequired(bool required)
+    {
+        m_replicaAcks.store(required, std::memory_order_release);
+    }
 
     Status open();
     void shutdown();
@@ -194,7 +205,11 @@ private:
     /// Why the store takes no put now (not open, a slave, disk full): fills `r` and answers true.
     bool refusesPut(PutMessageResult &r) const;
     /// The rule behind putCompletesLater(), for a put (or batch) whose sender waits iff `wait`.
-    bool completesLater(bool wait) const { return wait && (m_groupCommit || m_transfer); }
+    bool completesLater(bool wait) const { return wait && (m_groupCommit || waitsForReplica()); }
+    bool waitsForReplica() const
+    {
+        return m_transfer && m_replicaAcks.load(std::memory_order_acquire);
+    }
     /// Counts an appended put and, under SYNC_FLUSH, wakes the group commit; true when the put
     /// succeeded and completes later (completesLater()). On a SYNC_MASTER without a slave able
     /// to take it, marks it SLAVE_NOT_AVAILABLE (it still waits for the flush under SYNC_FLUSH).
@@ -233,6 +248,8 @@ private:
     QList<std::int64_t> m_delayLevels;
     ArrivalListener m_arrivalListener;
     std::function<void()> m_appendObserver;
+    std::function<bool()> m_writeGate; // controller mode; empty: always open
+    std::atomic<bool> m_replicaAcks {true}; // SYNC_MASTER: puts wait for a slave
     TagsCodeResolver m_tagsCodeResolver;
     RecoveryReport m_recovery;
 

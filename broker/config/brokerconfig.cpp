@@ -1,6 +1,7 @@
 #include "broker/config/brokerconfig.h"
 
 #include "broker/config/delaylevel.h"
+#include "broker/controller/etcdclient.h"
 #include "clientlib/protocol/aclsignature.h"
 
 #include <QDir>
@@ -152,6 +153,9 @@ void BrokerConfig::bind(ConfigSchema &s, bool withSharedStoreKeys)
     s.add("transactionTimeOut", &transactionTimeOut);
     s.add("transactionCheckMax", &transactionCheckMax);
     s.add("transactionCheckInterval", &transactionCheckInterval);
+    s.add("enableControllerMode", &enableControllerMode, true);
+    s.add("etcdEndpoints", &etcdEndpoints, true);
+    s.add("etcdLeaseTtlSeconds", &etcdLeaseTtlSeconds);
     s.add("aclEnable", &aclEnable, true);
     s.add("aclFilePath", &aclFilePath);
     tls.bind(s);
@@ -194,11 +198,17 @@ Status BrokerConfig::validate()
     else
         return bad(QStringLiteral("brokerRole: '%1' is not ASYNC_MASTER, SYNC_MASTER or SLAVE")
                        .arg(brokerRole));
-    if (m_role == BrokerRole::Slave && brokerId <= 0)
+    if (enableControllerMode) {
+        if (auto endpoints = controller::EtcdClient::parseEndpoints(etcdEndpoints); !endpoints)
+            return bad(QStringLiteral("etcdEndpoints: ") + endpoints.error().message());
+        if (etcdLeaseTtlSeconds < 2 || etcdLeaseTtlSeconds > 60)
+            return bad(QStringLiteral("etcdLeaseTtlSeconds: %1 is out of range (2..60)")
+                           .arg(etcdLeaseTtlSeconds));
+    } else if (m_role == BrokerRole::Slave && brokerId <= 0)
         return bad(QStringLiteral("brokerId: a SLAVE needs brokerId > 0 (got %1)").arg(brokerId));
     // RocketMQ's BrokerStartup silently forces a master's id to 0; a wrong id in a master's file
     // is almost always a slave's file started with the wrong role, so it is refused here.
-    if (m_role != BrokerRole::Slave && brokerId != 0)
+    if (!enableControllerMode && m_role != BrokerRole::Slave && brokerId != 0)
         return bad(QStringLiteral("brokerId: a %1 needs brokerId 0 (got %2)")
                        .arg(QLatin1String(brokerRoleName(m_role)))
                        .arg(brokerId));

@@ -51,6 +51,13 @@ struct BrokerConfig
     QString brokerRole = QStringLiteral("ASYNC_MASTER"); // ASYNC_MASTER, SYNC_MASTER or SLAVE
     QString storePathRootDir; // ~/store
 
+    // Controller mode (issue 28; broker/controller/): every broker of a brokerName runs with
+    // enableControllerMode and the same etcdEndpoints; the master is elected through etcd
+    // (brokerRole and brokerId of the file are then ignored: the election sets them).
+    bool enableControllerMode = false;
+    QString etcdEndpoints; // "http://host:port[,http://host:port...]"
+    int etcdLeaseTtlSeconds = 5; // the lease a master holds: a dead master is replaced after it
+
     // Topics and subscription groups (protocol.md §8.2)
     int brokerPermission = 6;
     int defaultTopicQueueNums = 8;

@@ -14,11 +14,13 @@ set -euo pipefail
 # libgrpc++-dev, libprotobuf-dev, protobuf-compiler, protobuf-compiler-grpc: the broker serves
 # RocketMQ 5's gRPC protocol (broker/grpc/); protoc and grpc_cpp_plugin generate its C++ at build
 # time, and the tests talk to it with the generated stub.
+# etcd-server: controller mode elects masters through etcd (broker/controller/); its tests start
+# their own etcd process on loopback (/usr/bin/etcd).
 packages=(build-essential cmake ninja-build ccache pkg-config zlib1g-dev
           qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev clang-format nodejs npm
           libyaml-cpp-dev libqt6network6 libssl3 openssl
           qt6-httpserver-dev qt6-websockets-dev prometheus
-          libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc)
+          libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc etcd-server)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -126,6 +126,17 @@ private slots:
         QVERIFY(master.validate());
         QCOMPARE(master.role(), BrokerRole::SyncMaster);
 
+        // Controller mode: the election sets role and id, whatever the file says.
+        BrokerConfig elected;
+        elected.enableControllerMode = true;
+        elected.etcdEndpoints = QStringLiteral("http://127.0.0.1:2379,http://127.0.0.2:2379");
+        elected.brokerRole = QStringLiteral("SLAVE");
+        elected.brokerId = 0;
+        QVERIFY(elected.validate());
+        elected.brokerRole = QStringLiteral("SYNC_MASTER");
+        elected.brokerId = 2;
+        QVERIFY(elected.validate());
+
         BrokerConfig bad;
         bad.brokerRole = QStringLiteral("MASTER");
         const Status st = bad.validate();
@@ -157,6 +168,14 @@ private slots:
             << QByteArray("sendDedupWindowSeconds=0") << QStringLiteral("sendDedupWindowSeconds");
         QTest::addRow("dedup cap") << QByteArray("sendDedupMaxKeysPerTopic=0")
                                    << QStringLiteral("sendDedupMaxKeysPerTopic");
+        QTest::addRow("controller without etcd")
+            << QByteArray("enableControllerMode=true") << QStringLiteral("etcdEndpoints");
+        QTest::addRow("etcd endpoint")
+            << QByteArray("enableControllerMode=true\netcdEndpoints=127.0.0.1:2379")
+            << QStringLiteral("etcdEndpoints");
+        QTest::addRow("lease ttl") << QByteArray("enableControllerMode=true\netcdEndpoints="
+                                                 "http://127.0.0.1:2379\netcdLeaseTtlSeconds=1")
+                                   << QStringLiteral("etcdLeaseTtlSeconds");
     }
     void rejectsBadValues()
     {

@@ -1,0 +1,356 @@
+// Controller mode with real processes: etcd, a name server and two qrocket-broker processes of
+// one brokerName, both with enableControllerMode. The election picks one master; the other
+// follows it and joins the SyncStateSet. Then, for QROCKET_FAILOVER_CYCLES cycles (default 3):
+// SYNC sends run from four threads against whichever broker accepts them, the master is
+// SIGKILLed at a random moment, the other broker is elected and takes the sends; the RTO (kill
+// to the first acknowledged send on the new master) is printed; every acknowledged message is
+// on the new master at the offset its msgId names, byte for byte; the killed broker is started
+// again and rejoins as a follower whose commit log equals the master's.
+
+#include "broker/controller/elector.h"
+#include "broker/controller/etcdclient.h"
+#include "clientlib/common/byteorder.h"
+#include "tests/system/ha/hatestutil.h"
+#include "tests/testlib/daemonprocess.h"
+#include "tests/testlib/etcdprocess.h"
+
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QRandomGenerator>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+#include <array>
+#include <chrono>
+
+using namespace qrocket;
+using namespace qrocket::hatest;
+using namespace qrocket::testlib;
+using qrocket::broker::controller::ElectionRecord;
+using qrocket::broker::controller::EtcdClient;
+using qrocket::broker::controller::EtcdKeyValue;
+
+namespace {
+
+constexpr int kTtlSeconds = 3;
+
+struct AckedAt
+{
+    int broker; // index of the broker that acknowledged
+    std::int64_t offset;
+    QByteArray body;
+    std::int64_t atMs; // steady ms
+};
+
+std::int64_t steadyMs()
+{
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+/// Sends SYNC from `threads` threads to whichever of `ports` accepts (moving to the other one
+/// after a refusal or a failure) until stop(); keeps every acknowledged send.
+class FailoverProducer
+{
+public:
+    FailoverProducer(std::array<quint16, 2> ports, QByteArray tag, int threads)
+        : m_ports(ports), m_tag(std::move(tag))
+    {
+        for (int t = 0; t < threads; ++t)
+            m_threads.emplace_back([this, t] { run(t); });
+    }
+    ~FailoverProducer() { stop(); }
+    void stop()
+    {
+        m_stop = true;
+        for (auto &t : m_threads)
+            if (t.joinable())
+                t.join();
+    }
+    std::vector<AckedAt> acked() const
+    {
+        std::lock_guard lock(m_mutex);
+        return m_acked;
+    }
+    int ackedBy(int broker) const
+    {
+        std::lock_guard lock(m_mutex);
+        return int(std::count_if(
+            m_acked.begin(), m_acked.end(), [&](const AckedAt &a) { return a.broker == broker; }));
+    }
+
+private:
+    void run(int t)
+    {
+        remoting::RemotingClient client;
+        int target = 0;
+        for (int i = 0; !m_stop.load(); ++i) {
+            QByteArray body = m_tag + "-t" + QByteArray::number(t) + "-" + QByteArray::number(i)
+                + '-' + QByteArray(120, 'x');
+            auto r = client.invokeSync(
+                localAddr(m_ports[target]), sendV2("Failover", t % 4, body), 3000);
+            if (r && r->code == 0) {
+                const QByteArray *id = r->ext("msgId");
+                auto decoded = id ? protocol::decodeOffsetMessageId(*id)
+                                  : Result<protocol::OffsetMessageId>(Status::notFound({}));
+                if (decoded) {
+                    std::lock_guard lock(m_mutex);
+                    m_acked.push_back({target, decoded->commitLogOffset, body, steadyMs()});
+                    continue;
+                }
+            }
+            target = 1 - target; // refused (a slave, fenced) or gone: try the other one
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+    }
+
+    const std::array<quint16, 2> m_ports;
+    const QByteArray m_tag;
+    std::atomic<bool> m_stop {false};
+    mutable std::mutex m_mutex;
+    std::vector<AckedAt> m_acked;
+    std::vector<std::thread> m_threads;
+};
+
+} // namespace
+
+class TestFailover : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void killedMasterIsReplaced();
+    void frozenEtcdFencesTheMaster();
+    void cleanupTestCase();
+
+private:
+    bool startBroker(int i);
+    /// The master and state records in etcd (nullopt: absent or etcd did not answer).
+    std::optional<ElectionRecord> readRecord(const QByteArray &key);
+    int masterIndex(); // -1: none
+    bool waitSyncStateSetOfTwo(int ms);
+    std::int64_t maxOffset(int i)
+    {
+        return runtimeLong(m_client, m_ports[i], "commitLogMaxOffset");
+    }
+
+    QTemporaryDir m_dir;
+    EtcdProcess m_etcd;
+    DaemonProcess m_namesrv {QStringLiteral("qrocket-namesrv")};
+    std::array<std::unique_ptr<DaemonProcess>, 2> m_brokers;
+    std::array<quint16, 2> m_ports {};
+    std::array<QString, 2> m_stores;
+    quint16 m_nsPort = 0;
+    remoting::RemotingClient m_client;
+    std::unique_ptr<EtcdClient> m_etcdClient;
+};
+
+void TestFailover::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    if (EtcdProcess::program().isEmpty())
+        QSKIP("no etcd binary (Debian: etcd-server)");
+    QVERIFY2(QFile::exists(QDir(binDir()).filePath(QStringLiteral("qrocket-broker"))),
+        "qrocket-broker not built");
+    QVERIFY2(m_etcd.start(m_dir.filePath(QStringLiteral("etcd"))), qPrintable(m_etcd.error()));
+    m_etcdClient = std::make_unique<EtcdClient>(QStringList {m_etcd.endpoint()}, 2000);
+    QVERIFY(QDir().mkpath(m_dir.filePath(QStringLiteral("ns"))));
+    m_nsPort = startNamesrv(m_namesrv, m_dir.filePath(QStringLiteral("ns")));
+    QVERIFY2(m_nsPort != 0, qPrintable(m_namesrv.error()));
+    for (int i = 0; i < 2; ++i) {
+        m_stores[i] = m_dir.filePath(QStringLiteral("store%1").arg(i));
+        m_brokers[i] = std::make_unique<DaemonProcess>(QStringLiteral("qrocket-broker"));
+        QVERIFY2(startBroker(i), qPrintable(m_brokers[i]->error()));
+    }
+}
+
+void TestFailover::cleanupTestCase()
+{
+    for (auto &b : m_brokers)
+        if (b)
+            b->stop(20000);
+    m_namesrv.stop();
+    m_etcd.kill();
+}
+
+bool TestFailover::startBroker(int i)
+{
+    const QString conf = m_stores[i] + QStringLiteral(".conf");
+    return startOnFreePort(*m_brokers[i], conf, m_ports[i], [&](quint16 port) {
+        return "brokerClusterName=FoCluster\nbrokerName=broker-fo\nbrokerIP1=127.0.0.1\n"
+               "brokerIP2=127.0.0.1\nlistenPort="
+            + QByteArray::number(port) + "\nnamesrvAddr=127.0.0.1:" + QByteArray::number(m_nsPort)
+            + "\nstorePathRootDir=" + m_stores[i].toUtf8()
+            + "\nbrokerRole=SYNC_MASTER\nenableControllerMode=true\netcdEndpoints="
+            + m_etcd.endpoint().toUtf8()
+            + "\netcdLeaseTtlSeconds=" + QByteArray::number(kTtlSeconds)
+            + "\nmappedFileSizeCommitLog=" + QByteArray::number(kCommitLogFileSize)
+            + "\nmappedFileSizeConsumeQueue=60000\nhaSendHeartbeatInterval=1000\n"
+              "haHousekeepingInterval=3000\n";
+    });
+}
+
+std::optional<ElectionRecord> TestFailover::readRecord(const QByteArray &key)
+{
+    std::optional<ElectionRecord> out;
+    bool done = false;
+    QEventLoop loop;
+    QTimer::singleShot(5000, &loop, &QEventLoop::quit);
+    m_etcdClient->get(key, [&](Result<std::optional<EtcdKeyValue>> r) {
+        if (r && r->has_value())
+            out = ElectionRecord::fromJson((*r)->value);
+        done = true;
+        loop.quit();
+    });
+    if (!done)
+        loop.exec();
+    return out;
+}
+
+int TestFailover::masterIndex()
+{
+    const auto rec = readRecord("/qrocket/FoCluster/broker-fo/master");
+    if (!rec)
+        return -1;
+    for (int i = 0; i < 2; ++i)
+        if (rec->masterAddr == localAddr(m_ports[i]))
+            return i;
+    return -1;
+}
+
+bool TestFailover::waitSyncStateSetOfTwo(int ms)
+{
+    QElapsedTimer clock;
+    clock.start();
+    while (clock.elapsed() < ms) {
+        const auto rec = readRecord("/qrocket/FoCluster/broker-fo/master");
+        if (rec && rec->syncStateSet.size() == 2)
+            return true;
+        QTest::qWait(100);
+    }
+    return false;
+}
+
+void TestFailover::killedMasterIsReplaced()
+{
+    // One master is elected; it answers sends, the other refuses them.
+    QTRY_VERIFY_WITH_TIMEOUT(masterIndex() >= 0, 20000);
+    const int cycles = qEnvironmentVariableIntValue("QROCKET_FAILOVER_CYCLES") > 0
+        ? qEnvironmentVariableIntValue("QROCKET_FAILOVER_CYCLES")
+        : 3;
+    const quint32 seed = QRandomGenerator::global()->generate();
+    qInfo("failover cycles %d, seed %u, lease TTL %d s", cycles, seed, kTtlSeconds);
+    QRandomGenerator rng(seed);
+    std::vector<qint64> rtos;
+    std::int64_t totalAcked = 0;
+    for (int cycle = 0; cycle < cycles; ++cycle) {
+        const int m = masterIndex();
+        QVERIFY(m >= 0);
+        const int s = 1 - m;
+        // The follower caught up and is in the SyncStateSet: it may take over.
+        QVERIFY2(waitSyncStateSetOfTwo(30000), "the follower never joined the SyncStateSet");
+        QTRY_VERIFY_WITH_TIMEOUT(
+            call(m_client, m_ports[m], sendV2("Failover", 0, "probe")).code == 0, 15000);
+        QVERIFY(call(m_client, m_ports[s], sendV2("Failover", 0, "probe")).code != 0); // a slave
+
+        FailoverProducer producer(m_ports, "c" + QByteArray::number(cycle), 4);
+        QTRY_VERIFY_WITH_TIMEOUT(producer.ackedBy(m) > 50, 15000);
+        QTest::qWait(int(rng.bounded(50, 400)));
+        const std::int64_t killedAt = steadyMs();
+        m_brokers[m]->kill();
+        QTRY_VERIFY_WITH_TIMEOUT(producer.ackedBy(s) > 20, 30000);
+        producer.stop();
+        const std::vector<AckedAt> acked = producer.acked();
+        std::int64_t firstOnNew = -1;
+        for (const AckedAt &a : acked)
+            if (a.broker == s && (firstOnNew < 0 || a.atMs < firstOnNew))
+                firstOnNew = a.atMs;
+        rtos.push_back(firstOnNew - killedAt);
+        qInfo("cycle %d: RTO %lld ms (SIGKILL of the master to the first acknowledged send on "
+              "the new one), %zu sends acknowledged",
+            cycle, static_cast<long long>(firstOnNew - killedAt), acked.size());
+        QCOMPARE(masterIndex(), s);
+
+        // RPO 0: every acknowledged send is on the new master, at its offset, byte for byte.
+        QTRY_VERIFY_WITH_TIMEOUT(maxOffset(s) > 0, 10000);
+        const std::int64_t end = maxOffset(s);
+        for (const AckedAt &a : acked) {
+            QVERIFY2(a.offset < end,
+                qPrintable(
+                    QStringLiteral("acked at %1, new master ends at %2").arg(a.offset).arg(end)));
+            const QByteArray head = readCommitLog(m_stores[s], a.offset, a.offset + 4);
+            QCOMPARE(head.size(), 4);
+            const QByteArray rec
+                = readCommitLog(m_stores[s], a.offset, a.offset + readI32(head.constData()));
+            protocol::MessageRecordView v;
+            QCOMPARE(protocol::decodeRecord(rec, v, true).status, protocol::RecordStatus::Ok);
+            QCOMPARE(QByteArray(v.body.toByteArray()), a.body);
+        }
+        totalAcked += static_cast<std::int64_t>(acked.size());
+
+        // The killed broker comes back and follows: its log becomes the master's (cut first
+        // to the last offset both share, when it wrote past where the new master's epoch began).
+        QVERIFY2(startBroker(m), qPrintable(m_brokers[m]->error()));
+        QTRY_VERIFY_WITH_TIMEOUT(maxOffset(m) == maxOffset(s) && maxOffset(m) > 0, 30000);
+        const QByteArray out = m_brokers[m]->output();
+        const qsizetype cut = out.indexOf("cutting the commit log from");
+        qInfo("cycle %d: the killed broker rejoined as a follower%s", cycle,
+            cut < 0 ? " (nothing to cut)"
+                    : qPrintable(
+                        QStringLiteral(" after %1")
+                            .arg(QString::fromUtf8(out.mid(cut, out.indexOf('\n', cut) - cut)))));
+        QVERIFY(call(m_client, m_ports[m], sendV2("Failover", 0, "probe")).code != 0);
+        const QByteArray a = readCommitLog(m_stores[m], 0, maxOffset(s));
+        const QByteArray b = readCommitLog(m_stores[s], 0, maxOffset(s));
+        QVERIFY(a == b);
+    }
+    qint64 worst = 0;
+    for (qint64 r : rtos)
+        worst = std::max(worst, r);
+    qInfo("acknowledged sends checked: %lld; worst RTO %lld ms over %d cycles",
+        static_cast<long long>(totalAcked), static_cast<long long>(worst), cycles);
+    QVERIFY(worst < 15000);
+}
+
+void TestFailover::frozenEtcdFencesTheMaster()
+{
+    // A master that cannot renew its lease (etcd frozen: a partition from etcd) refuses sends
+    // before the lease can expire; thawed, the brokerName gets one master again.
+    QTRY_VERIFY_WITH_TIMEOUT(masterIndex() >= 0, 20000);
+    const int m = masterIndex();
+    QVERIFY(waitSyncStateSetOfTwo(30000));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        call(m_client, m_ports[m], sendV2("Failover", 0, "probe")).code == 0, 15000);
+    m_etcd.pause();
+    const std::int64_t frozenAt = steadyMs();
+    std::int64_t lastAck = -1;
+    std::int64_t firstRefusal = -1;
+    while (steadyMs() - frozenAt < 2 * kTtlSeconds * 1000) {
+        remoting::RemotingClient client;
+        auto r = client.invokeSync(localAddr(m_ports[m]), sendV2("Failover", 1, "fenced?"), 1000);
+        const std::int64_t now = steadyMs();
+        if (r && r->code == 0)
+            lastAck = now - frozenAt;
+        else if (firstRefusal < 0)
+            firstRefusal = now - frozenAt;
+        QTest::qWait(20);
+    }
+    m_etcd.resume();
+    qInfo("etcd frozen: last acknowledged send after %lld ms, first refusal after %lld ms "
+          "(lease TTL %d s)",
+        static_cast<long long>(lastAck), static_cast<long long>(firstRefusal), kTtlSeconds);
+    QVERIFY(firstRefusal >= 0);
+    QVERIFY2(lastAck < kTtlSeconds * 1000, "a send was acknowledged after the lease could expire");
+    // Thawed: one master again (either broker), taking sends.
+    QTRY_VERIFY_WITH_TIMEOUT(masterIndex() >= 0, 30000);
+    const int now = masterIndex();
+    QTRY_VERIFY_WITH_TIMEOUT(
+        call(m_client, m_ports[now], sendV2("Failover", 0, "probe")).code == 0, 30000);
+    QVERIFY(call(m_client, m_ports[1 - now], sendV2("Failover", 0, "probe")).code != 0);
+}
+
+QTEST_GUILESS_MAIN(TestFailover)
+#include "tst_failover.moc"
