@@ -22,16 +22,23 @@
 // returned it. One receive() asks one broker: with several brokers a call may come back empty
 // while another broker holds messages; the next call asks the next broker.
 //
-// Threads: every method is thread-safe and blocks the calling thread (never the remoting I/O
-// thread, where RemotingClient refuses blocking calls): receive() at most awaitDurationMillis +
-// the client's mqClientApiTimeout, ack() and changeInvisibleDuration() at most
-// mqClientApiTimeout. No thread of its own: it uses its client instance's (route refresh,
-// heartbeat).
+// Threads: every method is thread-safe. The blocking ones block the calling thread (never the
+// remoting I/O thread, where RemotingClient refuses blocking calls): receive() at most
+// awaitDurationMillis + the client's mqClientApiTimeout, ack() and changeInvisibleDuration() at
+// most mqClientApiTimeout. receiveAsync() and ackAsync() return at once (a route the client has
+// not cached yet is fetched first, on the calling thread) and call their callback exactly once,
+// on the consumer's callback thread ("qrocket-simple-1", callbackThreads of them): with the
+// answer, or with an error (Unavailable) when shutdown() came first. Route refresh and
+// heartbeats run on the client instance's threads.
+//
+// Batch ack: ack(messages) settles many messages with one BATCH_ACK_MESSAGE (200151) per broker
+// (RocketMQ 5.3's body: one bit set per queue and pop), as RocketMQ 5's SDKs' ack of a list.
 
 #include "clientlib/client/clientconfig.h"
 #include "clientlib/client/message.h"
 #include "clientlib/client/pushconsumer.h"
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -46,6 +53,8 @@ struct SimpleConsumerOptions
     /// Where a group that never consumed a queue starts (POP_MESSAGE's initMode): false at the
     /// queue's end (ConsumeInitMode MAX), true at its first message (MIN).
     bool consumeFromFirst = false;
+    /// Threads that run receiveAsync() / ackAsync() callbacks.
+    int callbackThreads = 1;
 };
 
 class SimpleConsumerImpl;
@@ -83,6 +92,19 @@ public:
     /// receipt handle (the old one no longer acks it). Remote NO_MESSAGE (208) when it is no
     /// longer in flight.
     Status changeInvisibleDuration(MessageExt &message, int invisibleDurationMillis);
+
+    /// Settles every message of `messages` with one BATCH_ACK_MESSAGE per broker. A message
+    /// that is no longer in flight is skipped by the broker (as RocketMQ 5.3), not an error; the
+    /// first transport or broker error is returned (the other brokers' acks are still sent).
+    /// Messages without a receipt handle are InvalidArgument before anything is sent.
+    Status ack(const std::vector<MessageExt> &messages);
+
+    using ReceiveCallback = std::function<void(Result<std::vector<MessageExt>>)>;
+    using StatusCallback = std::function<void(Status)>;
+    /// receive() without blocking for the answer (see Threads above).
+    void receiveAsync(int maxMessages, int invisibleDurationMillis, ReceiveCallback callback);
+    /// ack() without blocking for the answer (see Threads above).
+    void ackAsync(const MessageExt &message, StatusCallback callback);
 
     /// The receipt handle of a received message (its POP_CK property); empty for any other.
     static QByteArray receiptHandle(const MessageExt &message);

@@ -2,7 +2,9 @@
 // sent is received from both brokers with the broker's filter applied; acked messages stay
 // settled while the unacked half comes back after its invisible time with its reconsume count
 // raised; changeInvisibleDuration extends the invisible time and gives a handle that acks; two
-// consumers of one group get disjoint messages; bad calls are errors.
+// consumers of one group get disjoint messages; a batch ack settles many messages of both
+// brokers; receiveAsync / ackAsync answer once on the callback thread, and with Unavailable when
+// the consumer shuts down first; bad calls are errors.
 
 #include "clientlib/client/producer.h"
 #include "clientlib/client/simpleconsumer.h"
@@ -11,6 +13,8 @@
 #include <QElapsedTimer>
 #include <QTest>
 
+#include <mutex>
+#include <pthread.h>
 #include <set>
 
 using namespace qrocket;
@@ -27,6 +31,9 @@ private slots:
     void receiveAckHalfTheRestComesBack();
     void changeInvisibleDurationExtends();
     void twoConsumersOfOneGroupGetDisjointMessages();
+    void batchAckSettlesEveryMessage();
+    void asyncReceiveAndAck();
+    void asyncCallbackAfterShutdownIsUnavailable();
     void badCallsAreErrors();
 
 private:
@@ -228,6 +235,181 @@ void tst_SimpleConsumer::twoConsumersOfOneGroupGetDisjointMessages()
     QCOMPARE(std::set<QByteArray>(all.begin(), all.end()), sent); // no message twice
     QVERIFY(fromA > 0);
     QVERIFY(fromB > 0);
+}
+
+void tst_SimpleConsumer::batchAckSettlesEveryMessage()
+{
+    createTopic(QStringLiteral("SimpleT5"));
+    std::set<QByteArray> sent;
+    for (int i = 0; i < 24; ++i) {
+        const QByteArray body = "batch" + QByteArray::number(i);
+        send("SimpleT5", "T", body);
+        sent.insert(body);
+    }
+    SimpleConsumer c(options("GSimple5", "c5b"));
+    QVERIFY(c.subscribe("SimpleT5").isOk());
+    QVERIFY(c.start().isOk());
+    constexpr int kInvisible = 2000;
+    std::vector<MessageExt> got = receiveUntil(c, sent.size(), kInvisible, 5000);
+    QCOMPARE(got.size(), sent.size());
+    std::set<QByteArray> brokers;
+    for (const MessageExt &m : got)
+        brokers.insert(m.brokerName());
+    QCOMPARE(brokers.size(), std::size_t(2));
+
+    // One of them acked alone first: in the batch it is no longer in flight, which is no error.
+    QVERIFY(c.ack(got.front()).isOk());
+    const Status s = c.ack(got);
+    QVERIFY2(s.isOk(), qPrintable(s.toString()));
+
+    // Every message settled: none comes back after the invisible time.
+    QTest::qWait(kInvisible + 500);
+    QVERIFY(receiveUntil(c, 1, 60000, 2000).empty());
+
+    // A message without a receipt handle fails the whole call before anything is sent.
+    std::vector<MessageExt> bad {MessageExt()};
+    QCOMPARE(c.ack(bad).code(), Status::Code::InvalidArgument);
+}
+
+void tst_SimpleConsumer::asyncReceiveAndAck()
+{
+    createTopic(QStringLiteral("SimpleT6"));
+    std::set<QByteArray> sent;
+    for (int i = 0; i < 8; ++i) {
+        const QByteArray body = "async" + QByteArray::number(i);
+        send("SimpleT6", "T", body);
+        sent.insert(body);
+    }
+    SimpleConsumer c(options("GSimple6a", "c6a"));
+    QVERIFY(c.subscribe("SimpleT6").isOk());
+    QVERIFY(c.start().isOk());
+
+    std::mutex mutex;
+    std::vector<MessageExt> received;
+    std::vector<QString> threads;
+    int receiveCalls = 0;
+    int acksOk = 0;
+    int acksFailed = 0;
+    QElapsedTimer t;
+    t.start();
+    while (t.elapsed() < 10000) {
+        {
+            std::lock_guard lock(mutex);
+            if (received.size() >= sent.size())
+                break;
+        }
+        int before = 0;
+        {
+            std::lock_guard lock(mutex);
+            before = receiveCalls;
+        }
+        c.receiveAsync(SimpleConsumer::kMaxReceive, 60000, [&](Result<std::vector<MessageExt>> r) {
+            std::lock_guard lock(mutex);
+            ++receiveCalls;
+            char name[16] = {};
+            pthread_getname_np(pthread_self(), name, sizeof name);
+            threads.push_back(QString::fromLatin1(name));
+            if (r) {
+                for (MessageExt &m : *r)
+                    received.push_back(std::move(m));
+            }
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(
+            [&] {
+                std::lock_guard lock(mutex);
+                return receiveCalls > before;
+            }(),
+            5000);
+    }
+    std::vector<MessageExt> all;
+    {
+        std::lock_guard lock(mutex);
+        all = received;
+        for (const QString &name : threads)
+            QVERIFY2(name.startsWith(QLatin1String("qrocket-simple")), qPrintable(name));
+    }
+    QCOMPARE(all.size(), sent.size());
+    std::set<QByteArray> bodies;
+    for (const MessageExt &m : all)
+        bodies.insert(m.body());
+    QCOMPARE(bodies, sent);
+
+    for (const MessageExt &m : all) {
+        c.ackAsync(m, [&](Status s) {
+            std::lock_guard lock(mutex);
+            (s.isOk() ? acksOk : acksFailed) += 1;
+        });
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            std::lock_guard lock(mutex);
+            return acksOk + acksFailed == int(all.size());
+        }(),
+        5000);
+    QCOMPARE(acksFailed, 0);
+    // A repeated ack has nothing left to settle: OK (idempotent, the broker's rule), answered
+    // through the same callback path.
+    Status again;
+    bool answered = false;
+    c.ackAsync(all.front(), [&](Status s) {
+        std::lock_guard lock(mutex);
+        again = s;
+        answered = true;
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            std::lock_guard lock(mutex);
+            return answered;
+        }(),
+        5000);
+    {
+        std::lock_guard lock(mutex);
+        QVERIFY2(again.isOk(), qPrintable(again.toString()));
+    }
+}
+
+void tst_SimpleConsumer::asyncCallbackAfterShutdownIsUnavailable()
+{
+    createTopic(QStringLiteral("SimpleT7"));
+    SimpleConsumerOptions o = options("GSimple7", "c7");
+    o.awaitDurationMillis = 20000; // the pop long-polls an empty topic until shutdown ends it
+    SimpleConsumer c(o);
+    QVERIFY(c.subscribe("SimpleT7").isOk());
+
+    // Not started: answered at once, on the caller's thread, with the reason.
+    int calls = 0;
+    Status first;
+    c.receiveAsync(1, 1000, [&](Result<std::vector<MessageExt>> r) {
+        ++calls;
+        first = r ? Status() : r.error();
+    });
+    QCOMPARE(calls, 1);
+    QCOMPARE(first.code(), Status::Code::InvalidArgument);
+
+    QVERIFY(c.start().isOk());
+    std::mutex mutex;
+    int pending = 0;
+    Status last;
+    c.receiveAsync(1, 1000, [&](Result<std::vector<MessageExt>> r) {
+        std::lock_guard lock(mutex);
+        ++pending;
+        last = r ? Status() : r.error();
+    });
+    QTest::qWait(200); // the pop is held by the broker's long polling
+    QElapsedTimer t;
+    t.start();
+    c.shutdown();
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            std::lock_guard lock(mutex);
+            return pending > 0;
+        }(),
+        5000);
+    QVERIFY2(t.elapsed() < 5000, "shutdown waited for the long poll");
+    QTest::qWait(300); // a second answer would come now
+    std::lock_guard lock(mutex);
+    QCOMPARE(pending, 1);
+    QVERIFY(!last.isOk());
 }
 
 void tst_SimpleConsumer::badCallsAreErrors()

@@ -8,6 +8,7 @@
 #include "clientlib/client/clientinstance.h"
 #include "clientlib/client/consumer/popcalls.h"
 #include "clientlib/client/threads.h"
+#include "clientlib/protocol/bodies/popbodies.h"
 #include "clientlib/protocol/bodies/runtimebodies.h"
 #include "clientlib/protocol/headers/popheaders.h"
 #include "clientlib/protocol/popcodes.h"
@@ -15,6 +16,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <tuple>
 
 namespace qrocket::client {
 
@@ -24,6 +26,38 @@ namespace {
 
 using pop::kMaxInvisibleMillis;
 using pop::kPopCk;
+
+/// A user's callback run exactly once: by operator(), or, when the task that would have run it
+/// is dropped (the callback pool shut down), by the destructor with an Unavailable error.
+template<typename R>
+class OnceCallback
+{
+public:
+    explicit OnceCallback(std::function<void(R)> f) : m_f(std::move(f)) { }
+    ~OnceCallback()
+    {
+        if (m_f)
+            m_f(R(Status::unavailable(
+                QStringLiteral("the simple consumer shut down before the answer was delivered"))));
+    }
+    OnceCallback(const OnceCallback &) = delete;
+    OnceCallback &operator=(const OnceCallback &) = delete;
+
+    void operator()(R r)
+    {
+        auto f = std::move(m_f);
+        m_f = nullptr;
+        if (f)
+            f(std::move(r));
+    }
+
+private:
+    std::function<void(R)> m_f;
+};
+
+/// The largest distance from a pop's start offset that BATCH_ACK's bit set carries (the
+/// broker's limit); a message further on is acked alone.
+constexpr std::int64_t kMaxBatchAckBit = 4096;
 
 } // namespace
 
@@ -51,6 +85,8 @@ public:
     /// The master brokers (names) of each subscribed topic's readable queues, guarded.
     std::map<QByteArray, std::vector<QByteArray>> m_brokers;
     std::size_t m_next = 0; // the round robin over (topic, broker), guarded by m_mutex
+    /// Runs the async calls' callbacks; a new one per start(), guarded by m_mutex.
+    std::shared_ptr<WorkerPool> m_callbacks;
 
     int apiTimeout() const { return std::max(1, m_options.client.mqClientApiTimeout); }
 
@@ -125,6 +161,11 @@ public:
                 return s;
             }
         }
+        {
+            std::lock_guard lock(m_mutex);
+            m_callbacks = std::make_shared<WorkerPool>(
+                "qrocket-simple", std::max(1, m_options.callbackThreads));
+        }
         m_started = true;
         (void)m_instance->sendHeartbeatToAllBrokers(true);
         return Status();
@@ -135,7 +176,33 @@ public:
         if (!m_started.exchange(false))
             return;
         m_instance->unregisterConsumer(m_options.group);
+        std::shared_ptr<WorkerPool> callbacks;
+        {
+            std::lock_guard lock(m_mutex);
+            callbacks = m_callbacks;
+        }
+        // Queued callbacks are dropped: each then runs with Unavailable (OnceCallback).
+        if (callbacks)
+            callbacks->shutdown();
         m_lease.reset(); // the last user's shutdown stops the client instance here
+    }
+
+    /// Runs `callback(result)` on the callback pool; when the pool is shut down the callback
+    /// runs with Unavailable instead (when the last reference to it goes).
+    template<typename R>
+    void deliver(const std::shared_ptr<OnceCallback<R>> &callback, R result)
+    {
+        std::shared_ptr<WorkerPool> pool;
+        {
+            std::lock_guard lock(m_mutex);
+            pool = m_callbacks;
+        }
+        if (!pool) { // never started: the caller's own thread answers
+            (*callback)(std::move(result));
+            return;
+        }
+        auto boxed = std::make_shared<R>(std::move(result));
+        (void)pool->execute([callback, boxed] { (*callback)(std::move(*boxed)); });
     }
 
     /// The brokers of `topic` from the instance's cached route (fetched when absent).
@@ -224,7 +291,15 @@ public:
         return Status();
     }
 
-    Result<std::vector<MessageExt>> receive(int maxMessages, int invisibleMillis)
+    /// One POP_MESSAGE to send: where, what, and the topic to refresh when it fails.
+    struct PopCall
+    {
+        QByteArray addr;
+        Target where;
+        protocol::RemotingCommand request;
+    };
+
+    Result<PopCall> preparePop(int maxMessages, int invisibleMillis)
     {
         if (Status s = checkStarted(); !s)
             return s;
@@ -240,21 +315,60 @@ public:
         auto addr = masterOf(where.brokerName, where.topic);
         if (!addr)
             return addr.error();
-
         const protocol::PopMessageRequestHeader h
             = pop::popHeader(m_options.group, sub, -1, maxMessages, invisibleMillis,
                 m_options.awaitDurationMillis, m_options.consumeFromFirst);
-        auto r
-            = m_instance->api().invokeSync(*addr, m_instance->api().request(popcode::PopMessage, h),
-                m_options.awaitDurationMillis + apiTimeout());
-        if (!r) {
-            (void)m_instance->refreshTopicRoute(where.topic); // a broker gone: learn it soon
-            return r.error();
-        }
-        return pop::parsePopResponse(*r, where.brokerName);
+        return PopCall {*addr, where, m_instance->api().request(popcode::PopMessage, h)};
     }
 
-    Status ack(const MessageExt &message)
+    int popTimeout() const { return m_options.awaitDurationMillis + apiTimeout(); }
+
+    Result<std::vector<MessageExt>> receive(int maxMessages, int invisibleMillis)
+    {
+        auto call = preparePop(maxMessages, invisibleMillis);
+        if (!call)
+            return call.error();
+        auto r = m_instance->api().invokeSync(call->addr, std::move(call->request), popTimeout());
+        if (!r) {
+            (void)m_instance->refreshTopicRoute(call->where.topic); // a broker gone: learn it
+            return r.error();
+        }
+        return pop::parsePopResponse(*r, call->where.brokerName);
+    }
+
+    void receiveAsync(
+        int maxMessages, int invisibleMillis, SimpleConsumer::ReceiveCallback callback)
+    {
+        using R = Result<std::vector<MessageExt>>;
+        auto once = std::make_shared<OnceCallback<R>>(std::move(callback));
+        auto call = preparePop(maxMessages, invisibleMillis);
+        if (!call) {
+            deliver(once, R(call.error()));
+            return;
+        }
+        std::weak_ptr<SimpleConsumerImpl> weak = weak_from_this();
+        const QByteArray brokerName = call->where.brokerName;
+        const QByteArray topic = call->where.topic;
+        m_instance->api().invokeAsync(call->addr, std::move(call->request), popTimeout(),
+            [weak, once, brokerName, topic](Result<protocol::RemotingCommand> r) {
+                auto self = weak.lock();
+                if (!self)
+                    return; // once's destructor answers Unavailable
+                if (!r) {
+                    std::weak_ptr<ClientInstance> instance = self->m_instance;
+                    self->m_instance->scheduler().post([instance, topic] {
+                        if (auto i = instance.lock())
+                            (void)i->refreshTopicRoute(topic);
+                    });
+                    self->deliver(once, R(r.error()));
+                    return;
+                }
+                self->deliver(once, pop::parsePopResponse(*r, brokerName));
+            });
+    }
+
+    /// ACK_MESSAGE for `message`: its master's address and the request.
+    Result<std::pair<QByteArray, protocol::RemotingCommand>> prepareAck(const MessageExt &message)
     {
         if (Status s = checkStarted(); !s)
             return s;
@@ -265,10 +379,91 @@ public:
         if (!addr)
             return addr.error();
         const auto h = pop::ackHeader(m_options.group, message, *e);
+        return std::make_pair(*addr, m_instance->api().request(popcode::AckMessage, h));
+    }
+
+    Status ack(const MessageExt &message)
+    {
+        auto call = prepareAck(message);
+        if (!call)
+            return call.error();
         return ClientApi::expectSuccess(
-            m_instance->api().invokeSync(
-                *addr, m_instance->api().request(popcode::AckMessage, h), apiTimeout()))
+            m_instance->api().invokeSync(call->first, std::move(call->second), apiTimeout()))
             .status();
+    }
+
+    void ackAsync(const MessageExt &message, SimpleConsumer::StatusCallback callback)
+    {
+        auto once = std::make_shared<OnceCallback<Status>>(std::move(callback));
+        auto call = prepareAck(message);
+        if (!call) {
+            deliver(once, call.error());
+            return;
+        }
+        std::weak_ptr<SimpleConsumerImpl> weak = weak_from_this();
+        m_instance->api().invokeAsync(call->first, std::move(call->second), apiTimeout(),
+            [weak, once](Result<protocol::RemotingCommand> r) {
+                if (auto self = weak.lock())
+                    self->deliver(once, ClientApi::expectSuccess(std::move(r)).status());
+            });
+    }
+
+    Status ack(const std::vector<MessageExt> &messages)
+    {
+        if (Status s = checkStarted(); !s)
+            return s;
+        // brokerName -> (one pop of one queue) -> its acked offsets.
+        using PopKey = std::tuple<QByteArray, char, std::int32_t, std::int64_t, std::int64_t,
+            std::int64_t, std::int32_t>; // topic, retry, queue, start, popTime, invisible, rq
+        std::map<QByteArray, std::map<PopKey, std::vector<std::int64_t>>> byBroker;
+        std::vector<const MessageExt *> alone;
+        for (const MessageExt &m : messages) {
+            auto e = pop::receiptOf(m);
+            if (!e)
+                return e.error();
+            const std::int64_t offset = e->queueOffset >= 0 ? e->queueOffset : m.queueOffset();
+            if (offset < e->ckQueueOffset || offset - e->ckQueueOffset >= kMaxBatchAckBit) {
+                alone.push_back(&m);
+                continue;
+            }
+            byBroker[e->brokerName][PopKey {m.topic(), e->retry, e->queueId, e->ckQueueOffset,
+                                        e->popTime, e->invisibleTime, e->reviveQid}]
+                .push_back(offset);
+        }
+        Status first;
+        auto keep = [&first](Status s) {
+            if (!s && first)
+                first = std::move(s);
+        };
+        for (auto &[brokerName, pops] : byBroker) {
+            protocol::BatchAckMessageRequestBody body;
+            body.brokerName = brokerName;
+            QByteArray anyTopic;
+            for (auto &[key, offsets] : pops) {
+                protocol::BatchAck a;
+                a.consumerGroup = m_options.group;
+                std::tie(a.topic, std::ignore, a.queueId, a.startOffset, a.popTime, a.invisibleTime,
+                    a.reviveQueueId)
+                    = key;
+                a.retry = QByteArray(1, std::get<1>(key));
+                a.offsets = std::move(offsets);
+                anyTopic = a.topic;
+                body.acks.push_back(std::move(a));
+            }
+            auto addr = masterOf(brokerName, anyTopic);
+            if (!addr) {
+                keep(addr.error());
+                continue;
+            }
+            protocol::RemotingCommand request = m_instance->api().request(popcode::BatchAckMessage);
+            request.body = body.toJson();
+            keep(ClientApi::expectSuccess(
+                m_instance->api().invokeSync(*addr, std::move(request), apiTimeout()))
+                     .status());
+        }
+        for (const MessageExt *m : alone)
+            keep(ack(*m));
+        return first;
     }
 
     Status changeInvisibleDuration(MessageExt &message, int invisibleMillis)
@@ -393,6 +588,22 @@ Status SimpleConsumer::ack(const MessageExt &message)
 Status SimpleConsumer::changeInvisibleDuration(MessageExt &message, int invisibleDurationMillis)
 {
     return m_impl->changeInvisibleDuration(message, invisibleDurationMillis);
+}
+
+Status SimpleConsumer::ack(const std::vector<MessageExt> &messages)
+{
+    return m_impl->ack(messages);
+}
+
+void SimpleConsumer::receiveAsync(
+    int maxMessages, int invisibleDurationMillis, ReceiveCallback callback)
+{
+    m_impl->receiveAsync(maxMessages, invisibleDurationMillis, std::move(callback));
+}
+
+void SimpleConsumer::ackAsync(const MessageExt &message, StatusCallback callback)
+{
+    m_impl->ackAsync(message, std::move(callback));
 }
 
 QByteArray SimpleConsumer::receiptHandle(const MessageExt &message)
