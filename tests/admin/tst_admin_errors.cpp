@@ -53,11 +53,11 @@ void TestAdminErrors::commandList()
         "updateTopicPerm", "updateSubGroup", "deleteSubGroup", "setConsumeMode", "consumerProgress",
         "consumerConnection", "producerConnection", "consumerStatus", "queryMsgById",
         "queryMsgByKey", "queryMsgByUniqueKey", "queryMsgByOffset", "printMsg", "printMsgByQueue",
-        "resetOffsetByTime", "skipAccumulatedMessage", "cloneGroupOffset", "getBrokerConfig",
-        "updateBrokerConfig", "getNamesrvConfig", "updateNamesrvConfig", "updateKvConfig",
-        "deleteKvConfig", "wipeWritePerm", "addWritePerm", "sendMessage", "consumeMessage",
-        "deleteExpiredCommitLog", "cleanExpiredCQ", "cleanUnusedTopic", "statsAll",
-        "checkMsgSendRT", "allocateMQ", "getConsumerConfig", "storeFiles", "createUser",
+        "queryMsgTraceById", "resetOffsetByTime", "skipAccumulatedMessage", "cloneGroupOffset",
+        "getBrokerConfig", "updateBrokerConfig", "getNamesrvConfig", "updateNamesrvConfig",
+        "updateKvConfig", "deleteKvConfig", "wipeWritePerm", "addWritePerm", "sendMessage",
+        "consumeMessage", "deleteExpiredCommitLog", "cleanExpiredCQ", "cleanUnusedTopic",
+        "statsAll", "checkMsgSendRT", "allocateMQ", "getConsumerConfig", "storeFiles", "createUser",
         "updateUser", "deleteUser", "getUser", "listUser", "createAcl", "updateAcl", "deleteAcl",
         "getAcl", "listAcl"});
     QStringList listed;
