@@ -133,7 +133,8 @@ bool TraceDispatcher::append(trace::TraceRecord &&record)
         }
         m_ring[(m_head + m_size) % m_ring.size()] = std::move(record);
         ++m_size;
-        wake = m_size == static_cast<std::size_t>(trace::kMaxBatchRecords);
+        // A full batch is ready (with what the thread holds unsent): wake it now.
+        wake = m_size + m_batched == static_cast<std::size_t>(trace::kMaxBatchRecords);
     }
     if (wake)
         m_wake.notify_one();
@@ -186,8 +187,10 @@ void TraceDispatcher::run()
             std::unique_lock lock(m_mutex);
             const Clock::time_point wakeAt
                 = (batch.empty() ? Clock::now() : batch.started) + m_options.flushInterval;
+            m_batched = static_cast<std::size_t>(batch.records);
             m_wake.wait_until(lock, wakeAt, [&] {
-                return m_stopping || m_size >= static_cast<std::size_t>(trace::kMaxBatchRecords);
+                return m_stopping
+                    || m_size + m_batched >= static_cast<std::size_t>(trace::kMaxBatchRecords);
             });
             stopping = m_stopping;
             pastDeadline = stopping && Clock::now() >= m_flushDeadline;

@@ -99,6 +99,7 @@ private:
     std::vector<protocol::trace::TraceRecord> m_ring; // guarded by m_mutex
     std::size_t m_head = 0; // guarded by m_mutex
     std::size_t m_size = 0; // guarded by m_mutex
+    std::size_t m_batched = 0; // guarded by m_mutex: records the thread holds unsent
     bool m_running = false; // guarded by m_mutex
     bool m_stopping = false; // guarded by m_mutex
     std::chrono::steady_clock::time_point m_flushDeadline; // guarded by m_mutex
