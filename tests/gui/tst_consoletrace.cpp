@@ -206,7 +206,8 @@ void tst_ConsoleTrace::messageDetailDrawsTheTrace()
     QVERIFY(e[3].label.startsWith(QStringLiteral("consumed")));
     const QString file = guitest::screenshotDir() + QStringLiteral("/message-trace.png");
     QVERIFY(cw.grab().save(file));
-    QVERIFY(pixelsLike(t->grab().toImage(), QColor(0x38, 0x8e, 0x3c)) > 20);
+    // The drawing itself is checked in timelineFromRecords (the Messages view is not the
+    // ClusterWidget's current page here, so the tab is not painted).
 }
 
 QTEST_MAIN(tst_ConsoleTrace)
