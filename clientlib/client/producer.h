@@ -68,6 +68,14 @@ struct ProducerOptions
     bool sendLatencyFaultEnable = true;
     /// Threads that run async-send callbacks.
     int callbackThreads = 2;
+    /// Message traces (RocketMQ's enableMsgTrace): a Pub record per sync or async send that the
+    /// broker answered (EndTransaction per transaction end), in RocketMQ's trace format, queued
+    /// (at most 2048 unsent, more are dropped) and sent in batches by a background producer of
+    /// the same client instance, off the send path (tracedispatcher.h). Oneway and batch sends
+    /// are not traced (the Java client traces neither).
+    bool enableMsgTrace = false;
+    /// The topic traces go to; empty: RMQ_SYS_TRACE_TOPIC (the broker's msgTraceTopicName).
+    QByteArray customizedTraceTopic;
 };
 
 /// Picks the queue of a send (ordered messages: same key, same queue).

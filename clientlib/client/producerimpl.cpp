@@ -101,6 +101,18 @@ Status ProducerImpl::start()
     }
     m_callbacks = std::make_shared<WorkerPool>("qrocket-send", m_options.callbackThreads);
     m_checks = std::make_shared<WorkerPool>("qrocket-txcheck", 1);
+    if (m_options.enableMsgTrace) {
+        TraceDispatcher::Options to;
+        to.ownerGroup = m_options.group;
+        to.traceTopic = m_options.customizedTraceTopic;
+        to.client = m_options.client;
+        m_trace = std::make_unique<TraceDispatcher>(std::move(to));
+        if (Status s = m_trace->start(); !s) {
+            qCWarning(lcProducer, "producer %s: message traces off: %s",
+                m_options.group.constData(), qPrintable(s.toString()));
+            m_trace.reset();
+        }
+    }
     m_registered = true;
     m_started = true;
     (void)m_instance->sendHeartbeatToAllBrokers(false);
@@ -129,6 +141,8 @@ void ProducerImpl::shutdown()
         m_inflightDone.wait_for(lock, std::chrono::milliseconds(m_options.sendMsgTimeout + 1000),
             [&] { return m_inflight <= (onCallbackThread ? 1 : 0); });
     }
+    if (m_trace)
+        m_trace->shutdown(); // its producer's lease goes before ours
     if (m_registered)
         m_instance->unregisterProducer(m_options.group);
     m_callbacks->shutdown();
@@ -188,6 +202,15 @@ Result<PreparedMessage> ProducerImpl::prepare(const Message &msg) const
         return encoded.error();
     p.properties = std::move(encoded).value();
     p.body = msg.body();
+    if (m_trace) {
+        p.tags = msg.tags();
+        p.keys = msg.keys();
+        p.bodyLength = static_cast<int>(msg.body().size());
+        p.traceType = (p.sysFlag & protocol::SysFlag::TransactionPrepared)
+            ? protocol::trace::TraceMessageType::TransHalf
+            : msg.delayTimeLevel() > 0 ? protocol::trace::TraceMessageType::Delay
+                                       : protocol::trace::TraceMessageType::Normal;
+    }
     if (m_options.compressMsgBodyOverHowmuch > 0
         && p.body.size() >= m_options.compressMsgBodyOverHowmuch) {
         auto compressed = protocol::zlibCompress(p.body, m_options.compressLevel);

@@ -7,6 +7,7 @@
 #include "clientlib/client/clientinstance.h"
 #include "clientlib/client/producer.h"
 #include "clientlib/client/threads.h"
+#include "clientlib/client/tracedispatcher.h"
 
 #include <atomic>
 #include <chrono>
@@ -35,6 +36,11 @@ struct PreparedMessage
     bool batch = false;
     bool reply = false;
     int count = 1;
+    // With enableMsgTrace only: what the Pub record needs of the message.
+    QByteArray tags;
+    QByteArray keys;
+    int bodyLength = 0;
+    protocol::trace::TraceMessageType traceType = protocol::trace::TraceMessageType::Normal;
 };
 
 class ProducerImpl final : public ProducerInner, public std::enable_shared_from_this<ProducerImpl>
@@ -79,6 +85,9 @@ public:
     TransactionListener *transactionListener() const { return m_listener; }
     void endTransaction(const SendResult &result, LocalTransactionState state,
         const QByteArray &uniqueKey, const QByteArray &transactionId);
+    /// The EndTransaction trace record of a transaction `msg` ended (enableMsgTrace).
+    void traceEndTransaction(const Message &msg, const SendResult &result,
+        LocalTransactionState state, const QByteArray &brokerAddr);
 
     // ProducerInner
     QByteArray groupName() const override { return m_options.group; }
@@ -103,6 +112,8 @@ private:
         const PreparedMessage &msg, const MessageQueue &queue) const;
     static bool retriable(const Status &error);
     void noteFailure(const QByteArray &topic);
+    /// The Pub trace record of a finished send (enableMsgTrace).
+    void tracePub(const Send &send, const SendResult &result);
 
     const ProducerOptions m_options;
     ClientInstance::Lease m_lease; // start() only: an inner producer uses its consumer's
@@ -113,6 +124,7 @@ private:
     std::atomic<bool> m_started {false};
     bool m_registered = false;
     TransactionListener *m_listener = nullptr;
+    std::unique_ptr<TraceDispatcher> m_trace; // enableMsgTrace: from start() to shutdown()
 
     std::mutex m_inflightMutex;
     std::condition_variable m_inflightDone;

@@ -140,6 +140,12 @@ struct PushConsumerOptions
     int popBatchNums = 32;
     /// POP mode: popped messages not yet acked (per assignment) before popping pauses.
     int popThresholdForQueue = 96;
+    /// Message traces (RocketMQ's enableMsgTrace): SubBefore and SubAfter records around each
+    /// call of a concurrent or orderly listener (not in POP mode), in RocketMQ's trace format,
+    /// batched and sent off the consume threads by a background producer (tracedispatcher.h).
+    bool enableMsgTrace = false;
+    /// The topic traces go to; empty: RMQ_SYS_TRACE_TOPIC (the broker's msgTraceTopicName).
+    QByteArray customizedTraceTopic;
 };
 
 class PushConsumerImpl;

@@ -261,6 +261,8 @@ void ProducerImpl::finishWithLast(const std::shared_ptr<Send> &send)
 
 void ProducerImpl::finish(const std::shared_ptr<Send> &send, Result<SendResult> result)
 {
+    if (m_trace && result && send->mode != Mode::Oneway && !send->msg.batch)
+        tracePub(*send, *result);
     if (send->mode != Mode::Async) {
         std::lock_guard lock(send->wait.mutex);
         send->wait.result.emplace(std::move(result));
@@ -272,6 +274,30 @@ void ProducerImpl::finish(const std::shared_ptr<Send> &send, Result<SendResult> 
     std::lock_guard lock(m_inflightMutex);
     --m_inflight;
     m_inflightDone.notify_all();
+}
+
+void ProducerImpl::tracePub(const Send &send, const SendResult &result)
+{
+    if (!result.traceOn || m_trace->isTraceTopic(send.msg.topic))
+        return;
+    const auto cost
+        = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - send.begin).count();
+    protocol::trace::TraceRecord r;
+    r.type = protocol::trace::TraceType::Pub;
+    r.timestamp = currentTimeMillis() - cost;
+    r.regionId = result.regionId;
+    r.groupName = m_options.group;
+    r.costTime = static_cast<int>(cost);
+    r.success = result.status == SendStatus::SendOk;
+    r.topic = send.msg.topic;
+    r.msgId = result.msgId;
+    r.offsetMsgId = result.offsetMsgId;
+    r.tags = send.msg.tags;
+    r.keys = send.msg.keys;
+    r.storeHost = send.addr;
+    r.bodyLength = send.msg.bodyLength;
+    r.msgType = send.msg.traceType;
+    (void)m_trace->append(std::move(r));
 }
 
 void ProducerImpl::deliver(std::shared_ptr<Send> send, Result<RemotingCommand> response)

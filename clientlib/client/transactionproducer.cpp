@@ -49,6 +49,31 @@ void ProducerImpl::endTransaction(const SendResult &result, LocalTransactionStat
     m_instance->api().endTransactionOneway(addr, h, QByteArray());
 }
 
+void ProducerImpl::traceEndTransaction(const Message &msg, const SendResult &result,
+    LocalTransactionState state, const QByteArray &brokerAddr)
+{
+    if (!m_trace || m_trace->isTraceTopic(msg.topic()))
+        return;
+    protocol::trace::TraceRecord r;
+    r.type = protocol::trace::TraceType::EndTransaction;
+    r.timestamp = currentTimeMillis();
+    r.regionId = msg.property(MC::MsgRegion);
+    if (r.regionId.isEmpty())
+        r.regionId
+            = result.regionId.isEmpty() ? QByteArrayLiteral("DefaultRegion") : result.regionId;
+    r.groupName = m_options.group;
+    r.topic = msg.topic();
+    r.msgId = result.msgId;
+    r.tags = msg.tags();
+    r.keys = msg.keys();
+    r.storeHost = brokerAddr;
+    r.msgType = protocol::trace::TraceMessageType::TransCommit;
+    r.transactionId = result.transactionId;
+    r.transactionState = localTransactionStateName(state);
+    r.fromTransactionCheck = false;
+    (void)m_trace->append(std::move(r));
+}
+
 void ProducerImpl::checkTransactionState(const QByteArray &brokerAddr, MessageExt halfMessage,
     const protocol::CheckTransactionStateRequestHeader &header)
 {
@@ -117,6 +142,8 @@ Result<TransactionSendResult> TransactionProducer::sendMessageInTransaction(Mess
     result.sendResult.transactionId = transactionId;
     m_impl->endTransaction(
         result.sendResult, result.localTransactionState, p->uniqueIds, transactionId);
+    m_impl->traceEndTransaction(msg, result.sendResult, result.localTransactionState,
+        m_impl->instance()->masterAddress(result.sendResult.messageQueue.brokerName));
     return result;
 }
 

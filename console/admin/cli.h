@@ -121,6 +121,7 @@ std::span<const CommandSpec> clusterCommands();
 std::span<const CommandSpec> topicCommands();
 std::span<const CommandSpec> groupCommands();
 std::span<const CommandSpec> messageCommands();
+std::span<const CommandSpec> traceCommands();
 std::span<const CommandSpec> configCommands();
 std::span<const CommandSpec> opsCommands();
 std::span<const CommandSpec> authCommands();

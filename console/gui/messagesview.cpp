@@ -6,6 +6,7 @@
 #include "console/gui/format.h"
 #include "console/gui/messagemodel.h"
 #include "console/gui/topicmodel.h"
+#include "console/gui/tracetimeline.h"
 
 #include <QComboBox>
 #include <QCompleter>
@@ -128,6 +129,9 @@ MessagesView::MessagesView(ClusterSession *session, TopicModel *topics, QWidget 
            "consumed when its committed offset of the message's queue "
            "(GET_CONSUME_STATS) is past the message's queue offset"));
     detail->addTab(m_consumedTable, tr("&Consumed by"));
+    m_trace = new TraceTimeline(detail);
+    detail->addTab(m_trace, tr("T&race"));
+    m_detail = detail;
     splitter->addWidget(detail);
     layout->addWidget(splitter, 1);
 
@@ -391,12 +395,15 @@ void MessagesView::showDetail()
     m_consumedBy.clear();
     m_consumedByReady = false;
     m_consumedTable->setRowCount(0);
+    m_trace->clear();
+    m_traceReady = false;
     if (!m) {
         m_bodyText->clear();
         m_bodyHex->clear();
         return;
     }
     askConsumedBy(*m);
+    askTrace(*m);
     std::vector<std::pair<QString, QString>> rows = {
         {tr("msgId (UNIQ_KEY)"), QString::fromUtf8(m->msgId())},
         {tr("offset msgId"), QString::fromUtf8(m->offsetMsgId())},
@@ -425,6 +432,28 @@ void MessagesView::showDetail()
     }
     m_bodyText->setPlainText(QString::fromUtf8(m->body()));
     m_bodyHex->setPlainText(hexDump(m->body()));
+}
+
+void MessagesView::askTrace(const client::MessageExt &m)
+{
+    const int id = m_consumedQuery; // a new selection asks again
+    m_trace->setNote(tr("Asking the trace of %1…").arg(QString::fromUtf8(m.msgId())));
+    m_session->admin().queryMessageTraceAsync(m.msgId(), {},
+        m_session->deliver<std::vector<client::MessageTraceView>>(
+            this, [this, id, m](Result<std::vector<client::MessageTraceView>> r) {
+                if (id != m_consumedQuery)
+                    return;
+                if (r)
+                    m_trace->setTrace(&m, *r);
+                else
+                    m_trace->setNote(tr("No trace: %1").arg(r.error().toString()));
+                m_traceReady = true;
+            }));
+}
+
+void MessagesView::showTraceTab()
+{
+    m_detail->setCurrentWidget(m_trace);
 }
 
 void MessagesView::askConsumedBy(const client::MessageExt &m)

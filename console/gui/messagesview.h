@@ -8,8 +8,10 @@
 // the properties, the body as text and as hex, and which groups consumed it:
 // QUERY_TOPIC_CONSUME_BY_WHO of its topic, then GET_CONSUME_STATS of each group for that topic; a
 // group consumed it when its committed offset of the message's queue (on the broker that stored it)
-// is past the message's queue offset, as RocketMQ's DefaultMQAdminExt.consumed() decides. Standard
-// requests only, so it works against QRocket's and Apache RocketMQ's brokers alike.
+// is past the message's queue offset, as RocketMQ's DefaultMQAdminExt.consumed() decides. Its
+// "Trace" tab draws the message's path from its trace records (RMQ_SYS_TRACE_TOPIC, QUERY_MESSAGE
+// by msgId: tracetimeline.h). Standard requests only, so it works against QRocket's and Apache
+// RocketMQ's brokers alike.
 
 #include "clientlib/client/message.h"
 #include "console/gui/tablesupport.h"
@@ -29,6 +31,7 @@ namespace qrocket::console {
 
 class ClusterSession;
 class MessageModel;
+class TraceTimeline;
 class TopicModel;
 
 class MessagesView : public QWidget
@@ -66,6 +69,10 @@ public:
     QTableWidget *consumedByTable() const { return m_consumedTable; }
     /// Brings the detail's "Consumed by" tab to the front (screenshot mode).
     void showConsumedByTab();
+    /// The detail's "Trace" tab; traceReady() once the selected message's trace is in.
+    TraceTimeline *traceTimeline() const { return m_trace; }
+    bool traceReady() const { return m_traceReady; }
+    void showTraceTab();
 
 signals:
     void message(const QString &text);
@@ -81,6 +88,7 @@ private:
     void loadPage(int page);
     void showDetail();
     void askConsumedBy(const client::MessageExt &m);
+    void askTrace(const client::MessageExt &m);
     void showConsumedBy();
     void report(const QString &text, bool error);
     void setBusy(bool busy);
@@ -105,6 +113,9 @@ private:
     QPlainTextEdit *m_bodyText;
     QPlainTextEdit *m_bodyHex;
     QTableWidget *m_consumedTable;
+    QTabWidget *m_detail = nullptr;
+    TraceTimeline *m_trace = nullptr;
+    bool m_traceReady = false;
     std::vector<ConsumedBy> m_consumedBy;
     bool m_consumedByReady = false;
     QString m_consumedByNote;

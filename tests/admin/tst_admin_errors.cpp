@@ -50,16 +50,16 @@ void TestAdminErrors::commandList()
     QVERIFY2(r.exitCode == 0, r.describe().constData());
     const QStringList expected = argv({"clusterList", "brokerStatus", "brokerConsumeStats",
         "topicList", "topicRoute", "topicStatus", "topicClusterList", "updateTopic", "deleteTopic",
-        "updateTopicPerm", "updateSubGroup", "deleteSubGroup", "setConsumeMode", "consumerProgress",
-        "consumerConnection", "producerConnection", "consumerStatus", "queryMsgById",
-        "queryMsgByKey", "queryMsgByUniqueKey", "queryMsgByOffset", "printMsg", "printMsgByQueue",
-        "resetOffsetByTime", "skipAccumulatedMessage", "cloneGroupOffset", "getBrokerConfig",
-        "updateBrokerConfig", "getNamesrvConfig", "updateNamesrvConfig", "updateKvConfig",
-        "deleteKvConfig", "wipeWritePerm", "addWritePerm", "sendMessage", "consumeMessage",
-        "deleteExpiredCommitLog", "cleanExpiredCQ", "cleanUnusedTopic", "statsAll",
-        "checkMsgSendRT", "allocateMQ", "getConsumerConfig", "storeFiles", "createUser",
-        "updateUser", "deleteUser", "getUser", "listUser", "createAcl", "updateAcl", "deleteAcl",
-        "getAcl", "listAcl"});
+        "updateTopicPerm", "updateSubGroup", "deleteSubGroup", "setConsumeMode", "popStats",
+        "consumerProgress", "consumerConnection", "producerConnection", "consumerStatus",
+        "queryMsgById", "queryMsgByKey", "queryMsgByUniqueKey", "queryMsgByOffset", "printMsg",
+        "printMsgByQueue", "queryMsgTraceById", "resetOffsetByTime", "skipAccumulatedMessage",
+        "cloneGroupOffset", "getBrokerConfig", "updateBrokerConfig", "getNamesrvConfig",
+        "updateNamesrvConfig", "updateKvConfig", "deleteKvConfig", "wipeWritePerm", "addWritePerm",
+        "sendMessage", "consumeMessage", "deleteExpiredCommitLog", "cleanExpiredCQ",
+        "cleanUnusedTopic", "statsAll", "checkMsgSendRT", "allocateMQ", "getConsumerConfig",
+        "storeFiles", "createUser", "updateUser", "deleteUser", "getUser", "listUser", "createAcl",
+        "updateAcl", "deleteAcl", "getAcl", "listAcl"});
     QStringList listed;
     for (const QString &l : r.lines()) {
         if (l.startsWith(QLatin1String("   ")))

@@ -343,6 +343,11 @@ QROCKET_ADMIN_CALL(Result<MessageExt>, queryMessageByUniqueKey,
     (const QByteArray &topic, const QByteArray &uniqueKey, Callback<MessageExt> callback,
         int timeoutMs),
     Callback<MessageExt>, queryByUniqueKey(call, topic, uniqueKey))
+QROCKET_ADMIN_CALL(Result<std::vector<MessageTraceView>>, queryMessageTrace,
+    (const QByteArray &msgId, const QByteArray &traceTopic, int timeoutMs),
+    (const QByteArray &msgId, const QByteArray &traceTopic,
+        Callback<std::vector<MessageTraceView>> callback, int timeoutMs),
+    Callback<std::vector<MessageTraceView>>, doQueryMessageTrace(call, msgId, traceTopic))
 QROCKET_ADMIN_CALL(Result<MessageExt>, messageById,
     (const QByteArray &topic, const QByteArray &msgId, int timeoutMs),
     (const QByteArray &topic, const QByteArray &msgId, Callback<MessageExt> callback,

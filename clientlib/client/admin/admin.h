@@ -45,6 +45,7 @@
 #include "clientlib/client/sendresult.h"
 #include "clientlib/protocol/bodies/authbodies.h"
 #include "clientlib/protocol/bodies/popbodies.h"
+#include "clientlib/protocol/tracedata.h"
 
 #include <QByteArray>
 #include <QString>
@@ -134,6 +135,16 @@ struct QueryMessageResult
     std::vector<MessageExt> messages;
     /// The newest index update time among the brokers asked.
     std::int64_t indexLastUpdateTimestamp = 0;
+};
+
+/// One record of a message's trace (RocketMQ's TraceView): a decoded record and who wrote it.
+struct MessageTraceView
+{
+    protocol::trace::TraceRecord record;
+    /// The IP of the client that sent the trace message (its born host).
+    QByteArray clientHost;
+    /// "success" or "failed" (TraceView's status).
+    QByteArray status() const { return record.success ? "success" : "failed"; }
 };
 
 class Admin
@@ -392,6 +403,14 @@ public:
         const MessageQueue &queue, std::int64_t offset, int timeoutMs = kDefaultTimeout);
     void messageAtAsync(const MessageQueue &queue, std::int64_t offset,
         Callback<MessageExt> callback, int timeoutMs = kDefaultTimeout);
+    /// A message's trace (mqadmin queryMsgTraceById): QUERY_MESSAGE by `msgId` as a key (64 per
+    /// broker) on `traceTopic` (RMQ_SYS_TRACE_TOPIC when empty), then every record of the trace
+    /// messages found whose msgId is `msgId` (clientlib/protocol/tracedata.h), oldest first. No
+    /// trace is an empty list, not an error.
+    Result<std::vector<MessageTraceView>> queryMessageTrace(const QByteArray &msgId,
+        const QByteArray &traceTopic = {}, int timeoutMs = kDefaultTimeout);
+    void queryMessageTraceAsync(const QByteArray &msgId, const QByteArray &traceTopic,
+        Callback<std::vector<MessageTraceView>> callback, int timeoutMs = kDefaultTimeout);
 
     // -- configuration ---------------------------------------------------------------------
     /// GET_BROKER_CONFIG: the broker's settings and their DataVersion.

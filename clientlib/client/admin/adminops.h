@@ -107,6 +107,9 @@ Result<QueryMessageResult> queryMessages(Call &call, const QByteArray &topic, co
 
 Result<MessageExt> queryByUniqueKey(Call &call, const QByteArray &topic, const QByteArray &key);
 
+Result<std::vector<MessageTraceView>> doQueryMessageTrace(
+    Call &call, const QByteArray &msgId, const QByteArray &traceTopic);
+
 Result<MessageExt> doMessageById(Call &call, const QByteArray &topic, const QByteArray &msgId);
 
 Result<MessageExt> doMessageAt(Call &call, const MessageQueue &queue, std::int64_t offset);

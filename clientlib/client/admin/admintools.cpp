@@ -1,10 +1,12 @@
 // Internal to the Admin: the calls qrocket-admin needs beyond the console's (mqadmin's
-// brokerConsumeStats, cloneGroupOffset, and reading queues by offset or time for printMsg,
-// printMsgByQueue and consumeMessage).
+// brokerConsumeStats, cloneGroupOffset, reading queues by offset or time for printMsg,
+// printMsgByQueue and consumeMessage, and a message's trace for queryMsgTraceById).
 
 #include "clientlib/client/admin/adminops.h"
 #include "clientlib/protocol/headers/consumerheaders.h"
 #include "clientlib/protocol/headers/pullheaders.h"
+#include "clientlib/protocol/systemtopics.h"
+#include "clientlib/protocol/tracedata.h"
 
 #include <algorithm>
 
@@ -117,6 +119,35 @@ Result<PullResult> doPullMessages(Call &call, const MessageQueue &queue, std::in
         pulled->messages = std::move(kept);
     }
     return pulled;
+}
+
+Result<std::vector<MessageTraceView>> doQueryMessageTrace(
+    Call &call, const QByteArray &msgId, const QByteArray &traceTopic)
+{
+    if (Status s = requireName(msgId, "msgId"); !s)
+        return s;
+    const QByteArray topic
+        = traceTopic.isEmpty() ? QByteArray(protocol::topics::kTrace) : traceTopic;
+    auto found = queryMessages(call, topic, msgId, 64, 0, currentTimeMillis(), false);
+    if (!found)
+        return found.error();
+    std::vector<MessageTraceView> out;
+    for (const MessageExt &m : found->messages) {
+        const QByteArray host = m.bornHost().toString();
+        const qsizetype colon = host.lastIndexOf(':');
+        QByteArray ip = colon > 0 ? host.left(colon) : host;
+        if (ip.startsWith('[') && ip.endsWith(']'))
+            ip = ip.mid(1, ip.size() - 2);
+        for (protocol::trace::TraceRecord &r : protocol::trace::decodeRecords(m.body())) {
+            if (r.msgId == msgId)
+                out.push_back({std::move(r), ip});
+        }
+    }
+    std::stable_sort(
+        out.begin(), out.end(), [](const MessageTraceView &a, const MessageTraceView &b) {
+            return a.record.timestamp < b.record.timestamp;
+        });
+    return out;
 }
 
 } // namespace qrocket::client::adminimpl

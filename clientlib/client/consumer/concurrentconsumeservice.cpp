@@ -50,9 +50,15 @@ void ConcurrentConsumeService::consume(
     ConsumeConcurrentlyContext ctx;
     ctx.messageQueue = mq;
     ConsumeConcurrentlyStatus status = ConsumeConcurrentlyStatus::ReconsumeLater;
+    const QByteArray traceId = traceBefore(forListener);
     const auto t0 = Clock::now();
-    runListener([&] { status = m_listener(forListener, ctx); }, "listener", "reconsume later");
+    const bool returned = runListener(
+        [&] { status = m_listener(forListener, ctx); }, "listener", "reconsume later");
     const auto rt = std::chrono::duration_cast<milliseconds>(Clock::now() - t0).count();
+    if (!traceId.isEmpty()) {
+        const bool ok = status == ConsumeConcurrentlyStatus::ConsumeSuccess;
+        traceAfter(forListener, traceId, rt, ok, !returned ? 2 : ok ? 0 : 4);
+    }
     pq->lastConsumeTimestamp = currentTimeMillis();
     PushConsumerImpl::TopicStats &st = m_consumer.stats(mq.topic);
     st.consumeRtTotalMs += rt;

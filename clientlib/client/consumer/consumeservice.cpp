@@ -30,17 +30,89 @@ void ConsumeService::prepareForListener(std::vector<MessageExt> &msgs) const
     }
 }
 
-void ConsumeService::runListener(
+bool ConsumeService::runListener(
     const std::function<void()> &call, const char *listener, const char *then) const
 {
     const QByteArray &group = m_consumer.m_options.group;
     try {
         call();
+        return true;
     } catch (const std::exception &e) {
         qCWarning(
             lcConsumer, "%s: the %s threw (%s): %s", group.constData(), listener, e.what(), then);
     } catch (...) {
         qCWarning(lcConsumer, "%s: the %s threw: %s", group.constData(), listener, then);
+    }
+    return false;
+}
+
+namespace {
+
+/// Java skips messages a producer marked TRACE_ON=false.
+bool traced(const MessageExt &m)
+{
+    return m.property(MC::TraceSwitch) != "false";
+}
+
+} // namespace
+
+QByteArray ConsumeService::traceBefore(const std::vector<MessageExt> &msgs) const
+{
+    TraceDispatcher *trace = m_consumer.m_trace.get();
+    if (!trace)
+        return {};
+    QByteArray requestId;
+    const std::int64_t now = currentTimeMillis();
+    for (const MessageExt &m : msgs) {
+        if (!traced(m) || trace->isTraceTopic(m.topic()))
+            continue;
+        if (requestId.isEmpty())
+            requestId = TraceDispatcher::newRequestId();
+        protocol::trace::TraceRecord r;
+        r.type = protocol::trace::TraceType::SubBefore;
+        r.timestamp = now;
+        r.regionId = m.property(MC::MsgRegion);
+        r.groupName = m_consumer.m_options.group;
+        r.requestId = requestId;
+        r.topic = m.topic();
+        r.msgId = m.msgId();
+        r.tags = m.tags();
+        r.keys = m.keys();
+        r.bodyLength = m.storeSize();
+        r.retryTimes = m.reconsumeTimes();
+        (void)trace->append(std::move(r));
+    }
+    return requestId;
+}
+
+void ConsumeService::traceAfter(const std::vector<MessageExt> &msgs, const QByteArray &requestId,
+    std::int64_t costMs, bool success, int returnType) const
+{
+    TraceDispatcher *trace = m_consumer.m_trace.get();
+    if (!trace || requestId.isEmpty())
+        return;
+    std::size_t count = 0;
+    for (const MessageExt &m : msgs)
+        count += traced(m) && !trace->isTraceTopic(m.topic()) ? 1 : 0;
+    if (count == 0)
+        return;
+    const std::int64_t now = currentTimeMillis();
+    for (const MessageExt &m : msgs) {
+        if (!traced(m) || trace->isTraceTopic(m.topic()))
+            continue;
+        protocol::trace::TraceRecord r;
+        r.type = protocol::trace::TraceType::SubAfter;
+        r.timestamp = now;
+        r.regionId = m.property(MC::MsgRegion);
+        r.groupName = m_consumer.m_options.group;
+        r.requestId = requestId;
+        r.costTime = static_cast<int>(costMs / static_cast<std::int64_t>(count));
+        r.success = success;
+        r.contextCode = returnType;
+        r.topic = m.topic();
+        r.msgId = m.msgId();
+        r.keys = m.keys();
+        (void)trace->append(std::move(r));
     }
 }
 

@@ -40,8 +40,16 @@ protected:
     virtual bool orderly() const = 0;
     /// Runs `call` (the listener). A throw is logged ("<group>: the <listener> threw: <then>")
     /// and leaves whatever status the caller preset.
-    void runListener(
+    /// Returns false when it threw.
+    bool runListener(
         const std::function<void()> &call, const char *listener, const char *then) const;
+    /// enableMsgTrace: the SubBefore records of `msgs` (as the listener sees them); the request
+    /// id that pairs them with traceAfter's SubAfter records, empty when nothing was traced.
+    QByteArray traceBefore(const std::vector<MessageExt> &msgs) const;
+    /// The SubAfter records: `costMs` shared out over the messages, `returnType` Java's
+    /// ConsumeReturnType (0 SUCCESS, 1 TIME_OUT, 2 EXCEPTION, 3 RETURNNULL, 4 FAILED).
+    void traceAfter(const std::vector<MessageExt> &msgs, const QByteArray &requestId,
+        std::int64_t costMs, bool success, int returnType) const;
     /// The copies the listener sees: a retried message under its original topic, and the
     /// consume start time.
     void prepareForListener(std::vector<MessageExt> &msgs) const;

@@ -100,11 +100,17 @@ void OrderlyConsumeService::consume(std::shared_ptr<ProcessQueue> pq, MessageQue
         ConsumeOrderlyContext ctx;
         ctx.messageQueue = mq;
         ConsumeOrderlyStatus status = ConsumeOrderlyStatus::SuspendCurrentQueueAMoment;
+        const QByteArray traceId = traceBefore(forListener);
         const auto t0 = Clock::now();
-        runListener([&] { status = m_listener(forListener, ctx); }, "orderly listener",
-            "suspending the queue");
+        const bool returned = runListener([&] { status = m_listener(forListener, ctx); },
+            "orderly listener", "suspending the queue");
+        const auto rt = std::chrono::duration_cast<milliseconds>(Clock::now() - t0).count();
+        if (!traceId.isEmpty()) {
+            const bool ok = status == ConsumeOrderlyStatus::Success;
+            traceAfter(forListener, traceId, rt, ok, !returned ? 2 : ok ? 0 : 4);
+        }
         PushConsumerImpl::TopicStats &st = m_consumer.stats(mq.topic);
-        st.consumeRtTotalMs += std::chrono::duration_cast<milliseconds>(Clock::now() - t0).count();
+        st.consumeRtTotalMs += rt;
         pq->lastConsumeTimestamp = currentTimeMillis();
         if (pq->dropped)
             return;

@@ -198,7 +198,23 @@ Status PushConsumerImpl::start()
     } else {
         m_consumeService = std::make_shared<ConcurrentConsumeService>(*this, m_concurrentListener);
     }
+    // Before the consumer is registered: no consume thread reads m_trace while it is set.
+    if (m_options.enableMsgTrace) {
+        TraceDispatcher::Options to;
+        to.ownerGroup = m_options.group;
+        to.consumer = true;
+        to.traceTopic = m_options.customizedTraceTopic;
+        to.client = config;
+        auto trace = std::make_unique<TraceDispatcher>(std::move(to));
+        if (Status s = trace->start(); !s)
+            qCWarning(lcConsumer, "push consumer %s: message traces off: %s",
+                m_options.group.constData(), qPrintable(s.toString()));
+        else
+            m_trace = std::move(trace);
+    }
     if (Status s = m_instance->registerConsumer(m_options.group, weak_from_this()); !s) {
+        if (m_trace)
+            m_trace->shutdown();
         m_pullScheduler->shutdown();
         m_consumePool->shutdown();
         return s;
@@ -244,6 +260,8 @@ void PushConsumerImpl::shutdown()
         std::vector<MessageQueue> queues(owned.begin(), owned.end());
         unlockAll(queues);
     }
+    if (m_trace)
+        m_trace->shutdown(); // its producer's lease goes before ours
     m_instance->unregisterConsumer(m_options.group);
     m_retryProducer->shutdown();
     m_lease.reset(); // the last user's shutdown stops the client instance here

@@ -22,6 +22,7 @@
 #include "clientlib/client/pushconsumer.h"
 #include "clientlib/client/sendresult.h"
 #include "clientlib/client/threads.h"
+#include "clientlib/client/tracedispatcher.h"
 
 #include <atomic>
 #include <map>
@@ -143,6 +144,7 @@ private:
     std::shared_ptr<WorkerPool> m_consumePool;
     std::unique_ptr<Scheduler> m_pullScheduler;
     std::unique_ptr<InnerProducer> m_retryProducer;
+    std::unique_ptr<TraceDispatcher> m_trace; // enableMsgTrace: from start() to shutdown()
     std::shared_ptr<ConsumeService> m_consumeService;
     std::shared_ptr<PopConsumeService> m_popConsumeService; // when the brokers may assign POP
     ConcurrentListener m_concurrentListener;
