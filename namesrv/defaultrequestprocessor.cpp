@@ -322,7 +322,7 @@ RemotingCommand DefaultRequestProcessor::topicList(const RemotingCommand &reques
 {
     switch (request.code) {
     case rc::kGetAllTopicListFromNameServer:
-        return success(request, topicListJson(m_routes.allTopicList()));
+        return success(request, m_routes.allTopicListJson());
     case rc::kGetTopicsByCluster:
         if (QByteArray missing = missingField(request, {"cluster"}); !missing.isEmpty())
             return reply(request, responsecode::kSystemError, missing);
