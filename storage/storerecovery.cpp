@@ -130,6 +130,8 @@ Status StoreRecovery::run(bool lastExitOk)
         return st;
     for (const QString &w : s.m_commitLog.files().loadWarnings())
         rep.problems.append(w);
+    QElapsedTimer cqTimer;
+    cqTimer.start();
     if (Status st = s.loadConsumeQueues(); !st)
         return st;
     // 1. consume queues
@@ -152,6 +154,7 @@ Status StoreRecovery::run(bool lastExitOk)
             lowerRebuild(std::max<std::int64_t>(cq->maxPhysicOffset(), 0));
         }
     }
+    rep.consumeQueueLoadMs = cqTimer.elapsed();
     // 2. commit log
     const auto clFiles = s.m_commitLog.files().files();
     if (clFiles.empty()) {

@@ -422,6 +422,8 @@ int main(int argc, char **argv)
             std::printf("%-42s %12.0f %12lld %14.2f %8d\n", k.name,
                 reads * 1000.0 / std::max<qint64>(1, r.elapsedMs),
                 static_cast<long long>(r.bodyBytes), r.meanLatencyMs, r.failed);
+            if (!r.firstFailure.isEmpty())
+                std::printf("  first failure: %s\n", r.firstFailure.constData());
             std::fflush(stdout);
             if (!r.finished) {
                 readsOk = false;
