@@ -5,20 +5,17 @@
 #include "clientlib/common/hash.h"
 #include "clientlib/protocol/compression.h"
 #include "clientlib/protocol/extensioncode.h"
-#include "clientlib/remoting/metricswriter.h"
 #include "namesrv/kvconfigmanager.h"
 #include "namesrv/namesrvcontroller.h"
 #include "namesrv/routeinfomanager.h"
 #include "rawclient.h"
 
-#include <QDateTime>
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <cstdlib>
 #include <memory>
 
 using namespace qrocket;
@@ -82,7 +79,6 @@ private slots:
     void unknownCodeAnswers3();
     void missingHeaderFieldIsAnError();
     void livenessExtension();
-    void runtimeInfoExtension();
     void onewayRegistrationIsNotAnswered();
     void oldBrokerSendsBareWrapper();
     void kvConfigCapsOverTheWire();
@@ -668,32 +664,6 @@ void tst_NamesrvServer::livenessExtension()
     QVERIFY(b.value(QLatin1String("ageMillis")).toInteger() < 60000);
     QVERIFY(b.value(QLatin1String("lastUpdateTimestamp")).toInteger()
         <= o.value(QLatin1String("now")).toInteger());
-}
-
-void tst_NamesrvServer::runtimeInfoExtension()
-{
-    QCOMPARE(m_broker.call(registerFrame())->code, 0);
-    auto resp = m_broker.call(request(protocol::extensioncode::kGetNamesrvRuntimeInfo));
-    QVERIFY(resp);
-    QCOMPARE(resp->code, 0);
-    const QJsonObject table = jsonObject(resp->body).value(QLatin1String("table")).toObject();
-    auto value
-        = [&](const char *key) { return table.value(QLatin1String(key)).toString().toLongLong(); };
-    // The name server runs in this process: its RSS is this process's, between what it was
-    // before the request and the peak after it.
-    const qint64 rss = value("processRssBytes");
-    const qint64 peak = value("processPeakRssBytes");
-    const remoting::ProcessMemory now = remoting::readProcessMemory();
-    QVERIFY2(rss > 1024 * 1024, resp->body.constData());
-    QVERIFY(rss <= peak);
-    QVERIFY(peak <= now.peakRssBytes);
-    QVERIFY(std::abs(rss - now.rssBytes) < 64 * 1024 * 1024);
-    QCOMPARE(value("topicCount"), qint64(m_ns->routeInfoManager().topicCount()));
-    QVERIFY(value("topicCount") > 0);
-    QCOMPARE(value("brokersLive"), qint64(1));
-    QVERIFY(value("registrationsTotal") >= 1);
-    QVERIFY(value("bootTimestamp") <= QDateTime::currentMSecsSinceEpoch());
-    QVERIFY(table.value(QLatin1String("runtime")).toString().endsWith(QLatin1String("seconds ]")));
 }
 
 void tst_NamesrvServer::onewayRegistrationIsNotAnswered()
