@@ -57,9 +57,9 @@ void TestAdminErrors::commandList()
         "updateBrokerConfig", "getNamesrvConfig", "updateNamesrvConfig", "updateKvConfig",
         "deleteKvConfig", "wipeWritePerm", "addWritePerm", "sendMessage", "consumeMessage",
         "deleteExpiredCommitLog", "cleanExpiredCQ", "cleanUnusedTopic", "statsAll",
-        "checkMsgSendRT", "allocateMQ", "getConsumerConfig", "storeFiles", "createUser",
-        "updateUser", "deleteUser", "getUser", "listUser", "createAcl", "updateAcl", "deleteAcl",
-        "getAcl", "listAcl"});
+        "checkMsgSendRT", "allocateMQ", "getConsumerConfig", "storeFiles", "namesrvStatus",
+        "popStats", "createUser", "updateUser", "deleteUser", "getUser", "listUser", "createAcl",
+        "updateAcl", "deleteAcl", "getAcl", "listAcl"});
     QStringList listed;
     for (const QString &l : r.lines()) {
         if (l.startsWith(QLatin1String("   ")))
