@@ -4,6 +4,7 @@
 #include "clientlib/protocol/bodies/runtimebodies.h"
 #include "clientlib/protocol/extensioncode.h"
 #include "clientlib/remoting/logging.h"
+#include "clientlib/remoting/metricswriter.h"
 #include "namesrv/kvconfigmanager.h"
 #include "namesrv/logging.h"
 #include "namesrv/namesrvconfig.h"
@@ -80,7 +81,10 @@ protocol::BrokerLiveness livenessBody(const QList<BrokerLiveness> &brokers, std:
 
 DefaultRequestProcessor::DefaultRequestProcessor(
     RouteInfoManager &routes, KvConfigManager &kv, NamesrvConfigStore &config)
-    : m_routes(routes), m_kv(kv), m_config(config)
+    : m_routes(routes)
+    , m_kv(kv)
+    , m_config(config)
+    , m_bootTimestamp(QDateTime::currentMSecsSinceEpoch())
 { }
 
 QList<int> DefaultRequestProcessor::requestCodes()
@@ -91,7 +95,8 @@ QList<int> DefaultRequestProcessor::requestCodes()
         rc::kGetKvListByNamespace, rc::kGetTopicsByCluster, rc::kGetSystemTopicListFromNs,
         rc::kGetUnitTopicList, rc::kGetHasUnitSubTopicList, rc::kGetHasUnitSubUnUnitTopicList,
         rc::kUpdateNamesrvConfig, rc::kGetNamesrvConfig, rc::kQueryDataVersion,
-        rc::kAddWritePermOfBroker, protocol::extensioncode::kGetBrokerLiveness};
+        rc::kAddWritePermOfBroker, protocol::extensioncode::kGetBrokerLiveness,
+        protocol::extensioncode::kGetNamesrvRuntimeInfo};
 }
 
 bool DefaultRequestProcessor::isWriteCode(int code)
@@ -154,6 +159,8 @@ RemotingCommand DefaultRequestProcessor::process(
         return configRequest(request);
     case protocol::extensioncode::kGetBrokerLiveness:
         return brokerLiveness(request);
+    case protocol::extensioncode::kGetNamesrvRuntimeInfo:
+        return runtimeInfo(request);
     default:
         return reply(
             request, 3, " request type " + QByteArray::number(request.code) + " not supported");
@@ -322,7 +329,7 @@ RemotingCommand DefaultRequestProcessor::topicList(const RemotingCommand &reques
 {
     switch (request.code) {
     case rc::kGetAllTopicListFromNameServer:
-        return success(request, topicListJson(m_routes.allTopicList()));
+        return success(request, m_routes.allTopicListJson());
     case rc::kGetTopicsByCluster:
         if (QByteArray missing = missingField(request, {"cluster"}); !missing.isEmpty())
             return reply(request, responsecode::kSystemError, missing);
@@ -396,6 +403,26 @@ RemotingCommand DefaultRequestProcessor::brokerLiveness(const RemotingCommand &r
 {
     return success(request,
         livenessBody(m_routes.brokerLiveness(), m_config.brokerChannelExpiredTime()).toJson());
+}
+
+RemotingCommand DefaultRequestProcessor::runtimeInfo(const RemotingCommand &request)
+{
+    const std::int64_t s
+        = std::max<std::int64_t>(QDateTime::currentMSecsSinceEpoch() - m_bootTimestamp, 0) / 1000;
+    const remoting::ProcessMemory memory = remoting::readProcessMemory();
+    const std::vector<std::pair<QByteArray, QByteArray>> t {
+        {"bootTimestamp", QByteArray::number(m_bootTimestamp)},
+        {"runtime",
+            "[ " + QByteArray::number(s / 86400) + " days, " + QByteArray::number(s / 3600 % 24)
+                + " hours, " + QByteArray::number(s / 60 % 60) + " minutes, "
+                + QByteArray::number(s % 60) + " seconds ]"},
+        {"processRssBytes", QByteArray::number(memory.rssBytes)},
+        {"processPeakRssBytes", QByteArray::number(memory.peakRssBytes)},
+        {"topicCount", QByteArray::number(m_routes.topicCount())},
+        {"brokersLive", QByteArray::number(m_routes.liveBrokerCount())},
+        {"registrationsTotal", QByteArray::number(m_routes.registrations())},
+    };
+    return success(request, protocol::KVTable::toJson(t));
 }
 
 } // namespace qrocket::namesrv

@@ -2,8 +2,8 @@
 
 // DefaultRequestProcessor: answers every request the name server serves (protocol.md §3,
 // RocketMQ's namesrv DefaultRequestProcessor) plus the QRocket liveness extension
-// (clientlib/protocol/extensioncode.h). Codes it does not know are never registered, so the
-// remoting server answers them with 3 REQUEST_CODE_NOT_SUPPORTED.
+// and runtime info extensions (clientlib/protocol/extensioncode.h). Codes it does not know are
+// never registered, so the remoting server answers them with 3 REQUEST_CODE_NOT_SUPPORTED.
 //
 // Thread safety: stateless apart from the managers it points to, which are thread-safe; may run
 // on any thread, concurrently. The referenced objects must outlive it.
@@ -94,10 +94,12 @@ private:
     Cmd adminRequest(const Cmd &request);
     Cmd configRequest(const Cmd &request);
     Cmd brokerLiveness(const Cmd &request);
+    Cmd runtimeInfo(const Cmd &request);
 
     RouteInfoManager &m_routes;
     KvConfigManager &m_kv;
     NamesrvConfigStore &m_config;
+    const std::int64_t m_bootTimestamp; // epoch ms, for the runtime info
 };
 
 } // namespace qrocket::namesrv

@@ -54,10 +54,11 @@ RegisterBrokerResult RouteInfoManager::registerBroker(const QByteArray &clusterN
     const TopicConfigSerializeWrapper &wrapper = body.topicConfigSerializeWrapper;
     {
         std::unique_lock locker(m_lock);
-        m_clusterAddrTable[clusterName].insert(brokerName);
+        bool clusterChanged = m_clusterAddrTable[clusterName].insert(brokerName).second;
 
         auto [bdIt, registerFirst] = m_brokerAddrTable.try_emplace(brokerName);
         BrokerData &bd = bdIt->second;
+        const BrokerData before = bd;
         bd.cluster = clusterName;
         bd.brokerName = brokerName;
         // Slave -> master switch: the same address under another id is dropped first.
@@ -70,6 +71,8 @@ RegisterBrokerResult RouteInfoManager::registerBroker(const QByteArray &clusterN
         auto [addrIt, addrInserted] = bd.brokerAddrs.insert_or_assign(brokerId, brokerAddr);
         Q_UNUSED(addrIt);
         registerFirst = registerFirst || addrInserted;
+        if (clusterChanged || !(bd == before))
+            ++m_clusterGeneration;
 
         if (brokerId == kMasterId) {
             const auto live = m_brokerLiveTable.find(brokerAddr);
@@ -83,7 +86,12 @@ RegisterBrokerResult RouteInfoManager::registerBroker(const QByteArray &clusterN
                     for (auto it = m_topicQueueTable.begin(); it != m_topicQueueTable.end();) {
                         if (!wrapper.topicConfigTable.contains(it->first))
                             it->second.erase(brokerName);
-                        it = it->second.empty() ? m_topicQueueTable.erase(it) : std::next(it);
+                        if (it->second.empty()) {
+                            it = m_topicQueueTable.erase(it);
+                            ++m_topicsGeneration;
+                        } else {
+                            ++it;
+                        }
                     }
                 }
             }
@@ -129,7 +137,10 @@ void RouteInfoManager::createAndUpdateQueueData(
     const QByteArray &brokerName, const QByteArray &topic, const TopicConfig &tc)
 {
     const QueueData qd {brokerName, tc.readQueueNums, tc.writeQueueNums, tc.perm, tc.topicSysFlag};
-    auto &byBroker = m_topicQueueTable[topic];
+    auto [topicIt, newTopic] = m_topicQueueTable.try_emplace(topic);
+    if (newTopic)
+        ++m_topicsGeneration;
+    auto &byBroker = topicIt->second;
     const auto it = byBroker.find(brokerName);
     if (it == byBroker.end()) {
         qCDebug(lcNamesrvRoute).noquote() << "new topic registered:" << topic << "on" << brokerName;
@@ -152,7 +163,8 @@ void RouteInfoManager::unregisterBroker(const QByteArray &clusterName, const QBy
         bool removeBrokerName = false;
         const auto bd = m_brokerAddrTable.find(brokerName);
         if (bd != m_brokerAddrTable.end()) {
-            bd->second.brokerAddrs.erase(brokerId);
+            if (bd->second.brokerAddrs.erase(brokerId) > 0)
+                ++m_clusterGeneration;
             if (bd->second.brokerAddrs.empty()) {
                 m_brokerAddrTable.erase(bd);
                 removeBrokerName = true;
@@ -181,6 +193,7 @@ void RouteInfoManager::removeTopicsOfBrokerName(const QByteArray &brokerName)
         if (it->second.empty()) {
             qCDebug(lcNamesrvRoute).noquote() << "topic removed (no queue data left):" << it->first;
             it = m_topicQueueTable.erase(it);
+            ++m_topicsGeneration;
         } else {
             ++it;
         }
@@ -307,7 +320,54 @@ std::optional<QByteArray> RouteInfoManager::topicRouteJson(
 QByteArray RouteInfoManager::clusterInfoJson() const
 {
     std::shared_lock locker(m_lock);
+    std::lock_guard cache(m_bodyMutex);
+    if (!m_clusterBody.valid || m_clusterBody.generation != m_clusterGeneration) {
+        m_clusterBody.bytes = namesrv::clusterInfoJson(m_brokerAddrTable, m_clusterAddrTable);
+        m_clusterBody.generation = m_clusterGeneration;
+        m_clusterBody.valid = true;
+    }
+    return m_clusterBody.bytes;
+}
+
+QByteArray RouteInfoManager::freshClusterInfoJson() const
+{
+    std::shared_lock locker(m_lock);
     return namesrv::clusterInfoJson(m_brokerAddrTable, m_clusterAddrTable);
+}
+
+QByteArray RouteInfoManager::allTopicListJson() const
+{
+    std::shared_lock locker(m_lock);
+    std::lock_guard cache(m_bodyMutex);
+    if (!m_topicListBody.valid || m_topicListBody.generation != m_topicsGeneration) {
+        m_topicListBody.bytes = topicListJsonLocked();
+        m_topicListBody.generation = m_topicsGeneration;
+        m_topicListBody.valid = true;
+    }
+    return m_topicListBody.bytes;
+}
+
+QByteArray RouteInfoManager::freshAllTopicListJson() const
+{
+    std::shared_lock locker(m_lock);
+    return topicListJsonLocked();
+}
+
+QByteArray RouteInfoManager::topicListJsonLocked() const
+{
+    // topicListJson(allTopicList()) without the list: {"topicList":["a","b"]}.
+    QByteArray out;
+    out.reserve(16 + 24 * static_cast<qsizetype>(m_topicQueueTable.size()));
+    out += "{\"topicList\":[";
+    bool first = true;
+    for (const auto &[topic, byBroker] : m_topicQueueTable) {
+        if (!first)
+            out += ',';
+        first = false;
+        protocol::jsontext::appendQuoted(out, topic);
+    }
+    out += "]}";
+    return out;
 }
 
 QList<QByteArray> RouteInfoManager::allTopicList() const
@@ -398,7 +458,8 @@ void RouteInfoManager::deleteTopic(const QByteArray &topic, const QByteArray &cl
 {
     std::unique_lock locker(m_lock);
     if (clusterName.isEmpty()) {
-        m_topicQueueTable.erase(topic);
+        if (m_topicQueueTable.erase(topic) > 0)
+            ++m_topicsGeneration;
         return;
     }
     const auto names = m_clusterAddrTable.find(clusterName);
@@ -407,8 +468,10 @@ void RouteInfoManager::deleteTopic(const QByteArray &topic, const QByteArray &cl
         return;
     for (const QByteArray &brokerName : names->second)
         byBroker->second.erase(brokerName);
-    if (byBroker->second.empty())
+    if (byBroker->second.empty()) {
         m_topicQueueTable.erase(byBroker);
+        ++m_topicsGeneration;
+    }
 }
 
 int RouteInfoManager::wipeWritePermOfBroker(const QByteArray &brokerName)
@@ -446,7 +509,8 @@ void RouteInfoManager::removeBrokerAddrLocked(const QByteArray &brokerAddr)
     std::set<QByteArray> removedNames;
     for (auto it = m_brokerAddrTable.begin(); it != m_brokerAddrTable.end();) {
         auto &addrs = it->second.brokerAddrs;
-        std::erase_if(addrs, [&](const auto &entry) { return entry.second == brokerAddr; });
+        if (std::erase_if(addrs, [&](const auto &entry) { return entry.second == brokerAddr; }) > 0)
+            ++m_clusterGeneration;
         if (addrs.empty()) {
             removedNames.insert(it->first);
             it = m_brokerAddrTable.erase(it);

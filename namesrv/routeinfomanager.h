@@ -11,6 +11,8 @@
 //
 // Thread safety: every public method may be called from any thread; the five tables are guarded
 // by one std::shared_mutex (readers: route lookups; writers: registrations, expiry, admin changes).
+// The topic list and cluster info bodies are prepared: kept encoded between changes, which move a
+// generation counter under the write lock.
 // Signals are emitted after the lock is released, from the calling thread.
 //
 // Time: liveness uses a monotonic millisecond clock (replaceable for tests); the wall-clock time
@@ -91,7 +93,16 @@ public:
     /// `orderTopicConf` (may be empty) is included as is.
     std::optional<QByteArray> topicRouteJson(
         const QByteArray &topic, const QByteArray &orderTopicConf = {}) const;
+    /// GET_BROKER_CLUSTER_INFO's ClusterInfo body, prepared: encoded by the first call after the
+    /// brokers or clusters changed and kept until the next change.
     QByteArray clusterInfoJson() const;
+    /// The same, encoded now (tests compare the two).
+    QByteArray freshClusterInfoJson() const;
+    /// GET_ALL_TOPIC_LIST_FROM_NAMESERVER's TopicList body (topicListJson(allTopicList())),
+    /// prepared: encoded by the first call after a topic appeared or went, kept until the next.
+    QByteArray allTopicListJson() const;
+    /// The same, encoded now.
+    QByteArray freshAllTopicListJson() const;
 
     QList<QByteArray> allTopicList() const;
     QList<QByteArray> topicsByCluster(const QByteArray &cluster) const;
@@ -148,6 +159,15 @@ private:
     void removeTopicsOfBrokerName(const QByteArray &brokerName);
     /// Removes a broker address from every table (lock held for writing).
     void removeBrokerAddrLocked(const QByteArray &brokerAddr);
+    QByteArray topicListJsonLocked() const;
+
+    /// A prepared answer body and the generation of the tables it was encoded from.
+    struct PreparedBody
+    {
+        QByteArray bytes;
+        std::uint64_t generation = 0;
+        bool valid = false;
+    };
     std::int64_t now() const { return m_clock(); }
 
     Clock m_clock;
@@ -161,6 +181,16 @@ private:
     std::map<QByteArray, std::set<QByteArray>> m_clusterAddrTable;
     std::map<QByteArray, BrokerLiveInfo> m_brokerLiveTable;
     std::map<QByteArray, std::vector<QByteArray>> m_filterServerTable;
+    // Moved (m_lock held for writing) whenever a topic appears in or leaves m_topicQueueTable, and
+    // whenever m_brokerAddrTable or m_clusterAddrTable changes: the prepared bodies' keys.
+    std::uint64_t m_topicsGeneration = 0;
+    std::uint64_t m_clusterGeneration = 0;
+
+    // The prepared bodies; m_bodyMutex is taken with m_lock held (shared), never the other way
+    // round, so one caller encodes after a change while the others wait for its bytes.
+    mutable std::mutex m_bodyMutex;
+    mutable PreparedBody m_topicListBody; // guarded by m_bodyMutex
+    mutable PreparedBody m_clusterBody; // guarded by m_bodyMutex
 };
 
 } // namespace qrocket::namesrv

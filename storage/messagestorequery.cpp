@@ -6,11 +6,13 @@
 #include "storage/services/cleanservice.h"
 #include "storage/services/flushservice.h"
 #include "storage/services/reputservice.h"
+#include "storage/storerecovery.h"
 
 #include <QDir>
 
 #include <limits>
 #include <thread>
+#include <vector>
 
 namespace qrocket::storage {
 
@@ -33,7 +35,18 @@ Status MessageStore::loadConsumeQueues()
     QDir root(m_config.consumeQueueDir());
     if (!root.exists())
         return {};
+    // 1. Every queue directory, in name order; 2. their files opened and mapped in parallel
+    // (independent queues; with 100,000s of them this is most of the start-up); 3. the stale
+    // check and the clean-up of empty topic directories, in order, as before.
+    struct Found
+    {
+        ConsumeQueue *cq;
+        QString dir;
+    };
+    std::vector<Found> found;
+    QStringList topicDirs;
     for (const QString &topic : root.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+        topicDirs.append(topic);
         QDir td(root.filePath(topic));
         for (const QString &qid : td.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
             bool ok = false;
@@ -48,21 +61,28 @@ Status MessageStore::loadConsumeQueues()
                     << "ignoring directory with no topic name" << td.filePath(qid);
                 continue;
             }
-            if (Status s = cq->load(); !s)
-                return s;
-            if (isStaleDeletedQueue(*cq)) {
-                // deleteTopics() recorded the topic but did not get to delete this queue.
-                qCInfo(lcStoreRecovery).noquote()
-                    << "deleting" << td.filePath(qid)
-                    << "- its topic was deleted after these units were written";
-                cq->destroy();
-                char buf[160];
-                std::unique_lock lock(m_cqMutex);
-                m_consumeQueues.erase(std::string(topicQueueKey(cq->topic(), queueId, buf)));
-            }
+            found.push_back({cq, td.filePath(qid)});
         }
-        root.rmdir(topic); // only when it is empty now
     }
+    std::vector<Status> loaded(found.size());
+    parallelFor(found.size(), [&](std::size_t i) { loaded[i] = found[i].cq->load(); });
+    for (std::size_t i = 0; i < found.size(); ++i) {
+        if (!loaded[i])
+            return loaded[i];
+        ConsumeQueue *cq = found[i].cq;
+        if (isStaleDeletedQueue(*cq)) {
+            // deleteTopics() recorded the topic but did not get to delete this queue.
+            qCInfo(lcStoreRecovery).noquote()
+                << "deleting" << found[i].dir
+                << "- its topic was deleted after these units were written";
+            cq->destroy();
+            char buf[160];
+            std::unique_lock lock(m_cqMutex);
+            m_consumeQueues.erase(std::string(topicQueueKey(cq->topic(), cq->queueId(), buf)));
+        }
+    }
+    for (const QString &topic : topicDirs)
+        root.rmdir(topic); // only when it is empty now
     return {};
 }
 

@@ -8,6 +8,11 @@
 #include <QDir>
 #include <QElapsedTimer>
 
+#include <algorithm>
+#include <atomic>
+#include <thread>
+#include <vector>
+
 namespace qrocket::storage {
 
 namespace {
@@ -49,6 +54,29 @@ std::int64_t dirtyBytesAfter(const MappedFileQueue &files, std::int64_t offset)
     return 0;
 }
 } // namespace
+
+void parallelFor(std::size_t n, const std::function<void(std::size_t)> &fn)
+{
+    const std::size_t threads = std::min<std::size_t>(
+        {std::size_t(4), std::max(1u, std::thread::hardware_concurrency()), n});
+    if (threads <= 1) {
+        for (std::size_t i = 0; i < n; ++i)
+            fn(i);
+        return;
+    }
+    std::atomic<std::size_t> next {0};
+    auto work = [&] {
+        for (std::size_t i = next.fetch_add(1); i < n; i = next.fetch_add(1))
+            fn(i);
+    };
+    std::vector<std::thread> helpers;
+    helpers.reserve(threads - 1);
+    for (std::size_t t = 1; t < threads; ++t)
+        helpers.emplace_back(work);
+    work();
+    for (std::thread &t : helpers)
+        t.join();
+}
 
 StoreRecovery::ScanResult StoreRecovery::scanCommitLog(
     MessageStore &store, std::int64_t startOffset, bool checkCrc)
@@ -130,6 +158,8 @@ Status StoreRecovery::run(bool lastExitOk)
         return st;
     for (const QString &w : s.m_commitLog.files().loadWarnings())
         rep.problems.append(w);
+    QElapsedTimer cqTimer;
+    cqTimer.start();
     if (Status st = s.loadConsumeQueues(); !st)
         return st;
     // 1. consume queues
@@ -139,8 +169,12 @@ Status StoreRecovery::run(bool lastExitOk)
         if (o >= 0 && (rebuildFrom < 0 || o < rebuildFrom))
             rebuildFrom = o;
     };
-    for (ConsumeQueue *cq : s.consumeQueues()) {
-        const ConsumeQueue::RecoverResult r = cq->recover();
+    const std::vector<ConsumeQueue *> queues = s.consumeQueues();
+    std::vector<ConsumeQueue::RecoverResult> checked(queues.size());
+    parallelFor(queues.size(), [&](std::size_t i) { checked[i] = queues[i]->recover(); });
+    for (std::size_t i = 0; i < queues.size(); ++i) {
+        ConsumeQueue *cq = queues[i];
+        const ConsumeQueue::RecoverResult &r = checked[i];
         rep.consumeQueues++;
         maxCqPhy = std::max(maxCqPhy, cq->maxPhysicOffset());
         if (r.damaged) {
@@ -152,6 +186,7 @@ Status StoreRecovery::run(bool lastExitOk)
             lowerRebuild(std::max<std::int64_t>(cq->maxPhysicOffset(), 0));
         }
     }
+    rep.consumeQueueLoadMs = cqTimer.elapsed();
     // 2. commit log
     const auto clFiles = s.m_commitLog.files().files();
     if (clFiles.empty()) {

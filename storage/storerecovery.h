@@ -7,14 +7,23 @@
 // everything after it is truncated in the commit log, the consume queues and the index. Missing
 // consume-queue units and index entries are then rebuilt by re-dispatching from the earliest
 // point that needs it. Everything found is logged and kept in the RecoveryReport.
+// The consume queues are loaded and checked in parallel (parallelFor); what is found is then
+// taken in queue order, so the report and the decisions are those of a serial pass.
 
 #include "clientlib/common/status.h"
 
 #include <QByteArrayView>
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 
 namespace qrocket::storage {
+
+/// Runs fn(0) .. fn(n - 1) on up to min(4, cores) threads (the calling one included) and returns
+/// when all are done. For start-up work over many independent files (the consume queues'
+/// loading and checking): `fn` must touch only what its index owns.
+void parallelFor(std::size_t n, const std::function<void(std::size_t)> &fn);
 
 class MessageStore;
 class MappedFile;

@@ -51,6 +51,7 @@ struct RecoveryReport
     int damagedConsumeQueues = 0;
     int deletedIndexFiles = 0;
     QStringList problems; // every damage found, human readable
+    std::int64_t consumeQueueLoadMs = 0; // opening and checking every consume queue
     std::int64_t scanMs = 0; // time spent verifying commit-log records
     std::int64_t elapsedMs = 0;
 };

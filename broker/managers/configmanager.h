@@ -8,9 +8,11 @@
 // VersionedConfigManager<Config>: a ConfigManager whose table is a name -> Config map with a
 // DataVersion, stored as {"dataVersion":{...},"<tableKey>":{"<name>":{...}}} (topics.json,
 // subscriptionGroup.json). It owns the table, its version and the shared mutex guarding both, the
-// JSON both ways, the lookups, and the insert/erase that bump the version. Config needs
-// `static Result<Config> fromJsonValue(const JsonValue &, QByteArrayView name)` and
-// `void write(JsonWriter &) const` (the protocol bodies' names).
+// JSON both ways, the lookups, and the insert/erase that bump the version. preparedBody() is the
+// encoded table kept between changes (the GET_ALL_* answers): a generation counter that every
+// change moves (touchedLocked()) and the DataVersion say when it must be encoded again. Config
+// needs `static Result<Config> fromJsonValue(const JsonValue &, QByteArrayView name)` and `void
+// write(JsonWriter &) const` (the protocol bodies' names).
 //
 // And the offset files' shape, {"offsetTable":{...}} with int-keyed offset maps {"0":15}
 // (consumerOffset.json per topic@group, delayOffset.json per level): decodeOffsetTable(),
@@ -152,22 +154,28 @@ public:
     /// Writes the full file when the journal holds changes it lacks.
     ~VersionedConfigManager() override { flushJournal(); }
 
-    /// {"dataVersion":{...},"<tableKey>":{...}}: the file content and the GET_ALL_* body.
+    /// {"dataVersion":{...},"<tableKey>":{...}}: the file content and the GET_ALL_* body,
+    /// encoded now.
     QByteArray encode() const override
     {
         std::shared_lock lock(m_mutex);
-        protocol::JsonWriter w;
-        w.beginObject();
-        w.key("dataVersion");
-        m_dataVersion.write(w);
-        w.key(m_tableKey).beginObject();
-        for (const auto &[name, c] : m_table) {
-            w.key(name);
-            c.write(w);
+        return encodeLocked();
+    }
+    /// encode() as of now, kept from the last call until the table changes: the GET_ALL_* answer
+    /// costs a copy of the bytes, not an encode of the table, while nothing changes (the first
+    /// call after a change encodes; concurrent callers then wait for that one encode).
+    QByteArray preparedBody() const
+    {
+        std::shared_lock lock(m_mutex);
+        std::lock_guard cache(m_bodyMutex);
+        if (!m_body.valid || m_body.generation != m_generation
+            || !(m_body.dataVersion == m_dataVersion)) {
+            m_body.bytes = encodeLocked();
+            m_body.generation = m_generation;
+            m_body.dataVersion = m_dataVersion;
+            m_body.valid = true;
         }
-        w.endObject();
-        w.endObject();
-        return w.take();
+        return m_body.bytes;
     }
     /// Lays the table in `json` over the current one (entries with the same name are replaced)
     /// and takes its DataVersion. Nothing changes when the text does not decode.
@@ -229,6 +237,7 @@ protected:
             m_table.clear();
         for (auto &[name, c] : loaded)
             m_table.insert_or_assign(name, std::move(c));
+        touchedLocked();
         if (auto version = DataVersion::fromJsonValue(root["dataVersion"])) // absent in old files
             m_dataVersion = *version;
         return {};
@@ -255,6 +264,7 @@ protected:
                 *version = m_dataVersion;
             QByteArray record = journalRecord(name, &c);
             m_table.insert_or_assign(name, std::move(c));
+            touchedLocked();
             inserted = true;
             return record;
         });
@@ -277,6 +287,7 @@ protected:
                 *version = m_dataVersion;
             QByteArray record = journalRecord(it->first, nullptr);
             m_table.erase(it);
+            touchedLocked();
             erased = true;
             return record;
         });
@@ -284,6 +295,26 @@ protected:
             *status = st;
         return erased;
     }
+
+    /// encode() with m_mutex held (shared or unique).
+    QByteArray encodeLocked() const
+    {
+        protocol::JsonWriter w;
+        w.beginObject();
+        w.key("dataVersion");
+        m_dataVersion.write(w);
+        w.key(m_tableKey).beginObject();
+        for (const auto &[name, c] : m_table) {
+            w.key(name);
+            c.write(w);
+        }
+        w.endObject();
+        w.endObject();
+        return w.take();
+    }
+    /// A subclass that changes m_table (or m_dataVersion) calls this with m_mutex held for
+    /// writing, so that preparedBody() encodes again (a DataVersion change alone is noticed too).
+    void touchedLocked() { ++m_generation; }
 
     /// {"op":"put"|"delete","name":...,"dataVersion":{...},"config":{...}}, with the DataVersion
     /// after the change (m_mutex held).
@@ -324,6 +355,7 @@ protected:
         else
             m_table.erase(name);
         m_dataVersion = *version;
+        touchedLocked();
         return {};
     }
     std::int64_t compactThreshold() const override
@@ -335,9 +367,22 @@ protected:
     mutable std::shared_mutex m_mutex;
     std::map<QByteArray, Config, ByteArrayLess> m_table; // guarded by m_mutex
     DataVersion m_dataVersion; // guarded by m_mutex
+    std::uint64_t m_generation = 0; // guarded by m_mutex; see touchedLocked()
 
 private:
+    /// preparedBody()'s bytes and what they were encoded from.
+    struct PreparedBody
+    {
+        QByteArray bytes;
+        std::uint64_t generation = 0;
+        DataVersion dataVersion;
+        bool valid = false;
+    };
+
     const char *m_tableKey;
+    // Taken with m_mutex held (shared), never the other way round.
+    mutable std::mutex m_bodyMutex;
+    mutable PreparedBody m_body; // guarded by m_bodyMutex
 };
 
 } // namespace qrocket::broker

@@ -19,6 +19,7 @@ void SubscriptionGroupManager::seed(const char *group)
     protocol::SubscriptionGroupConfig c {QByteArray(group)};
     c.consumeBroadcastEnable = true;
     m_table.insert_or_assign(c.groupName, c);
+    touchedLocked(); // the constructor's: nothing else can hold the table yet
 }
 
 QString SubscriptionGroupManager::filePath(const QString &storePathRootDir)

@@ -26,6 +26,7 @@ void TopicConfigManager::putSystemTopic(TopicConfig c)
 {
     const QByteArray name = c.topicName;
     m_table.insert_or_assign(name, std::move(c));
+    touchedLocked(); // the constructor's: nothing else can hold the table yet
 }
 
 void TopicConfigManager::createSystemTopics(const BrokerConfig &config)
@@ -97,6 +98,7 @@ void TopicConfigManager::nextDataVersion()
 {
     std::unique_lock lock(m_mutex);
     m_dataVersion.next();
+    touchedLocked();
 }
 
 bool TopicConfigManager::isSystemTopic(QByteArrayView topic) const
@@ -212,8 +214,10 @@ bool TopicConfigManager::updateOrderTopics(const QList<QByteArray> &orderTopics)
                 change = true;
             }
         }
-        if (change)
+        if (change) {
             m_dataVersion.next();
+            touchedLocked();
+        }
     }
     if (change) {
         qCInfo(lcBrokerTopic).noquote()

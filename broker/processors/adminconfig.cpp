@@ -53,7 +53,7 @@ RemotingCommand AdminProcessor::deleteSubscriptionGroup(const RemotingCommand &r
 RemotingCommand AdminProcessor::allSubscriptionGroups(const RemotingCommand &request)
 {
     RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
-    response.body = m_ctx.subscriptionGroups->encode();
+    response.body = m_ctx.subscriptionGroups->preparedBody();
     return response;
 }
 

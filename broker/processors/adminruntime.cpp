@@ -13,6 +13,7 @@
 #include "broker/schedule/schedulemessageservice.h"
 #include "broker/timer/timermessagestore.h"
 #include "clientlib/protocol/bodies/runtimebodies.h"
+#include "clientlib/remoting/metricswriter.h"
 #include "clientlib/remoting/remotingserver.h"
 #include "storage/messagestore.h"
 
@@ -119,6 +120,10 @@ RemotingCommand AdminProcessor::brokerRuntimeInfo(const RemotingCommand &request
         {"diskFull", st.diskFull ? "true" : "false"},
         {"storeFileCount", QByteArray::number(static_cast<qsizetype>(st.commitLogFiles.size()))},
     };
+    // QRocket: the broker process's resident memory now and at its peak (-1: unknown).
+    const remoting::ProcessMemory memory = remoting::readProcessMemory();
+    t.emplace_back("processRssBytes", QByteArray::number(memory.rssBytes));
+    t.emplace_back("processPeakRssBytes", QByteArray::number(memory.peakRssBytes));
     // RocketMQ leaves the key out when storePathRootDir does not exist (nothing to measure).
     if (rootDisk.isKnown())
         t.emplace_back("commitLogDirCapacity",

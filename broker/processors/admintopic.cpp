@@ -88,7 +88,7 @@ RemotingCommand AdminProcessor::deleteTopic(const RemotingCommand &request)
 RemotingCommand AdminProcessor::allTopicConfig(const RemotingCommand &request)
 {
     RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
-    response.body = m_ctx.topics->encode();
+    response.body = m_ctx.topics->preparedBody();
     return response;
 }
 

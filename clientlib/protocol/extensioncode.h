@@ -30,6 +30,15 @@ inline constexpr int kLast = 9999;
 /// measured on its monotonic clock, so it stays right when the wall clock jumps.
 inline constexpr int kGetBrokerLiveness = 9001;
 
+/// Name server: its runtime figures (RocketMQ's name server has no runtime info request; this is
+/// GET_BROKER_RUNTIME_INFO's shape for it). Read-only.
+/// Request: no ext fields, no body.
+/// Response: 0 SUCCESS, body a KVTable {"table":{...}}, values strings:
+///   bootTimestamp (epoch ms), runtime ("[ 0 days, 1 hours, 2 minutes, 3 seconds ]"),
+///   processRssBytes, processPeakRssBytes (VmRSS / VmHWM; -1 when unknown), topicCount,
+///   brokersLive, registrationsTotal (REGISTER_BROKER requests since start).
+inline constexpr int kGetNamesrvRuntimeInfo = 9002;
+
 /// Broker: the store's commit-log files with size, age, expiry and why each is kept (console).
 /// Request: no ext fields, no body.
 /// Response: 0 SUCCESS, body

@@ -274,4 +274,25 @@ void writeProcessMetrics(MetricsWriter &w)
     }
 }
 
+ProcessMemory readProcessMemory()
+{
+    ProcessMemory m;
+    QFile status(QStringLiteral("/proc/self/status"));
+    if (!status.open(QIODevice::ReadOnly))
+        return m;
+    // "VmHWM:\t  123456 kB"
+    auto kib = [](const QByteArray &line, qsizetype keyLength) {
+        bool ok = false;
+        const qint64 v = line.mid(keyLength).trimmed().split(' ').value(0).toLongLong(&ok);
+        return ok ? v * 1024 : qint64(-1);
+    };
+    for (const QByteArray &line : status.readAll().split('\n')) {
+        if (line.startsWith("VmRSS:"))
+            m.rssBytes = kib(line, 6);
+        else if (line.startsWith("VmHWM:"))
+            m.peakRssBytes = kib(line, 6);
+    }
+    return m;
+}
+
 } // namespace qrocket::remoting

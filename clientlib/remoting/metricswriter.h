@@ -94,4 +94,13 @@ void writeRemotingServerMetrics(
 /// process_resident_memory_bytes (Linux /proc/self/statm) and process_open_fds.
 void writeProcessMetrics(MetricsWriter &w);
 
+/// This process's memory as Linux reports it in /proc/self/status: resident now (VmRSS) and the
+/// peak resident size since start (VmHWM). -1 where unknown (not Linux).
+struct ProcessMemory
+{
+    qint64 rssBytes = -1;
+    qint64 peakRssBytes = -1;
+};
+ProcessMemory readProcessMemory();
+
 } // namespace qrocket::remoting

@@ -1,5 +1,5 @@
 // qrocket-admin's cluster and broker commands: clusterList, brokerStatus, brokerConsumeStats and
-// QRocket's storeFiles.
+// QRocket's storeFiles and namesrvStatus.
 
 #include "console/admin/cli.h"
 
@@ -135,6 +135,17 @@ Status brokerStatus(Context &ctx)
     });
 }
 
+Status namesrvStatus(Context &ctx)
+{
+    return ctx.withAdmin([&](client::Admin &admin) -> Status {
+        auto info = admin.namesrvRuntimeInfo({});
+        if (!info)
+            return info.error();
+        printRuntime(ctx, {}, *info, false);
+        return {};
+    });
+}
+
 Status brokerConsumeStats(Context &ctx)
 {
     auto timeout = ctx.integer("t", ctx.timeoutMs());
@@ -236,6 +247,9 @@ const CommandSpec kCommands[] = {
         {{'b', "brokerAddr", true, false, kBrokerAddr},
             {'c', "clusterName", true, false, "which cluster"}},
         brokerStatus},
+    {"namesrvStatus",
+        "QRocket: the name server's runtime data (RSS, topics, live brokers, registrations)", {},
+        namesrvStatus},
     {"brokerConsumeStats", "Fetch broker consume stats data",
         {{'b', "brokerAddr", true, true, kBrokerAddr},
             {'t', "timeoutMillis", true, false, "request timeout Millis"},

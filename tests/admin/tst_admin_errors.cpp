@@ -58,8 +58,8 @@ void TestAdminErrors::commandList()
         "updateNamesrvConfig", "updateKvConfig", "deleteKvConfig", "wipeWritePerm", "addWritePerm",
         "sendMessage", "consumeMessage", "deleteExpiredCommitLog", "cleanExpiredCQ",
         "cleanUnusedTopic", "statsAll", "checkMsgSendRT", "allocateMQ", "getConsumerConfig",
-        "storeFiles", "createUser", "updateUser", "deleteUser", "getUser", "listUser", "createAcl",
-        "updateAcl", "deleteAcl", "getAcl", "listAcl"});
+        "storeFiles", "namesrvStatus", "createUser", "updateUser", "deleteUser", "getUser",
+        "listUser", "createAcl", "updateAcl", "deleteAcl", "getAcl", "listAcl"});
     QStringList listed;
     for (const QString &l : r.lines()) {
         if (l.startsWith(QLatin1String("   ")))

@@ -31,6 +31,7 @@ private slots:
     void writePerm();
     void maintenance();
     void storeFiles();
+    void namesrvStatus();
     void cleanupTestCase();
 
 private:
@@ -356,6 +357,22 @@ void TestAdminTopics::storeFiles()
     QVERIFY(!files.isEmpty());
     QVERIFY(files[0].toObject().value(QStringLiteral("size")).toDouble() > 0);
     QVERIFY(!files[0].toObject().value(QStringLiteral("reasonKept")).toString().isEmpty());
+}
+
+void TestAdminTopics::namesrvStatus()
+{
+    // QRocket extension 9002: the name server's RSS, topics and live brokers.
+    const Run r = at({"namesrvStatus"});
+    QVERIFY2(r.exitCode == 0, r.describe().constData());
+    auto value = [&](const char *key) {
+        const QString line = lineStartingWith(r, QLatin1String(key));
+        return line.section(QLatin1Char(':'), 1).trimmed().toLongLong();
+    };
+    QVERIFY2(value("processRssBytes") > 1024 * 1024, qPrintable(r.out));
+    QVERIFY(value("processRssBytes") <= value("processPeakRssBytes"));
+    QVERIFY(value("topicCount") > 0);
+    QVERIFY(value("brokersLive") >= 1);
+    QVERIFY(value("registrationsTotal") >= 1);
 }
 
 QTEST_GUILESS_MAIN(TestAdminTopics)

@@ -193,6 +193,10 @@ QROCKET_ADMIN_CALL(Result<admin::BrokerRuntimeInfo>, brokerRuntimeInfo,
     (const QByteArray &brokerAddr, int timeoutMs),
     (const QByteArray &brokerAddr, Callback<admin::BrokerRuntimeInfo> callback, int timeoutMs),
     Callback<admin::BrokerRuntimeInfo>, doBrokerRuntimeInfo(call, brokerAddr))
+QROCKET_ADMIN_CALL(Result<admin::BrokerRuntimeInfo>, namesrvRuntimeInfo,
+    (const QByteArray &namesrvAddr, int timeoutMs),
+    (const QByteArray &namesrvAddr, Callback<admin::BrokerRuntimeInfo> callback, int timeoutMs),
+    Callback<admin::BrokerRuntimeInfo>, doNamesrvRuntimeInfo(call, namesrvAddr))
 QROCKET_ADMIN_CALL(Result<admin::BrokerLiveness>, brokerLiveness,
     (const QByteArray &namesrvAddr, int timeoutMs),
     (const QByteArray &namesrvAddr, Callback<admin::BrokerLiveness> callback, int timeoutMs),

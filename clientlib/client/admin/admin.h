@@ -193,6 +193,12 @@ public:
         const QByteArray &namesrvAddr = {}, int timeoutMs = kDefaultTimeout);
     void brokerLivenessAsync(const QByteArray &namesrvAddr,
         Callback<admin::BrokerLiveness> callback, int timeoutMs = kDefaultTimeout);
+    /// QRocket extension 9002: a name server's runtime table (its RSS, topics, live brokers,
+    /// registrations). NotSupported from a stock RocketMQ name server.
+    Result<admin::BrokerRuntimeInfo> namesrvRuntimeInfo(
+        const QByteArray &namesrvAddr = {}, int timeoutMs = kDefaultTimeout);
+    void namesrvRuntimeInfoAsync(const QByteArray &namesrvAddr,
+        Callback<admin::BrokerRuntimeInfo> callback, int timeoutMs = kDefaultTimeout);
     /// VIEW_BROKER_STATS_DATA (e.g. "TOPIC_PUT_NUMS", topic).
     Result<admin::BrokerStatsData> brokerStatsData(const QByteArray &brokerAddr,
         const QByteArray &statsName, const QByteArray &statsKey, int timeoutMs = kDefaultTimeout);

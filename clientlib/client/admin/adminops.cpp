@@ -129,6 +129,34 @@ Result<admin::BrokerLiveness> doBrokerLiveness(Call &call, const QByteArray &giv
     return body;
 }
 
+Result<admin::BrokerRuntimeInfo> doNamesrvRuntimeInfo(Call &call, const QByteArray &given)
+{
+    const QByteArray addr
+        = given.isEmpty() ? call.instance().remoting().currentNameServer() : given;
+    if (addr.isEmpty())
+        return Status::invalidArgument(
+            QStringLiteral("no name server address (set namesrvAddr or NAMESRV_ADDR)"));
+    std::vector<Request> requests;
+    requests.push_back(
+        {{{}, addr}, call.api().request(protocol::extensioncode::kGetNamesrvRuntimeInfo)});
+    std::vector<Result<RemotingCommand>> answers = invokeAll(call, std::move(requests));
+    Result<RemotingCommand> &r = answers[0];
+    if (!r)
+        return atPeer(r.error(), {}, addr);
+    if (r->code == toInt(ResponseCode::RequestCodeNotSupported))
+        return Status::notSupported(
+            QStringLiteral("%1: runtime info is not supported by this name server (a QRocket "
+                           "extension; a stock RocketMQ name server does not have it)")
+                .arg(QString::fromUtf8(addr)));
+    auto ok = expect(std::move(r), {{}, addr});
+    if (!ok)
+        return ok.error();
+    auto body = admin::BrokerRuntimeInfo::fromJson(ok->body);
+    if (!body)
+        return corrupt("name server runtime info", body.error());
+    return body;
+}
+
 Result<admin::BrokerStatsData> doBrokerStatsData(
     Call &call, const QByteArray &addr, const QByteArray &name, const QByteArray &key)
 {

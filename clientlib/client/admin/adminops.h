@@ -17,6 +17,7 @@ Result<admin::BrokerRuntimeInfo> doBrokerRuntimeInfo(Call &call, const QByteArra
 Result<ClusterOverview> doClusterOverview(Call &call, bool withRuntimeInfo);
 
 Result<admin::BrokerLiveness> doBrokerLiveness(Call &call, const QByteArray &given);
+Result<admin::BrokerRuntimeInfo> doNamesrvRuntimeInfo(Call &call, const QByteArray &given);
 
 Result<admin::BrokerStatsData> doBrokerStatsData(
     Call &call, const QByteArray &addr, const QByteArray &name, const QByteArray &key);

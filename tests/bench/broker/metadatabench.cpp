@@ -7,8 +7,14 @@
 // server routes the last topic, the peak RSS of both daemons, the name server's CPU time during
 // the burst, and the size of one full registration of the whole table (forced by an
 // UPDATE_BROKER_CONFIG of brokerPermission, which RocketMQ answers with a full registration).
+// Then --groups subscription groups through UPDATE_AND_CREATE_SUBSCRIPTIONGROUP (200), pipelined
+// the same way, and the reads an operator's tools make of the whole table: --reads requests each
+// of GET_ALL_TOPIC_CONFIG (21) and GET_ALL_SUBSCRIPTIONGROUP_CONFIG (201) to the broker and
+// GET_ALL_TOPIC_LIST_FROM_NAMESERVER (206) and GET_BROKER_CLUSTER_INFO (106) to the name server,
+// --read-window in flight: requests/s, body size, mean latency.
 //
 //   qrocket-bench-metadata [--topics 10000] [--window 200] [--step 1000] [--queues 4]
+//                          [--groups 0] [--reads 200] [--read-window 8]
 //                          [--set key=value ...]   (extra broker settings, e.g.
 //                          compressedRegister=true)
 //
@@ -91,6 +97,13 @@ QByteArray topicName(int i)
     return "BenchMeta_" + QByteArray::number(i).rightJustified(6, '0');
 }
 
+RemotingCommand createGroupRequest(int i)
+{
+    RemotingCommand r = RemotingCommand::createRequest(200);
+    r.body = "{\"groupName\":\"BenchGroup_" + QByteArray::number(i).rightJustified(6, '0') + "\"}";
+    return r;
+}
+
 /// Runs the event loop until `done` or `timeoutMs`; true when done.
 bool spinUntil(const std::function<bool()> &done, int timeoutMs)
 {
@@ -104,6 +117,69 @@ bool spinUntil(const std::function<bool()> &done, int timeoutMs)
         loop.exec();
     }
     return true;
+}
+
+struct PipelineResult
+{
+    bool finished = false;
+    qint64 elapsedMs = 0;
+    int failed = 0;
+    QByteArray firstFailure;
+    qint64 bodyBytes = 0; // of the last answer
+    double meanLatencyMs = 0;
+};
+
+/// Sends `total` requests (`make(i)`) to `addr`, `window` in flight on one connection, and waits
+/// for every answer (code 0 expected).
+PipelineResult pipeline(remoting::RemotingClient &client, const QByteArray &addr, int total,
+    int window, const std::function<RemotingCommand(int)> &make, int timeoutMs)
+{
+    struct State
+    {
+        std::atomic<int> sent {0};
+        std::atomic<int> done {0};
+        std::atomic<int> failed {0};
+        std::atomic<qint64> bodyBytes {0};
+        std::atomic<qint64> latencyNs {0};
+        std::mutex failMutex;
+        QByteArray firstFailure;
+        QElapsedTimer clock;
+    };
+    auto st = std::make_shared<State>();
+    st->clock.start();
+    std::function<void()> sendNext = [&, st] {
+        const int i = st->sent.fetch_add(1);
+        if (i >= total)
+            return;
+        const qint64 startNs = st->clock.nsecsElapsed();
+        client.invokeAsync(addr, make(i), 60000, [&, st, startNs](Result<RemotingCommand> r) {
+            st->latencyNs.fetch_add(st->clock.nsecsElapsed() - startNs);
+            if (!r || r->code != 0) {
+                std::lock_guard lock(st->failMutex);
+                if (st->failed.fetch_add(1) == 0)
+                    st->firstFailure = r ? r->remark : r.error().message().toUtf8();
+            } else {
+                st->bodyBytes.store(r->body.size());
+            }
+            st->done.fetch_add(1);
+            sendNext();
+        });
+    };
+    for (int i = 0; i < std::min(window, total); ++i)
+        sendNext();
+    PipelineResult out;
+    out.finished = spinUntil([&] { return st->done.load() == total; }, timeoutMs);
+    out.elapsedMs = st->clock.elapsed();
+    out.failed = st->failed.load();
+    {
+        std::lock_guard lock(st->failMutex);
+        out.firstFailure = st->firstFailure;
+    }
+    out.bodyBytes = st->bodyBytes.load();
+    out.meanLatencyMs = st->latencyNs.load() / 1e6 / std::max(1, st->done.load());
+    if (!out.finished) // answers still to come would call into this frame's captures
+        client.shutdown();
+    return out;
 }
 
 } // namespace
@@ -126,11 +202,21 @@ int main(int argc, char **argv)
         QStringLiteral("n"), QStringLiteral("4")});
     parser.addOption({QStringLiteral("set"), QStringLiteral("extra broker setting key=value"),
         QStringLiteral("kv")});
+    parser.addOption({QStringLiteral("groups"), QStringLiteral("subscription groups to create"),
+        QStringLiteral("n"), QStringLiteral("0")});
+    parser.addOption(
+        {QStringLiteral("reads"), QStringLiteral("requests of each whole-table read (0: none)"),
+            QStringLiteral("n"), QStringLiteral("200")});
+    parser.addOption({QStringLiteral("read-window"), QStringLiteral("reads in flight"),
+        QStringLiteral("n"), QStringLiteral("8")});
     parser.process(app);
     const int total = std::max(1, parser.value(QStringLiteral("topics")).toInt());
     const int window = std::max(1, parser.value(QStringLiteral("window")).toInt());
     const int step = std::max(1, parser.value(QStringLiteral("step")).toInt());
     const int queues = std::max(1, parser.value(QStringLiteral("queues")).toInt());
+    const int groups = std::max(0, parser.value(QStringLiteral("groups")).toInt());
+    const int reads = std::max(0, parser.value(QStringLiteral("reads")).toInt());
+    const int readWindow = std::max(1, parser.value(QStringLiteral("read-window")).toInt());
     QByteArray extra;
     for (const QString &kv : parser.values(QStringLiteral("set")))
         extra += kv.toUtf8() + '\n';
@@ -306,8 +392,51 @@ int main(int argc, char **argv)
     else
         std::printf("no full registration seen after UPDATE_BROKER_CONFIG\n");
 
+    bool readsOk = true;
+    if (groups > 0) {
+        const PipelineResult g
+            = pipeline(client, brokerAddr, groups, window, createGroupRequest, 30 * 60 * 1000);
+        std::printf("%d subscription groups in %.1f s: %.0f creations/s, %d failed%s%s\n", groups,
+            g.elapsedMs / 1000.0, groups * 1000.0 / std::max<qint64>(1, g.elapsedMs), g.failed,
+            g.firstFailure.isEmpty() ? "" : "; first failure: ", g.firstFailure.constData());
+        readsOk = g.finished && g.failed == 0;
+    }
+    if (reads > 0 && readsOk) {
+        struct Read
+        {
+            const char *name;
+            int code;
+            const QByteArray *addr;
+        };
+        const Read kinds[] = {{"GET_ALL_TOPIC_CONFIG (21)", 21, &brokerAddr},
+            {"GET_ALL_SUBSCRIPTIONGROUP_CONFIG (201)", 201, &brokerAddr},
+            {"GET_ALL_TOPIC_LIST_FROM_NAMESERVER (206)", 206, &nsAddr},
+            {"GET_BROKER_CLUSTER_INFO (106)", 106, &nsAddr}};
+        std::printf("\nwhole-table reads: %d of each, %d in flight\n", reads, readWindow);
+        std::printf("%-42s %12s %12s %14s %8s\n", "request", "requests/s", "body bytes", "mean ms",
+            "failed");
+        for (const Read &k : kinds) {
+            const PipelineResult r = pipeline(
+                client, *k.addr, reads, readWindow,
+                [&](int) { return RemotingCommand::createRequest(k.code); }, 10 * 60 * 1000);
+            std::printf("%-42s %12.0f %12lld %14.2f %8d\n", k.name,
+                reads * 1000.0 / std::max<qint64>(1, r.elapsedMs),
+                static_cast<long long>(r.bodyBytes), r.meanLatencyMs, r.failed);
+            if (!r.firstFailure.isEmpty())
+                std::printf("  first failure: %s\n", r.firstFailure.constData());
+            std::fflush(stdout);
+            if (!r.finished) {
+                readsOk = false;
+                break;
+            }
+        }
+        std::printf("name server RSS after the reads %.1f MB, broker %.1f MB\n",
+            statusKib(namesrv.pid(), "VmRSS:") / 1024.0,
+            statusKib(broker.pid(), "VmRSS:") / 1024.0);
+    }
+
     client.shutdown();
     broker.stop();
     namesrv.stop();
-    return failed.load() == 0 && converged ? 0 : 1;
+    return failed.load() == 0 && converged && readsOk ? 0 : 1;
 }

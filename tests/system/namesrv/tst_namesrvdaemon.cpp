@@ -1,9 +1,12 @@
 // The qrocket-namesrv process: command line, config errors, port in use, SIGTERM, and a fake
 // broker against the real daemon (persistence across a restart).
 
+#include "clientlib/protocol/extensioncode.h"
 #include "rawclient.h"
 #include "tests/testlib/daemonprocess.h"
 
+#include <QDateTime>
+#include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QSet>
@@ -12,6 +15,7 @@
 #include <QTest>
 
 #include <csignal>
+#include <cstdlib>
 
 using namespace qrocket;
 using namespace qrocket::testing;
@@ -50,6 +54,7 @@ private slots:
     void portInUseExitsNonZero();
     void servesBrokerAndExitsCleanlyOnSigterm();
     void sigintAlsoStops();
+    void runtimeInfoReportsTheDaemonsMemory();
 
 private:
     QString writeConfig(const QByteArray &content);
@@ -246,6 +251,49 @@ void tst_NamesrvDaemon::sigintAlsoStops()
     QVERIFY(proc.waitForFinished(10000));
     QCOMPARE(proc.exitStatus(), QProcess::NormalExit);
     QCOMPARE(proc.exitCode(), 0);
+}
+
+void tst_NamesrvDaemon::runtimeInfoReportsTheDaemonsMemory()
+{
+    // Extension 9002: the name server's RSS (RocketMQ's name server has no runtime info), read
+    // here beside the daemon's own /proc/<pid>/status.
+    QROCKET_REQUIRE_VECTORS();
+    const quint16 port = testlib::freePort();
+    QVERIFY(port != 0);
+    const QString cfg = writeConfig(
+        "listenAddress=127.0.0.1\nlistenPort=" + QByteArray::number(port)
+        + "\nkvConfigPath=" + m_dir.filePath(QStringLiteral("kv-runtime.json")).toUtf8() + "\n");
+    QProcess proc;
+    QVERIFY(startDaemon(proc, cfg, port));
+    RawClient broker;
+    QVERIFY(broker.connectTo(port));
+    broker.sendRaw(recordedBytes(1, "frame_b64")); // REGISTER_BROKER broker-a
+    QCOMPARE(broker.readFrame()->code, 0);
+    auto resp = broker.call(request(protocol::extensioncode::kGetNamesrvRuntimeInfo));
+    QVERIFY(resp);
+    QCOMPARE(resp->code, 0);
+    const QJsonObject table
+        = QJsonDocument::fromJson(resp->body)[QLatin1String("table")].toObject();
+    auto value
+        = [&](const char *key) { return table.value(QLatin1String(key)).toString().toLongLong(); };
+    qint64 statusRss = 0;
+    QFile status(QStringLiteral("/proc/%1/status").arg(proc.processId()));
+    QVERIFY(status.open(QIODevice::ReadOnly));
+    for (const QByteArray &line : status.readAll().split('\n')) {
+        if (line.startsWith("VmRSS:"))
+            statusRss = line.mid(6).trimmed().split(' ').value(0).toLongLong() * 1024;
+    }
+    const qint64 rss = value("processRssBytes");
+    QVERIFY2(rss > 1024 * 1024, resp->body.constData());
+    QVERIFY2(std::abs(rss - statusRss) < 16 * 1024 * 1024, resp->body.constData());
+    QVERIFY(rss <= value("processPeakRssBytes"));
+    QVERIFY(value("topicCount") > 0);
+    QCOMPARE(value("brokersLive"), qint64(1));
+    QCOMPARE(value("registrationsTotal"), qint64(1));
+    QVERIFY(value("bootTimestamp") <= QDateTime::currentMSecsSinceEpoch());
+    QVERIFY(table.value(QLatin1String("runtime")).toString().endsWith(QLatin1String("seconds ]")));
+    proc.terminate();
+    QVERIFY(proc.waitForFinished(10000));
 }
 
 QTEST_GUILESS_MAIN(tst_NamesrvDaemon)

@@ -8,6 +8,7 @@
 #include "clientlib/protocol/extensioncode.h"
 #include "clientlib/protocol/framecodec.h"
 #include "clientlib/protocol/json.h"
+#include "clientlib/remoting/metricswriter.h"
 #include "tests/unit/broker/brokertestutil.h"
 #include "tests/unit/broker/tst_schedulefixture.h"
 
@@ -15,6 +16,7 @@
 #include <QTest>
 
 #include <atomic>
+#include <cstdlib>
 
 using namespace qrocket;
 using namespace qrocket::broker;
@@ -187,6 +189,14 @@ private slots:
             QByteArray::number(f.store->commitLogMinOffset()));
         QVERIFY(ours["table"]["runtime"].toString().startsWith("[ 0 days"));
         QVERIFY(ours["table"]["putTps"].toString().split(' ').size() >= 1);
+        // QRocket's memory keys: the broker runs in this process, so its RSS is this process's.
+        const qint64 rss = ours["table"]["processRssBytes"].toString().toLongLong();
+        const qint64 peak = ours["table"]["processPeakRssBytes"].toString().toLongLong();
+        const remoting::ProcessMemory now = remoting::readProcessMemory();
+        QVERIFY2(rss > 1024 * 1024, resp->body.constData());
+        QVERIFY(rss <= peak);
+        QVERIFY(peak <= now.peakRssBytes);
+        QVERIFY(std::abs(rss - now.rssBytes) < 64 * 1024 * 1024);
     }
 
     void topicStatsMatchesRecordedShape()

@@ -141,6 +141,50 @@ private slots:
         QCOMPARE(reloaded.encode(), master.encode());
     }
 
+    void preparedBodyFollowsEveryChange()
+    {
+        // GET_ALL_SUBSCRIPTIONGROUP_CONFIG answers preparedBody(): encode()'s bytes after every
+        // kind of change, the same buffer while nothing changes.
+        QTemporaryDir dir;
+        SubscriptionGroupManager m(true, SubscriptionGroupManager::filePath(dir.path()));
+        QTemporaryDir masterDir;
+        copyGoldenConfig(masterDir, QStringLiteral("subscriptionGroup.json"));
+        SubscriptionGroupManager master(true, SubscriptionGroupManager::filePath(masterDir.path()));
+        QVERIFY(master.load());
+        auto check = [&](const char *what) {
+            const QByteArray prepared = m.preparedBody();
+            if (prepared != m.encode())
+                return QByteArray(what) + ": prepared body differs from a fresh encode";
+            if (m.preparedBody().constData() != prepared.constData())
+                return QByteArray(what) + ": encoded again without a change";
+            return QByteArray();
+        };
+        (void)m.preparedBody();
+        QVERIFY(m.load());
+        QCOMPARE(check("load"), QByteArray());
+        QVERIFY(m.findOrCreate("Auto"));
+        QCOMPARE(check("auto-create"), QByteArray());
+        QVERIFY(m.preparedBody().contains("\"Auto\":{"));
+        protocol::SubscriptionGroupConfig c {"G"};
+        QVERIFY(m.update(c));
+        QCOMPARE(check("create"), QByteArray());
+        c.retryMaxTimes = 3;
+        QVERIFY(m.update(c));
+        QCOMPARE(check("update"), QByteArray());
+        QVERIFY(m.preparedBody().contains("\"retryMaxTimes\":3"));
+        QVERIFY(m.remove("G"));
+        QCOMPARE(check("delete"), QByteArray());
+        QVERIFY(!m.preparedBody().contains("\"G\":{"));
+        QVERIFY(m.replaceFrom(master.encode()));
+        QCOMPARE(check("slave sync"), QByteArray());
+        QCOMPARE(m.preparedBody(), master.encode());
+        QVERIFY(m.update(protocol::SubscriptionGroupConfig {"Journaled"}));
+        SubscriptionGroupManager reloaded(true, m.path());
+        (void)reloaded.preparedBody();
+        QVERIFY(reloaded.load());
+        QCOMPARE(reloaded.preparedBody(), m.preparedBody());
+    }
+
     void parsesUpdateBody()
     {
         auto c = protocol::SubscriptionGroupConfig::fromJson(

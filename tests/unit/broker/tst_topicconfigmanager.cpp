@@ -343,6 +343,99 @@ private slots:
         QCOMPARE(reloaded.encode(), m.encode());
     }
 
+    void preparedBodyFollowsEveryChange()
+    {
+        // GET_ALL_TOPIC_CONFIG answers preparedBody(): the same bytes as encode() after every kind
+        // of change, and (no change in between) the same buffer, not a new encode.
+        QTemporaryDir dir;
+        TopicConfigManager m(testConfig(), TopicConfigManager::filePath(dir.path()));
+        QTemporaryDir otherDir;
+        TopicConfigManager other(testConfig(), TopicConfigManager::filePath(otherDir.path()));
+        QVERIFY(other.updateTopicConfig(TopicConfig("FromMaster", 3)));
+        int checks = 0;
+        auto check = [&](const char *what) {
+            const QByteArray prepared = m.preparedBody();
+            if (prepared != m.encode())
+                return QByteArray(what) + ": prepared body differs from a fresh encode";
+            if (m.preparedBody().constData() != prepared.constData())
+                return QByteArray(what) + ": encoded again without a change";
+            ++checks;
+            return QByteArray();
+        };
+        const QByteArray initial = m.preparedBody();
+        QVERIFY(m.load());
+        QCOMPARE(check("load"), QByteArray());
+        QVERIFY(m.updateTopicConfig(TopicConfig("T1", 4)));
+        QCOMPARE(check("create"), QByteArray());
+        QVERIFY(m.preparedBody().contains("\"T1\":{"));
+        TopicConfig updated("T1", 8);
+        updated.perm = 4;
+        QVERIFY(m.updateTopicConfig(updated));
+        QCOMPARE(check("update"), QByteArray());
+        QVERIFY(m.preparedBody().contains("\"perm\":4,\"readQueueNums\":8"));
+        QVERIFY(m.createTopicInSendMessageMethod("Auto", "TBW102", "", 4, 0));
+        QCOMPARE(check("auto-create"), QByteArray());
+        QVERIFY(m.createRetryTopic("G", 1));
+        QCOMPARE(check("retry topic"), QByteArray());
+        QVERIFY(m.updateOrderTopics({"T1"}));
+        QCOMPARE(check("order topics"), QByteArray());
+        QVERIFY(m.preparedBody().contains("\"T1\":{\"order\":true"));
+        const QByteArray beforeVersion = m.preparedBody();
+        m.nextDataVersion();
+        QCOMPARE(check("data version"), QByteArray());
+        QVERIFY(m.preparedBody() != beforeVersion);
+        QVERIFY(m.deleteTopicConfig("T1"));
+        QCOMPARE(check("delete"), QByteArray());
+        QVERIFY(!m.preparedBody().contains("\"T1\""));
+        QVERIFY(!m.deleteTopicConfig("T1"));
+        QCOMPARE(check("delete of a missing topic"), QByteArray());
+        QVERIFY(m.replaceFrom(other.encode()));
+        QCOMPARE(check("slave sync"), QByteArray());
+        QCOMPARE(m.preparedBody(), other.encode());
+        QVERIFY(!m.decode("{\"topicConfigTable\":")); // not JSON: nothing changes
+        QCOMPARE(check("failed decode"), QByteArray());
+        QVERIFY(initial != m.preparedBody());
+
+        // A restart: the file plus the journal's changes, replayed.
+        QVERIFY(m.updateTopicConfig(TopicConfig("Journaled", 2)));
+        TopicConfigManager reloaded(testConfig(), m.path());
+        (void)reloaded.preparedBody(); // prepared before load: load must invalidate it
+        QVERIFY(reloaded.load());
+        QCOMPARE(reloaded.preparedBody(), reloaded.encode());
+        QCOMPARE(reloaded.preparedBody(), m.preparedBody());
+        QCOMPARE(checks, 11);
+    }
+
+    void preparedBodyUnderConcurrentChanges()
+    {
+        // Readers take the prepared body while writers create topics: every body a reader gets is
+        // a complete table (it parses and holds the topics that existed when it was asked for).
+        QTemporaryDir dir;
+        TopicConfigManager m(testConfig(), TopicConfigManager::filePath(dir.path()));
+        QVERIFY(m.load());
+        std::atomic<bool> stop {false};
+        std::atomic<int> bad {0};
+        std::vector<std::thread> readers;
+        for (int r = 0; r < 3; ++r) {
+            readers.emplace_back([&] {
+                while (!stop.load()) {
+                    const std::size_t before = m.topics().size();
+                    const QByteArray body = m.preparedBody();
+                    auto parsed = protocol::parseJson(body);
+                    if (!parsed || (*parsed)["topicConfigTable"].members().size() < before)
+                        ++bad;
+                }
+            });
+        }
+        for (int i = 0; i < 300; ++i)
+            QVERIFY(m.updateTopicConfig(TopicConfig("C" + QByteArray::number(i), 1)));
+        stop = true;
+        for (auto &t : readers)
+            t.join();
+        QCOMPARE(bad.load(), 0);
+        QCOMPARE(m.preparedBody(), m.encode());
+    }
+
     void encodeShape()
     {
         TopicConfig c("T", 4);

@@ -87,6 +87,7 @@ private slots:
     void compressedBodyRejectsGarbage();
     void livenessReportsAges();
     void fastRouteJsonEqualsRouteData();
+    void preparedBodiesFollowEveryChange();
 
 private:
     std::int64_t m_now = 1000;
@@ -515,6 +516,84 @@ void tst_RouteInfoManager::fastRouteJsonEqualsRouteData()
     QVERIFY(rim.topicRouteJson("T1").value_or("").contains(
         R"("filterServerTable":{"10.0.0.1:10911":["10.0.0.1:7000","10.0.0.1:7001"]})"));
     QVERIFY(!rim.topicRouteJson("nope"));
+}
+
+void tst_RouteInfoManager::preparedBodiesFollowEveryChange()
+{
+    // GET_ALL_TOPIC_LIST_FROM_NAMESERVER and GET_BROKER_CLUSTER_INFO answer prepared bodies: after
+    // every kind of change they are the bytes the answers had before (topicListJson of
+    // allTopicList(), the cluster info encoded now); with no change in between, the same buffer.
+    RouteInfoManager rim;
+    rim.setClock([this] { return m_now; });
+    rim.setDeleteTopicWithBrokerRegistration(true);
+    QByteArray lastTopics = rim.allTopicListJson();
+    QByteArray lastCluster = rim.clusterInfoJson();
+    QCOMPARE(lastTopics, QByteArray(R"({"topicList":[]})"));
+    QCOMPARE(lastCluster, QByteArray(R"({"brokerAddrTable":{},"clusterAddrTable":{}})"));
+    // Checks both bodies; `topics` / `cluster`: whether that body was expected to change.
+    auto check = [&](const char *what, bool topics, bool cluster) -> QByteArray {
+        const QByteArray t = rim.allTopicListJson();
+        const QByteArray c = rim.clusterInfoJson();
+        const QByteArray where = QByteArray(what) + ": ";
+        if (t != topicListJson(rim.allTopicList()) || t != rim.freshAllTopicListJson())
+            return where + "topic list differs from a fresh encode: " + t;
+        if (c != rim.freshClusterInfoJson())
+            return where + "cluster info differs from a fresh encode: " + c;
+        if (rim.allTopicListJson().constData() != t.constData()
+            || rim.clusterInfoJson().constData() != c.constData())
+            return where + "encoded again without a change";
+        if (topics != (t != lastTopics))
+            return where + (topics ? "topic list did not change" : "topic list changed");
+        if (cluster != (c != lastCluster))
+            return where + (cluster ? "cluster info did not change" : "cluster info changed");
+        lastTopics = t;
+        lastCluster = c;
+        return {};
+    };
+    auto a = std::make_shared<FakeChannel>(1);
+    rim.registerBroker(kCluster, kMasterAddr, kBrokerA, 0, kMasterHa, body(1, {"T1", "T2"}), a);
+    QCOMPARE(check("first registration", true, true), QByteArray());
+    rim.registerBroker(kCluster, kMasterAddr, kBrokerA, 0, kMasterHa, body(1, {"T1", "T2"}), a);
+    QCOMPARE(check("same registration again", false, false), QByteArray());
+    rim.registerBroker(kCluster, kMasterAddr, kBrokerA, 0, kMasterHa, body(2, {"T3"}), a, true);
+    QCOMPARE(check("incremental registration of a new topic", true, false), QByteArray());
+    rim.registerBroker(kCluster, kMasterAddr, kBrokerA, 0, kMasterHa, body(3, {"T3"}, 8), a, true);
+    QCOMPARE(check("a topic's queues changed", false, false), QByteArray());
+    rim.registerBroker(kCluster, kSlaveAddr, kBrokerA, 1, kSlaveHa, body(3, {"T1"}), nullptr);
+    QCOMPARE(check("slave registration", false, true), QByteArray());
+    rim.registerBroker("C2", "10.0.0.7:10911", "broker-c", 0, {}, body(1, {"T1", "C"}), nullptr);
+    QCOMPARE(check("another cluster", true, true), QByteArray());
+    rim.registerBroker(kCluster, kMasterAddr, kBrokerA, 0, kMasterHa, body(4, {"T1", "T3"}), a);
+    QCOMPARE(check("full registration without T2", true, false), QByteArray());
+    QCOMPARE(rim.wipeWritePermOfBroker(kBrokerA), 2);
+    QCOMPARE(check("wipe write permission", false, false), QByteArray());
+    rim.deleteTopic("T3");
+    QCOMPARE(check("topic deleted", true, false), QByteArray());
+    rim.deleteTopic("T1", kCluster);
+    QCOMPARE(check("topic deleted in one cluster (still in C2)", false, false), QByteArray());
+    rim.deleteTopic("T1", "C2");
+    QCOMPARE(check("topic deleted in its last cluster", true, false), QByteArray());
+    rim.deleteTopic("Missing");
+    QCOMPARE(check("missing topic deleted", false, false), QByteArray());
+    rim.unregisterBroker(kCluster, kSlaveAddr, kBrokerA, 1);
+    QCOMPARE(check("slave unregistered", false, true), QByteArray());
+    rim.registerBroker(kCluster, kSlaveAddr, kBrokerA, 1, kSlaveHa, body(3, {"T1"}), nullptr);
+    rim.registerBroker(kCluster, kSlaveAddr, kBrokerA, 0, kSlaveHa, body(5, {"S"}), nullptr);
+    QCOMPARE(check("slave became master", true, true), QByteArray());
+    m_now += 200'000;
+    rim.registerBroker("C2", "10.0.0.7:10911", "broker-c", 0, {}, body(1, {"C"}), nullptr);
+    QCOMPARE(check("re-registration (liveness only)", false, false), QByteArray());
+    QCOMPARE(rim.scanNotActiveBroker(120'000), 2); // broker-a's old master and its new one
+    QCOMPARE(check("broker expired", true, true), QByteArray());
+    rim.onChannelDestroy(99);
+    QCOMPARE(check("unknown channel closed", false, false), QByteArray());
+    auto c = std::make_shared<FakeChannel>(3);
+    rim.registerBroker("C2", "10.0.0.7:10911", "broker-c", 0, {}, body(2, {"C"}), c);
+    QCOMPARE(check("new channel", false, false), QByteArray());
+    rim.onChannelDestroy(3);
+    QCOMPARE(check("connection closed", true, true), QByteArray());
+    QCOMPARE(lastTopics, QByteArray(R"({"topicList":[]})"));
+    QCOMPARE(lastCluster, QByteArray(R"({"brokerAddrTable":{},"clusterAddrTable":{}})"));
 }
 
 QTEST_GUILESS_MAIN(tst_RouteInfoManager)

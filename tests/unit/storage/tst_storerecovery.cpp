@@ -24,6 +24,7 @@ private slots:
     void tornTailAfterCrashIsCut();
     void consumeQueuePastCommitLogIsTrimmed();
     void indexNewerThanCheckpointIsRebuilt();
+    void manyQueuesLoadInParallel();
 
 private:
     struct Written
@@ -216,6 +217,52 @@ void tst_StoreRecovery::indexNewerThanCheckpointIsRebuilt()
         const QueryMessageResult q = s->queryMessage(
             "T", "k" + QByteArray::number(i), 32, 0, std::numeric_limits<std::int64_t>::max());
         QCOMPARE(q.messages.size(), 1u);
+    }
+}
+
+void tst_StoreRecovery::manyQueuesLoadInParallel()
+{
+    // The consume queues are loaded and checked on several threads: every queue comes back with
+    // its units, damaged ones (three, spread over the table) are found and rebuilt, and a deleted
+    // topic's leftover queue is still dropped.
+    QTemporaryDir dir;
+    constexpr int kTopics = 60;
+    constexpr int kQueues = 4;
+    auto topic = [](int t) { return "P" + QByteArray::number(t).rightJustified(3, '0'); };
+    {
+        auto s = openStore(dir.path());
+        QVERIFY(s);
+        for (int t = 0; t < kTopics; ++t) {
+            for (int q = 0; q < kQueues; ++q) {
+                for (int i = 0; i <= (t + q) % 3; ++i)
+                    QVERIFY(s->putMessageAndWait(message(topic(t), q, "m" + topic(t))).isOk());
+            }
+        }
+        QVERIFY(s->waitForDispatch(10000));
+        s->shutdown();
+    }
+    for (int t : {3, 31, 58}) {
+        const QString cq = dir.path() + QStringLiteral("/consumequeue/")
+            + QString::fromUtf8(topic(t)) + QStringLiteral("/1/") + offsetToFileName(0);
+        QVERIFY(patchFile(cq, 0, QByteArray(100, '\0')));
+    }
+    auto s = openStore(dir.path());
+    QVERIFY(s);
+    const RecoveryReport &rep = s->recoveryReport();
+    QCOMPARE(rep.consumeQueues, kTopics * kQueues);
+    QCOMPARE(rep.damagedConsumeQueues, 3);
+    for (int t = 0; t < kTopics; ++t) {
+        for (int q = 0; q < kQueues; ++q) {
+            const int expect = (t + q) % 3 + 1;
+            QCOMPARE(s->maxOffsetInQueue(topic(t), q), expect);
+            const GetMessageResult r = s->getMessage("g", topic(t), q, expect - 1, 1);
+            QCOMPARE(r.status, GetMessageStatus::Found);
+            protocol::MessageRecordView rec;
+            QCOMPARE(protocol::decodeRecord(r.messages[0], rec, true).status,
+                protocol::RecordStatus::Ok);
+            QCOMPARE(rec.topic.toByteArray(), topic(t));
+            QCOMPARE(rec.queueId, q);
+        }
     }
 }
 
