@@ -26,6 +26,9 @@ namespace {
 
 using protocol::RequestCode;
 
+// RocketMQ 5.3 ProxyConfig maxInvisibleTimeMills.
+constexpr std::int64_t kMaxChangeInvisibleMs = 12LL * 3600 * 1000;
+
 QByteArray metadata(const grpc::CallbackServerContext *context, const char *key)
 {
     const auto &md = context->client_metadata();
@@ -480,10 +483,16 @@ grpc::ServerUnaryReactor *MessagingServiceImpl::ChangeInvisibleDuration(
         return answer(context, response, pb::ILLEGAL_CONSUMER_GROUP, "group name cannot be empty");
     if (!topicExists(topic))
         return answer(context, response, pb::TOPIC_NOT_FOUND, "topic not found: " + toStd(topic));
+    // As RocketMQ 5.3's proxy: 0 is valid (the SDKs nack with their backoff's delay, 0 when
+    // they cannot read the group's CUSTOMIZED policy: rocketmq-client-nodejs 1.0.8), at most
+    // 12 hours (its maxInvisibleTimeMills).
     const std::int64_t invisibleMs = millisOf(request->invisible_duration());
-    if (invisibleMs <= 0)
-        return answer(
-            context, response, pb::ILLEGAL_INVISIBLE_TIME, "the invisible time must be positive");
+    if (invisibleMs < 0)
+        return answer(context, response, pb::ILLEGAL_INVISIBLE_TIME,
+            "the invisible time is too small, min is 0");
+    if (invisibleMs > kMaxChangeInvisibleMs)
+        return answer(context, response, pb::ILLEGAL_INVISIBLE_TIME,
+            "the invisible time is too large, max is " + std::to_string(kMaxChangeInvisibleMs));
     const QByteArray handle = fromStd(request->receipt_handle());
     const std::optional<protocol::ExtraInfo> info = protocol::ExtraInfo::parse(handle);
     const std::optional<QByteArray> realTopic

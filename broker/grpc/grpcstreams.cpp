@@ -335,9 +335,10 @@ pb::Settings MessagingServiceImpl::applySettings(
         }
         backoff->set_max_attempts(retryMaxTimes + 1);
         pb::CustomizedBackoff *c = backoff->mutable_customized_backoff();
-        // The retry delays from the broker's delay levels (the group's CUSTOMIZED policy), from
-        // level 3 on as a retried message's first delay is.
-        for (std::size_t i = 2; i < m_options.retryDelaysMs.size(); ++i)
+        // The group's CUSTOMIZED policy as RocketMQ 5.3's proxy sends it: every delay level
+        // from the first (its default list is the default delay levels), next[n-1] being the
+        // invisible time a client sets when the n-th delivery fails.
+        for (std::size_t i = 0; i < m_options.retryDelaysMs.size(); ++i)
             setMillis(c->add_next(), m_options.retryDelaysMs[i]);
     }
     s.mutable_metric()->set_on(false);

@@ -60,6 +60,7 @@ private Q_SLOTS:
     void deliveryTimeThroughTheTimer();
     void invisibleTimeRedelivery();
     void changeInvisibleDuration();
+    void changeInvisibleToZero();
     void grpcToRemotingPop();
     void remotingToGrpc();
     void offsets();
@@ -215,7 +216,11 @@ void tst_GrpcService::telemetrySettings()
     QCOMPARE(answer.settings().subscription().receive_batch_size(), 32);
     QCOMPARE(answer.settings().subscription().long_polling_timeout().seconds(), 20);
     QCOMPARE(answer.settings().backoff_policy().max_attempts(), 17); // retryMaxTimes 16 + 1
-    QVERIFY(answer.settings().backoff_policy().customized_backoff().next_size() > 0);
+    // The proxy's CUSTOMIZED list: the delay levels from the first (1s 5s 10s ... 2h).
+    const pb::CustomizedBackoff &next = answer.settings().backoff_policy().customized_backoff();
+    QCOMPARE(next.next_size(), 18);
+    QCOMPARE(next.next(0).seconds(), 1);
+    QCOMPARE(next.next(2).seconds(), 10);
     QVERIFY(stream->WritesDone());
     QVERIFY(stream->Finish().ok());
 }
@@ -397,6 +402,40 @@ void tst_GrpcService::changeInvisibleDuration()
         pb::OK);
 }
 
+void tst_GrpcService::changeInvisibleToZero()
+{
+    // rocketmq-client-nodejs 1.0.8's PushConsumer nacks a failed message with an invisible time
+    // of 0 (it ignores the CUSTOMIZED backoff it is given); RocketMQ 5.3's proxy accepts 0 and
+    // the message is visible again at once. Refused, the SDK retried forever and never shut down.
+    startGroup(*m_client, "GGZ", "GCHG");
+    QCOMPARE(m_client->send({GrpcTestClient::message("GCHG", "ID-Z-1", "zero")}).status().code(),
+        pb::OK);
+    const std::vector<pb::Message> first = m_client->receiveUntil("GGZ", "GCHG", 1, 60000, 15000);
+    QCOMPARE(int(first.size()), 1);
+    const pb::ChangeInvisibleDurationResponse changed = m_client->changeInvisible(
+        "GGZ", "GCHG", "ID-Z-1", first[0].system_properties().receipt_handle(), 0);
+    QCOMPARE(changed.status().code(), pb::OK);
+    QVERIFY(!changed.receipt_handle().empty());
+    QElapsedTimer t;
+    t.start();
+    const std::vector<pb::Message> second = m_client->receiveUntil("GGZ", "GCHG", 1, 30000, 15000);
+    QCOMPARE(int(second.size()), 1);
+    QVERIFY2(t.elapsed() < 10000, qPrintable(QString::number(t.elapsed())));
+    QCOMPARE(second[0].system_properties().message_id(), std::string("ID-Z-1"));
+    QCOMPARE(second[0].system_properties().delivery_attempt(), 2);
+    QCOMPARE(m_client->ack("GGZ", "GCHG", "ID-Z-1", second[0].system_properties().receipt_handle())
+                 .status()
+                 .code(),
+        pb::OK);
+    // Past the proxy's 12 hour maximum: refused.
+    QCOMPARE(m_client
+                 ->changeInvisible("GGZ", "GCHG", "ID-Z-1",
+                     second[0].system_properties().receipt_handle(), 13LL * 3600 * 1000)
+                 .status()
+                 .code(),
+        pb::ILLEGAL_INVISIBLE_TIME);
+}
+
 void tst_GrpcService::grpcToRemotingPop()
 {
     QCOMPARE(m_client
@@ -554,8 +593,9 @@ void tst_GrpcService::badInput()
     QCOMPARE(ack.entries(0).status().code(), pb::INVALID_RECEIPT_HANDLE);
     QCOMPARE(m_client->changeInvisible("GGB", "GBAD", "ID-B-4", "1 2 x", 1000).status().code(),
         pb::INVALID_RECEIPT_HANDLE);
-    QCOMPARE(
-        m_client->changeInvisible("GGB", "GBAD", "ID-B-4", "0 1 2 3 0 b 1 5", 0).status().code(),
+    QCOMPARE(m_client->changeInvisible("GGB", "GBAD", "ID-B-4", "0 1 2 3 0 b 1 5", -1000)
+                 .status()
+                 .code(),
         pb::ILLEGAL_INVISIBLE_TIME);
     // A receive without a group.
     QCOMPARE(m_client->receive("", "GBAD", 1, 10000, 0).code, pb::ILLEGAL_CONSUMER_GROUP);
