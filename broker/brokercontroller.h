@@ -105,6 +105,12 @@ public:
     void setDiskSpaceProbe(storage::DiskSpaceProbe probe) { m_diskSpaceProbe = std::move(probe); }
     /// Controller mode's fence (storage::MessageStore::setWriteGate). Set before initialize().
     void setWriteGate(std::function<bool()> gate) { m_writeGate = std::move(gate); }
+    /// Controller mode's epoch history (BrokerContext::epochHistory). Set before initialize().
+    void setEpochHistory(
+        std::function<std::vector<std::pair<std::int64_t, std::int64_t>>()> history)
+    {
+        m_ctx.epochHistory = std::move(history);
+    }
     Status initialize();
     Status start();
     /// Unregisters from the name servers, stops the servers, flushes and closes the store and

@@ -141,6 +141,10 @@ Status ControllerMode::startBroker(bool asMaster, const QByteArray &haMaster)
     if (Status st = config.validate(); !st)
         return st;
     m_broker = std::make_unique<BrokerController>(config, store);
+    m_broker->setEpochHistory([this] {
+        std::lock_guard lock(m_historyMutex);
+        return m_history;
+    });
     if (asMaster)
         m_broker->setWriteGate([elector = m_elector.get()] { return elector->writesAllowed(); });
     if (Status st = m_broker->initialize(); !st)
@@ -156,6 +160,7 @@ Status ControllerMode::restart(bool asMaster, const ElectionRecord *master)
 {
     QElapsedTimer clock;
     clock.start();
+    publishHistory(); // a win appended to it
     if (m_broker) {
         m_broker->shutdown();
         m_broker.reset();
@@ -190,6 +195,7 @@ Status ControllerMode::restart(bool asMaster, const ElectionRecord *master)
         }
         if (Status st = m_epochs->replace(master->epochs); !st)
             return st;
+        publishHistory();
     }
     if (Status st = m_broker->start(); !st)
         return st;
@@ -201,6 +207,16 @@ Status ControllerMode::restart(bool asMaster, const ElectionRecord *master)
                                                         : haMaster))
                                  << "after" << clock.elapsed() << "ms";
     return {};
+}
+
+void ControllerMode::publishHistory()
+{
+    std::vector<std::pair<std::int64_t, std::int64_t>> history;
+    history.reserve(m_epochs->entries().size());
+    for (const EpochEntry &e : m_epochs->entries())
+        history.emplace_back(e.epoch, e.startOffset);
+    std::lock_guard lock(m_historyMutex);
+    m_history = std::move(history);
 }
 
 Status ControllerMode::truncateCommitLog(

@@ -31,6 +31,9 @@
 #include <QObject>
 
 #include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
 
 namespace qrocket::broker {
 class BrokerController;
@@ -76,6 +79,9 @@ private:
     void onBecameMaster(std::int64_t epoch);
     void onFollowing(const ElectionRecord &master);
     std::int64_t commitLogEndForCampaign();
+    /// Copies the epoch file's entries where the broker's GET_BROKER_EPOCH_CACHE reads them
+    /// (an admin thread): after every change of the file.
+    void publishHistory();
 
     BrokerConfig m_config;
     storage::MessageStoreConfig m_storeConfig;
@@ -83,6 +89,8 @@ private:
     std::unique_ptr<BrokerController> m_broker;
     std::unique_ptr<Elector> m_elector; // after m_broker: destroyed first
     bool m_shutdown = false;
+    std::mutex m_historyMutex;
+    std::vector<std::pair<std::int64_t, std::int64_t>> m_history; // guarded by m_historyMutex
 };
 
 } // namespace qrocket::broker::controller

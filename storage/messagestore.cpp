@@ -100,6 +100,8 @@ Status MessageStore::open()
         // it.
         m_transfer = std::make_unique<GroupTransferService>(
             m_config.syncFlushTimeout, m_config.haSlaveFallbehindMax);
+        if (m_writeGate)
+            m_transfer->setAckGate(m_writeGate);
         m_transfer->start();
     }
     if (m_config.isSyncFlush()) {
@@ -108,9 +110,12 @@ Status MessageStore::open()
         if (m_transfer)
             m_groupCommit->setForward(
                 [this](std::int64_t next, PutMessageResult &&r, PutCallback &&cb) {
-                    if (waitsForReplica())
+                    if (waitsForReplica()) {
                         m_transfer->submit(next, std::move(r), std::move(cb));
-                    else if (cb)
+                        return;
+                    }
+                    m_transfer->applyAckGate(r);
+                    if (cb)
                         cb(r);
                 });
         m_groupCommit->start();
@@ -265,6 +270,8 @@ bool MessageStore::notePut(PutMessageResult &r, bool wait)
         return true;
     if (m_groupCommit)
         m_groupCommit->wakeup();
+    if (m_transfer) // a SYNC_MASTER acknowledging alone (controller mode, SyncStateSet {me})
+        m_transfer->applyAckGate(r);
     return false;
 }
 
@@ -293,6 +300,8 @@ PutMessageResult MessageStore::putMessageAndWait(const MessageExtBrokerInner &ms
         r.status = PutMessageStatus::FlushSlaveTimeout;
         r.remark = std::move(why);
     }
+    if (m_transfer)
+        m_transfer->applyAckGate(r);
     return r;
 }
 

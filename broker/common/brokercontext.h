@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <utility>
+#include <vector>
 
 namespace qrocket::remoting {
 struct RemotingServerStats;
@@ -92,6 +94,10 @@ struct BrokerContext
     std::function<void()> registerBrokerAllNow;
     /// The remoting limits' counters of both listen ports together (runtime info); any thread.
     std::function<remoting::RemotingServerStats()> remotingStats;
+    /// Controller mode: this broker's epoch history, ⟨epoch, start offset⟩ oldest first
+    /// (GET_BROKER_EPOCH_CACHE); unset outside controller mode (the cache is then empty).
+    /// Called on the thread that serves admin requests.
+    std::function<std::vector<std::pair<std::int64_t, std::int64_t>>()> epochHistory;
 };
 
 } // namespace qrocket::broker

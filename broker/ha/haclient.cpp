@@ -304,6 +304,7 @@ bool HAClient::report(HALink &link)
     }
     m_reported.store(offset, std::memory_order_release);
     m_lastReport = steadyMs();
+    m_lastWriteWall.store(QDateTime::currentMSecsSinceEpoch());
     return true;
 }
 

@@ -74,6 +74,8 @@ public:
     std::int64_t reportedOffset() const { return m_reported.load(std::memory_order_acquire); }
     /// When the master last sent something (ms since epoch, 0: never).
     std::int64_t lastReadTimestamp() const { return m_lastReadWall.load(); }
+    /// When this slave last reported its offset to the master (ms since epoch, 0: never).
+    std::int64_t lastWriteTimestamp() const { return m_lastWriteWall.load(); }
 
 private:
     enum class SessionEnd { Dropped, Refused, Stopped };
@@ -113,6 +115,7 @@ private:
     std::atomic<bool> m_refused {false};
     std::atomic<std::int64_t> m_reported {-1};
     std::atomic<std::int64_t> m_lastReadWall {0};
+    std::atomic<std::int64_t> m_lastWriteWall {0};
     mutable std::mutex m_mutex; // guards m_currentMaster; m_cv waits on it
     std::condition_variable m_cv;
     QByteArray m_currentMaster;

@@ -55,6 +55,8 @@ const std::vector<int> &AdminProcessor::requestCodes()
         toInt(RequestCode::InvokeBrokerToGetConsumerStatus),
         toInt(RequestCode::ViewBrokerStatsData),
         toInt(RequestCode::CleanUnusedTopic),
+        toInt(RequestCode::GetBrokerHaStatus),
+        toInt(RequestCode::GetBrokerEpochCache),
     };
     return codes;
 }
@@ -112,6 +114,10 @@ RemotingCommand AdminProcessor::handle(const RemotingCommand &request)
         return systemTopicList(request);
     case toInt(RequestCode::GetBrokerRuntimeInfo):
         return brokerRuntimeInfo(request);
+    case toInt(RequestCode::GetBrokerHaStatus):
+        return haStatus(request);
+    case toInt(RequestCode::GetBrokerEpochCache):
+        return epochCache(request);
     case toInt(RequestCode::GetTopicStatsInfo):
         return topicStatsInfo(request);
     case toInt(RequestCode::DeleteExpiredCommitLog):

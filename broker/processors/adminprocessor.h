@@ -70,6 +70,9 @@ private:
     Command topicStatsInfo(const Command &request);
     Command deleteExpiredFiles(const Command &request);
     Command storeFiles(const Command &request);
+    // adminha.cpp
+    Command haStatus(const Command &request);
+    Command epochCache(const Command &request);
     // adminconsumer.cpp
     Command consumeStats(const Command &request);
     Command consumerConnectionList(const Command &request);

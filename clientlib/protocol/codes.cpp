@@ -205,6 +205,10 @@ const char *requestCodeName(int code)
         return "GET_ALL_PRODUCER_INFO";
     case 329:
         return "DELETE_EXPIRED_COMMITLOG";
+    case 907:
+        return "GET_BROKER_HA_STATUS";
+    case 1007:
+        return "GET_BROKER_EPOCH_CACHE";
     case 3001:
         return "AUTH_CREATE_USER";
     case 3002:

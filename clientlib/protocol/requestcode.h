@@ -105,6 +105,9 @@ enum class RequestCode : int {
     AddWritePermOfBroker = 327,
     GetAllProducerInfo = 328,
     DeleteExpiredCommitLog = 329,
+    // RocketMQ 5's replication status (clientlib/protocol/bodies/habodies.h): no header.
+    GetBrokerHaStatus = 907,
+    GetBrokerEpochCache = 1007,
     // RocketMQ 5's ACL 2.0 user and ACL requests (protocol.md §9; clientlib/protocol/bodies/
     // authbodies.h has their headers and bodies).
     AuthCreateUser = 3001,

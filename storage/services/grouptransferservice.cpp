@@ -6,6 +6,17 @@ namespace qrocket::storage {
 
 namespace {
 const QString kShutDownRemark = QStringLiteral("store shut down before a slave had the message");
+const QString kFencedRemark = QStringLiteral(
+    "replicated, but this broker stopped being the elected master before acknowledging it "
+    "(controller mode: lease not held)");
+} // namespace
+
+void GroupTransferService::applyAckGate(PutMessageResult &r) const
+{
+    if (r.isOk() && m_ackGate && !m_ackGate()) {
+        r.status = PutMessageStatus::ServiceNotAvailable;
+        r.remark = kFencedRemark;
+    }
 }
 
 GroupTransferService::GroupTransferService(int timeoutMs, std::int64_t fallBehindMax)
@@ -57,6 +68,7 @@ void GroupTransferService::submit(std::int64_t nextOffset, PutMessageResult resu
         result.status = PutMessageStatus::FlushSlaveTimeout;
         result.remark = kShutDownRemark;
     }
+    applyAckGate(result);
     if (cb)
         cb(result);
 }
@@ -98,7 +110,8 @@ void GroupTransferService::completeWorking(bool expireAll)
             r.result.status = PutMessageStatus::FlushSlaveTimeout;
             r.result.remark = shutDown ? kShutDownRemark : timeoutRemark(r.nextOffset);
         },
-        [](OffsetWaiters::Request &r) {
+        [this](OffsetWaiters::Request &r) {
+            applyAckGate(r.result);
             if (r.cb)
                 r.cb(r.result);
         });

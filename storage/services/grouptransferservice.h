@@ -18,6 +18,7 @@
 #include "storage/services/offsetwaiters.h"
 
 #include <atomic>
+#include <functional>
 
 namespace qrocket::storage {
 
@@ -52,6 +53,12 @@ public:
         return slaveConnections() > 0 && masterPutWhere - ackedOffset() < m_fallBehindMax;
     }
     std::int64_t pendingRequests() const { return m_waiters.pending(); }
+    /// Controller mode's fence at acknowledgement time: a put a slave acknowledged completes
+    /// PUT_OK only while `gate` says this broker is surely the master; after that it completes
+    /// SERVICE_NOT_AVAILABLE (stored and replicated, but not acknowledged). Set before start().
+    void setAckGate(std::function<bool()> gate) { m_ackGate = std::move(gate); }
+    /// What the gate makes of a result about to complete (any thread).
+    void applyAckGate(PutMessageResult &r) const;
 
 private:
     void run();
@@ -61,6 +68,7 @@ private:
     QString timeoutRemark(std::int64_t nextOffset) const;
 
     const std::int64_t m_fallBehindMax;
+    std::function<bool()> m_ackGate;
     std::atomic<std::int64_t> m_acked {0};
     std::atomic<int> m_connections {0};
     OffsetWaiters m_waiters;

@@ -148,6 +148,7 @@ int DaemonProcess::stop(int timeoutMs)
 {
     if (!m_process || m_process->state() == QProcess::NotRunning)
         return m_process ? m_process->exitCode() : -1;
+    resume(); // a paused one would never see the SIGTERM
     ::kill(static_cast<pid_t>(m_process->processId()), SIGTERM);
     if (!m_process->waitForFinished(timeoutMs)) {
         kill();
@@ -164,6 +165,18 @@ void DaemonProcess::kill()
     m_process->kill();
     m_process->waitForFinished(10000);
     output();
+}
+
+void DaemonProcess::pause()
+{
+    if (isRunning())
+        ::kill(static_cast<pid_t>(m_process->processId()), SIGSTOP);
+}
+
+void DaemonProcess::resume()
+{
+    if (isRunning())
+        ::kill(static_cast<pid_t>(m_process->processId()), SIGCONT);
 }
 
 bool DaemonProcess::isRunning() const

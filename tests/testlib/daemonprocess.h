@@ -50,6 +50,10 @@ public:
     int stop(int timeoutMs = 15000);
     /// SIGKILL and wait for the process to be gone.
     void kill();
+    /// SIGSTOP / SIGCONT: a frozen daemon (its sockets open, nothing answered; a partition
+    /// without root). stop() and kill() resume it first.
+    void pause();
+    void resume();
     bool isRunning() const;
     qint64 pid() const;
     /// Everything the daemon printed so far (stdout and stderr merged).

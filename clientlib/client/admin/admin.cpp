@@ -421,6 +421,14 @@ QROCKET_ADMIN_CALL(Result<FanOutResult>, cleanUnusedTopic,
     (const BrokerTarget &target, int timeoutMs),
     (const BrokerTarget &target, Callback<FanOutResult> callback, int timeoutMs),
     Callback<FanOutResult>, doMaintenance(call, target, toInt(RequestCode::CleanUnusedTopic)))
+QROCKET_ADMIN_CALL(Result<admin::HARuntimeInfo>, brokerHaStatus,
+    (const QByteArray &brokerAddr, int timeoutMs),
+    (const QByteArray &brokerAddr, Callback<admin::HARuntimeInfo> callback, int timeoutMs),
+    Callback<admin::HARuntimeInfo>, doBrokerHaStatus(call, brokerAddr))
+QROCKET_ADMIN_CALL(Result<admin::EpochEntryCache>, brokerEpochCache,
+    (const QByteArray &brokerAddr, int timeoutMs),
+    (const QByteArray &brokerAddr, Callback<admin::EpochEntryCache> callback, int timeoutMs),
+    Callback<admin::EpochEntryCache>, doBrokerEpochCache(call, brokerAddr))
 QROCKET_ADMIN_CALL(Result<admin::StoreFiles>, storeFiles,
     (const QByteArray &brokerAddr, int timeoutMs),
     (const QByteArray &brokerAddr, Callback<admin::StoreFiles> callback, int timeoutMs),

@@ -185,6 +185,18 @@ public:
         const QByteArray &brokerAddr, int timeoutMs = kDefaultTimeout);
     void brokerRuntimeInfoAsync(const QByteArray &brokerAddr,
         Callback<admin::BrokerRuntimeInfo> callback, int timeoutMs = kDefaultTimeout);
+    /// GET_BROKER_HA_STATUS (RocketMQ 5, mqadmin haStatus): a master's slaves, or a slave's
+    /// replication client.
+    Result<admin::HARuntimeInfo> brokerHaStatus(
+        const QByteArray &brokerAddr, int timeoutMs = kDefaultTimeout);
+    void brokerHaStatusAsync(const QByteArray &brokerAddr, Callback<admin::HARuntimeInfo> callback,
+        int timeoutMs = kDefaultTimeout);
+    /// GET_BROKER_EPOCH_CACHE (RocketMQ 5, mqadmin getBrokerEpoch): a broker's epoch history
+    /// (empty on a QRocket broker outside controller mode; RocketMQ 5 answers SYSTEM_ERROR).
+    Result<admin::EpochEntryCache> brokerEpochCache(
+        const QByteArray &brokerAddr, int timeoutMs = kDefaultTimeout);
+    void brokerEpochCacheAsync(const QByteArray &brokerAddr,
+        Callback<admin::EpochEntryCache> callback, int timeoutMs = kDefaultTimeout);
     /// QRocket extension: the brokers a name server (`namesrvAddr`, or the current one) holds
     /// live, with their age. NotSupported from a stock RocketMQ name server: it answers
     /// REQUEST_CODE_NOT_SUPPORTED, or (Java's) nothing at all, which is told from "down" by a

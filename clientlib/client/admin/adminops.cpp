@@ -46,6 +46,18 @@ Result<admin::BrokerRuntimeInfo> doBrokerRuntimeInfo(Call &call, const QByteArra
         call, addr, RequestCode::GetBrokerRuntimeInfo, "GET_BROKER_RUNTIME_INFO");
 }
 
+Result<admin::HARuntimeInfo> doBrokerHaStatus(Call &call, const QByteArray &addr)
+{
+    return brokerBody<admin::HARuntimeInfo>(
+        call, addr, RequestCode::GetBrokerHaStatus, "GET_BROKER_HA_STATUS");
+}
+
+Result<admin::EpochEntryCache> doBrokerEpochCache(Call &call, const QByteArray &addr)
+{
+    return brokerBody<admin::EpochEntryCache>(
+        call, addr, RequestCode::GetBrokerEpochCache, "GET_BROKER_EPOCH_CACHE");
+}
+
 Result<ClusterOverview> doClusterOverview(Call &call, bool withRuntimeInfo)
 {
     auto info = clusterInfoOf(call);

@@ -140,6 +140,8 @@ Result<FanOutResult> doWritePerm(
 Result<FanOutResult> doMaintenance(Call &call, const BrokerTarget &target, int code);
 
 Result<admin::StoreFiles> doStoreFiles(Call &call, const QByteArray &addr);
+Result<admin::HARuntimeInfo> doBrokerHaStatus(Call &call, const QByteArray &addr);
+Result<admin::EpochEntryCache> doBrokerEpochCache(Call &call, const QByteArray &addr);
 Result<protocol::PopStatsBody> doPopStats(
     Call &call, const QByteArray &addr, const QByteArray &group);
 

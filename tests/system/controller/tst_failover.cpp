@@ -9,8 +9,7 @@
 
 #include "broker/controller/elector.h"
 #include "broker/controller/etcdclient.h"
-#include "clientlib/common/byteorder.h"
-#include "tests/system/ha/hatestutil.h"
+#include "tests/system/controller/failovertestutil.h"
 #include "tests/testlib/daemonprocess.h"
 #include "tests/testlib/etcdprocess.h"
 
@@ -20,9 +19,6 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
-
-#include <array>
-#include <chrono>
 
 using namespace qrocket;
 using namespace qrocket::hatest;
@@ -34,85 +30,6 @@ using qrocket::broker::controller::EtcdKeyValue;
 namespace {
 
 constexpr int kTtlSeconds = 3;
-
-struct AckedAt
-{
-    int broker; // index of the broker that acknowledged
-    std::int64_t offset;
-    QByteArray body;
-    std::int64_t atMs; // steady ms
-};
-
-std::int64_t steadyMs()
-{
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
-        std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
-
-/// Sends SYNC from `threads` threads to whichever of `ports` accepts (moving to the other one
-/// after a refusal or a failure) until stop(); keeps every acknowledged send.
-class FailoverProducer
-{
-public:
-    FailoverProducer(std::array<quint16, 2> ports, QByteArray tag, int threads)
-        : m_ports(ports), m_tag(std::move(tag))
-    {
-        for (int t = 0; t < threads; ++t)
-            m_threads.emplace_back([this, t] { run(t); });
-    }
-    ~FailoverProducer() { stop(); }
-    void stop()
-    {
-        m_stop = true;
-        for (auto &t : m_threads)
-            if (t.joinable())
-                t.join();
-    }
-    std::vector<AckedAt> acked() const
-    {
-        std::lock_guard lock(m_mutex);
-        return m_acked;
-    }
-    int ackedBy(int broker) const
-    {
-        std::lock_guard lock(m_mutex);
-        return int(std::count_if(
-            m_acked.begin(), m_acked.end(), [&](const AckedAt &a) { return a.broker == broker; }));
-    }
-
-private:
-    void run(int t)
-    {
-        remoting::RemotingClient client;
-        int target = 0;
-        for (int i = 0; !m_stop.load(); ++i) {
-            QByteArray body = m_tag + "-t" + QByteArray::number(t) + "-" + QByteArray::number(i)
-                + '-' + QByteArray(120, 'x');
-            auto r = client.invokeSync(
-                localAddr(m_ports[target]), sendV2("Failover", t % 4, body), 3000);
-            if (r && r->code == 0) {
-                const QByteArray *id = r->ext("msgId");
-                auto decoded = id ? protocol::decodeOffsetMessageId(*id)
-                                  : Result<protocol::OffsetMessageId>(Status::notFound({}));
-                if (decoded) {
-                    std::lock_guard lock(m_mutex);
-                    m_acked.push_back({target, decoded->commitLogOffset, body, steadyMs()});
-                    continue;
-                }
-            }
-            target = 1 - target; // refused (a slave, fenced) or gone: try the other one
-            std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        }
-    }
-
-    const std::array<quint16, 2> m_ports;
-    const QByteArray m_tag;
-    std::atomic<bool> m_stop {false};
-    mutable std::mutex m_mutex;
-    std::vector<AckedAt> m_acked;
-    std::vector<std::thread> m_threads;
-};
 
 } // namespace
 

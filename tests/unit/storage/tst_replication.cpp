@@ -81,6 +81,7 @@ private Q_SLOTS:
     void emptySlaveStartsAtMastersFile();
     void syncMasterWithoutSlaveAnswersSlaveNotAvailable();
     void syncMasterCompletesOnAck();
+    void writeGateClosedBeforeTheAckRefusesIt();
     void syncMasterTimesOut();
     void syncMasterSyncFlushWaitsForBoth();
     void syncMasterFallenBehindSlave();
@@ -269,6 +270,48 @@ void tst_Replication::syncMasterCompletesOnAck()
     QCOMPARE(b.result->status, PutMessageStatus::PutOk);
     QCOMPARE(a.calls.load(), 1);
     QCOMPARE(b.calls.load(), 1);
+}
+
+void tst_Replication::writeGateClosedBeforeTheAckRefusesIt()
+{
+    // Controller mode: a put appended while the lease held, acknowledged by a slave after the
+    // gate closed (the master was frozen in between), is not acknowledged: SERVICE_NOT_AVAILABLE.
+    QTemporaryDir dir;
+    MessageStoreConfig c = smallConfig(dir.path());
+    c.brokerRole = QStringLiteral("SYNC_MASTER");
+    MessageStore store(c);
+    std::atomic<bool> open {true};
+    store.setWriteGate([&open] { return open.load(); });
+    QVERIFY(store.open());
+    GroupTransferService &t = *store.groupTransfer();
+    t.setSlaveConnections(1);
+    Completion before, after;
+    store.putMessage(message("T", 0, "a"), before.callback());
+    QVERIFY(!before.done());
+    t.notifyTransferSome(store.commitLogMaxOffset());
+    QVERIFY(before.wait(2000));
+    QCOMPARE(before.result->status, PutMessageStatus::PutOk);
+    store.putMessage(message("T", 0, "b"), after.callback());
+    QVERIFY(!after.done());
+    open = false; // the lease runs out while the put waits for the slave
+    t.notifyTransferSome(store.commitLogMaxOffset());
+    QVERIFY(after.wait(2000));
+    QCOMPARE(after.result->status, PutMessageStatus::ServiceNotAvailable);
+    // Refused before the append once the gate is closed; stored nothing.
+    const std::int64_t end = store.commitLogMaxOffset();
+    Completion refused;
+    store.putMessage(message("T", 0, "c"), refused.callback());
+    QVERIFY(refused.done());
+    QCOMPARE(refused.result->status, PutMessageStatus::ServiceNotAvailable);
+    QCOMPARE(store.commitLogMaxOffset(), end);
+    // A master acknowledging alone (its SyncStateSet is itself) completes in line while the
+    // gate is open.
+    open = true;
+    store.setReplicaAcksRequired(false);
+    Completion alone;
+    store.putMessage(message("T", 0, "d"), alone.callback());
+    QVERIFY(alone.done());
+    QCOMPARE(alone.result->status, PutMessageStatus::PutOk);
 }
 
 void tst_Replication::syncMasterTimesOut()

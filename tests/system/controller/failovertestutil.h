@@ -1,0 +1,132 @@
+#pragma once
+
+// Helpers of the controller-mode system tests (tst_failover, tst_fencing): a SYNC producer that
+// follows whichever of two brokers accepts its sends and keeps every acknowledgement with the
+// broker that gave it and when it arrived, and the check that acknowledged sends are in a
+// store's commit log at their offsets, byte for byte.
+
+#include "clientlib/common/byteorder.h"
+#include "tests/system/ha/hatestutil.h"
+
+#include <QString>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+
+namespace qrocket::hatest {
+
+struct AckedAt
+{
+    int broker; // index of the broker that acknowledged
+    std::int64_t offset;
+    QByteArray body;
+    std::int64_t atMs; // steady ms when the acknowledgement arrived
+};
+
+inline std::int64_t steadyMs()
+{
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+/// Sends SYNC from `threads` threads to whichever of `ports` accepts (moving to the other one
+/// after a refusal or a failure) until stop(); keeps every acknowledged send.
+class FailoverProducer
+{
+public:
+    FailoverProducer(
+        std::array<quint16, 2> ports, QByteArray tag, int threads, QByteArray topic = "Failover")
+        : m_ports(ports), m_tag(std::move(tag)), m_topic(std::move(topic))
+    {
+        for (int t = 0; t < threads; ++t)
+            m_threads.emplace_back([this, t] { run(t); });
+    }
+    ~FailoverProducer() { stop(); }
+    void stop()
+    {
+        m_stop = true;
+        for (auto &t : m_threads)
+            if (t.joinable())
+                t.join();
+    }
+    std::vector<AckedAt> acked() const
+    {
+        std::lock_guard lock(m_mutex);
+        return m_acked;
+    }
+    int ackedBy(int broker) const
+    {
+        std::lock_guard lock(m_mutex);
+        return int(std::count_if(
+            m_acked.begin(), m_acked.end(), [&](const AckedAt &a) { return a.broker == broker; }));
+    }
+    /// Acknowledgements by `broker` that arrived at or after `sinceMs` (steady ms).
+    int ackedBySince(int broker, std::int64_t sinceMs) const
+    {
+        std::lock_guard lock(m_mutex);
+        return int(std::count_if(m_acked.begin(), m_acked.end(),
+            [&](const AckedAt &a) { return a.broker == broker && a.atMs >= sinceMs; }));
+    }
+
+private:
+    void run(int t)
+    {
+        remoting::RemotingClient client;
+        int target = 0;
+        for (int i = 0; !m_stop.load(); ++i) {
+            QByteArray body = m_tag + "-t" + QByteArray::number(t) + "-" + QByteArray::number(i)
+                + '-' + QByteArray(120, 'x');
+            auto r
+                = client.invokeSync(localAddr(m_ports[target]), sendV2(m_topic, t % 4, body), 3000);
+            if (r && r->code == 0) {
+                const QByteArray *id = r->ext("msgId");
+                auto decoded = id ? protocol::decodeOffsetMessageId(*id)
+                                  : Result<protocol::OffsetMessageId>(Status::notFound({}));
+                if (decoded) {
+                    std::lock_guard lock(m_mutex);
+                    m_acked.push_back({target, decoded->commitLogOffset, body, steadyMs()});
+                    continue;
+                }
+            }
+            target = 1 - target; // refused (a slave, fenced) or gone: try the other one
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+    }
+
+    const std::array<quint16, 2> m_ports;
+    const QByteArray m_tag;
+    const QByteArray m_topic;
+    std::atomic<bool> m_stop {false};
+    mutable std::mutex m_mutex;
+    std::vector<AckedAt> m_acked;
+    std::vector<std::thread> m_threads;
+};
+
+/// Empty when every acknowledged send is in the commit log under `storeRoot` (which ends at
+/// `end`) at its offset with its body; else what is wrong with the first one that is not.
+inline QString missingAcked(
+    const QString &storeRoot, std::int64_t end, const std::vector<AckedAt> &acked)
+{
+    for (const AckedAt &a : acked) {
+        if (a.offset >= end)
+            return QStringLiteral("acked by broker %1 at %2, the store ends at %3")
+                .arg(a.broker)
+                .arg(a.offset)
+                .arg(end);
+        const QByteArray head = readCommitLog(storeRoot, a.offset, a.offset + 4);
+        if (head.size() != 4)
+            return QStringLiteral("acked at %1: unreadable").arg(a.offset);
+        const QByteArray rec
+            = readCommitLog(storeRoot, a.offset, a.offset + readI32(head.constData()));
+        protocol::MessageRecordView v;
+        if (protocol::decodeRecord(rec, v, true).status != protocol::RecordStatus::Ok)
+            return QStringLiteral("acked at %1: no valid record there").arg(a.offset);
+        if (QByteArray(v.body.toByteArray()) != a.body)
+            return QStringLiteral("acked at %1: another body there").arg(a.offset);
+    }
+    return {};
+}
+
+} // namespace qrocket::hatest
