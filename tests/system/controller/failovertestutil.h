@@ -2,19 +2,58 @@
 
 // Helpers of the controller-mode system tests (tst_failover, tst_fencing): a SYNC producer that
 // follows whichever of two brokers accepts its sends and keeps every acknowledgement with the
-// broker that gave it and when it arrived, and the check that acknowledged sends are in a
-// store's commit log at their offsets, byte for byte.
+// broker that gave it and when it arrived, the check that acknowledged sends are in a store's
+// commit log at their offsets, byte for byte, a controller-mode broker's config and a blocking
+// read of the election record.
 
+#include "broker/controller/elector.h"
+#include "broker/controller/etcdclient.h"
 #include "clientlib/common/byteorder.h"
 #include "tests/system/ha/hatestutil.h"
 
+#include <QEventLoop>
 #include <QString>
+#include <QTimer>
 
 #include <algorithm>
 #include <array>
 #include <chrono>
 
 namespace qrocket::hatest {
+
+/// broker.conf of one SYNC_MASTER-configured broker of `brokerName` in controller mode.
+inline QByteArray controllerBrokerConf(const QByteArray &cluster, const QByteArray &brokerName,
+    quint16 port, quint16 namesrvPort, const QString &store, const QString &etcdEndpoint,
+    int leaseTtlSeconds, std::int64_t commitLogFileSize)
+{
+    return "brokerClusterName=" + cluster + "\nbrokerName=" + brokerName
+        + "\nbrokerIP1=127.0.0.1\nbrokerIP2=127.0.0.1\nlistenPort=" + QByteArray::number(port)
+        + "\nnamesrvAddr=127.0.0.1:" + QByteArray::number(namesrvPort) + "\nstorePathRootDir="
+        + store.toUtf8() + "\nbrokerRole=SYNC_MASTER\nenableControllerMode=true\netcdEndpoints="
+        + etcdEndpoint.toUtf8() + "\netcdLeaseTtlSeconds=" + QByteArray::number(leaseTtlSeconds)
+        + "\nmappedFileSizeCommitLog=" + QByteArray::number(commitLogFileSize)
+        + "\nmappedFileSizeConsumeQueue=60000\nhaSendHeartbeatInterval=1000\n"
+          "haHousekeepingInterval=3000\n";
+}
+
+/// The election record under `key` (nullopt when absent, unreadable or after 5 s).
+inline std::optional<broker::controller::ElectionRecord> readElectionRecord(
+    broker::controller::EtcdClient &client, const QByteArray &key)
+{
+    std::optional<broker::controller::ElectionRecord> out;
+    bool done = false;
+    QEventLoop loop;
+    QTimer::singleShot(5000, &loop, &QEventLoop::quit);
+    client.get(key, [&](Result<std::optional<broker::controller::EtcdKeyValue>> r) {
+        if (r && r->has_value())
+            out = broker::controller::ElectionRecord::fromJson((*r)->value);
+        done = true;
+        loop.quit();
+    });
+    if (!done)
+        loop.exec();
+    return out;
+}
 
 struct AckedAt
 {

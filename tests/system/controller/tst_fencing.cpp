@@ -21,17 +21,14 @@
 #include "tests/testlib/etcdprocess.h"
 
 #include <QElapsedTimer>
-#include <QEventLoop>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QTimer>
 
 using namespace qrocket;
 using namespace qrocket::hatest;
 using namespace qrocket::testlib;
 using qrocket::broker::controller::ElectionRecord;
 using qrocket::broker::controller::EtcdClient;
-using qrocket::broker::controller::EtcdKeyValue;
 
 namespace {
 constexpr int kTtlSeconds = 3;
@@ -122,34 +119,14 @@ bool TestFencing::startBroker(int i)
 {
     const QString conf = m_stores[i] + QStringLiteral(".conf");
     return startOnFreePort(*m_brokers[i], conf, m_ports[i], [&](quint16 port) {
-        return "brokerClusterName=FenceCluster\nbrokerName=broker-fence\nbrokerIP1=127.0.0.1\n"
-               "brokerIP2=127.0.0.1\nlistenPort="
-            + QByteArray::number(port) + "\nnamesrvAddr=127.0.0.1:" + QByteArray::number(m_nsPort)
-            + "\nstorePathRootDir=" + m_stores[i].toUtf8()
-            + "\nbrokerRole=SYNC_MASTER\nenableControllerMode=true\netcdEndpoints="
-            + m_etcd.endpoint().toUtf8()
-            + "\netcdLeaseTtlSeconds=" + QByteArray::number(kTtlSeconds)
-            + "\nmappedFileSizeCommitLog=" + QByteArray::number(kCommitLogFileSize)
-            + "\nmappedFileSizeConsumeQueue=60000\nhaSendHeartbeatInterval=1000\n"
-              "haHousekeepingInterval=3000\n";
+        return controllerBrokerConf("FenceCluster", "broker-fence", port, m_nsPort, m_stores[i],
+            m_etcd.endpoint(), kTtlSeconds, kCommitLogFileSize);
     });
 }
 
 std::optional<ElectionRecord> TestFencing::readRecord(const QByteArray &key)
 {
-    std::optional<ElectionRecord> out;
-    bool done = false;
-    QEventLoop loop;
-    QTimer::singleShot(5000, &loop, &QEventLoop::quit);
-    m_etcdClient->get(key, [&](Result<std::optional<EtcdKeyValue>> r) {
-        if (r && r->has_value())
-            out = ElectionRecord::fromJson((*r)->value);
-        done = true;
-        loop.quit();
-    });
-    if (!done)
-        loop.exec();
-    return out;
+    return readElectionRecord(*m_etcdClient, key);
 }
 
 int TestFencing::masterIndex()
