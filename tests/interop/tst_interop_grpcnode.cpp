@@ -43,9 +43,11 @@ private:
 bool tst_InteropGrpcNode::prepareNodeProject(QString *why)
 {
     const QDir src(QStringLiteral(QROCKET_GRPCNODE_SOURCE_DIR));
+    const QDir alions(QStringLiteral(QROCKET_ALIONS_SOURCE_DIR)); // rpc.js: the raw-frame helper
     QDir().mkpath(m_work);
     for (const char *name : {"package.json", "package-lock.json", "grpcnode.js", "rpc.js"}) {
-        const QString from = src.filePath(QLatin1String(name));
+        const QString from
+            = (qstrcmp(name, "rpc.js") == 0 ? alions : src).filePath(QLatin1String(name));
         const QString to = QDir(m_work).filePath(QLatin1String(name));
         QFile::remove(to);
         if (!QFile::copy(from, to)) {
