@@ -99,6 +99,8 @@ private:
     /// sent last is there), then pulls every queue: UNIQ_KEY -> the offset msgIds stored with it.
     QHash<QByteArray, QList<QByteArray>> stored(const QByteArray &topic);
     void createTopic(const QByteArray &topic);
+    /// The name server (asked directly) answers a route for `topic`.
+    bool routeFound(const QByteArray &topic);
 
     QTemporaryDir m_dir;
     QString m_store;
@@ -249,12 +251,13 @@ void tst_SendDedup::createTopic(const QByteArray &topic)
         {{"topic", topic}, {"defaultTopic", "TBW102"}, {"readQueueNums", num(kQueues)},
             {"writeQueueNums", num(kQueues)}, {"perm", "6"}, {"topicFilterType", "SINGLE_TAG"}}));
     QCOMPARE(r.code, 0);
-    const auto routeFound = [&] {
-        auto route
-            = m_client.invokeSync(localAddr(m_nsPort), request(105, {{"topic", topic}}), 5000);
-        return route.has_value() && route->code == 0;
-    };
-    QTRY_VERIFY_WITH_TIMEOUT(routeFound(), 15000);
+    QTRY_VERIFY_WITH_TIMEOUT(routeFound(topic), 15000);
+}
+
+bool tst_SendDedup::routeFound(const QByteArray &topic)
+{
+    auto route = m_client.invokeSync(localAddr(m_nsPort), request(105, {{"topic", topic}}), 5000);
+    return route.has_value() && route->code == 0;
 }
 
 QHash<QByteArray, QList<QByteArray>> tst_SendDedup::stored(const QByteArray &topic)
@@ -398,6 +401,11 @@ void tst_SendDedup::kill9AndRestartKeepTheWindow()
     m_broker->kill();
     QVERIFY2(startBroker(true), "the broker did not come back on its port");
     QTRY_VERIFY_WITH_TIMEOUT(m_broker->output().contains("send dedup window rebuilt"), 5000);
+    // The killed broker's connection closing makes the name server drop its routes (at a moment
+    // of its own): the producers must not look the topic up before the restarted broker has
+    // registered again.
+    QTRY_VERIFY_WITH_TIMEOUT(m_broker->output().contains("registered with name server"), 15000);
+    QTRY_VERIFY_WITH_TIMEOUT(routeFound(topic), 15000);
     // Every message of the first run again, through the same lossy relay: nothing new stored,
     // every acknowledgement names the copy stored before the crash.
     Acks again;
