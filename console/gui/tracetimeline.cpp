@@ -186,8 +186,13 @@ void TraceTimeline::paintEvent(QPaintEvent *)
         p.setPen(pal.color(QPalette::Text));
         // Alternate labels above and below the lane so that close events stay readable.
         const int dy = i % 2 == 0 ? -9 : 17;
-        p.drawText(
-            at + QPoint(7, dy), QStringLiteral("+%1 ms %2").arg(e.timestamp - t0).arg(e.label));
+        const QString text = QStringLiteral("+%1 ms %2").arg(e.timestamp - t0).arg(e.label);
+        // A label that would run past the right edge goes to the left of its dot.
+        const int textWidth = p.fontMetrics().horizontalAdvance(text);
+        const int x = at.x() + 7 + textWidth > width() - kMargin
+            ? std::max(kMargin, at.x() - 7 - textWidth)
+            : at.x() + 7;
+        p.drawText(QPoint(x, at.y() + dy), text);
     }
 }
 
