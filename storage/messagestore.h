@@ -129,6 +129,10 @@ public:
     /// First queue offset whose store time >= timestamp (binary search); maxOffset if none.
     std::int64_t offsetInQueueByTime(
         QByteArrayView topic, int queueId, std::int64_t timestamp) const;
+    /// True when the message at a queue offset exists and lies within the part of the commit
+    /// log reads are served from memory (accessMessageInMemoryMaxRatio of physical memory
+    /// from its end: the pull path's rule), as RocketMQ's checkInMemByConsumeOffset.
+    bool inMemoryAt(QByteArrayView topic, int queueId, std::int64_t queueOffset) const;
     /// Store time of the message at a queue offset, or -1.
     std::int64_t messageStoreTimestamp(
         QByteArrayView topic, int queueId, std::int64_t queueOffset) const;

@@ -211,6 +211,18 @@ std::int64_t MessageStore::maxOffsetInQueue(QByteArrayView topic, int queueId) c
     return cq ? cq->maxOffsetInQueue() : 0;
 }
 
+bool MessageStore::inMemoryAt(QByteArrayView topic, int queueId, std::int64_t queueOffset) const
+{
+    const ConsumeQueue *cq = findConsumeQueue(topic, queueId);
+    ConsumeQueue::Unit u;
+    if (!cq || !cq->unit(queueOffset, u))
+        return false;
+    const std::int64_t memoryWindow
+        = m_totalPhysicalMemory * m_config.accessMessageInMemoryMaxRatio / 100;
+    return u.commitLogOffset >= m_commitLog.minOffset()
+        && m_commitLog.maxOffset() - u.commitLogOffset <= memoryWindow;
+}
+
 std::int64_t MessageStore::messageStoreTimestamp(
     QByteArrayView topic, int queueId, std::int64_t queueOffset) const
 {

@@ -127,6 +127,7 @@ void BrokerConfig::bind(ConfigSchema &s, bool withSharedStoreKeys)
     s.add("msgTraceTopicName", &msgTraceTopicName);
     s.add("autoCreateSubscriptionGroup", &autoCreateSubscriptionGroup, true);
     s.add("traceOn", &traceOn);
+    s.add("initPopOffsetByCheckMsgInMem", &initPopOffsetByCheckMsgInMem);
     s.add("registerNameServerPeriod", &registerNameServerPeriod);
     s.add("registerBrokerTimeoutMills", &registerBrokerTimeoutMills);
     s.add("forceRegister", &forceRegister);

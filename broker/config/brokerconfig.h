@@ -68,6 +68,9 @@ struct BrokerConfig
     QString msgTraceTopicName = QStringLiteral("RMQ_SYS_TRACE_TOPIC");
     bool autoCreateSubscriptionGroup = true;
     bool traceOn = true;
+    // POP (RocketMQ 5.3's key): a group with no offset on a queue starts at 0 when the queue's
+    // first message is still there and served from memory; else at its last message.
+    bool initPopOffsetByCheckMsgInMem = true;
 
     // Name-server registration
     int registerNameServerPeriod = 30000; // clamped to 10000..60000 by validate()

@@ -229,7 +229,9 @@ grpc::ServerWriteReactor<pb::ReceiveMessageResponse> *MessagingServiceImpl::Rece
     h.invisibleTime = invisibleMs;
     h.pollTime = pollMs;
     h.bornTime = QDateTime::currentMSecsSinceEpoch();
-    h.initMode = protocol::ConsumeInitMode::Max; // a new group starts at the end, as the proxy
+    // As the proxy: MAX (a new group starts at the end, unless the queue still starts at 0 in
+    // memory: initPopOffsetByCheckMsgInMem).
+    h.initMode = protocol::ConsumeInitMode::Max;
     if (request->has_filter_expression() && !request->filter_expression().expression().empty()) {
         h.expType = request->filter_expression().type() == pb::SQL ? QByteArrayLiteral("SQL92")
                                                                    : QByteArrayLiteral("TAG");

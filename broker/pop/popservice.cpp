@@ -100,7 +100,13 @@ std::int64_t PopService::initialOffset(
         return committed;
     if (topics::isRetryTopic(topic) || initMode == protocol::ConsumeInitMode::Min)
         return m_ctx.store->minOffsetInQueue(topic, queueId);
-    return m_ctx.store->maxOffsetInQueue(topic, queueId);
+    // RocketMQ 5.3's MAX mode: the whole queue when it still starts at 0 and is in memory (a
+    // new topic), else its last message.
+    if ((!m_ctx.config || m_ctx.config->initPopOffsetByCheckMsgInMem)
+        && m_ctx.store->minOffsetInQueue(topic, queueId) <= 0
+        && m_ctx.store->inMemoryAt(topic, queueId, 0))
+        return 0;
+    return std::max<std::int64_t>(0, m_ctx.store->maxOffsetInQueue(topic, queueId) - 1);
 }
 
 Result<std::int64_t> PopService::writeLog(const QByteArray &body)

@@ -37,7 +37,7 @@ struct PopAnswer
 
 inline RemotingCommand popRequest(const QByteArray &group, const QByteArray &topic, int queueId,
     int max, std::int64_t invisibleMs, std::int64_t pollMs, bool order = false,
-    const QByteArray &tagExpression = {})
+    const QByteArray &tagExpression = {}, int initMode = protocol::ConsumeInitMode::Min)
 {
     protocol::PopMessageRequestHeader h;
     h.consumerGroup = group;
@@ -47,7 +47,7 @@ inline RemotingCommand popRequest(const QByteArray &group, const QByteArray &top
     h.invisibleTime = invisibleMs;
     h.pollTime = pollMs;
     h.bornTime = QDateTime::currentMSecsSinceEpoch();
-    h.initMode = protocol::ConsumeInitMode::Min;
+    h.initMode = initMode;
     if (!tagExpression.isEmpty()) {
         h.expType = "TAG";
         h.exp = tagExpression;

@@ -74,12 +74,25 @@ private:
     {
         return invoke(m_remoting, localAddr(m_port), std::move(req), timeoutMs);
     }
-    /// A receive that starts the group's POP offsets (a new group starts at the queues' ends).
+    /// Starts the group's POP offsets and settles what earlier cases left in the topic (a new
+    /// group takes a queue from 0 while it is in memory, as RocketMQ 5.3): receives and acks
+    /// until nothing is found.
     void startGroup(GrpcTestClient &c, const std::string &group, const std::string &topic)
     {
-        const Received r = c.receive(group, topic, 1, 10000, 0);
-        QVERIFY2(r.rpc.ok(), r.rpc.error_message().c_str());
-        QCOMPARE(r.code, pb::MESSAGE_NOT_FOUND);
+        for (int round = 0; round < 50; ++round) {
+            const Received r = c.receive(group, topic, 32, 60000, 0);
+            QVERIFY2(r.rpc.ok(), r.rpc.error_message().c_str());
+            if (r.code == pb::MESSAGE_NOT_FOUND)
+                return;
+            QCOMPARE(r.code, pb::OK);
+            for (const pb::Message &m : r.messages)
+                QCOMPARE(c.ack(group, topic, m.system_properties().message_id(),
+                              m.system_properties().receipt_handle())
+                             .status()
+                             .code(),
+                    pb::OK);
+        }
+        QFAIL("the group's topic did not run dry");
     }
 
     QTemporaryDir m_dir;

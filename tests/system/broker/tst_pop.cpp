@@ -56,6 +56,7 @@ private Q_SLOTS:
     void queryAssignmentInPopMode();
     void topicAndGroupConfig();
     void badRequestsAreRefused();
+    void newGroupInMaxModeStartsAsRocketMQ53();
 
 private:
     void startBroker();
@@ -622,6 +623,35 @@ void tst_Pop::badRequestsAreRefused()
     bogus.handle = "0 1 1000 0 0 broker-pop 0 0";
     QCOMPARE(ack("GP17", "TP17", bogus), 0); // a checkpoint that does not exist: nothing to do
     QCOMPARE(call(request(200151, {}, "{not json")).code, 208);
+}
+
+void tst_Pop::newGroupInMaxModeStartsAsRocketMQ53()
+{
+    // The mode RocketMQ 5's proxy and SDKs pop with (MAX). A queue that still starts at 0 and is
+    // in memory is handed out whole (initPopOffsetByCheckMsgInMem, default true), as RocketMQ
+    // 5.3 does: a SimpleConsumer started after its producer gets the messages.
+    createTopic("TPInit", 1);
+    for (int i = 0; i < 5; ++i)
+        send("TPInit", 0, "init-" + QByteArray::number(i));
+    const auto popMax = [&](const QByteArray &group) {
+        return popAnswer(call(popRequest(group, "TPInit", 0, 32, 60000, 0, false, {},
+                             protocol::ConsumeInitMode::Max)),
+            kBroker);
+    };
+    PopAnswer whole = popMax("GPInitA");
+    QCOMPARE(whole.code, 0);
+    QCOMPARE(whole.messages.size(), std::size_t(5));
+    QCOMPARE(whole.messages.front().body, QByteArray("init-0"));
+    // Without the in-memory rule a new group starts at the queue's last message.
+    QCOMPARE(call(request(25, {}, "initPopOffsetByCheckMsgInMem=false\n")).code, 0);
+    PopAnswer last = popMax("GPInitB");
+    QCOMPARE(call(request(25, {}, "initPopOffsetByCheckMsgInMem=true\n")).code, 0);
+    QCOMPARE(last.code, 0);
+    QCOMPARE(last.messages.size(), std::size_t(1));
+    QCOMPARE(last.messages.front().body, QByteArray("init-4"));
+    // Both positions are committed: the next pop of each group finds nothing new.
+    QCOMPARE(popMax("GPInitA").code, 210);
+    QCOMPARE(popMax("GPInitB").code, 210);
 }
 
 QTEST_GUILESS_MAIN(tst_Pop)
