@@ -214,8 +214,8 @@ std::uint64_t digestOf(QByteArrayView topic, QByteArrayView queueId, std::int64_
     QByteArrayView enqueueMs, QByteArrayView uniqKey, QByteArrayView body)
 {
     // A hit is confirmed with isDeliveryOf() on both records: the digest only has to spread.
-    return qHashMulti(std::size_t(0x9e3779b97f4a7c15ULL), topic, queueId, born, enqueueMs,
-        uniqKey, body);
+    return qHashMulti(
+        std::size_t(0x9e3779b97f4a7c15ULL), topic, queueId, born, enqueueMs, uniqKey, body);
 }
 
 } // namespace
@@ -237,8 +237,8 @@ std::uint64_t parkedDigest(const protocol::MessageRecordView &source)
 {
     const QByteArray storeTime = QByteArray::number(source.storeTimestamp);
     return digestOf(protocol::findProperty(source.properties, MessageConst::RealTopic),
-        protocol::findProperty(source.properties, MessageConst::RealQueueId),
-        source.bornTimestamp, storeTime,
+        protocol::findProperty(source.properties, MessageConst::RealQueueId), source.bornTimestamp,
+        storeTime,
         protocol::findProperty(source.properties, MessageConst::UniqClientMessageIdKeyIdx),
         source.body);
 }
