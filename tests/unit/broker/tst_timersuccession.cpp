@@ -88,7 +88,8 @@ public:
         const auto r = store->putMessageAndWait(m);
         QVERIFY(r.isOk());
     }
-    void sendAt(const QByteArray &key, std::int64_t dueMs)
+    /// Parks `key` due at `dueMs`, accepted (applyTimer) at `acceptedAt` (default: now).
+    void sendAt(const QByteArray &key, std::int64_t dueMs, std::int64_t acceptedAt = 0)
     {
         storage::MessageExtBrokerInner m;
         m.topic = "SuccT";
@@ -97,7 +98,8 @@ public:
         m.body = "body-" + key;
         m.properties
             = "UNIQ_KEY\x01" + key + "\x02TIMER_DELIVER_MS\x01" + QByteArray::number(dueMs);
-        QCOMPARE(timer::applyTimer(m, now.load(), rules, nullptr), timer::TimerOutcome::Parked);
+        QCOMPARE(timer::applyTimer(m, acceptedAt ? acceptedAt : now.load(), rules, nullptr),
+            timer::TimerOutcome::Parked);
         put(std::move(m));
     }
     /// A recall marker of `key` (due at `dueMs`), put as RECALL_MESSAGE does.
@@ -210,6 +212,7 @@ private Q_SLOTS:
     void inherits_data();
     void inherits();
     void crashDuringInheritance();
+    void lateEnqueueIsNotTakenForFired();
 };
 
 void tst_TimerSuccession::fireMarkCodec()
@@ -345,6 +348,36 @@ void tst_TimerSuccession::crashDuringInheritance()
     QVERIFY(f.driveTo(kT0 + 40'000));
     f.verifyExactlyOnce(kCount, {"k27"});
     QCOMPARE(f.timer->backlog(), 0);
+}
+
+void tst_TimerSuccession::lateEnqueueIsNotTakenForFired()
+{
+    // Q is the queue offset enqueued when the slot before F STARTED: a message that reached the
+    // wheel while slot S was firing went to S + precision even though it was due in S, and must
+    // not be taken for fired when the master dies after S and before S + precision.
+    Fixture f;
+    QVERIFY(f.open());
+    const std::int64_t slot = kT0 - 123 + 2000;
+    const int many = TimerMessageStore::kFireBatch + 100; // slot S takes two rounds
+    for (int i = 0; i < many; ++i)
+        f.sendAt("k" + QByteArray::number(i), kT0 + 1000);
+    f.now.store(slot);
+    QVERIFY(f.round()); // enqueues all, starts S, fires kFireBatch of it
+    QCOMPARE(f.timer->fireTime(), slot);
+    // Accepted just before S, in the queue only now: due in S, parked in S + precision.
+    f.sendAt("k" + QByteArray::number(many), slot - 100, slot - 200);
+    for (int i = 0; i < 10 && f.timer->fireTime() == slot; ++i)
+        QVERIFY(f.round());
+    QCOMPARE(f.timer->fireTime(), slot + 1000);
+    f.collect();
+    QCOMPARE(f.delivered.size(), std::size_t(many));
+    const auto mark = f.timer->fireMark();
+    QVERIFY(mark);
+    QCOMPARE(mark->fire, slot + 1000);
+    QCOMPARE(mark->queueOffset, many);
+    f.promote(f.timer->checkpointBody());
+    QVERIFY(f.driveTo(slot + 5000));
+    f.verifyExactlyOnce(many + 1, {});
 }
 
 QTEST_GUILESS_MAIN(tst_TimerSuccession)
