@@ -213,6 +213,9 @@ Status BrokerController::initialize()
         m_timer = std::make_unique<TimerMessageStore>(*m_store, std::move(timerOptions));
         if (Status st = m_timer->open(); !st)
             return st;
+    } else if (m_storeConfig.timerWheelEnable) {
+        // A slave's wheel (from a time it was master) is stale: a promotion inherits instead.
+        timer::discardOwnWheel(m_storeConfig.storePathRootDir + QStringLiteral("/timer"));
     }
     m_ctx.timer = m_timer.get();
     m_ctx.registerBrokerAllNow = [this] { registerBrokerAllNow(); };

@@ -9,9 +9,12 @@
 #include "broker/managers/delayoffsetmanager.h"
 #include "broker/managers/subscriptiongroupmanager.h"
 #include "broker/managers/topicconfigmanager.h"
+#include "broker/timer/timersuccession.h"
+#include "broker/timer/timertransform.h"
 #include "clientlib/protocol/extensioncode.h"
 #include "clientlib/protocol/json.h"
 #include "clientlib/remoting/remotingclient.h"
+#include "storage/messagestore.h"
 
 namespace qrocket::broker::ha {
 
@@ -21,7 +24,7 @@ constexpr int kTimeoutMs = 3000;
 const char *tableName(int t)
 {
     static const char *const names[] = {"topic config", "consumer offsets", "delay offsets",
-        "subscription groups", "ACL 2.0 users and ACLs"};
+        "subscription groups", "ACL 2.0 users and ACLs", "timer checkpoint"};
     return names[t];
 }
 
@@ -75,13 +78,17 @@ void SlaveSynchronize::sync(Table table, const QByteArray &master)
     static const int codes[] = {toInt(RequestCode::GetAllTopicConfig),
         toInt(RequestCode::GetAllConsumerOffset), toInt(RequestCode::GetAllDelayOffset),
         toInt(RequestCode::GetAllSubscriptionGroupConfig),
-        protocol::extensioncode::kGetAuthMetadata};
+        protocol::extensioncode::kGetAuthMetadata, timer::kGetTimerCheckPoint};
     if (table == Auth && !m_ctx.authStore)
         return; // aclEnable=false here: no store to fill
+    if (table == TimerCheckpoint && (!m_ctx.store || !m_ctx.store->config().timerWheelEnable))
+        return;
     m_client->invokeAsync(master, protocol::RemotingCommand::createRequest(codes[table]),
         kTimeoutMs, [this, table, master](Result<protocol::RemotingCommand> r) {
             if (!r)
                 failed(table, master, r.error().message());
+            else if (r->code != toInt(ResponseCode::Success) && table == TimerCheckpoint)
+                return; // the master keeps no timer store: nothing to take over
             else if (r->code != toInt(ResponseCode::Success))
                 failed(table, master,
                     QStringLiteral("code %1 %2").arg(r->code).arg(QString::fromUtf8(r->remark)));
@@ -136,6 +143,15 @@ void SlaveSynchronize::apply(Table table, const QByteArray &master, const QByteA
             changed = *replaced;
         break;
     }
+    case TimerCheckpoint:
+        // Only a body with a fire mark replaces the saved one (a master just restarted has none
+        // until its next slot: the older mark stays true).
+        changed = timer::parseFireMark(body).has_value();
+        if (changed
+            && !timer::saveMasterCheckpoint(
+                m_ctx.store->config().storePathRootDir + QStringLiteral("/timer"), body))
+            st = Status::ioError(QStringLiteral("cannot save the master's timer checkpoint"));
+        break;
     case TableCount:
         break;
     }

@@ -9,6 +9,9 @@
 // to the slave's config files; with aclEnable=true the ACL 2.0 users and ACLs too (QRocket's
 // GET_AUTH_METADATA 9102, signed with innerAccessKey, replaced whole when they differ; a master
 // without it, such as Apache RocketMQ, is logged once and the slave keeps its own). The
+// timer checkpoint (GET_TIMER_CHECK_POINT 60) is saved as broker/timer/timersuccession.h's
+// master-checkpoint when it carries a fire mark (with timerWheelEnable; a master without timer
+// store answers an error, which is not logged: the slave then keeps what it had). The
 // master is the broker address the name server returned at registration; nothing happens
 // before there is one. A failing request is logged once until it works again.
 //
@@ -48,7 +51,15 @@ public:
     int appliedCount() const { return m_applied.load(); }
 
 private:
-    enum Table { Topics, ConsumerOffsets, DelayOffsets, SubscriptionGroups, Auth, TableCount };
+    enum Table {
+        Topics,
+        ConsumerOffsets,
+        DelayOffsets,
+        SubscriptionGroups,
+        Auth,
+        TimerCheckpoint,
+        TableCount
+    };
     void sync(Table table, const QByteArray &master);
     void apply(Table table, const QByteArray &master, const QByteArray &body);
     void failed(Table table, const QByteArray &master, const QString &why);

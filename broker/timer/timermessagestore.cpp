@@ -66,6 +66,14 @@ enum Field : int {
     kEnqueued,
     kDelivered,
     kSkipped,
+    kStartSlot, // the slot whose start recorded kStartCq (timersuccession.h: the fire mark's Q)
+    kStartCq, // kEnqueueCq when that slot started
+    kInheritEnd, // an inheritance (timersuccession.h): queue offsets below it, 0 none
+    kInheritMarkFire,
+    kInheritMarkQueue,
+    kInheritFrom,
+    kInheritTo,
+    kInheritMaxSkip, // the latest due slot of an inherited entry not enqueued
     kFieldCount
 };
 
@@ -231,9 +239,9 @@ Status TimerMessageStore::open()
         // A new wheel after a geometry change (nothing waiting) goes on where the old one was.
         const std::int64_t enqueueFrom
             = !fresh ? ck(kEnqueueCq) : (cq ? cq->minOffsetInQueue() : 0);
-        if (enqueueFrom < (cq ? cq->maxOffsetInQueue() : 0))
-            qCWarning(lcBroker) << "timer: no checkpoint; enqueuing rmq_sys_wheel_timer from"
-                                << enqueueFrom;
+        // A fresh wheel over a non-empty queue inherits it (a promoted slave, a lost checkpoint).
+        const Inheritance::Plan plan
+            = fresh ? Inheritance::plan(m_store, m_opt.dir, p) : Inheritance::Plan {};
         const std::int64_t logPos = m_log.empty() ? 0 : m_log.rbegin()->first + m_opt.logFileSize;
         setCk(kPrecision, p);
         setCk(kSlots, m_slots);
@@ -247,6 +255,14 @@ Status TimerMessageStore::open()
         setCk(kEnqueued, 0);
         setCk(kDelivered, 0);
         setCk(kSkipped, 0);
+        setCk(kStartSlot, 0);
+        setCk(kStartCq, 0);
+        setCk(kInheritEnd, plan.end);
+        setCk(kInheritMarkFire, plan.markFire);
+        setCk(kInheritMarkQueue, plan.markQueue);
+        setCk(kInheritFrom, plan.from);
+        setCk(kInheritTo, plan.to);
+        setCk(kInheritMaxSkip, 0);
         setCk(kMagic, kCheckpointMagic);
     }
     return recover();
@@ -364,6 +380,19 @@ int TimerMessageStore::enqueue(int max, bool &stalled)
             break;
         const bool marker = unit.tagsCode < 0;
         std::int64_t slot = marker ? -unit.tagsCode : unit.tagsCode;
+        if (offset < ck(kInheritEnd)) {
+            const std::int64_t due = slotTimeOf(std::max<std::int64_t>(slot, 1), p);
+            const Inheritance::Plan plan {ck(kInheritEnd), ck(kInheritMarkFire),
+                ck(kInheritMarkQueue), ck(kInheritFrom), ck(kInheritTo)};
+            if (m_inheritance.skip(m_store, plan, offset, due, marker, unit.commitLogOffset)) {
+                setCk(kInheritMaxSkip, std::max(ck(kInheritMaxSkip), due));
+                setCk(kEnqueueCq, ++offset);
+                ++n;
+                continue;
+            }
+        } else if (m_inheritance.loaded()) {
+            m_inheritance.finish();
+        }
         const std::int64_t fire = ck(kFire);
         const bool started = ck(kCursorSlot) == fire;
         slot = std::max(slotTimeOf(std::max<std::int64_t>(slot, 1), p), started ? fire + p : fire);
@@ -442,6 +471,8 @@ bool TimerMessageStore::startSlot(std::int64_t slotTime)
     bool stalled = false;
     while (enqueue(kEnqueueBatch, stalled) > 0 && !stalled) { }
     m_gateOffset = -1;
+    setCk(kStartCq, ck(kEnqueueCq));
+    setCk(kStartSlot, slotTime);
     const Slot *s = slotOf(slotTime);
     const std::int64_t head = s->time == slotTime ? s->last : -1;
     collectMarkers(head);
@@ -523,6 +554,7 @@ int TimerMessageStore::fire(int max, bool &waiting)
         if (cursor < 0) {
             m_deleteKeys.clear();
             setCk(kFire, f + p); // the slot is done: one store moves on
+            publishMark(f);
             m_lastFireMs.store(f);
             ++emptySlots;
             continue;
@@ -554,34 +586,30 @@ int TimerMessageStore::fire(int max, bool &waiting)
 bool TimerMessageStore::findDelivery(
     std::int64_t from, const protocol::MessageRecordView &source) const
 {
-    const std::int64_t fileSize = m_store.config().mappedFileSizeCommitLog;
-    const std::int64_t end = m_store.commitLogMaxOffset();
-    std::int64_t offset = std::max(from, m_store.commitLogMinOffset());
-    while (offset < end) {
-        const storage::SelectedRecord sel = m_store.commitLogData(offset);
-        if (!sel.isValid())
-            return false;
-        QByteArrayView bytes = sel.bytes;
-        std::int64_t at = 0;
-        bool nextFile = false;
-        while (at < bytes.size()) {
-            protocol::MessageRecordView rec;
-            const auto res = protocol::decodeRecord(bytes.sliced(at), rec, false);
-            if (res.status == protocol::RecordStatus::Blank) {
-                nextFile = true;
-                break;
-            }
-            if (res.status != protocol::RecordStatus::Ok || res.size <= 0)
-                return false;
-            if (isDeliveryOf(rec, source))
-                return true;
-            at += res.size;
-        }
-        if (!nextFile && at == 0)
-            return false;
-        offset = nextFile ? (offset / fileSize + 1) * fileSize : offset + at;
-    }
-    return false;
+    bool found = false;
+    forEachRecord(m_store, from, m_store.commitLogMaxOffset(),
+        [&](const protocol::MessageRecordView &rec, std::int64_t) {
+            found = isDeliveryOf(rec, source);
+            return !found;
+        });
+    return found;
+}
+
+void TimerMessageStore::publishMark(std::int64_t slot)
+{
+    // Only a slot whose start is known (Q), after any inheritance, past what it skipped.
+    const std::int64_t p = m_opt.rules.precisionMs;
+    if (ck(kStartSlot) != slot || ck(kStartCq) < ck(kInheritEnd) || slot + p <= ck(kInheritMaxSkip))
+        return;
+    const FireMark mark {slot + p, m_store.commitLogMaxOffset(), ck(kStartCq), p};
+    std::lock_guard lock(m_markMutex);
+    m_mark = mark;
+}
+
+std::optional<FireMark> TimerMessageStore::fireMark() const
+{
+    std::lock_guard lock(m_markMutex);
+    return m_mark;
 }
 
 void TimerMessageStore::deleteFiredLogFiles()
@@ -719,6 +747,8 @@ QByteArray TimerMessageStore::checkpointBody() const
     putBigEndian(out, 0); // dataVersion.stateVersion
     putBigEndian(out, now()); // dataVersion.timestamp
     putBigEndian(out, delivered() + skipped()); // dataVersion.counter
+    if (const auto mark = fireMark())
+        out += encodeFireMark(*mark); // timersuccession.h (RocketMQ ignores trailing bytes)
     return out;
 }
 

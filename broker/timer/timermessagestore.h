@@ -46,12 +46,15 @@
 // - Commit log truncated under the timer (power loss, a slave's log cut back): an entry whose
 //   record is no longer a rmq_sys_wheel_timer record with the same queue offset is skipped with
 //   a warning; the enqueue offset is clamped to the queue, so dequeue never sticks (#10668).
+// - A slave promoted to master, or a lost checkpoint: a fresh wheel over a non-empty
+//   rmq_sys_wheel_timer inherits it (timersuccession.h), with the master's fire mark.
 // What is NOT covered: a power loss (the timer files and the commit log are flushed
-// independently, as in RocketMQ), and a slave promoted to master (slaves keep no wheel).
+// independently, as in RocketMQ).
 //
 // Threading: open()/start()/stop() from the owner's thread; runOnce() from the timer thread (or
 // a test, with the thread not started); recall() and the accessors from any thread.
 
+#include "broker/timer/timersuccession.h"
 #include "broker/timer/timertransform.h"
 #include "clientlib/common/result.h"
 #include "storage/core/servicethread.h"
@@ -66,6 +69,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <unordered_set>
 #include <vector>
 
@@ -133,8 +137,11 @@ public:
     std::int64_t delivered() const;
     std::int64_t skipped() const; // recalled markers/messages and undeliverable records
     std::int64_t fireTime() const;
-    /// GET_TIMER_CHECK_POINT's body (RocketMQ's TimerCheckpoint.encode: 7 big-endian longs).
+    /// GET_TIMER_CHECK_POINT's body (RocketMQ's TimerCheckpoint.encode: 7 big-endian longs),
+    /// followed by the fire mark when there is one (timersuccession.h).
     QByteArray checkpointBody() const;
+    /// The fire mark of the last slot change (none after a restart until the next one).
+    std::optional<timer::FireMark> fireMark() const;
     /// GET_TIMER_METRICS's body (RocketMQ's TimerMetricsSerializeWrapper JSON).
     QByteArray metricsJson() const;
     /// GET_BROKER_RUNTIME_INFO's timer keys (RocketMQ's names, plus timerBacklog).
@@ -161,6 +168,7 @@ private:
     enum class DeliverResult : std::uint8_t { Done, Skipped, Retry };
     DeliverResult deliver(std::int64_t pos, const Entry &e);
     bool findDelivery(std::int64_t from, const protocol::MessageRecordView &source) const;
+    void publishMark(std::int64_t slot);
     void deleteFiredLogFiles();
     void flushFiles();
     void run();
@@ -179,6 +187,10 @@ private:
     std::int64_t m_gateOffset = -1; // commit-log offset the reput must reach first (timer thread)
     std::unordered_set<QByteArray> m_deleteKeys; // recall markers of the slot being fired
     std::atomic<std::int64_t> m_lastFireMs {0};
+
+    timer::Inheritance m_inheritance; // timer thread
+    mutable std::mutex m_markMutex;
+    std::optional<timer::FireMark> m_mark;
 
     std::int64_t m_nextFlush = 0;
     storage::ServiceThread m_service;

@@ -5,6 +5,8 @@
 #include "clientlib/protocol/messageproperties.h"
 #include "clientlib/protocol/responsecode.h"
 
+#include <QHashFunctions>
+
 #include <charconv>
 #include <limits>
 
@@ -204,6 +206,41 @@ bool isDeliveryOf(
         return false;
     return protocol::findProperty(delivered.properties, MessageConst::UniqClientMessageIdKeyIdx)
         == protocol::findProperty(source.properties, MessageConst::UniqClientMessageIdKeyIdx);
+}
+
+namespace {
+
+std::uint64_t digestOf(QByteArrayView topic, QByteArrayView queueId, std::int64_t born,
+    QByteArrayView enqueueMs, QByteArrayView uniqKey, QByteArrayView body)
+{
+    // A hit is confirmed with isDeliveryOf() on both records: the digest only has to spread.
+    return qHashMulti(
+        std::size_t(0x9e3779b97f4a7c15ULL), topic, queueId, born, enqueueMs, uniqKey, body);
+}
+
+} // namespace
+
+std::optional<std::uint64_t> deliveryDigest(const protocol::MessageRecordView &delivered)
+{
+    if (delivered.topic == kTimerTopic)
+        return std::nullopt;
+    if (protocol::findProperty(delivered.properties, prop::DequeueMs).isNull())
+        return std::nullopt;
+    const QByteArray queueId = QByteArray::number(delivered.queueId);
+    return digestOf(delivered.topic, queueId, delivered.bornTimestamp,
+        protocol::findProperty(delivered.properties, prop::EnqueueMs),
+        protocol::findProperty(delivered.properties, MessageConst::UniqClientMessageIdKeyIdx),
+        delivered.body);
+}
+
+std::uint64_t parkedDigest(const protocol::MessageRecordView &source)
+{
+    const QByteArray storeTime = QByteArray::number(source.storeTimestamp);
+    return digestOf(protocol::findProperty(source.properties, MessageConst::RealTopic),
+        protocol::findProperty(source.properties, MessageConst::RealQueueId), source.bornTimestamp,
+        storeTime,
+        protocol::findProperty(source.properties, MessageConst::UniqClientMessageIdKeyIdx),
+        source.body);
 }
 
 QByteArray encodeRecallHandle(QByteArrayView topic, QByteArrayView brokerName,

@@ -133,6 +133,13 @@ Result<storage::MessageExtBrokerInner> timerMessageTimeUp(const protocol::Messag
 bool isDeliveryOf(
     const protocol::MessageRecordView &delivered, const protocol::MessageRecordView &source);
 
+/// A 64-bit digest of the fields isDeliveryOf() compares, equal for a delivery and its parked
+/// source (a promoted broker's inheritance scan, TimerMessageStore): of `delivered` when it is a
+/// timer delivery (TIMER_DEQUEUE_MS present, not in rmq_sys_wheel_timer), else nullopt.
+std::optional<std::uint64_t> deliveryDigest(const protocol::MessageRecordView &delivered);
+/// The same digest of parked record `source` (what its delivery's deliveryDigest() would be).
+std::uint64_t parkedDigest(const protocol::MessageRecordView &source);
+
 /// RocketMQ 5.3's recall handle (RecallMessageHandle.HandleV1): base64url("v1 <topic>
 /// <brokerName> <timestamp> <uniqKey>").
 QByteArray encodeRecallHandle(QByteArrayView topic, QByteArrayView brokerName,

@@ -123,7 +123,9 @@ void tst_TimerDaemon::delayedSendDeliveredOnTime()
     // Timer admin codes and the runtime info.
     const RemotingCommand cp = call(request(60));
     QCOMPARE(cp.code, 0);
-    QCOMPARE(cp.body.size(), 56);
+    // RocketMQ's 56 bytes (7 longs), then the fire mark of a slot already fired (40 bytes:
+    // timersuccession.h; RocketMQ's TimerCheckpoint.decode ignores them).
+    QCOMPARE(cp.body.size(), 56 + 40);
     const RemotingCommand metrics = call(request(61));
     QCOMPARE(metrics.code, 0);
     QVERIFY(protocol::parseJson(metrics.body).has_value());
