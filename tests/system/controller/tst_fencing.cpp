@@ -50,6 +50,7 @@ private:
     bool startBroker(int i);
     std::optional<ElectionRecord> readRecord(const QByteArray &key);
     int masterIndex(); // -1: none (or etcd did not answer)
+    int masterIndexAbove(std::int64_t epoch); // -1: none of a higher epoch
     /// Waits (bounded) for one master with both brokers in its SyncStateSet, taking sends.
     int waitHealthyPair();
     std::int64_t maxOffset(int i)
@@ -133,6 +134,17 @@ int TestFencing::masterIndex()
 {
     const auto rec = readRecord(kMasterKey);
     if (!rec)
+        return -1;
+    for (int i = 0; i < 2; ++i)
+        if (rec->masterAddr == localAddr(m_ports[i]))
+            return i;
+    return -1;
+}
+
+int TestFencing::masterIndexAbove(std::int64_t epoch)
+{
+    const auto rec = readRecord(kMasterKey);
+    if (!rec || rec->epoch <= epoch)
         return -1;
     for (int i = 0; i < 2; ++i)
         if (rec->masterAddr == localAddr(m_ports[i]))
@@ -253,11 +265,10 @@ void TestFencing::frozenMasterIsFenced()
 
 void TestFencing::etcdRestartKeepsOneMaster()
 {
-    if (!qEnvironmentVariableIsSet("QROCKET_ETCD_RESTART_TEST"))
-        QSKIP("no master within 30 s after the etcd restart in 2 of 3 runs: not yet understood "
-              "(set QROCKET_ETCD_RESTART_TEST=1 to run it)");
     const int m = waitHealthyPair();
     QVERIFY2(m >= 0, "no master with a SyncStateSet of two taking sends");
+    const auto before = readRecord(kMasterKey);
+    QVERIFY(before);
     FailoverProducer producer(m_ports, "etcd", 4, "Fencing");
     QTRY_VERIFY_WITH_TIMEOUT(producer.ackedBy(m) > 100, 15000);
     m_etcd.kill();
@@ -270,9 +281,16 @@ void TestFencing::etcdRestartKeepsOneMaster()
         = producer.ackedBySince(0, fencedAt + 500) + producer.ackedBySince(1, fencedAt + 500);
     QVERIFY2(m_etcd.start(m_dir.filePath(QStringLiteral("etcd"))), qPrintable(m_etcd.error()));
     const std::int64_t restartedAt = steadyMs();
-    // One master again; the sends resume there.
-    QTRY_VERIFY_WITH_TIMEOUT(masterIndex() >= 0, 30000);
-    const int now = masterIndex();
+    // One master again, of a new epoch; the sends resume there. etcd restores the leases it
+    // held and renews them when its member leads again, so right after the restart it still
+    // names the fenced master under its old lease and epoch, until that broker sees its address
+    // under a lease it gave up and revokes it (its next poll; measured: present for up to
+    // ~50 ms, then absent for ~250 ms until the campaign). Waiting for "any master" saw that
+    // stale record, then none, then the new one - and QTRY evaluates its condition again after
+    // its loop, so a condition that goes true, false, true fails it, reported as a timeout
+    // (what made this case fail 2 runs of 3). Hence the new epoch, latched once seen.
+    int now = -1;
+    QTRY_VERIFY_WITH_TIMEOUT(now >= 0 || (now = masterIndexAbove(before->epoch)) >= 0, 30000);
     QTRY_VERIFY_WITH_TIMEOUT(producer.ackedBySince(now, restartedAt) > 50, 30000);
     const std::int64_t resumedAt = steadyMs();
     producer.stop();
