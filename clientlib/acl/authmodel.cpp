@@ -645,6 +645,8 @@ std::vector<AuthCheck> authChecks(const RemotingCommand &request, QByteArrayView
         cluster(action::Get);
         break;
     default:
+        // Unchecked beyond the signature, as in 5.3.3 (no @RocketMQAction header): among them
+        // GET_BROKER_CONFIG 26, GET_BROKER_HA_STATUS 907 and GET_BROKER_EPOCH_CACHE 1007.
         if (request.code >= 3001 && request.code <= 3010) // AUTH_*: Get for 3004/3005/3009/3010
             cluster(request.code == 3004 || request.code == 3005 || request.code >= 3009
                     ? action::Get

@@ -32,6 +32,7 @@ private slots:
     void maintenance();
     void storeFiles();
     void namesrvStatus();
+    void haStatusAndEpochInPlainMode();
     void cleanupTestCase();
 
 private:
@@ -373,6 +374,60 @@ void TestAdminTopics::namesrvStatus()
     QVERIFY(value("topicCount") > 0);
     QVERIFY(value("brokersLive") >= 1);
     QVERIFY(value("registrationsTotal") >= 1);
+}
+
+void TestAdminTopics::haStatusAndEpochInPlainMode()
+{
+    // GET_BROKER_HA_STATUS / GET_BROKER_EPOCH_CACHE in plain master/slave mode: a master
+    // without slaves, and no epochs (no controller). tst_fencing runs both against an elected
+    // master and its follower.
+    QVERIFY(at({"sendMessage", "-t", "AdmHa", "-p", "x"}).exitCode == 0);
+    const auto rt = m_admin->brokerRuntimeInfo(m_addr0.toUtf8());
+    QVERIFY(rt.has_value());
+    const QString end = QString::fromUtf8(rt->value("commitLogMaxOffset"));
+    Run r = at(argv({"haStatus", "-b"}) << m_addr0);
+    QVERIFY2(r.exitCode == 0, r.describe().constData());
+    QCOMPARE(r.lines().mid(0, 4),
+        QStringList({QStringLiteral("#MasterAddr\t") + m_addr0,
+            QStringLiteral("#MasterCommitLogMaxOffset\t") + end, QStringLiteral("#SlaveNum\t0"),
+            QStringLiteral("#InSyncSlaveNum\t0")}));
+    QCOMPARE(fields(r.lines().value(4)),
+        argv({"#SlaveAddr", "#SlaveAckOffset", "#Diff", "#TransferSpeed(KB/s)", "#Status",
+            "#TransferFromWhere"}));
+    QCOMPARE(r.lines().size(), 5);
+    // -c: every master of the cluster.
+    r = at({"haStatus", "-c", "DefaultCluster"});
+    QVERIFY2(r.exitCode == 0, r.describe().constData());
+    QCOMPARE(r.out.count(QLatin1String("#MasterAddr")), 2);
+    r = at(argv({"haStatus", "--json", "-b"}) << m_addr0);
+    QVERIFY2(r.exitCode == 0, r.describe().constData());
+    const QJsonObject ha = QJsonDocument::fromJson(r.out.toUtf8())
+                               .object()
+                               .value(QStringLiteral("brokers"))
+                               .toArray()
+                               .at(0)
+                               .toObject();
+    QVERIFY(ha.value(QStringLiteral("master")).toBool());
+    QCOMPARE(
+        QString::number(ha.value(QStringLiteral("masterCommitLogMaxOffset")).toInteger()), end);
+
+    r = at(argv({"getBrokerEpoch", "-b"}) << m_addr0);
+    QVERIFY2(r.exitCode == 0, r.describe().constData());
+    QCOMPARE(r.lines(),
+        QStringList({QStringLiteral("#clusterName\tDefaultCluster"),
+            QStringLiteral("#brokerName\tbroker-0"), QStringLiteral("#brokerAddr\t") + m_addr0,
+            QStringLiteral("#brokerId\t0")}));
+    // By broker name, as mqadmin's -b.
+    r = at({"getBrokerEpoch", "-b", "broker-1"});
+    QVERIFY2(r.exitCode == 0, r.describe().constData());
+    QVERIFY2(r.out.contains(QStringLiteral("#brokerAddr\t") + m_addr1), qPrintable(r.out));
+    QVERIFY(at({"getBrokerEpoch", "-b", "no-such-broker"}).exitCode != 0);
+    QCOMPARE(at({"getBrokerEpoch"}).exitCode, 2);
+    const auto cache = m_admin->brokerEpochCache(m_addr1.toUtf8());
+    QVERIFY(cache.has_value());
+    QVERIFY(cache->epochList.empty());
+    QCOMPARE(cache->brokerName, QByteArray("broker-1"));
+    QVERIFY(cache->maxOffset >= 0);
 }
 
 QTEST_GUILESS_MAIN(TestAdminTopics)

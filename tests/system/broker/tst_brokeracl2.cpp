@@ -143,6 +143,26 @@ private Q_SLOTS:
         QVERIFY(r.remark.contains("Need admin permission for request code=3005"));
     }
 
+    void haStatusAndEpochCacheNeedOnlyAUser()
+    {
+        // GET_BROKER_HA_STATUS 907 / GET_BROKER_EPOCH_CACHE 1007 (mqadmin haStatus /
+        // getBrokerEpoch): no request header, so RocketMQ 5.3.3 builds no authorization context
+        // for them - any authenticated user may ask, with or without a policy. Same here: alice
+        // has policies on topics and a group only, producer1 is a non-admin ACL 1.0 account.
+        for (int code : {907, 1007}) {
+            RemotingCommand r = call(signedBy(request(code), "alice", "alice-secret"));
+            QVERIFY2(r.code == 0, r.remark.constData());
+            QVERIFY(!r.body.isEmpty());
+            r = call(signedBy(request(code), "producer1", "producer-secret"));
+            QVERIFY2(r.code == 0, r.remark.constData());
+            r = call(signedBy(request(code), "alice", "wrong-secret"));
+            QCOMPARE(r.code, 16);
+            QCOMPARE(r.remark, QByteArray("check signature failed."));
+            r = call(request(code)); // unsigned
+            QVERIFY2(r.code != 0, r.remark.constData());
+        }
+    }
+
     void noPasswordInAnyAnswer()
     {
         RemotingCommand r = call(signedBy(request(3005), "root", "root-secret"));

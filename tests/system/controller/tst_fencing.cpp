@@ -8,14 +8,17 @@
 // compare, not a timer it has not run yet), never acknowledges a send after its lease expired
 // (every send it acknowledged lies below where the new master's epoch began, so it is on the new
 // master byte for byte), steps down, cuts its commit log to the offset it shares with the new
-// master's epoch history and follows; at the end both commit logs are equal byte for byte.
+// master's epoch history - the sends it stored after its replica's connection dropped (answered
+// SLAVE_NOT_AVAILABLE), read from its files while it was frozen, are gone, and the new master's
+// bytes lie there - and follows; at the end both commit logs are equal byte for byte.
 //
 // etcdRestartKeepsOneMaster: etcd is killed under load and started again on the same data.
-// Writes pause (the master fences itself when it cannot renew), one master serves afterwards,
-// every acknowledged send is on it and both commit logs end equal.
+// Writes pause (the master fences itself when it cannot renew), one master of a new epoch
+// serves afterwards, every acknowledged send is on it and both commit logs end equal.
 
 #include "broker/controller/elector.h"
 #include "broker/controller/etcdclient.h"
+#include "clientlib/protocol/bodies/habodies.h"
 #include "tests/system/controller/failovertestutil.h"
 #include "tests/testlib/daemonprocess.h"
 #include "tests/testlib/etcdprocess.h"
@@ -23,6 +26,8 @@
 #include <QElapsedTimer>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <limits>
 
 using namespace qrocket;
 using namespace qrocket::hatest;
@@ -50,17 +55,37 @@ private:
     bool startBroker(int i);
     std::optional<ElectionRecord> readRecord(const QByteArray &key);
     int masterIndex(); // -1: none (or etcd did not answer)
+    int masterIndexAbove(std::int64_t epoch); // -1: none of a higher epoch
     /// Waits (bounded) for one master with both brokers in its SyncStateSet, taking sends.
     int waitHealthyPair();
     std::int64_t maxOffset(int i)
     {
         return runtimeLong(m_client, m_ports[i], "commitLogMaxOffset");
     }
-    bool refusesSends(int i)
+    /// The answer code of a probe send to broker i; nullopt without an answer (its port is
+    /// closed for a moment while it restarts in-process on a role change).
+    std::optional<int> probeSend(int i)
     {
         remoting::RemotingClient client;
         auto r = client.invokeSync(localAddr(m_ports[i]), sendV2("Fencing", 0, "probe"), 3000);
-        return r && r->code != 0;
+        return r ? std::optional<int>(r->code) : std::nullopt;
+    }
+    bool refusesSends(int i)
+    {
+        const std::optional<int> code = probeSend(i);
+        return code && *code != 0;
+    }
+    /// Waits (bounded) until broker i answers a probe send; true when it refuses it.
+    bool answersWithRefusal(int i)
+    {
+        QElapsedTimer clock;
+        clock.start();
+        while (clock.elapsed() < 20000) {
+            if (const std::optional<int> code = probeSend(i))
+                return *code != 0;
+            QTest::qWait(100);
+        }
+        return false;
     }
     /// Both commit logs equal up to the master's end, the follower caught up (bounded).
     void checkReplicasAgree(int master);
@@ -140,6 +165,17 @@ int TestFencing::masterIndex()
     return -1;
 }
 
+int TestFencing::masterIndexAbove(std::int64_t epoch)
+{
+    const auto rec = readRecord(kMasterKey);
+    if (!rec || rec->epoch <= epoch)
+        return -1;
+    for (int i = 0; i < 2; ++i)
+        if (rec->masterAddr == localAddr(m_ports[i]))
+            return i;
+    return -1;
+}
+
 int TestFencing::waitHealthyPair()
 {
     QElapsedTimer clock;
@@ -183,7 +219,8 @@ void TestFencing::frozenMasterIsFenced()
     m_brokers[s]->pause();
     QTRY_VERIFY_WITH_TIMEOUT(runtimeLong(m_client, m_ports[m], "haConnectionCount") == 0, 15000);
     const std::int64_t droppedAt = maxOffset(m);
-    QTRY_VERIFY_WITH_TIMEOUT(maxOffset(m) > droppedAt, 15000);
+    std::int64_t grownTo = 0; // latched: the old master's log reached at least this
+    QTRY_VERIFY_WITH_TIMEOUT((grownTo = std::max(grownTo, maxOffset(m))) > droppedAt, 15000);
     m_brokers[m]->pause();
     const std::int64_t stoppedAt = steadyMs();
     m_brokers[s]->resume();
@@ -194,6 +231,15 @@ void TestFencing::frozenMasterIsFenced()
     const auto after = readRecord(kMasterKey);
     QVERIFY(after && after->epoch > before->epoch && !after->epochs.empty());
     const std::int64_t newEpochStart = after->epochs.back().startOffset;
+    // The new master had at most what was streamed before the connection dropped; what the
+    // old master appended after that is its unreplicated tail. Read from its files while it is
+    // still frozen (the page cache holds what it wrote).
+    QVERIFY2(newEpochStart <= droppedAt,
+        qPrintable(QStringLiteral("new epoch at %1, connection dropped at %2")
+                       .arg(newEpochStart)
+                       .arg(droppedAt)));
+    const QByteArray oldTail = readCommitLog(m_stores[m], newEpochStart, grownTo);
+    QCOMPARE(oldTail.size(), qsizetype(grownTo - newEpochStart));
     // Thawed well after its lease expired (the election proves it did).
     QVERIFY(steadyMs() - stoppedAt > kTtlSeconds * 1000);
     const std::int64_t resumedAt = steadyMs();
@@ -234,30 +280,72 @@ void TestFencing::frozenMasterIsFenced()
     const QString missing = missingAcked(m_stores[s], end, acked);
     QVERIFY2(missing.isEmpty(), qPrintable(missing));
 
-    // The old master noticed it was fenced, cut its log to the shared epoch and follows.
+    // The old master notices it was fenced, sees the new master on its next poll, cuts its
+    // commit log to the new epoch's start and restarts in-process as a follower (its port is
+    // closed meanwhile: wait for it, then it must refuse sends).
+    const auto follows = [&] {
+        const QByteArray out = m_brokers[m]->output();
+        const qsizetype fenced = out.indexOf("fenced");
+        return fenced >= 0 && out.indexOf("controller: running as slave of", fenced) >= 0;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(follows(), 20000);
+    QVERIFY(answersWithRefusal(m));
     const QByteArray out = m_brokers[m]->output();
-    QVERIFY2(out.contains("fenced"), out.right(3000).constData());
     const qsizetype cut = out.indexOf("cutting the commit log from");
-    // Not yet forced: the follower's kernel buffers receive what the master streamed even while
-    // it is frozen, so the old master usually holds nothing to cut (checked when it does).
-    if (cut >= 0) {
-        const QByteArray line = out.mid(cut, out.indexOf('\n', cut) - cut);
-        qInfo("old master: %s", line.constData());
-        QVERIFY2(line.contains(" to " + QByteArray::number(newEpochStart) + " "), line.constData());
-    } else {
-        qInfo("old master: nothing to cut");
-    }
-    QVERIFY(refusesSends(m));
+    QVERIFY2(cut >= 0, out.right(3000).constData());
+    const QByteArray line = out.mid(cut, out.indexOf('\n', cut) - cut);
+    qInfo("old master: %s (%lld bytes appended after its replica's connection dropped)",
+        line.constData(), static_cast<long long>(grownTo - droppedAt));
+    QVERIFY2(line.contains(" to " + QByteArray::number(newEpochStart) + " "), line.constData());
+    const std::int64_t cutFrom = line.mid(QByteArrayView("cutting the commit log from ").size())
+                                     .split(' ')
+                                     .value(0)
+                                     .toLongLong();
+    QVERIFY2(cutFrom >= grownTo, line.constData());
     checkReplicasAgree(s);
+    // The unreplicated tail is gone from the old master: where it lay, it holds the new
+    // master's bytes (or nothing, past the new master's end), byte for byte.
+    const QByteArray nowThere = readCommitLog(m_stores[m], newEpochStart, grownTo);
+    QCOMPARE(nowThere, readCommitLog(m_stores[s], newEpochStart, grownTo));
+    QVERIFY(nowThere != oldTail);
+
+    // What qrocket-admin getBrokerEpoch / haStatus read (GET_BROKER_EPOCH_CACHE 1007,
+    // GET_BROKER_HA_STATUS 907): both replicas hold the election's history, the last epoch
+    // open from the new master's start; the new master streams to one replica, which follows
+    // it. Asked until the follower's replication state settles (bounded).
+    for (int i : {s, m}) {
+        const RemotingCommand r = call(m_client, m_ports[i], RemotingCommand::createRequest(1007));
+        QCOMPARE(r.code, 0);
+        const auto cache = protocol::EpochEntryCache::fromJson(r.body);
+        QVERIFY2(cache.has_value(), r.body.constData());
+        QCOMPARE(cache->brokerName, QByteArray("broker-fence"));
+        QCOMPARE(cache->epochList.size(), after->epochs.size());
+        for (std::size_t e = 0; e < after->epochs.size(); ++e) {
+            QCOMPARE(std::int64_t(cache->epochList[e].epoch), after->epochs[e].epoch);
+            QCOMPARE(cache->epochList[e].startOffset, after->epochs[e].startOffset);
+        }
+        QCOMPARE(cache->epochList.back().endOffset, std::numeric_limits<std::int64_t>::max());
+    }
+    const auto ha = [&](int i) {
+        const RemotingCommand r = call(m_client, m_ports[i], RemotingCommand::createRequest(907));
+        return r.code == 0
+            ? protocol::HARuntimeInfo::fromJson(r.body)
+            : Result<protocol::HARuntimeInfo>(Status::unavailable(QString::fromUtf8(r.remark)));
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(ha(s) && ha(s)->master && ha(s)->haConnectionInfo.size() == 1
+            && ha(s)->inSyncSlaveNums == 1,
+        15000);
+    const auto follower = ha(m);
+    QVERIFY(follower && !follower->master);
+    QCOMPARE(follower->haClientRuntimeInfo.masterAddr, after->masterHaAddr);
 }
 
 void TestFencing::etcdRestartKeepsOneMaster()
 {
-    if (!qEnvironmentVariableIsSet("QROCKET_ETCD_RESTART_TEST"))
-        QSKIP("no master within 30 s after the etcd restart in 2 of 3 runs: not yet understood "
-              "(set QROCKET_ETCD_RESTART_TEST=1 to run it)");
     const int m = waitHealthyPair();
     QVERIFY2(m >= 0, "no master with a SyncStateSet of two taking sends");
+    const auto before = readRecord(kMasterKey);
+    QVERIFY(before);
     FailoverProducer producer(m_ports, "etcd", 4, "Fencing");
     QTRY_VERIFY_WITH_TIMEOUT(producer.ackedBy(m) > 100, 15000);
     m_etcd.kill();
@@ -270,14 +358,21 @@ void TestFencing::etcdRestartKeepsOneMaster()
         = producer.ackedBySince(0, fencedAt + 500) + producer.ackedBySince(1, fencedAt + 500);
     QVERIFY2(m_etcd.start(m_dir.filePath(QStringLiteral("etcd"))), qPrintable(m_etcd.error()));
     const std::int64_t restartedAt = steadyMs();
-    // One master again; the sends resume there.
-    QTRY_VERIFY_WITH_TIMEOUT(masterIndex() >= 0, 30000);
-    const int now = masterIndex();
+    // One master again, of a new epoch; the sends resume there. etcd restores the leases it
+    // held and renews them when its member leads again, so right after the restart it still
+    // names the fenced master under its old lease and epoch, until that broker sees its address
+    // under a lease it gave up and revokes it (its next poll; measured: present for up to
+    // ~50 ms, then absent for ~250 ms until the campaign). Waiting for "any master" saw that
+    // stale record, then none, then the new one - and QTRY evaluates its condition again after
+    // its loop, so a condition that goes true, false, true fails it, reported as a timeout
+    // (what made this case fail 2 runs of 3). Hence the new epoch, latched once seen.
+    int now = -1;
+    QTRY_VERIFY_WITH_TIMEOUT(now >= 0 || (now = masterIndexAbove(before->epoch)) >= 0, 30000);
     QTRY_VERIFY_WITH_TIMEOUT(producer.ackedBySince(now, restartedAt) > 50, 30000);
     const std::int64_t resumedAt = steadyMs();
     producer.stop();
     QCOMPARE(masterIndex(), now);
-    QVERIFY2(refusesSends(1 - now), "two brokers take sends");
+    QVERIFY2(answersWithRefusal(1 - now), "two brokers take sends");
     const std::vector<AckedAt> acked = producer.acked();
     qInfo("etcd killed: both brokers refused after %lld ms; %d sends acknowledged while etcd was "
           "down; restarted after %lld ms; master now broker %d (was %d); sends resumed %lld ms "
@@ -286,7 +381,12 @@ void TestFencing::etcdRestartKeepsOneMaster()
         static_cast<long long>(restartedAt - killedAt), now, m,
         static_cast<long long>(resumedAt - restartedAt), acked.size());
     QCOMPARE(ackedWhileDown, 0);
-    const QString missing = missingAcked(m_stores[now], maxOffset(now), acked);
+    // When the fenced master itself won again, the acknowledgements counted above can come from
+    // the controller it ran before its in-process restart as master (its port closed for a
+    // moment, seen once in 5 runs): wait for an answer.
+    std::int64_t end = -1;
+    QTRY_VERIFY_WITH_TIMEOUT(end >= 0 || (end = maxOffset(now)) >= 0, 10000);
+    const QString missing = missingAcked(m_stores[now], end, acked);
     QVERIFY2(missing.isEmpty(), qPrintable(missing));
     checkReplicasAgree(now);
 }

@@ -211,6 +211,9 @@ private Q_SLOTS:
         QCOMPARE(checks[0].actions, action::Update);
         QCOMPARE(authChecks(request(3010, {}), "c")[0].actions, action::Get);
         QVERIFY(authChecks(request(26, {}), "c").empty()); // unchecked, as in RocketMQ 5.3
+        // GET_BROKER_HA_STATUS / GET_BROKER_EPOCH_CACHE: no header, no @RocketMQAction in 5.3.3.
+        QVERIFY(authChecks(request(907, {}), "c").empty());
+        QVERIFY(authChecks(request(1007, {}), "c").empty());
         // POP (RocketMQ 5.3's @RocketMQAction on the Pop*/Ack*/ChangeInvisibleTime headers).
         for (int code : {200050, 200051, 200052, 200053, 200054}) {
             checks = authChecks(request(code, {{"topic", "orders"}, {"consumerGroup", "cg"}}), "c");

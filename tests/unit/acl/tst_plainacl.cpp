@@ -292,10 +292,14 @@ private Q_SLOTS:
             QCOMPARE(
                 why(c.check(kPeer, signedBy(r, "rocketmq2", "12345678"))), QByteArray("<allowed>"));
         }
-        // Reading is not admin-only.
-        RemotingCommand stats = RemotingCommand::createRequest(202);
-        QCOMPARE(
-            why(c.check(kPeer, signedBy(stats, "RocketMQ", "12345678"))), QByteArray("<allowed>"));
+        // Reading is not admin-only: statistics, and the replication state (907 haStatus, 1007
+        // getBrokerEpoch, unchecked by RocketMQ 5.3.3's ACL).
+        for (int code : {202, 907, 1007}) {
+            QVERIFY(!isAdminCode(code));
+            const RemotingCommand read = RemotingCommand::createRequest(code);
+            QCOMPARE(why(c.check(kPeer, signedBy(read, "RocketMQ", "12345678"))),
+                QByteArray("<allowed>"));
+        }
     }
 
     void whiteAddresses()
