@@ -133,6 +133,9 @@ public:
     /// log reads are served from memory (accessMessageInMemoryMaxRatio of physical memory
     /// from its end: the pull path's rule), as RocketMQ's checkInMemByConsumeOffset.
     bool inMemoryAt(QByteArrayView topic, int queueId, std::int64_t queueOffset) const;
+    /// Commit-log offset of the message at a queue offset, or -1.
+    std::int64_t commitLogOffsetAt(
+        QByteArrayView topic, int queueId, std::int64_t queueOffset) const;
     /// Store time of the message at a queue offset, or -1.
     std::int64_t messageStoreTimestamp(
         QByteArrayView topic, int queueId, std::int64_t queueOffset) const;

@@ -223,6 +223,16 @@ bool MessageStore::inMemoryAt(QByteArrayView topic, int queueId, std::int64_t qu
         && m_commitLog.maxOffset() - u.commitLogOffset <= memoryWindow;
 }
 
+std::int64_t MessageStore::commitLogOffsetAt(
+    QByteArrayView topic, int queueId, std::int64_t queueOffset) const
+{
+    const ConsumeQueue *cq = findConsumeQueue(topic, queueId);
+    ConsumeQueue::Unit u;
+    if (!cq || !cq->unit(queueOffset, u))
+        return -1;
+    return u.commitLogOffset;
+}
+
 std::int64_t MessageStore::messageStoreTimestamp(
     QByteArrayView topic, int queueId, std::int64_t queueOffset) const
 {

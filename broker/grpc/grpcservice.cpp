@@ -3,6 +3,7 @@
 #include "broker/common/brokercontext.h"
 #include "broker/config/topicconfig.h"
 #include "broker/managers/topicconfigmanager.h"
+#include "broker/timer/timertransform.h"
 #include "clientlib/common/hash.h"
 #include "clientlib/protocol/bodies/clientbodies.h"
 #include "clientlib/protocol/headers/consumerheaders.h"
@@ -11,6 +12,7 @@
 #include "clientlib/protocol/popcodes.h"
 #include "clientlib/protocol/requestcode.h"
 #include "clientlib/protocol/responsecode.h"
+#include "storage/messagestore.h"
 
 #include <QDateTime>
 #include <QHostAddress>
@@ -378,6 +380,8 @@ grpc::ServerUnaryReactor *MessagingServiceImpl::SendMessage(grpc::CallbackServer
                         entry.set_offset(rh->queueOffset);
                         entry.set_transaction_id(toStd(rh->transactionId));
                     }
+                    if (const QByteArray *recall = r.ext("recallHandle"))
+                        entry.set_recall_handle(toStd(*recall));
                 } else {
                     setStatus(entry.mutable_status(), codeOfRemoting(r.code), remarkOf(r));
                 }
@@ -534,14 +538,93 @@ grpc::ServerUnaryReactor *MessagingServiceImpl::ChangeInvisibleDuration(
     return reactor;
 }
 
-// --- not served yet: the v2 status says so -------------------------------------------------
+// --- dead-letter forwarding and recall ----------------------------------------------------------
 
 grpc::ServerUnaryReactor *MessagingServiceImpl::ForwardMessageToDeadLetterQueue(
-    grpc::CallbackServerContext *context, const pb::ForwardMessageToDeadLetterQueueRequest *,
+    grpc::CallbackServerContext *context, const pb::ForwardMessageToDeadLetterQueueRequest *request,
     pb::ForwardMessageToDeadLetterQueueResponse *response)
 {
-    return answer(context, response, pb::NOT_IMPLEMENTED,
-        "ForwardMessageToDeadLetterQueue is not served yet");
+    // As RocketMQ 5.3's proxy: CONSUMER_SEND_MSG_BACK with delay level -1 (straight to the
+    // group's %DLQ%), then the message is acknowledged.
+    const QByteArray group = fromStd(request->group().name());
+    const QByteArray topic = fromStd(request->topic().name());
+    if (group.isEmpty())
+        return answer(context, response, pb::ILLEGAL_CONSUMER_GROUP, "group name cannot be empty");
+    if (!topicExists(topic))
+        return answer(context, response, pb::TOPIC_NOT_FOUND, "topic not found: " + toStd(topic));
+    const QByteArray handle = fromStd(request->receipt_handle());
+    const std::optional<protocol::ExtraInfo> info = protocol::ExtraInfo::parse(handle);
+    const std::optional<QByteArray> realTopic
+        = info ? handleTopic(*info, topic, group) : std::nullopt;
+    if (!info || info->queueOffset < 0 || !realTopic)
+        return answer(context, response, pb::INVALID_RECEIPT_HANDLE, "receipt handle is malformed");
+    const std::int64_t commitLogOffset
+        = m_ctx.store->commitLogOffsetAt(*realTopic, info->queueId, info->queueOffset);
+    if (commitLogOffset < 0)
+        return answer(context, response, pb::INVALID_RECEIPT_HANDLE,
+            "the receipt handle's message is not in the store");
+    protocol::ConsumerSendMsgBackRequestHeader back;
+    back.offset = commitLogOffset;
+    back.group = group;
+    back.delayLevel = -1;
+    back.originMsgId = fromStd(request->message_id());
+    back.originTopic = *realTopic;
+    back.maxReconsumeTimes = 0;
+    RemotingCommand req = RemotingCommand::createRequest(toInt(RequestCode::ConsumerSendMsgBack));
+    back.encode(req);
+    protocol::AckMessageRequestHeader ack;
+    ack.consumerGroup = group;
+    ack.topic = topic;
+    ack.queueId = info->queueId;
+    ack.extraInfo = handle;
+    ack.offset = info->queueOffset;
+    RemotingCommand ackReq = RemotingCommand::createRequest(protocol::popcode::AckMessage);
+    ack.encode(ackReq);
+    const Caller caller = callerOf(context);
+    grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
+    invoke(caller, std::move(req), m_options.requestTimeoutMs,
+        [this, caller, reactor, response, ackReq = std::move(ackReq)](RemotingCommand r) mutable {
+            if (r.code != 0) {
+                setStatus(response->mutable_status(), codeOfRemoting(r.code), remarkOf(r));
+                reactor->Finish(grpc::Status::OK);
+                return;
+            }
+            // Stored in the DLQ: the answer is OK whatever the ack says (an unacked message
+            // comes back once more, as with the proxy).
+            invoke(caller, std::move(ackReq), m_options.requestTimeoutMs,
+                [reactor, response](RemotingCommand) {
+                    setStatus(response->mutable_status(), pb::OK, "OK");
+                    reactor->Finish(grpc::Status::OK);
+                });
+        });
+    return reactor;
+}
+
+grpc::ServerUnaryReactor *MessagingServiceImpl::RecallMessage(grpc::CallbackServerContext *context,
+    const pb::RecallMessageRequest *request, pb::RecallMessageResponse *response)
+{
+    const QByteArray topic = fromStd(request->topic().name());
+    if (topic.isEmpty())
+        return answer(context, response, pb::ILLEGAL_TOPIC, "topic name cannot be empty");
+    if (request->recall_handle().empty())
+        return answer(context, response, pb::BAD_REQUEST, "the recall handle is empty");
+    RemotingCommand req = RemotingCommand::createRequest(timer::kRecallMessage);
+    req.extFields.emplace_back(QByteArrayLiteral("topic"), topic);
+    req.extFields.emplace_back(
+        QByteArrayLiteral("recallHandle"), fromStd(request->recall_handle()));
+    grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
+    invoke(callerOf(context), std::move(req), m_options.requestTimeoutMs,
+        [reactor, response](RemotingCommand r) {
+            if (r.code == 0) {
+                setStatus(response->mutable_status(), pb::OK, "OK");
+                if (const QByteArray *id = r.ext("msgId"))
+                    response->set_message_id(toStd(*id));
+            } else {
+                setStatus(response->mutable_status(), codeOfRemoting(r.code), remarkOf(r));
+            }
+            reactor->Finish(grpc::Status::OK);
+        });
+    return reactor;
 }
 
 // --- offsets: the consumer manage requests ----------------------------------------------------
@@ -640,12 +723,6 @@ grpc::ServerUnaryReactor *MessagingServiceImpl::EndTransaction(grpc::CallbackSer
     const pb::EndTransactionRequest *, pb::EndTransactionResponse *response)
 {
     return answer(context, response, pb::NOT_IMPLEMENTED, "EndTransaction is not served yet");
-}
-
-grpc::ServerUnaryReactor *MessagingServiceImpl::RecallMessage(grpc::CallbackServerContext *context,
-    const pb::RecallMessageRequest *, pb::RecallMessageResponse *response)
-{
-    return answer(context, response, pb::NOT_IMPLEMENTED, "RecallMessage is not served yet");
 }
 
 } // namespace qrocket::broker::v2
