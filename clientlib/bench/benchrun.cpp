@@ -67,7 +67,8 @@ void BenchArgs::addCommonOptions()
     addOption({QStringLiteral("t"), QStringLiteral("topic")},
         QStringLiteral("Topic name, Default: BenchmarkTest"), QStringLiteral("BenchmarkTest"));
     addOption({QStringLiteral("m"), QStringLiteral("msgTraceEnable")},
-        QStringLiteral("Message Trace Enable (not supported yet), Default: false"),
+        QStringLiteral("Message Trace Enable (producer, consumer, tproducer: the client's "
+                       "enableMsgTrace), Default: false"),
         QStringLiteral("false"));
     addOption({QStringLiteral("a"), QStringLiteral("aclEnable")},
         QStringLiteral("Acl Enable: sign every request, Default: false"), QStringLiteral("false"));
@@ -181,16 +182,17 @@ std::uint64_t microsSinceEpochMs(std::int64_t epochMs)
     return d > 0 ? std::uint64_t(d) : 0;
 }
 
-bool BenchArgs::refuseUnsupported()
+bool BenchArgs::refuseUnsupported(bool traceSupported)
 {
     const auto trace = boolean(QStringLiteral("m"));
     const auto acl = boolean(QStringLiteral("a"));
     if (!trace || !acl)
         return false;
-    if (*trace) {
-        fail(QStringLiteral("-m (message trace) is not supported yet"));
+    if (*trace && !traceSupported) {
+        fail(QStringLiteral("-m (message trace) is not supported by this mode"));
         return false;
     }
+    m_trace = *trace;
     m_acl = *acl;
     return true;
 }

@@ -38,8 +38,10 @@ public:
     /// the Java tools' -m/--msgTraceEnable and -a/--aclEnable (every mode has them).
     void addCommonOptions();
     /// After parse(): false (with one line on stderr) when -m or -a asks for what QRocket's
-    /// client cannot do yet, or their value is not a boolean.
-    bool refuseUnsupported();
+    /// client cannot do yet (-m for a mode without tracing), or their value is not a boolean.
+    bool refuseUnsupported(bool traceSupported = true);
+    /// -m true: the client traces (enableMsgTrace, RocketMQ's default trace topic).
+    bool msgTrace() const { return m_trace; }
     QByteArray topic() const;
     void addOption(const QStringList &names, const QString &help, const QString &defaultValue);
     /// Parses argv (the mode word removed); false after printing the error or the help.
@@ -84,6 +86,7 @@ private:
     int m_interval = 10;
     bool m_json = false;
     bool m_acl = false; // -a true
+    bool m_trace = false; // -m true
 };
 
 /// Microseconds from `epochMs` (a born or store timestamp) to now on this host's wall clock; 0

@@ -63,6 +63,7 @@ int runConsumer(const QStringList &arguments)
     options.group = group;
     options.client.namesrvAddr = args.namesrvAddr();
     args.applyCredentials(options.client);
+    options.enableMsgTrace = args.msgTrace();
     options.consumeThreadMin = options.consumeThreadMax = int(*threads);
     options.messageModel
         = *broadcasting ? client::MessageModel::Broadcasting : client::MessageModel::Clustering;

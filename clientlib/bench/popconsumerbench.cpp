@@ -39,7 +39,7 @@ int runPopConsumer(const QStringList &arguments)
     int exitCode = 0;
     if (!args.parse(arguments, &exitCode))
         return exitCode;
-    if (!args.refuseUnsupported())
+    if (!args.refuseUnsupported(false))
         return 2;
     const auto threads = args.integer(QStringLiteral("w"), 1, 256);
     const auto batch = args.integer(QStringLiteral("b"), 1, client::SimpleConsumer::kMaxReceive);

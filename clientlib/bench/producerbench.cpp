@@ -201,6 +201,7 @@ int runProducer(const QStringList &arguments)
     options.group = QByteArrayLiteral("benchmark_producer");
     options.client.namesrvAddr = args.namesrvAddr();
     args.applyCredentials(options.client);
+    options.enableMsgTrace = args.msgTrace();
     client::Producer producer(options);
     if (Status st = producer.start(); !st) {
         std::fprintf(

@@ -142,6 +142,7 @@ int runTransactionProducer(const QStringList &arguments)
     options.group = QByteArrayLiteral("benchmark_transaction_producer");
     options.client.namesrvAddr = args.namesrvAddr();
     args.applyCredentials(options.client);
+    options.enableMsgTrace = args.msgTrace();
     client::TransactionProducer producer(options, &listener);
     if (Status st = producer.start(); !st) {
         std::fprintf(
