@@ -49,7 +49,7 @@ std::vector<const CommandSpec *> allCommands()
 {
     std::vector<const CommandSpec *> all;
     for (auto area : {clusterCommands(), topicCommands(), groupCommands(), messageCommands(),
-             traceCommands(), configCommands(), opsCommands(), authCommands()}) {
+             traceCommands(), configCommands(), opsCommands(), authCommands(), explainCommands()}) {
         for (const CommandSpec &c : area)
             all.push_back(&c);
     }

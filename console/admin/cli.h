@@ -125,6 +125,7 @@ std::span<const CommandSpec> traceCommands();
 std::span<const CommandSpec> configCommands();
 std::span<const CommandSpec> opsCommands();
 std::span<const CommandSpec> authCommands();
+std::span<const CommandSpec> explainCommands();
 
 /// Parses `args` (without the program name), runs the command and returns the exit code.
 int run(const QStringList &args);

@@ -59,7 +59,8 @@ void TestAdminErrors::commandList()
         "sendMessage", "consumeMessage", "deleteExpiredCommitLog", "cleanExpiredCQ",
         "cleanUnusedTopic", "statsAll", "checkMsgSendRT", "allocateMQ", "getConsumerConfig",
         "storeFiles", "namesrvStatus", "createUser", "updateUser", "deleteUser", "getUser",
-        "listUser", "createAcl", "updateAcl", "deleteAcl", "getAcl", "listAcl"});
+        "listUser", "createAcl", "updateAcl", "deleteAcl", "getAcl", "listAcl", "explainGroup",
+        "explainCleanup", "explainSend", "explainBroker"});
     QStringList listed;
     for (const QString &l : r.lines()) {
         if (l.startsWith(QLatin1String("   ")))
