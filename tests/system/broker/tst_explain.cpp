@@ -8,6 +8,7 @@
 // registered, late then expired on a name server with a short brokerChannelExpiredTime. Bad
 // input answers a clear error. qrocket-admin prints the same findings.
 
+#include "clientlib/protocol/aclsignature.h"
 #include "clientlib/protocol/bodies/adminbodies.h"
 #include "clientlib/protocol/bodies/clientbodies.h"
 #include "clientlib/protocol/bodies/explainbodies.h"
@@ -73,6 +74,7 @@ private Q_SLOTS:
     void brokerLiveGoneRefusedUnknown();
     void brokerLateThenExpired();
     void adminCliPrintsFindings();
+    void sendAclRuleOfAnAccount();
 
 private:
     RemotingCommand call(RemotingCommand req)
@@ -418,6 +420,29 @@ void tst_Explain::sendPermissions()
     r = call(request(25, {}, "brokerPermission=6\n"));
     QVERIFY2(r.code == 0, r.remark.constData());
 
+    // Sends refused until a time to come; half messages refused.
+    const std::int64_t later = QDateTime::currentMSecsSinceEpoch() + 3600 * 1000;
+    r = call(request(25, {},
+        "startAcceptSendRequestTimeStamp=" + num(later) + "\nrejectTransactionMessage=true\n"));
+    QVERIFY2(r.code == 0, r.remark.constData());
+    b = explainHere(ext::kExplainSend, {{"topic", "ExSend"}});
+    const ExplainFinding *notYet = b.find("notAcceptingYet");
+    QVERIFY2(notYet, describe(b).constData());
+    QCOMPARE(notYet->verdict, QByteArray("blocking"));
+    QCOMPARE(notYet->setting, QByteArray("startAcceptSendRequestTimeStamp"));
+    QCOMPARE(notYet->value, num(later));
+    const ExplainFinding *tx = b.find("rejectTransactionMessage");
+    QVERIFY2(tx, describe(b).constData());
+    QCOMPARE(tx->verdict, QByteArray("warning"));
+    QCOMPARE(tx->value, QByteArray("true"));
+    QCOMPARE(call(sendV2("ExSend", 0, "early", props({{"UNIQ_KEY", "early"}}))).code, 1);
+    r = call(
+        request(25, {}, "startAcceptSendRequestTimeStamp=0\nrejectTransactionMessage=false\n"));
+    QVERIFY2(r.code == 0, r.remark.constData());
+    b = explainHere(ext::kExplainSend, {{"topic", "ExSend"}});
+    QVERIFY2(
+        !b.find("notAcceptingYet") && !b.find("rejectTransactionMessage"), describe(b).constData());
+
     // A topic without the write bit.
     createTopic("ExSendRo", 2, 4);
     b = explainHere(ext::kExplainSend, {{"topic", "ExSendRo"}});
@@ -651,6 +676,93 @@ void tst_Explain::adminCliPrintsFindings()
         20000);
     QCOMPARE(ucode, 1);
     QVERIFY2(uout.contains("not exist"), uout.constData());
+}
+
+void tst_Explain::sendAclRuleOfAnAccount()
+{
+    // A second broker with aclEnable: explainSend names the rule that decides for an account.
+    const QString rules = QDir(m_dir.path()).filePath(QStringLiteral("plain_acl.yml"));
+    {
+        QFile f(rules);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("accounts:\n"
+                "  - accessKey: producer1\n    secretKey: producer-secret\n"
+                "    defaultTopicPerm: DENY\n    defaultGroupPerm: SUB\n"
+                "    topicPerms:\n      - Orders=PUB|SUB\n"
+                "  - accessKey: admin001\n    secretKey: admin-secret\n    admin: true\n");
+    }
+    DaemonProcess aclBroker(QStringLiteral("qrocket-broker"));
+    quint16 port = 0;
+    QVERIFY2(
+        startOnFreePort(aclBroker, QDir(m_dir.path()).filePath(QStringLiteral("acl.conf")), port,
+            [&](quint16 p) {
+                return "brokerName=broker-explain-acl\nbrokerIP1=127.0.0.1\nbrokerIP2=127.0.0."
+                       "1\nlistenPort="
+                    + QByteArray::number(p) + "\nnamesrvAddr=" + localAddr(m_nsPort)
+                    + "\nstorePathRootDir="
+                    + QDir(m_dir.path()).filePath(QStringLiteral("aclstore")).toUtf8()
+                    + "\nmappedFileSizeCommitLog=1048576\nmaxMessageSize=65536"
+                      "\naclEnable=true\naclFilePath="
+                    + rules.toUtf8() + "\n";
+            }),
+        qPrintable(aclBroker.error()));
+    const QByteArray addr = localAddr(port);
+    const auto asAdmin = [&](RemotingCommand r) {
+        protocol::aclSign(r, "admin001", "admin-secret");
+        return invoke(m_client, addr, std::move(r));
+    };
+    for (const char *topic : {"Orders", "Other"}) {
+        const RemotingCommand r = asAdmin(request(17,
+            {{"topic", topic}, {"defaultTopic", "TBW102"}, {"readQueueNums", "1"},
+                {"writeQueueNums", "1"}, {"perm", "6"}, {"topicFilterType", "SINGLE_TAG"},
+                {"topicSysFlag", "0"}, {"order", "false"}}));
+        QVERIFY2(r.code == 0, r.remark.constData());
+    }
+    const auto explainAs = [&](const QByteArray &topic, const QByteArray &account) {
+        RemotingCommand r = account.isEmpty()
+            ? asAdmin(request(ext::kExplainSend, {{"topic", topic}}))
+            : asAdmin(request(ext::kExplainSend, {{"topic", topic}, {"accessKey", account}}));
+        if (r.code != 0) {
+            qWarning("explainSend answered %d: %s", r.code, r.remark.constData());
+            return ExplainBody {};
+        }
+        Result<ExplainBody> b = ExplainBody::fromJson(r.body);
+        return b ? *b : ExplainBody {};
+    };
+
+    ExplainBody b = explainAs("Orders", "producer1");
+    const ExplainFinding *allows = b.find("aclAllows");
+    QVERIFY2(allows, describe(b).constData());
+    QCOMPARE(allows->verdict, QByteArray("ok"));
+    QCOMPARE(allows->setting, QByteArray("topicPerms[Orders]"));
+    QCOMPARE(allows->value, QByteArray("PUB|SUB"));
+    QCOMPARE(allows->client, QByteArray("producer1"));
+
+    b = explainAs("Other", "producer1");
+    const ExplainFinding *denies = b.find("aclDenies");
+    QVERIFY2(denies, describe(b).constData());
+    QCOMPARE(denies->verdict, QByteArray("blocking"));
+    QCOMPARE(denies->setting, QByteArray("defaultTopicPerm"));
+    QCOMPARE(denies->value, QByteArray("DENY"));
+    QCOMPARE(b.verdict(), QByteArray("blocking"));
+
+    b = explainAs("Other", "nobody99");
+    QVERIFY2(b.find("aclUnknownKey"), describe(b).constData());
+    QCOMPARE(b.find("aclUnknownKey")->verdict, QByteArray("blocking"));
+    b = explainAs("Other", {});
+    QVERIFY2(b.find("aclNoKey"), describe(b).constData());
+    b = explainAs("Other", "admin001");
+    QVERIFY2(b.find("aclAdmin"), describe(b).constData());
+
+    // explainSend shows any account's rule: an admin request. A plain account is refused, and
+    // so is an unsigned request.
+    RemotingCommand plain = request(ext::kExplainSend, {{"topic", "Orders"}});
+    protocol::aclSign(plain, "producer1", "producer-secret");
+    RemotingCommand r = invoke(m_client, addr, std::move(plain));
+    QVERIFY2(r.code != 0 && r.remark.contains("Need admin permission"), r.remark.constData());
+    r = invoke(m_client, addr, request(ext::kExplainSend, {{"topic", "Orders"}}));
+    QVERIFY2(r.code != 0, r.remark.constData());
+    QCOMPARE(aclBroker.stop(), 0);
 }
 
 QTEST_GUILESS_MAIN(tst_Explain)
