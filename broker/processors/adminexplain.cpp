@@ -127,6 +127,13 @@ RemotingCommand AdminProcessor::explainGroup(const RemotingCommand &request)
         for (const ClientChannelInfo &c : live->channels) {
             liveClients.insert(c.clientId);
             bySubscription[c.subscriptions].push_back(c.clientId);
+            // Each member by its client id: the Admin asks each one's running info (its own
+            // flow control) through this broker.
+            body.add(verdict::kInfo, "member", group,
+                "a live member, " + QByteArray(protocol::languageName(c.language)) + " version "
+                    + num(c.version),
+                "lastHeartbeatAgeMillis",
+                num(std::max<std::int64_t>(body.now - c.lastUpdateTimestamp, 0)), c.clientId);
         }
         if (bySubscription.size() > 1) {
             for (const auto &[subs, clients] : bySubscription) {

@@ -3,6 +3,7 @@
 
 #include "clientlib/client/admin/adminops.h"
 #include "clientlib/protocol/extensioncode.h"
+#include "clientlib/protocol/headers/adminheaders.h"
 
 namespace qrocket::client::adminimpl {
 
@@ -26,6 +27,55 @@ Result<protocol::ExplainBody> explain(
     return body;
 }
 
+QByteArray queueName(const protocol::MessageQueue &mq)
+{
+    return mq.topic + ':' + QByteArray::number(mq.queueId);
+}
+
+/// A consumer's own flow control, from its running info: queues whose cached messages (count or
+/// MiB) are over pullThresholdForQueue / pullThresholdSizeForQueue, where it stops pulling.
+void clientFlowControl(const QByteArray &clientId, const protocol::ConsumerRunningInfo &info,
+    protocol::ExplainBody &body)
+{
+    namespace verdict = protocol::explainverdict;
+    const auto setting = [&](const char *key) -> std::int64_t {
+        const auto it = info.properties.find(key);
+        bool ok = false;
+        const std::int64_t v = it == info.properties.end() ? -1 : it->second.toLongLong(&ok);
+        return ok ? v : -1;
+    };
+    const std::int64_t countMark = setting("pullThresholdForQueue");
+    const std::int64_t sizeMark = setting("pullThresholdSizeForQueue");
+    bool limited = false;
+    for (const auto &[mq, pq] : info.mqTable) {
+        if (pq.dropped)
+            continue;
+        if (countMark > 0 && pq.cachedMsgCount > countMark) {
+            limited = true;
+            body.add(verdict::kWarning, "clientFlowControl", queueName(mq),
+                "the consumer holds more messages of this queue than it may: it stops pulling "
+                "until its listener consumes them (a slow or stuck listener)",
+                "pullThresholdForQueue",
+                QByteArray::number(pq.cachedMsgCount) + " cached > "
+                    + QByteArray::number(countMark),
+                clientId);
+        } else if (sizeMark > 0 && pq.cachedMsgSizeInMiB > sizeMark) {
+            limited = true;
+            body.add(verdict::kWarning, "clientFlowControl", queueName(mq),
+                "the consumer holds more MiB of this queue than it may: it stops pulling until "
+                "its listener consumes them",
+                "pullThresholdSizeForQueue",
+                QByteArray::number(pq.cachedMsgSizeInMiB) + " MiB cached > "
+                    + QByteArray::number(sizeMark) + " MiB",
+                clientId);
+        }
+    }
+    if (!limited)
+        body.add(verdict::kOk, "clientNoFlowControl", {},
+            "no queue of this consumer is over its cache thresholds", "pullThresholdForQueue",
+            countMark < 0 ? QByteArray("unknown") : QByteArray::number(countMark), clientId);
+}
+
 } // namespace
 
 Result<protocol::ExplainBody> doExplainGroup(
@@ -39,7 +89,42 @@ Result<protocol::ExplainBody> doExplainGroup(
     cmd.setExt("consumerGroup", group);
     if (!topic.isEmpty())
         cmd.setExt("topic", topic);
-    return explain(call, addr, std::move(cmd), "explainGroup", "broker");
+    auto body = explain(call, addr, std::move(cmd), "explainGroup", "broker");
+    if (!body)
+        return body;
+    // The members' own flow control: each one's running info (GET_CONSUMER_RUNNING_INFO,
+    // forwarded by the broker), all asked at once within the call's deadline.
+    std::vector<QByteArray> members;
+    std::vector<Request> requests;
+    for (const protocol::ExplainFinding &f : body->findings) {
+        if (f.kind != "member" || f.client.isEmpty())
+            continue;
+        protocol::GetConsumerRunningInfoRequestHeader h;
+        h.consumerGroup = group;
+        h.clientId = f.client;
+        h.jstackEnable = false;
+        members.push_back(f.client);
+        requests.push_back(
+            {{{}, addr}, call.api().request(toInt(RequestCode::GetConsumerRunningInfo), h)});
+    }
+    if (requests.empty())
+        return body;
+    std::vector<Result<RemotingCommand>> answers = invokeAll(call, std::move(requests));
+    for (std::size_t i = 0; i < answers.size(); ++i) {
+        auto ok = expect(std::move(answers[i]), {{}, addr});
+        auto info = ok ? protocol::ConsumerRunningInfo::fromJson(ok->body)
+                       : Result<protocol::ConsumerRunningInfo>(ok.error());
+        if (!info) {
+            body->add(protocol::explainverdict::kInfo, "clientRunningInfoUnavailable", {},
+                "the consumer did not give its running info, so its own flow control is "
+                "unknown: "
+                    + info.error().toString().toUtf8(),
+                {}, {}, members[i]);
+            continue;
+        }
+        clientFlowControl(members[i], *info, *body);
+    }
+    return body;
 }
 
 Result<protocol::ExplainBody> doExplainCleanup(Call &call, const QByteArray &addr)
