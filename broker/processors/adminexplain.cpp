@@ -280,13 +280,20 @@ RemotingCommand AdminProcessor::explainCleanup(const RemotingCommand &request)
     body.now = QDateTime::currentMSecsSinceEpoch();
     const int hour = QDateTime::fromMSecsSinceEpoch(body.now).time().hour();
     const bool deleteHour = sc.deleteHours().contains(hour);
-    const bool aboveMark = st.diskRatio < 0 || st.diskRatio * 100 > sc.diskMaxUsedSpaceRatio;
-    const QByteArray diskValue
-        = percent(st.diskRatio) + " used, mark " + num(sc.diskMaxUsedSpaceRatio) + '%';
+    // As the clean service decides: either partition above the mark, or one unmeasured.
+    const double worstRatio = st.diskRatio < 0 || st.consumeQueueDiskRatio < 0
+        ? -1
+        : std::max(st.diskRatio, st.consumeQueueDiskRatio);
+    const bool aboveMark = worstRatio < 0 || worstRatio * 100 > sc.diskMaxUsedSpaceRatio;
+    const QByteArray diskValue = percent(st.diskRatio) + " used"
+        + (st.consumeQueueDiskRatio != st.diskRatio
+                ? " (consume queue " + percent(st.consumeQueueDiskRatio) + ')'
+                : QByteArray())
+        + ", mark " + num(sc.diskMaxUsedSpaceRatio) + '%';
     body.add(aboveMark ? verdict::kInfo : verdict::kOk, "diskRatio", "commitlog",
-        aboveMark ? "the commit-log partition is above diskMaxUsedSpaceRatio (or unmeasured): "
-                    "expired files are deleted at any hour"
-                  : "the commit-log partition is below diskMaxUsedSpaceRatio: expired files wait "
+        aboveMark ? "a store partition is above diskMaxUsedSpaceRatio (or unmeasured): expired "
+                    "files are deleted at any hour"
+                  : "both store partitions are below diskMaxUsedSpaceRatio: expired files wait "
                     "for a deleteWhen hour",
         "diskMaxUsedSpaceRatio", diskValue);
     if (st.diskRatio >= 0 && st.diskRatio * 100 > sc.diskSpaceCleanForciblyRatio)

@@ -81,7 +81,9 @@ inline constexpr int kGetPopStats = 9103;
 /// remark for a missing field, 17 TOPIC_NOT_EXIST / 26 SUBSCRIPTION_GROUP_NOT_EXIST for unknown
 /// names. Reads; kExplainSend is an admin code under ACL (it shows any account's rule).
 /// kExplainGroup: ext "consumerGroup", optional "topic". Why the group does not consume: live
-///   consumers, differing subscriptions, consumeEnable, queue locks, offsets, POP in flight.
+///   consumers, differing subscriptions, consumeEnable, queue locks, offsets, POP in flight;
+///   each live member as a "member" finding (client id), which the client Admin then asks for
+///   its running info (its own flow control: pullThresholdForQueue).
 /// kExplainCleanup: no fields. Why each commit-log file is kept: fileReservedTime, deleteWhen,
 ///   readers, diskMaxUsedSpaceRatio.
 /// kExplainSend: ext "topic", optional "accessKey". Why sends are refused: broker and topic
