@@ -186,6 +186,7 @@ Status BrokerController::initialize()
         return st;
     m_pop = std::make_unique<pop::PopService>(
         m_ctx, pop::PopService::snapshotPath(m_storeConfig.storePathRootDir));
+    m_ctx.popStats = [pop = m_pop.get()](const QByteArray &group) { return pop->stats(group); };
     m_store->setArrivalListener(
         [hold = m_pullHold.get(), popHold = &m_pop->hold()](QByteArrayView topic, int queueId,
             std::int64_t queueOffset, std::int64_t tagsCode, std::int64_t,

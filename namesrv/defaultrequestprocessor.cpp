@@ -96,7 +96,7 @@ QList<int> DefaultRequestProcessor::requestCodes()
         rc::kGetUnitTopicList, rc::kGetHasUnitSubTopicList, rc::kGetHasUnitSubUnUnitTopicList,
         rc::kUpdateNamesrvConfig, rc::kGetNamesrvConfig, rc::kQueryDataVersion,
         rc::kAddWritePermOfBroker, protocol::extensioncode::kGetBrokerLiveness,
-        protocol::extensioncode::kGetNamesrvRuntimeInfo};
+        protocol::extensioncode::kGetNamesrvRuntimeInfo, protocol::extensioncode::kExplainBroker};
 }
 
 bool DefaultRequestProcessor::isWriteCode(int code)
@@ -161,6 +161,8 @@ RemotingCommand DefaultRequestProcessor::process(
         return brokerLiveness(request);
     case protocol::extensioncode::kGetNamesrvRuntimeInfo:
         return runtimeInfo(request);
+    case protocol::extensioncode::kExplainBroker:
+        return explainBroker(request);
     default:
         return reply(
             request, 3, " request type " + QByteArray::number(request.code) + " not supported");
@@ -172,16 +174,24 @@ RemotingCommand DefaultRequestProcessor::registerBroker(
 {
     if (QByteArray missing = missingField(
             request, {"brokerName", "brokerAddr", "clusterName", "haServerAddr", "brokerId"});
-        !missing.isEmpty())
+        !missing.isEmpty()) {
+        m_routes.noteRegistrationError(
+            extBytes(request, "brokerName"), extBytes(request, "brokerAddr"), missing);
         return reply(request, responsecode::kSystemError, missing);
+    }
     const auto brokerId = request.extLong("brokerId");
-    if (!brokerId)
+    if (!brokerId) {
+        m_routes.noteRegistrationError(extBytes(request, "brokerName"),
+            extBytes(request, "brokerAddr"), "brokerId is not a number");
         return reply(request, responsecode::kSystemError, "brokerId is not a number");
+    }
 
     const std::int32_t crc = request.extInt("bodyCrc32").value_or(0);
     if (crc != 0 && crc32Masked(request.body) != crc) {
         qCWarning(lcNamesrvRoute).noquote()
             << "register broker" << request.extString("brokerAddr") << ": crc32 not match";
+        m_routes.noteRegistrationError(extBytes(request, "brokerName"),
+            extBytes(request, "brokerAddr"), "crc32 not match (bodyCrc32)");
         return reply(request, responsecode::kSystemError, "crc32 not match");
     }
 
@@ -192,6 +202,9 @@ RemotingCommand DefaultRequestProcessor::registerBroker(
             qCWarning(lcNamesrvRoute).noquote()
                 << "register broker" << request.extString("brokerAddr")
                 << ": bad body:" << parsed.error().message();
+            m_routes.noteRegistrationError(extBytes(request, "brokerName"),
+                extBytes(request, "brokerAddr"),
+                "bad register body: " + parsed.error().message().toUtf8());
             return reply(request, responsecode::kSystemError,
                 "bad register body: " + parsed.error().message().toUtf8());
         }

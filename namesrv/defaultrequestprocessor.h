@@ -2,8 +2,9 @@
 
 // DefaultRequestProcessor: answers every request the name server serves (protocol.md §3,
 // RocketMQ's namesrv DefaultRequestProcessor) plus the QRocket liveness extension
-// and runtime info extensions (clientlib/protocol/extensioncode.h). Codes it does not know are
-// never registered, so the remoting server answers them with 3 REQUEST_CODE_NOT_SUPPORTED.
+// runtime info and explain-broker extensions (clientlib/protocol/extensioncode.h). Codes it does
+// not know are never registered, so the remoting server answers them with 3
+// REQUEST_CODE_NOT_SUPPORTED.
 //
 // Thread safety: stateless apart from the managers it points to, which are thread-safe; may run
 // on any thread, concurrently. The referenced objects must outlive it.
@@ -95,6 +96,8 @@ private:
     Cmd configRequest(const Cmd &request);
     Cmd brokerLiveness(const Cmd &request);
     Cmd runtimeInfo(const Cmd &request);
+    /// kExplainBroker (namesrvexplain.cpp).
+    Cmd explainBroker(const Cmd &request);
 
     RouteInfoManager &m_routes;
     KvConfigManager &m_kv;

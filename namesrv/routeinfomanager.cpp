@@ -6,6 +6,8 @@
 #include <QDateTime>
 #include <QElapsedTimer>
 
+#include <algorithm>
+
 namespace qrocket::namesrv {
 
 namespace {
@@ -183,6 +185,8 @@ void RouteInfoManager::unregisterBroker(const QByteArray &clusterName, const QBy
     qCInfo(lcNamesrvRoute).noquote()
         << "broker unregistered:" << brokerAddr << "cluster" << clusterName << "name" << brokerName
         << "id" << brokerId << (wasLive ? "" : "(was not live)");
+    noteDeparture({clusterName, brokerName, brokerId, brokerAddr, "unregistered",
+        "the broker sent UNREGISTER_BROKER (a clean shutdown)", 0, 0});
     emit brokerUnregistered(clusterName, brokerName, brokerId, brokerAddr);
 }
 
@@ -532,16 +536,26 @@ void RouteInfoManager::removeBrokerAddrLocked(const QByteArray &brokerAddr)
 int RouteInfoManager::scanNotActiveBroker(std::int64_t expiredMs)
 {
     QList<std::pair<QByteArray, remoting::ChannelPtr>> expired;
+    QList<BrokerDeparture> gone;
     {
         std::unique_lock locker(m_lock);
         const std::int64_t t = now();
         for (const auto &[addr, info] : m_brokerLiveTable) {
-            if (info.lastUpdateMs + expiredMs < t)
+            if (info.lastUpdateMs + expiredMs < t) {
                 expired.append({addr, info.channel});
+                gone.append({info.clusterName, info.brokerName, info.brokerId, addr, "expired",
+                    "no registration for " + QByteArray::number(t - info.lastUpdateMs)
+                        + " ms (brokerChannelExpiredTime " + QByteArray::number(expiredMs)
+                        + " ms); last registration at "
+                        + QByteArray::number(info.lastUpdateEpochMs),
+                    0, 0});
+            }
         }
         for (const auto &[addr, channel] : expired)
             removeBrokerAddrLocked(addr);
     }
+    for (BrokerDeparture &d : gone)
+        noteDeparture(std::move(d));
     for (const auto &[addr, channel] : expired) {
         qCWarning(lcNamesrvRoute).noquote()
             << "broker expired:" << addr << "silent for more than" << expiredMs << "ms";
@@ -555,11 +569,16 @@ int RouteInfoManager::scanNotActiveBroker(std::int64_t expiredMs)
 void RouteInfoManager::onChannelDestroy(std::uint64_t channelId)
 {
     QByteArray found;
+    BrokerDeparture gone;
     {
         std::unique_lock locker(m_lock);
         for (const auto &[addr, info] : m_brokerLiveTable) {
             if (info.channel && info.channel->id() == channelId) {
                 found = addr;
+                gone = {info.clusterName, info.brokerName, info.brokerId, addr, "connectionClosed",
+                    "its connection to the name server closed (the broker stopped, crashed or "
+                    "lost the network)",
+                    0, 0};
                 break;
             }
         }
@@ -567,6 +586,7 @@ void RouteInfoManager::onChannelDestroy(std::uint64_t channelId)
             return;
         removeBrokerAddrLocked(found);
     }
+    noteDeparture(std::move(gone));
     qCInfo(lcNamesrvRoute).noquote() << "broker connection closed, removed:" << found;
     emit brokerExpired(found, QStringLiteral("connection closed"));
 }
@@ -600,6 +620,65 @@ int RouteInfoManager::topicCount() const
 {
     std::shared_lock lock(m_lock);
     return static_cast<int>(m_topicQueueTable.size());
+}
+
+void RouteInfoManager::noteDeparture(BrokerDeparture d)
+{
+    d.epochMs = QDateTime::currentMSecsSinceEpoch();
+    d.ageMs = now(); // the event's monotonic time; departures() turns it into an age
+    std::lock_guard locker(m_historyMutex);
+    if (!m_departures.contains(d.brokerAddr) && m_departures.size() >= kMaxDepartures) {
+        auto oldest = std::min_element(m_departures.begin(), m_departures.end(),
+            [](const auto &a, const auto &b) { return a.second.ageMs < b.second.ageMs; });
+        m_departures.erase(oldest);
+    }
+    m_departures[d.brokerAddr] = std::move(d);
+}
+
+QList<BrokerDeparture> RouteInfoManager::departures(const QByteArray &brokerName) const
+{
+    const std::int64_t t = now();
+    QList<BrokerDeparture> out;
+    std::lock_guard locker(m_historyMutex);
+    for (const auto &[addr, d] : m_departures) {
+        if (d.brokerName != brokerName)
+            continue;
+        out.append(d);
+        out.back().ageMs = t - d.ageMs;
+    }
+    return out;
+}
+
+void RouteInfoManager::noteRegistrationError(
+    const QByteArray &brokerName, const QByteArray &brokerAddr, const QByteArray &error)
+{
+    if (brokerName.isEmpty())
+        return;
+    BrokerDeparture d;
+    d.brokerName = brokerName.left(256);
+    d.brokerAddr = brokerAddr.left(256);
+    d.kind = "registrationRefused";
+    d.reason = error.left(1024);
+    d.epochMs = QDateTime::currentMSecsSinceEpoch();
+    d.ageMs = now();
+    std::lock_guard locker(m_historyMutex);
+    if (!m_registrationErrors.contains(d.brokerName)
+        && m_registrationErrors.size() >= kMaxDepartures)
+        m_registrationErrors.erase(m_registrationErrors.begin());
+    m_registrationErrors[d.brokerName] = std::move(d);
+}
+
+std::optional<BrokerDeparture> RouteInfoManager::lastRegistrationError(
+    const QByteArray &brokerName) const
+{
+    const std::int64_t t = now();
+    std::lock_guard locker(m_historyMutex);
+    const auto it = m_registrationErrors.find(brokerName);
+    if (it == m_registrationErrors.end())
+        return std::nullopt;
+    BrokerDeparture d = it->second;
+    d.ageMs = t - d.ageMs;
+    return d;
 }
 
 } // namespace qrocket::namesrv

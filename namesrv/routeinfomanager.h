@@ -53,6 +53,20 @@ struct BrokerLiveness
     DataVersion dataVersion;
 };
 
+/// A broker address that left the live table (explainBroker): the liveness scan, its connection
+/// closing, or UNREGISTER_BROKER; or (as lastRegistrationError) a refused REGISTER_BROKER.
+struct BrokerDeparture
+{
+    QByteArray clusterName;
+    QByteArray brokerName;
+    std::int64_t brokerId = 0;
+    QByteArray brokerAddr;
+    QByteArray kind; // "expired", "connectionClosed", "unregistered", "registrationRefused"
+    QByteArray reason;
+    std::int64_t epochMs = 0; // wall clock of the event
+    std::int64_t ageMs = 0; // monotonic time since
+};
+
 class RouteInfoManager : public QObject
 {
     Q_OBJECT
@@ -126,6 +140,14 @@ public:
     void onChannelDestroy(std::uint64_t channelId);
 
     QList<BrokerLiveness> brokerLiveness() const;
+    /// The latest departure of each address of `brokerName` since start (at most
+    /// kMaxDepartures are kept, the oldest dropped first).
+    QList<BrokerDeparture> departures(const QByteArray &brokerName) const;
+    /// A REGISTER_BROKER refused (bad body, crc); kept per broker name, the latest only.
+    void noteRegistrationError(
+        const QByteArray &brokerName, const QByteArray &brokerAddr, const QByteArray &error);
+    std::optional<BrokerDeparture> lastRegistrationError(const QByteArray &brokerName) const;
+    static constexpr std::size_t kMaxDepartures = 256;
     bool isBrokerLive(const QByteArray &brokerAddr) const;
     int liveBrokerCount() const;
     /// REGISTER_BROKER requests handled since start (GET /metrics); any thread.
@@ -159,6 +181,8 @@ private:
     void removeTopicsOfBrokerName(const QByteArray &brokerName);
     /// Removes a broker address from every table (lock held for writing).
     void removeBrokerAddrLocked(const QByteArray &brokerAddr);
+    /// Records a departure (m_lock not held).
+    void noteDeparture(BrokerDeparture d);
     QByteArray topicListJsonLocked() const;
 
     /// A prepared answer body and the generation of the tables it was encoded from.
@@ -191,6 +215,11 @@ private:
     mutable std::mutex m_bodyMutex;
     mutable PreparedBody m_topicListBody; // guarded by m_bodyMutex
     mutable PreparedBody m_clusterBody; // guarded by m_bodyMutex
+
+    // explainBroker's history; never taken together with m_lock.
+    mutable std::mutex m_historyMutex;
+    std::map<QByteArray, BrokerDeparture> m_departures; // by address; guarded by m_historyMutex
+    std::map<QByteArray, BrokerDeparture> m_registrationErrors; // by broker name; likewise
 };
 
 } // namespace qrocket::namesrv

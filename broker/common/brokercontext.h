@@ -8,6 +8,7 @@
 // Thread-safety is each member's own (the managers and the MessageStore are safe to call from
 // any processor thread).
 
+#include "clientlib/protocol/bodies/popbodies.h"
 #include "clientlib/protocol/messagecodec.h"
 
 #include <QByteArray>
@@ -98,6 +99,9 @@ struct BrokerContext
     /// (GET_BROKER_EPOCH_CACHE); unset outside controller mode (the cache is then empty).
     /// Called on the thread that serves admin requests.
     std::function<std::vector<std::pair<std::int64_t, std::int64_t>>()> epochHistory;
+    /// POP state of one group (every group when empty), as kGetPopStats answers it without the
+    /// modes (explainGroup); unset when there is no POP service. Any thread.
+    std::function<protocol::PopStatsBody(const QByteArray &group)> popStats;
 };
 
 } // namespace qrocket::broker

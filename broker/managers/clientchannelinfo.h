@@ -20,6 +20,9 @@ struct ClientChannelInfo
     protocol::LanguageCode language = protocol::LanguageCode::Java;
     int version = 0;
     std::int64_t lastUpdateTimestamp = 0; // ms since the epoch (the managers' clock)
+    /// Consumers: this member's own subscriptions as its last heartbeat listed them, sorted,
+    /// "topic(TYPE:expression), ..." (explainGroup compares the members'); empty for producers.
+    QByteArray subscriptions;
 };
 
 /// Default idle expiry of client channels (protocol.md §8.1): 120 s without a heartbeat.

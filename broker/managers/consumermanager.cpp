@@ -23,6 +23,17 @@ ConsumerManager::RegisterResult ConsumerManager::registerConsumer(
     const std::int64_t now = m_clock();
     info.lastUpdateTimestamp = now;
     const std::uint64_t id = info.channel->id();
+    {
+        // Once per heartbeat (every 30 s per client), not per message.
+        std::vector<QByteArray> own;
+        own.reserve(data.subscriptionDataSet.size());
+        for (const SubscriptionData &sub : data.subscriptionDataSet)
+            own.push_back(sub.topic + '(' + sub.expressionType + ':' + sub.subString + ')');
+        std::sort(own.begin(), own.end());
+        info.subscriptions.clear();
+        for (const QByteArray &one : own)
+            info.subscriptions += (info.subscriptions.isEmpty() ? "" : ", ") + one;
+    }
 
     std::lock_guard lock(m_mutex);
     Group &g = m_groups[data.groupName];

@@ -47,6 +47,9 @@ const std::vector<int> &AdminProcessor::requestCodes()
         toInt(RequestCode::GetConsumerRunningInfo),
         toInt(RequestCode::ConsumeMessageDirectly),
         protocol::extensioncode::kGetStoreFiles,
+        protocol::extensioncode::kExplainGroup,
+        protocol::extensioncode::kExplainCleanup,
+        protocol::extensioncode::kExplainSend,
         toInt(RequestCode::QueryConsumeTimeSpan),
         toInt(RequestCode::CloneGroupOffset),
         toInt(RequestCode::GetBrokerConsumeStats),
@@ -125,6 +128,12 @@ RemotingCommand AdminProcessor::handle(const RemotingCommand &request)
         return deleteExpiredFiles(request);
     case protocol::extensioncode::kGetStoreFiles:
         return storeFiles(request);
+    case protocol::extensioncode::kExplainGroup:
+        return explainGroup(request);
+    case protocol::extensioncode::kExplainCleanup:
+        return explainCleanup(request);
+    case protocol::extensioncode::kExplainSend:
+        return explainSend(request);
     case toInt(RequestCode::GetConsumeStats):
         return consumeStats(request);
     case toInt(RequestCode::GetConsumerConnectionList):

@@ -16,6 +16,7 @@
 //             321 QUERY_CONSUME_QUEUE, 328 GET_ALL_PRODUCER_INFO, 223
 //             INVOKE_BROKER_TO_GET_CONSUMER_STATUS (asks each consumer with 221) (adminmore.cpp)
 //   stats     315 VIEW_BROKER_STATS_DATA, 316 CLEAN_UNUSED_TOPIC           (adminstats.cpp)
+//   explain   extensions kExplainGroup, kExplainCleanup, kExplainSend     (adminexplain.cpp)
 //
 // Every request is answered (unknown codes with 3 REQUEST_CODE_NOT_SUPPORTED); a malformed one
 // gets 1 with a remark, never a crash. Forwarded requests are answered when the client replies
@@ -25,6 +26,7 @@
 // executor thread.
 
 #include "clientlib/protocol/bodies/adminbodies.h"
+#include "clientlib/protocol/bodies/explainbodies.h"
 #include "clientlib/remoting/requestprocessor.h"
 
 #include <QByteArray>
@@ -99,6 +101,13 @@ private:
     // adminstats.cpp
     Command viewBrokerStatsData(const Command &request);
     Command cleanUnusedTopic(const Command &request);
+    // adminexplain.cpp
+    Command explainGroup(const Command &request);
+    Command explainCleanup(const Command &request);
+    Command explainSend(const Command &request);
+    /// The ACL finding of explainSend: the rule deciding for the request's "accessKey".
+    void explainSendAcl(
+        const Command &request, const QByteArray &topic, protocol::ExplainBody &body) const;
 
     QByteArray brokerName() const;
     /// A group's position in one queue of `topic`, as GET_CONSUME_STATS lists it (offsets clamped

@@ -239,6 +239,7 @@ bool isAdminCode(int code)
     case 103: // REGISTER_BROKER
     case 104: // UNREGISTER_BROKER
     case protocol::extensioncode::kGetAuthMetadata: // every user's password
+    case protocol::extensioncode::kExplainSend: // any account's rule
         return true;
     default:
         return code >= 3001 && code <= 3010; // RocketMQ 5's AUTH_* user and ACL requests
@@ -279,6 +280,9 @@ std::vector<std::pair<QByteArray, std::uint8_t>> neededResources(const RemotingC
         break;
     case rc::toInt(rc::RequestCode::QueryMessage):
         add(request.extString("topic"), perm::Sub);
+        break;
+    case protocol::extensioncode::kExplainGroup: // its members' client ids: the group's own
+        group("consumerGroup");
         break;
     // RocketMQ 5's POP (which 4.9's file predates): consuming, as PULL_MESSAGE.
     case popcode::PopMessage:

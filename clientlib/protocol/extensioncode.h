@@ -39,6 +39,13 @@ inline constexpr int kGetBrokerLiveness = 9001;
 ///   brokersLive, registrationsTotal (REGISTER_BROKER requests since start).
 inline constexpr int kGetNamesrvRuntimeInfo = 9002;
 
+/// Name server: why a broker is late or gone (explain, bodies/explainbodies.h). Read-only.
+/// Request: ext field "brokerName"; no body. Response: 0 SUCCESS, body an ExplainBody
+/// (question "broker"): each registered address's last registration age against
+/// brokerChannelExpiredTime, each address removed since start (liveness scan, closed connection,
+/// UNREGISTER_BROKER) with when and why, and the last refused registration's error.
+inline constexpr int kExplainBroker = 9003;
+
 /// Broker: the store's commit-log files with size, age, expiry and why each is kept (console).
 /// Request: no ext fields, no body.
 /// Response: 0 SUCCESS, body
@@ -69,6 +76,21 @@ inline constexpr int kGetAuthMetadata = 9102;
 ///    "now":1700000000000,"reviveBacklog":0}
 /// Every group with a mode set or POP state is listed (mode PULL when never set).
 inline constexpr int kGetPopStats = 9103;
+
+/// Broker explain requests (bodies/explainbodies.h): 0 SUCCESS with an ExplainBody, or 1 with a
+/// remark for a missing field, 17 TOPIC_NOT_EXIST / 26 SUBSCRIPTION_GROUP_NOT_EXIST for unknown
+/// names. Reads; kExplainSend is an admin code under ACL (it shows any account's rule).
+/// kExplainGroup: ext "consumerGroup", optional "topic". Why the group does not consume: live
+///   consumers, differing subscriptions, consumeEnable, queue locks, offsets, POP in flight;
+///   each live member as a "member" finding (client id), which the client Admin then asks for
+///   its running info (its own flow control: pullThresholdForQueue).
+/// kExplainCleanup: no fields. Why each commit-log file is kept: fileReservedTime, deleteWhen,
+///   readers, diskMaxUsedSpaceRatio.
+/// kExplainSend: ext "topic", optional "accessKey". Why sends are refused: broker and topic
+///   permissions, the ACL rule of the key, the flow-control marks and their current values.
+inline constexpr int kExplainGroup = 9104;
+inline constexpr int kExplainCleanup = 9105;
+inline constexpr int kExplainSend = 9106;
 
 inline constexpr bool isExtension(int code)
 {

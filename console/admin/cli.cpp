@@ -48,8 +48,9 @@ const std::vector<OptionSpec> &commonOptions()
 std::vector<const CommandSpec *> allCommands()
 {
     std::vector<const CommandSpec *> all;
-    for (auto area : {clusterCommands(), topicCommands(), groupCommands(), messageCommands(),
-             traceCommands(), configCommands(), opsCommands(), authCommands(), haCommands()}) {
+    for (auto area :
+        {clusterCommands(), topicCommands(), groupCommands(), messageCommands(), traceCommands(),
+            configCommands(), opsCommands(), authCommands(), haCommands(), explainCommands()}) {
         for (const CommandSpec &c : area)
             all.push_back(&c);
     }

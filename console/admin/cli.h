@@ -126,6 +126,7 @@ std::span<const CommandSpec> configCommands();
 std::span<const CommandSpec> opsCommands();
 std::span<const CommandSpec> authCommands();
 std::span<const CommandSpec> haCommands();
+std::span<const CommandSpec> explainCommands();
 
 /// Parses `args` (without the program name), runs the command and returns the exit code.
 int run(const QStringList &args);

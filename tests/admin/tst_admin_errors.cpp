@@ -60,7 +60,7 @@ void TestAdminErrors::commandList()
         "cleanUnusedTopic", "statsAll", "checkMsgSendRT", "allocateMQ", "getConsumerConfig",
         "storeFiles", "namesrvStatus", "createUser", "updateUser", "deleteUser", "getUser",
         "listUser", "createAcl", "updateAcl", "deleteAcl", "getAcl", "listAcl", "haStatus",
-        "getBrokerEpoch"});
+        "getBrokerEpoch", "explainGroup", "explainCleanup", "explainSend", "explainBroker"});
     QStringList listed;
     for (const QString &l : r.lines()) {
         if (l.startsWith(QLatin1String("   ")))

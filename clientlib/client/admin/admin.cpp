@@ -438,6 +438,26 @@ QROCKET_ADMIN_CALL(Result<protocol::PopStatsBody>, popStats,
     (const QByteArray &brokerAddr, const QByteArray &group,
         Callback<protocol::PopStatsBody> callback, int timeoutMs),
     Callback<protocol::PopStatsBody>, doPopStats(call, brokerAddr, group))
+QROCKET_ADMIN_CALL(Result<protocol::ExplainBody>, explainGroup,
+    (const QByteArray &brokerAddr, const QByteArray &group, const QByteArray &topic, int timeoutMs),
+    (const QByteArray &brokerAddr, const QByteArray &group, const QByteArray &topic,
+        Callback<protocol::ExplainBody> callback, int timeoutMs),
+    Callback<protocol::ExplainBody>, doExplainGroup(call, brokerAddr, group, topic))
+QROCKET_ADMIN_CALL(Result<protocol::ExplainBody>, explainCleanup,
+    (const QByteArray &brokerAddr, int timeoutMs),
+    (const QByteArray &brokerAddr, Callback<protocol::ExplainBody> callback, int timeoutMs),
+    Callback<protocol::ExplainBody>, doExplainCleanup(call, brokerAddr))
+QROCKET_ADMIN_CALL(Result<protocol::ExplainBody>, explainSend,
+    (const QByteArray &brokerAddr, const QByteArray &topic, const QByteArray &accessKey,
+        int timeoutMs),
+    (const QByteArray &brokerAddr, const QByteArray &topic, const QByteArray &accessKey,
+        Callback<protocol::ExplainBody> callback, int timeoutMs),
+    Callback<protocol::ExplainBody>, doExplainSend(call, brokerAddr, topic, accessKey))
+QROCKET_ADMIN_CALL(Result<protocol::ExplainBody>, explainBroker,
+    (const QByteArray &namesrvAddr, const QByteArray &brokerName, int timeoutMs),
+    (const QByteArray &namesrvAddr, const QByteArray &brokerName,
+        Callback<protocol::ExplainBody> callback, int timeoutMs),
+    Callback<protocol::ExplainBody>, doExplainBroker(call, namesrvAddr, brokerName))
 
 QROCKET_ADMIN_CALL(Result<admin::ConsumeStatsList>, brokerConsumeStats,
     (const QByteArray &brokerAddr, bool isOrder, int timeoutMs),

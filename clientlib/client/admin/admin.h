@@ -44,6 +44,7 @@
 #include "clientlib/client/message.h"
 #include "clientlib/client/sendresult.h"
 #include "clientlib/protocol/bodies/authbodies.h"
+#include "clientlib/protocol/bodies/explainbodies.h"
 #include "clientlib/protocol/bodies/popbodies.h"
 #include "clientlib/protocol/tracedata.h"
 
@@ -517,6 +518,31 @@ public:
         const QByteArray &group = {}, int timeoutMs = kDefaultTimeout);
     void popStatsAsync(const QByteArray &brokerAddr, const QByteArray &group,
         Callback<protocol::PopStatsBody> callback, int timeoutMs = kDefaultTimeout);
+    /// QRocket explain extensions (protocol/bodies/explainbodies.h): findings naming the setting
+    /// or client that decides. NotSupported from a stock RocketMQ daemon. Why `group` does not
+    /// consume on one broker (`topic` empty: every topic it subscribes or has offsets on):
+    Result<protocol::ExplainBody> explainGroup(const QByteArray &brokerAddr,
+        const QByteArray &group, const QByteArray &topic = {}, int timeoutMs = kDefaultTimeout);
+    void explainGroupAsync(const QByteArray &brokerAddr, const QByteArray &group,
+        const QByteArray &topic, Callback<protocol::ExplainBody> callback,
+        int timeoutMs = kDefaultTimeout);
+    /// Why each commit-log file of one broker is kept.
+    Result<protocol::ExplainBody> explainCleanup(
+        const QByteArray &brokerAddr, int timeoutMs = kDefaultTimeout);
+    void explainCleanupAsync(const QByteArray &brokerAddr, Callback<protocol::ExplainBody> callback,
+        int timeoutMs = kDefaultTimeout);
+    /// Why sends of `topic` to one broker may be refused; `accessKey`: also the ACL rule deciding
+    /// for that account (an admin request under ACL).
+    Result<protocol::ExplainBody> explainSend(const QByteArray &brokerAddr, const QByteArray &topic,
+        const QByteArray &accessKey = {}, int timeoutMs = kDefaultTimeout);
+    void explainSendAsync(const QByteArray &brokerAddr, const QByteArray &topic,
+        const QByteArray &accessKey, Callback<protocol::ExplainBody> callback,
+        int timeoutMs = kDefaultTimeout);
+    /// Why `brokerName` is late or gone at a name server (`namesrvAddr` empty: the current one).
+    Result<protocol::ExplainBody> explainBroker(const QByteArray &namesrvAddr,
+        const QByteArray &brokerName, int timeoutMs = kDefaultTimeout);
+    void explainBrokerAsync(const QByteArray &namesrvAddr, const QByteArray &brokerName,
+        Callback<protocol::ExplainBody> callback, int timeoutMs = kDefaultTimeout);
 
     // -- tools (mqadmin's commands beyond the above) -----------------------------------------
     /// GET_BROKER_CONSUME_STATS: every group's consume stats on one broker (only the groups of

@@ -145,6 +145,15 @@ Result<admin::EpochEntryCache> doBrokerEpochCache(Call &call, const QByteArray &
 Result<protocol::PopStatsBody> doPopStats(
     Call &call, const QByteArray &addr, const QByteArray &group);
 
+// adminexplain.cpp: the QRocket explain extensions.
+Result<protocol::ExplainBody> doExplainGroup(
+    Call &call, const QByteArray &addr, const QByteArray &group, const QByteArray &topic);
+Result<protocol::ExplainBody> doExplainCleanup(Call &call, const QByteArray &addr);
+Result<protocol::ExplainBody> doExplainSend(
+    Call &call, const QByteArray &addr, const QByteArray &topic, const QByteArray &accessKey);
+Result<protocol::ExplainBody> doExplainBroker(
+    Call &call, const QByteArray &namesrvAddr, const QByteArray &brokerName);
+
 // admintools.cpp
 
 Result<admin::ConsumeStatsList> doBrokerConsumeStats(

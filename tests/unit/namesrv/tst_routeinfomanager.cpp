@@ -88,6 +88,7 @@ private slots:
     void livenessReportsAges();
     void fastRouteJsonEqualsRouteData();
     void preparedBodiesFollowEveryChange();
+    void departuresAreRememberedAndBounded();
 
 private:
     std::int64_t m_now = 1000;
@@ -594,6 +595,68 @@ void tst_RouteInfoManager::preparedBodiesFollowEveryChange()
     QCOMPARE(check("connection closed", true, true), QByteArray());
     QCOMPARE(lastTopics, QByteArray(R"({"topicList":[]})"));
     QCOMPARE(lastCluster, QByteArray(R"({"brokerAddrTable":{},"clusterAddrTable":{}})"));
+}
+
+void tst_RouteInfoManager::departuresAreRememberedAndBounded()
+{
+    // explainBroker's history: each address's latest departure, with its age on the clock.
+    RouteInfoManager rim;
+    rim.setClock([this] { return m_now; });
+    auto ch = std::make_shared<FakeChannel>(9);
+    rim.registerBroker(kCluster, kMasterAddr, kBrokerA, 0, kMasterHa, body(1, {"TopicA"}), nullptr);
+    rim.registerBroker(kCluster, "10.0.0.6:10911", kBrokerA, 1, {}, body(1, {"TopicA"}), ch);
+    QVERIFY(rim.departures(kBrokerA).isEmpty());
+    m_now += 120'001;
+    rim.updateBrokerInfoUpdateTimestamp("10.0.0.6:10911");
+    QCOMPARE(rim.scanNotActiveBroker(120'000), 1);
+    m_now += 500;
+    QList<BrokerDeparture> gone = rim.departures(kBrokerA);
+    QCOMPARE(gone.size(), 1);
+    QCOMPARE(gone[0].kind, QByteArray("expired"));
+    QCOMPARE(gone[0].brokerAddr, kMasterAddr);
+    QCOMPARE(gone[0].clusterName, kCluster);
+    QCOMPARE(gone[0].ageMs, std::int64_t(500));
+    QVERIFY2(gone[0].reason.contains("no registration for 120001 ms (brokerChannelExpiredTime "
+                                     "120000 ms)"),
+        gone[0].reason.constData());
+
+    rim.onChannelDestroy(9);
+    gone = rim.departures(kBrokerA);
+    QCOMPARE(gone.size(), 2);
+    QCOMPARE(gone[1].kind, QByteArray("connectionClosed"));
+    QCOMPARE(gone[1].brokerId, std::int64_t(1));
+    QVERIFY(rim.departures("broker-b").isEmpty());
+
+    // The same address again: its latest departure replaces the earlier one.
+    rim.registerBroker(kCluster, kMasterAddr, kBrokerA, 0, kMasterHa, body(2, {"TopicA"}), nullptr);
+    rim.unregisterBroker(kCluster, kMasterAddr, kBrokerA, 0);
+    gone = rim.departures(kBrokerA);
+    QCOMPARE(gone.size(), 2);
+    QCOMPARE(gone[0].kind, QByteArray("unregistered"));
+    QCOMPARE(gone[0].ageMs, std::int64_t(0));
+
+    // Bounded: the oldest go first.
+    for (std::size_t i = 0; i < RouteInfoManager::kMaxDepartures; ++i) {
+        m_now += 1;
+        const QByteArray addr = "10.1.0." + QByteArray::number(i) + ":10911";
+        rim.registerBroker(kCluster, addr, "broker-many", 0, {}, body(1, {"TopicM"}), nullptr);
+        rim.unregisterBroker(kCluster, addr, "broker-many", 0);
+    }
+    QVERIFY(rim.departures(kBrokerA).isEmpty());
+    QCOMPARE(std::size_t(rim.departures("broker-many").size()), RouteInfoManager::kMaxDepartures);
+
+    // Refused registrations: the latest per name, clipped, none for an empty name.
+    QVERIFY(!rim.lastRegistrationError(kBrokerA));
+    rim.noteRegistrationError(kBrokerA, kMasterAddr, "crc32 not match");
+    rim.noteRegistrationError(kBrokerA, kMasterAddr, QByteArray(5000, 'e'));
+    rim.noteRegistrationError({}, kMasterAddr, "nobody");
+    m_now += 7;
+    const std::optional<BrokerDeparture> e = rim.lastRegistrationError(kBrokerA);
+    QVERIFY(e);
+    QCOMPARE(e->kind, QByteArray("registrationRefused"));
+    QCOMPARE(e->reason.size(), qsizetype(1024));
+    QCOMPARE(e->ageMs, std::int64_t(7));
+    QVERIFY(!rim.lastRegistrationError({}));
 }
 
 QTEST_GUILESS_MAIN(tst_RouteInfoManager)
