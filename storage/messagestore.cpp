@@ -451,14 +451,30 @@ bool MessageStore::dispatchMultiQueues(const protocol::MessageRecordView &rec, s
             ConsumeQueue *cq = findOrCreateConsumeQueue(name, multiQueueId(name, rec.queueId));
             if (!cq)
                 return; // no storable name: the put refuses those, a foreign log may not
-            if (Status s = cq->putUnit(offset, rec.totalSize, tagsCode, queueOffset); !s) {
-                if (m_dispatchFailedAt != offset)
-                    qCCritical(lcStore).noquote()
-                        << "dispatch to light queue" << name.toByteArray().toPercentEncoding()
-                        << "failed at offset" << offset << ":" << s.message() << "- will retry";
-                m_dispatchFailedAt = offset;
-                ok = false;
+            Status s = cq->putUnit(offset, rec.totalSize, tagsCode, queueOffset);
+            if (s)
+                return;
+            // Retried (a full disk, no descriptor left for a new file) for a while, then given
+            // up, as RocketMQ's doDispatchLmqQueue: one light queue must not stop the dispatch
+            // of every queue.
+            const std::int64_t now = m_clock();
+            if (m_multiFailAt != offset) {
+                m_multiFailAt = offset;
+                m_multiFailSince = now;
+                qCCritical(lcStore).noquote()
+                    << "dispatch to light queue" << name.toByteArray().toPercentEncoding()
+                    << "failed at offset" << offset << ":" << s.message() << "- will retry for"
+                    << kLightQueueRetryMs / 1000 << "s";
             }
+            if (now - m_multiFailSince < kLightQueueRetryMs) {
+                ok = false;
+                return;
+            }
+            ++m_lightQueueUnitsLost;
+            qCCritical(lcStore).noquote()
+                << "light queue" << name.toByteArray().toPercentEncoding() << "misses the unit"
+                << queueOffset << "of the record at offset" << offset << ":" << s.message() << "("
+                << m_lightQueueUnitsLost << "light-queue units lost so far)";
         });
     if (!wellFormed && m_malformedMultiDispatch++ % 10000 == 0)
         qCWarning(lcStore) << "dispatch: record at offset" << offset

@@ -303,6 +303,11 @@ private:
     std::int64_t m_dispatchFailedAt = -1; // logged once per failing offset
     std::uint64_t m_undispatchable = 0; // records with a topic no consume queue may have
     std::uint64_t m_malformedMultiDispatch = 0; // dispatch() only
+    // dispatchMultiQueues(): a light-queue unit that cannot be written is retried this long.
+    static constexpr std::int64_t kLightQueueRetryMs = 10000;
+    std::int64_t m_multiFailAt = -1; // the record whose light-queue unit failed
+    std::int64_t m_multiFailSince = 0;
+    std::uint64_t m_lightQueueUnitsLost = 0;
     std::atomic<int> m_lmqQueueCount {0}; // consume queues of "%LMQ%" topics
     std::atomic<bool> m_open {false};
 

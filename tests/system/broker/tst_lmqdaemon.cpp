@@ -13,6 +13,9 @@
 #include "tests/system/broker/brokertestutil.h"
 #include "tests/testlib/daemonprocess.h"
 
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -24,6 +27,40 @@ using namespace qrocket::testlib;
 
 namespace {
 constexpr int kTopicNotExist = 17;
+
+/// What a process holds: resident memory, mappings, open descriptors (from /proc).
+struct Footprint
+{
+    qint64 rssKb = -1;
+    int maps = -1;
+    int fds = -1;
+};
+
+Footprint footprintOf(qint64 pid)
+{
+    Footprint f;
+    const QString proc = QStringLiteral("/proc/%1/").arg(pid);
+    QFile status(proc + QStringLiteral("status"));
+    if (status.open(QIODevice::ReadOnly)) {
+        for (const QByteArray &line : status.readAll().split('\n')) {
+            if (line.startsWith("VmRSS:"))
+                f.rssKb = line.mid(6).trimmed().split(' ').value(0).toLongLong();
+        }
+    }
+    QFile maps(proc + QStringLiteral("maps"));
+    if (maps.open(QIODevice::ReadOnly))
+        f.maps = static_cast<int>(maps.readAll().count('\n'));
+    f.fds = static_cast<int>(QDir(proc + QStringLiteral("fd"))
+                                 .entryList(QDir::AllEntries | QDir::NoDotAndDotDot)
+                                 .size());
+    return f;
+}
+
+qint64 diskUsageKb(const QString &dir)
+{
+    const auto [code, out] = runProgram(QStringLiteral("du"), {QStringLiteral("-sk"), dir});
+    return code == 0 ? out.split('\t').value(0).toLongLong() : -1;
+}
 constexpr int kMessageIllegal = 13;
 
 QByteArray dispatchProps(const QByteArray &queues)
@@ -52,6 +89,7 @@ private Q_SLOTS:
     void heldPullWakesOnLightQueue();
     void hostileListsRefused();
     void disabledLmqRefusesPull();
+    void fiveThousandLightQueues();
 
 private:
     bool startBroker(DaemonProcess &broker, const QString &name, bool enableLmq);
@@ -269,6 +307,64 @@ void tst_LmqDaemon::disabledLmqRefusesPull()
     const RemotingCommand r = call(pullRequest("%LMQ%a", 0));
     QCOMPARE(r.code, kTopicNotExist);
     QVERIFY2(r.remark.contains("not exist"), r.remark.constData());
+    QCOMPARE(broker.stop(), 0);
+}
+
+void tst_LmqDaemon::fiveThousandLightQueues()
+{
+    // Five messages, each to 1,000 new light queues: 5,000 consume queues of 80 KB files (6 MB
+    // each at mappedFileSizeConsumeQueue's default would preallocate 30 GB).
+    DaemonProcess broker(QStringLiteral("qrocket-broker"));
+    QVERIFY2(startBroker(broker, QStringLiteral("many"), true), qPrintable(broker.error()));
+    QCOMPARE(call(sendV2("ManyTopic", 0, "warm-up")).code, 0);
+    QTRY_COMPARE_WITH_TIMEOUT(call(request(30, {{"topic", "ManyTopic"}, {"queueId", "0"}}))
+                                  .extLong("offset")
+                                  .value_or(-1),
+        1, 5000);
+    const Footprint before = footprintOf(broker.pid());
+    QElapsedTimer timer;
+    timer.start();
+    for (int m = 0; m < 5; ++m) {
+        QByteArray names;
+        for (int i = 0; i < 1000; ++i)
+            names += (i ? ",%LMQ%many" : "%LMQ%many") + num(m * 1000 + i);
+        const RemotingCommand r
+            = call(sendV2("ManyTopic", 0, "to-1000-" + num(m), dispatchProps(names)));
+        QVERIFY2(r.code == 0, r.remark.constData());
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(call(request(30, {{"topic", "ManyTopic"}, {"queueId", "0"}}))
+                                  .extLong("offset")
+                                  .value_or(-1),
+        6, 60000);
+    const qint64 filedMs = timer.elapsed();
+    // Each of the first message's 1,000 light queues holds it at offset 0.
+    for (int i = 0; i < 1000; ++i) {
+        const RemotingCommand r = call(pullRequest("%LMQ%many" + num(i), 0));
+        QCOMPARE(r.code, 0);
+        const auto recs = records(r.body);
+        QCOMPARE(recs.size(), std::size_t(1));
+        QCOMPARE(recs[0].body, QByteArrayView("to-1000-0"));
+    }
+    const Footprint after = footprintOf(broker.pid());
+    const qint64 cqKb = diskUsageKb(m_dir.filePath(QStringLiteral("many/consumequeue")));
+    qInfo().noquote() << QStringLiteral(
+        "5,000 light queues filed in %1 ms: broker RSS %2 -> %3 MB, mappings %4 -> %5, open fds "
+        "%6 -> %7, consumequeue/ on disk %8 MB")
+                             .arg(filedMs)
+                             .arg(before.rssKb / 1024.0, 0, 'f', 1)
+                             .arg(after.rssKb / 1024.0, 0, 'f', 1)
+                             .arg(before.maps)
+                             .arg(after.maps)
+                             .arg(before.fds)
+                             .arg(after.fds)
+                             .arg(cqKb / 1024.0, 0, 'f', 1);
+    // One mapping and one descriptor per light queue's file, 80 KB of disk each (so a broker
+    // needs ulimit -n above maxLmqConsumeQueueNum, and vm.max_map_count too).
+    QVERIFY(after.maps - before.maps >= 5000 && after.maps - before.maps < 5500);
+    QVERIFY(after.fds - before.fds >= 5000 && after.fds - before.fds < 5500);
+    // (du also counts two 4 KB directories per queue, and the topic's own 6 MB file.)
+    QVERIFY(cqKb < 5000 * (80 + 8) + 16 * 1024);
+    QVERIFY(after.rssKb - before.rssKb < 200 * 1024);
     QCOMPARE(broker.stop(), 0);
 }
 
