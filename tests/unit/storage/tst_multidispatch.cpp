@@ -29,6 +29,7 @@ private slots:
     void crashRecoveryContinuesOffsets();
     void deleteLightQueueAndLimit();
     void lightQueueFilesAreSmall();
+    void waitingMessagesAreNotDispatched();
 };
 
 namespace {
@@ -351,6 +352,27 @@ void tst_MultiDispatch::lightQueueFilesAreSmall()
     s = openStore(lmqConfig(dir.path()));
     QVERIFY(s);
     QCOMPARE(bodyAt(*s, "%LMQ%small", 0, 0), QByteArray("m"));
+}
+
+void tst_MultiDispatch::waitingMessagesAreNotDispatched()
+{
+    // A delayed, timer or half message waits in a system topic: it is filed in the named queues
+    // at its re-put to the real topic, once, not also while it waits.
+    QTemporaryDir dir;
+    auto s = openStore(lmqConfig(dir.path()));
+    QVERIFY(s);
+    for (const char *holding :
+        {"SCHEDULE_TOPIC_XXXX", "RMQ_SYS_TRANS_HALF_TOPIC", "rmq_sys_wheel_timer"}) {
+        const PutMessageResult r = s->putMessageAndWait(lmqMessage(holding, 0, "w", "%LMQ%w"));
+        QVERIFY2(r.isOk(), qPrintable(r.remark));
+    }
+    QVERIFY(s->waitForDispatch(5000));
+    QCOMPARE(s->findConsumeQueue("%LMQ%w", 0), nullptr);
+    QCOMPARE(s->lmqConsumeQueueCount(), 0);
+    // The re-put (the real topic, the same properties) is.
+    QVERIFY(s->putMessageAndWait(lmqMessage("Real", 0, "w", "%LMQ%w")).isOk());
+    QVERIFY(s->waitForDispatch(5000));
+    QCOMPARE(s->maxOffsetInQueue("%LMQ%w", 0), 1);
 }
 
 QTEST_GUILESS_MAIN(tst_MultiDispatch)
