@@ -254,6 +254,32 @@ void tst_LmqDaemon::heldPullWakesOnLightQueue()
     QCOMPARE(recs[0].body, QByteArrayView("second"));
     QCOMPARE(protocol::findProperty(recs[0].properties, "INNER_MULTI_QUEUE_OFFSET"),
         QByteArrayView("1"));
+
+    // A light queue that does not exist yet (a subscriber before the first message): held at
+    // offset 0 and woken by the message that creates it.
+    std::atomic<int> freshCode {-2};
+    QByteArray freshBody;
+    m_client.invokeAsync(
+        m_addr, pullRequest("%LMQ%fresh", 0, 6, 30000), 40000, [&](Result<RemotingCommand> r) {
+            if (r) {
+                freshBody = r->body;
+                freshCode = r->code;
+            } else {
+                freshCode = -1;
+            }
+        });
+    QCOMPARE(call(request(28)).code, 0);
+    QCOMPARE(freshCode.load(), -2);
+    held.restart();
+    QCOMPARE(call(sendV2("WakeTopic", 2, "third", dispatchProps("%LMQ%wake,%LMQ%fresh"))).code, 0);
+    QTRY_VERIFY_WITH_TIMEOUT(freshCode.load() != -2, 10000);
+    QCOMPARE(freshCode.load(), 0);
+    QVERIFY2(held.elapsed() < 5000, "woken by the arrival, not the suspend timeout");
+    const auto fresh = records(freshBody);
+    QCOMPARE(fresh.size(), std::size_t(1));
+    QCOMPARE(fresh[0].body, QByteArrayView("third"));
+    QCOMPARE(protocol::findProperty(fresh[0].properties, "INNER_MULTI_QUEUE_OFFSET"),
+        QByteArrayView("2,0"));
     QCOMPARE(broker.stop(), 0);
 }
 
