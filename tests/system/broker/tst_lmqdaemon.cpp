@@ -391,7 +391,14 @@ void tst_LmqDaemon::fiveThousandLightQueues()
     // (du also counts two 4 KB directories per queue, and the topic's own 6 MB file.)
     QVERIFY(cqKb < 5000 * (80 + 8) + 16 * 1024);
     QVERIFY(after.rssKb - before.rssKb < 200 * 1024);
-    QCOMPARE(broker.stop(), 0);
+    // A clean stop flushes every consume-queue file (one fdatasync each): measured, bounded.
+    QElapsedTimer stopTimer;
+    stopTimer.start();
+    const int stopped = broker.stop(60000);
+    qInfo().noquote() << QStringLiteral("clean stop with 5,000 light queues: %1 ms (exit %2)")
+                             .arg(stopTimer.elapsed())
+                             .arg(stopped);
+    QCOMPARE(stopped, 0);
 }
 
 QTEST_GUILESS_MAIN(tst_LmqDaemon)
