@@ -3,6 +3,7 @@
 #include "clientlib/common/hash.h"
 #include "clientlib/protocol/systemtopics.h"
 #include "storage/core/logging.h"
+#include "storage/core/multidispatch.h"
 #include "storage/core/prefaultservice.h"
 #include "storage/services/cleanservice.h"
 #include "storage/services/flushservice.h"
@@ -76,6 +77,10 @@ Status MessageStore::open()
     if (Status s = loadDeletedTopics(); !s) {
         m_lock.release();
         return s;
+    }
+    if (m_config.enableLmq && m_config.enableMultiDispatch) {
+        if (const QString w = lightQueueLimitWarning(m_config.maxLmqConsumeQueueNum); !w.isEmpty())
+            qCWarning(lcStore).noquote() << w;
     }
     StoreRecovery recovery(*this);
     if (Status s = recovery.run(lastExitOk); !s) {
@@ -222,10 +227,28 @@ bool MessageStore::refusesPut(PutMessageResult &r) const
     return true;
 }
 
+bool MessageStore::refusesLmqPut(const MessageExtBrokerInner &msg, PutMessageResult &r) const
+{
+    // RocketMQ's checkLmqMessage (whose put path tests the wrong variable and so never refuses):
+    // with more light queues than maxLmqConsumeQueueNum, a put naming queues is refused.
+    if (!m_config.enableLmq || !m_config.enableMultiDispatch
+        || m_lmqQueueCount.load(std::memory_order_relaxed) <= m_config.maxLmqConsumeQueueNum
+        || !mayHaveMultiDispatch(msg.properties)
+        || findProperty(msg.properties, kPropertyMultiDispatch).isEmpty())
+        return false;
+    r.status = PutMessageStatus::UnknownError; // SYSTEM_ERROR, as RocketMQ answers
+    r.remark = QStringLiteral("[LMQ_CONSUME_QUEUE_NUM_EXCEEDED]broker config enableLmq and "
+                              "enableMultiDispatch, lmq consumeQueue num exceed "
+                              "maxLmqConsumeQueueNum config num (%1 light queues, limit %2)")
+                   .arg(m_lmqQueueCount.load(std::memory_order_relaxed))
+                   .arg(m_config.maxLmqConsumeQueueNum);
+    return true;
+}
+
 PutMessageResult MessageStore::appendChecked(const MessageExtBrokerInner &msg)
 {
     PutMessageResult r;
-    if (!refusesPut(r))
+    if (!refusesPut(r) && !refusesLmqPut(msg, r))
         r = m_commitLog.append(msg);
     return r;
 }
@@ -233,9 +256,13 @@ PutMessageResult MessageStore::appendChecked(const MessageExtBrokerInner &msg)
 PutMessageResult MessageStore::appendBatchChecked(const std::vector<MessageExtBrokerInner> &msgs)
 {
     PutMessageResult r;
-    if (!refusesPut(r))
-        r = m_commitLog.appendBatch(msgs);
-    return r;
+    if (refusesPut(r))
+        return r;
+    for (const MessageExtBrokerInner &m : msgs) {
+        if (refusesLmqPut(m, r))
+            return r;
+    }
+    return m_commitLog.appendBatch(msgs);
 }
 
 namespace {
@@ -347,6 +374,10 @@ bool MessageStore::dispatch(const protocol::MessageRecordView &rec, std::int64_t
         tagsCode = m_tagsCodeResolver ? m_tagsCodeResolver(rec) : defaultTagsCode(rec);
     else if (m_tagsCodeResolver && rec.topic == QByteArrayView("rmq_sys_wheel_timer"))
         tagsCode = m_tagsCodeResolver(rec); // TIMER_OUT_MS (broker/timer/)
+    // Light queues first: once the record's own unit is in, recovery re-dispatches from past it.
+    if (toQueue && m_config.enableMultiDispatch && !props.multiDispatch.isEmpty()
+        && !dispatchMultiQueues(rec, offset, tagsCode, props))
+        return false;
     if (toQueue) {
         ConsumeQueue *cq = m_dispatchQueue;
         if (!cq || rec.queueId != m_dispatchQueueId
@@ -396,10 +427,65 @@ bool MessageStore::dispatch(const protocol::MessageRecordView &rec, std::int64_t
                 << "index build failed at offset" << offset << ":" << s.message();
     }
     m_lastDispatchedStoreTs.store(rec.storeTimestamp, std::memory_order_release);
-    if (toQueue && m_arrivalListener && m_open.load(std::memory_order_relaxed))
+    if (toQueue && m_arrivalListener && m_open.load(std::memory_order_relaxed)) {
         m_arrivalListener(
             rec.topic, rec.queueId, rec.queueOffset, tagsCode, rec.storeTimestamp, rec.properties);
+        if (m_config.enableMultiDispatch && !props.multiDispatch.isEmpty()) {
+            // Held pulls on the light queues wake too (RocketMQ's reput notifies each of them).
+            forEachMultiDispatch(props.multiDispatch, props.multiQueueOffset,
+                [&](QByteArrayView name, std::int64_t queueOffset) {
+                    m_arrivalListener(name, multiQueueId(name, rec.queueId), queueOffset, tagsCode,
+                        rec.storeTimestamp, rec.properties);
+                });
+        }
+    }
     return true;
+}
+
+bool MessageStore::dispatchMultiQueues(const protocol::MessageRecordView &rec, std::int64_t offset,
+    std::int64_t tagsCode, const DispatchProperties &props)
+{
+    bool ok = true;
+    const bool wellFormed = forEachMultiDispatch(props.multiDispatch, props.multiQueueOffset,
+        [&](QByteArrayView name, std::int64_t queueOffset) {
+            if (!ok || name == rec.topic)
+                return;
+            if (offset < m_deletedBelow && isDeletedRecordLocked(name, offset))
+                return; // appended before this light queue was deleted
+            ConsumeQueue *cq = findOrCreateConsumeQueue(name, multiQueueId(name, rec.queueId));
+            if (!cq)
+                return; // no storable name: the put refuses those, a foreign log may not
+            Status s = cq->putUnit(offset, rec.totalSize, tagsCode, queueOffset);
+            if (s)
+                return;
+            // Retried (a full disk, no descriptor left for a new file) for a while, then given
+            // up, as RocketMQ's doDispatchLmqQueue: one light queue must not stop the dispatch
+            // of every queue.
+            const std::int64_t now = m_clock();
+            if (m_multiFailAt != offset) {
+                m_multiFailAt = offset;
+                m_multiFailSince = now;
+                qCCritical(lcStore).noquote()
+                    << "dispatch to light queue" << name.toByteArray().toPercentEncoding()
+                    << "failed at offset" << offset << ":" << s.message() << "- will retry for"
+                    << kLightQueueRetryMs / 1000 << "s";
+            }
+            if (now - m_multiFailSince < kLightQueueRetryMs) {
+                ok = false;
+                return;
+            }
+            ++m_lightQueueUnitsLost;
+            qCCritical(lcStore).noquote()
+                << "light queue" << name.toByteArray().toPercentEncoding() << "misses the unit"
+                << queueOffset << "of the record at offset" << offset << ":" << s.message() << "("
+                << m_lightQueueUnitsLost << "light-queue units lost so far)";
+        });
+    if (!wellFormed && m_malformedMultiDispatch++ % 10000 == 0)
+        qCWarning(lcStore) << "dispatch: record at offset" << offset
+                           << "has INNER_MULTI_DISPATCH without matching INNER_MULTI_QUEUE_OFFSET;"
+                           << "filed in its own queue only (" << m_malformedMultiDispatch
+                           << "such records so far)";
+    return ok;
 }
 
 bool MessageStore::isDeletedRecordLocked(QByteArrayView topic, std::int64_t offset) const
@@ -486,9 +572,13 @@ ConsumeQueue *MessageStore::findOrCreateConsumeQueue(QByteArrayView topic, int q
     const std::string_view key = topicQueueKey(topic, queueId, buf);
     std::unique_lock lock(m_cqMutex);
     auto &slot = m_consumeQueues[std::string(key)];
-    if (!slot)
+    if (!slot) {
         slot = std::make_unique<ConsumeQueue>(topic.toByteArray(), queueId,
-            m_config.consumeQueueDir(), m_config.mappedFileSizeConsumeQueue);
+            m_config.consumeQueueDir(),
+            consumeQueueFileSizeFor(topic, m_config.mappedFileSizeConsumeQueue));
+        if (isLmqName(topic))
+            m_lmqQueueCount.fetch_add(1, std::memory_order_relaxed);
+    }
     return slot.get();
 }
 
@@ -511,6 +601,8 @@ int MessageStore::deleteTopics(const QList<QByteArray> &requested)
         for (const QByteArray &topic : topics) {
             for (auto it = m_consumeQueues.begin(); it != m_consumeQueues.end();) {
                 if (it->second->topic() == topic) {
+                    if (isLmqName(topic))
+                        m_lmqQueueCount.fetch_sub(1, std::memory_order_relaxed);
                     doomed.push_back(it->second.get());
                     m_retiredQueues.push_back(std::move(it->second));
                     it = m_consumeQueues.erase(it);

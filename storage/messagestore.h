@@ -198,6 +198,8 @@ public:
     int deleteTopics(const QList<QByteArray> &topics);
 
     ConsumeQueue *findConsumeQueue(QByteArrayView topic, int queueId) const;
+    /// Consume queues of light-queue ("%LMQ%") topics.
+    int lmqConsumeQueueCount() const { return m_lmqQueueCount.load(std::memory_order_relaxed); }
     std::vector<ConsumeQueue *> consumeQueues() const;
 
 private:
@@ -205,6 +207,17 @@ private:
     ConsumeQueue *findOrCreateConsumeQueue(QByteArrayView topic, int queueId);
     /// False when the consume-queue unit could not be written (reput retries the record).
     bool dispatch(const protocol::MessageRecordView &rec, std::int64_t offset);
+    /// The units of the queues INNER_MULTI_DISPATCH names (multidispatch.h); false when one could
+    /// not be written. Caller holds m_dispatchMutex.
+    bool dispatchMultiQueues(const protocol::MessageRecordView &rec, std::int64_t offset,
+        std::int64_t tagsCode, const DispatchProperties &props);
+    /// The queue id a multi-dispatch name is filed under: 0 for a light queue (enableLmq).
+    int multiQueueId(QByteArrayView name, int ownQueueId) const
+    {
+        return m_config.enableLmq && name.startsWith("%LMQ%") ? 0 : ownQueueId;
+    }
+    /// maxLmqConsumeQueueNum exceeded and `msg` names queues: fills `r` and answers true.
+    bool refusesLmqPut(const MessageExtBrokerInner &msg, PutMessageResult &r) const;
     std::int64_t defaultTagsCode(const protocol::MessageRecordView &rec) const;
     /// The put's checks and the commit-log append, without completion.
     PutMessageResult appendChecked(const MessageExtBrokerInner &msg);
@@ -296,6 +309,13 @@ private:
     ConsumeQueue *m_dispatchQueue = nullptr;
     std::int64_t m_dispatchFailedAt = -1; // logged once per failing offset
     std::uint64_t m_undispatchable = 0; // records with a topic no consume queue may have
+    std::uint64_t m_malformedMultiDispatch = 0; // dispatch() only
+    // dispatchMultiQueues(): a light-queue unit that cannot be written is retried this long.
+    static constexpr std::int64_t kLightQueueRetryMs = 10000;
+    std::int64_t m_multiFailAt = -1; // the record whose light-queue unit failed
+    std::int64_t m_multiFailSince = 0;
+    std::uint64_t m_lightQueueUnitsLost = 0;
+    std::atomic<int> m_lmqQueueCount {0}; // consume queues of "%LMQ%" topics
     std::atomic<bool> m_open {false};
 
     // statistics

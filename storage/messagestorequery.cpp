@@ -2,6 +2,7 @@
 
 #include "clientlib/common/byteorder.h"
 #include "storage/core/logging.h"
+#include "storage/core/multidispatch.h"
 #include "storage/messagestore.h"
 #include "storage/services/cleanservice.h"
 #include "storage/services/flushservice.h"
@@ -76,6 +77,8 @@ Status MessageStore::loadConsumeQueues()
                 << "deleting" << found[i].dir
                 << "- its topic was deleted after these units were written";
             cq->destroy();
+            if (isLmqName(cq->topic()))
+                m_lmqQueueCount.fetch_sub(1, std::memory_order_relaxed);
             char buf[160];
             std::unique_lock lock(m_cqMutex);
             m_consumeQueues.erase(std::string(topicQueueKey(cq->topic(), cq->queueId(), buf)));

@@ -15,6 +15,7 @@
 #include "broker/stats/brokerstatsmanager.h"
 #include "clientlib/protocol/json.h"
 #include "clientlib/protocol/messageproperties.h"
+#include "storage/core/multidispatch.h"
 #include "storage/messagestore.h"
 
 #include <QDateTime>
@@ -141,7 +142,11 @@ std::optional<RemotingCommand> PullMessageProcessor::process(const remoting::Cha
     if (!groupConfig->consumeEnable)
         return makeReply(request, toInt(ResponseCode::NoPermission),
             "subscription group no permission, " + group.toByteArray());
-    const auto topicConfig = m_ctx.topics->find(topic);
+    auto topicConfig = m_ctx.topics->find(topic);
+    // A light queue (enableLmq, RocketMQ's LmqTopicConfigManager): no topic config, one queue,
+    // readable and writable. Without enableLmq its name is an unknown topic like any other.
+    if (!topicConfig && m_ctx.store->config().enableLmq && storage::isLmqName(topic))
+        topicConfig = TopicConfig(topic.toByteArray(), 1);
     if (!topicConfig)
         return makeReply(request, toInt(ResponseCode::TopicNotExist),
             "topic[" + topic.toByteArray() + "] not exist, apply first please!");

@@ -3,6 +3,7 @@
 #include "clientlib/common/byteorder.h"
 #include "clientlib/common/hash.h"
 #include "storage/core/logging.h"
+#include "storage/core/multidispatch.h"
 #include "storage/core/prefaultservice.h"
 
 #include <algorithm>
@@ -137,10 +138,48 @@ void CommitLog::addSegment(std::int64_t pos, std::int64_t size, size_t bufOffset
     m_segments.push_back({m_current, pos, size, bufOffset, endPos, storeTs, written});
 }
 
-PutMessageResult CommitLog::appendLocked(
-    const MessageExtBrokerInner &m, std::int32_t crc, std::int64_t storeTs)
+bool CommitLog::multiDispatchNames(
+    const MessageExtBrokerInner &m, std::vector<QByteArrayView> &names, QString &remark) const
 {
-    const MessageRecordInput in = toInput(m, crc);
+    if (!m_config.enableMultiDispatch || !mayHaveMultiDispatch(m.properties))
+        return true;
+    // A delayed, timer or half message is filed in the named queues when it reaches its real
+    // topic (the re-put), not while it waits in a system topic.
+    if (isMultiDispatchHoldingTopic(m.topic))
+        return true;
+    if (Status s = parseMultiDispatchNames(m.properties, m.topic, names); !s) {
+        remark = s.message();
+        return false;
+    }
+    return true;
+}
+
+PutMessageResult CommitLog::appendLocked(const MessageExtBrokerInner &m, std::int32_t crc,
+    std::int64_t storeTs, const std::vector<QByteArrayView> *names)
+{
+    MessageRecordInput in = toInput(m, crc);
+    // Multi-dispatch (RocketMQ's MultiDispatch.wrapMultiDispatch): each named queue's next offset,
+    // stored in the record as INNER_MULTI_QUEUE_OFFSET; they advance once the record is in.
+    QByteArray rewritten;
+    std::vector<std::int64_t *> multiSlots;
+    std::vector<std::int64_t> multiOffsets;
+    if (names && !names->empty() && consumesQueueOffset(m.sysFlag)) {
+        multiSlots.reserve(names->size());
+        multiOffsets.reserve(names->size());
+        for (QByteArrayView name : *names) {
+            const int queueId = m_config.enableLmq && isLmqName(name) ? 0 : m.queueId;
+            std::int64_t &slot = queueOffsetSlot(name, queueId);
+            multiSlots.push_back(&slot);
+            multiOffsets.push_back(slot);
+        }
+        rewritten = withMultiQueueOffsets(m.properties, multiOffsets.data(), multiOffsets.size());
+        if (rewritten.size() > protocol::kMaxPropertiesLength)
+            return failure(PutMessageStatus::PropertiesSizeExceeded,
+                QStringLiteral("properties length %1 with INNER_MULTI_QUEUE_OFFSET exceeds %2")
+                    .arg(rewritten.size())
+                    .arg(protocol::kMaxPropertiesLength));
+        in.properties = rewritten;
+    }
     const std::int32_t size = protocol::recordSize(in);
     const std::int64_t fileSize = m_files.fileSize();
     if (size + protocol::kBlankRecordSize > fileSize)
@@ -218,6 +257,9 @@ PutMessageResult CommitLog::appendLocked(
     }
     if (consumes)
         ++next;
+    // Assigned, not incremented: a name listed twice gets one offset (as RocketMQ's put(key, ++o)).
+    for (size_t i = 0; i < multiSlots.size(); ++i)
+        *multiSlots[i] = multiOffsets[i] + 1;
     PutMessageResult r;
     r.status = PutMessageStatus::PutOk;
     r.wroteOffset = phy;
@@ -317,6 +359,9 @@ PutMessageResult CommitLog::append(const MessageExtBrokerInner &m)
         return failure(s, remark);
     if (isOsPageCacheBusy(remark))
         return failure(PutMessageStatus::OsPageCacheBusy, remark);
+    std::vector<QByteArrayView> names; // allocates only for a message that names queues
+    if (!multiDispatchNames(m, names, remark))
+        return failure(PutMessageStatus::MessageIllegal, remark);
     const std::int32_t crc = crc32Masked(m.body); // outside the lock
     PutMessageResult r;
     {
@@ -325,7 +370,7 @@ PutMessageResult CommitLog::append(const MessageExtBrokerInner &m)
             return failure(PutMessageStatus::ServiceNotAvailable, m_notWritableReason);
         const std::int64_t storeTs = m_clock();
         m_beginTimeInLock.store(storeTs, std::memory_order_relaxed);
-        r = appendLocked(m, crc, storeTs);
+        r = appendLocked(m, crc, storeTs, names.empty() ? nullptr : &names);
         noteWriteOutcome(r);
         m_beginTimeInLock.store(0, std::memory_order_relaxed);
     }
@@ -341,7 +386,16 @@ PutMessageResult CommitLog::appendBatch(const std::vector<MessageExtBrokerInner>
     QString remark;
     std::vector<std::int32_t> crcs;
     crcs.reserve(msgs.size());
+    // Per message: the queues it names for multi-dispatch (empty for most).
+    std::vector<std::vector<QByteArrayView>> names;
     for (const auto &m : msgs) {
+        std::vector<QByteArrayView> mine;
+        if (!multiDispatchNames(m, mine, remark))
+            return failure(PutMessageStatus::MessageIllegal, remark);
+        if (!mine.empty()) {
+            names.resize(msgs.size());
+            names[static_cast<size_t>(&m - msgs.data())] = std::move(mine);
+        }
         if (const PutMessageStatus s = check(m, remark); s != PutMessageStatus::PutOk)
             return failure(s, remark);
         if (m.topic != msgs.front().topic || m.queueId != msgs.front().queueId)
@@ -369,7 +423,8 @@ PutMessageResult CommitLog::appendBatch(const std::vector<MessageExtBrokerInner>
         } clearBegin {m_beginTimeInLock};
         total.batchOffsets.reserve(msgs.size());
         for (size_t i = 0; i < msgs.size(); ++i) {
-            PutMessageResult r = appendLocked(msgs[i], crcs[i], storeTs);
+            PutMessageResult r = appendLocked(msgs[i], crcs[i], storeTs,
+                i < names.size() && !names[i].empty() ? &names[i] : nullptr);
             noteWriteOutcome(r);
             if (!r.isOk()) {
                 if (i == 0)

@@ -118,8 +118,13 @@ private:
     /// osPageCacheBusyTimeOutMills (the page cache is stalling the writer). One relaxed load
     /// when the lock is free.
     bool isOsPageCacheBusy(QString &remark) const;
-    PutMessageResult appendLocked(
-        const MessageExtBrokerInner &msg, std::int32_t bodyCrc, std::int64_t storeTs);
+    /// `names`: the queues of the message's INNER_MULTI_DISPATCH (multidispatch.h), or null.
+    PutMessageResult appendLocked(const MessageExtBrokerInner &msg, std::int32_t bodyCrc,
+        std::int64_t storeTs, const std::vector<QByteArrayView> *names = nullptr);
+    /// The queues `m` names for multi-dispatch (none unless enableMultiDispatch and the property
+    /// is there: one memmem otherwise); false with `remark` for a malformed list.
+    bool multiDispatchNames(
+        const MessageExtBrokerInner &m, std::vector<QByteArrayView> &names, QString &remark) const;
     /// Where the next record goes in m_current (deferred writes: past the buffered records).
     std::int64_t appendPosition() const
     {

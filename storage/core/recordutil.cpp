@@ -52,6 +52,10 @@ DispatchProperties scanDispatchProperties(QByteArrayView props)
                 found.keys = value;
         } else if (name.size() == 8 && name == kPropertyUniqKey) {
             found.uniqKey = value;
+        } else if (name.size() == 20 && name == QByteArrayView("INNER_MULTI_DISPATCH")) {
+            found.multiDispatch = value;
+        } else if (name.size() == 24 && name == QByteArrayView("INNER_MULTI_QUEUE_OFFSET")) {
+            found.multiQueueOffset = value;
         }
     });
     return found;

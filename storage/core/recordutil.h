@@ -37,6 +37,8 @@ struct DispatchProperties
     QByteArrayView tags;
     QByteArrayView keys;
     QByteArrayView uniqKey;
+    QByteArrayView multiDispatch; // INNER_MULTI_DISPATCH
+    QByteArrayView multiQueueOffset; // INNER_MULTI_QUEUE_OFFSET
 };
 DispatchProperties scanDispatchProperties(QByteArrayView properties);
 

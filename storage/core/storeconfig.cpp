@@ -50,6 +50,9 @@ void MessageStoreConfig::bind(ConfigSchema &s)
     s.add("mappedFileSizeCommitLog", &mappedFileSizeCommitLog, true);
     s.add("mappedFileSizeConsumeQueue", &mappedFileSizeConsumeQueue);
     s.add("maxHashSlotNum", &maxHashSlotNum);
+    s.add("enableLmq", &enableLmq);
+    s.add("enableMultiDispatch", &enableMultiDispatch);
+    s.add("maxLmqConsumeQueueNum", &maxLmqConsumeQueueNum);
     s.add("maxIndexNum", &maxIndexNum);
     s.add("messageIndexEnable", &messageIndexEnable);
     s.add("messageIndexSafe", &messageIndexSafe);

@@ -85,6 +85,10 @@ struct MessageStoreConfig
     int mappedFileSizeTimerLog = 100 * 1024 * 1024;
     /// timerPrecisionMs as RocketMQ normalizes it.
     int normalizedTimerPrecisionMs() const;
+    // Light message queues (RocketMQ 4.9.3+, RIP-28; storage/core/multidispatch.h).
+    bool enableLmq = false; // "%LMQ%" names are light queues: queue 0, no topic config needed
+    bool enableMultiDispatch = false; // honour INNER_MULTI_DISPATCH on puts and dispatch
+    int maxLmqConsumeQueueNum = 20000; // more light queues than this: multi-dispatch puts refused
     QString messageDelayLevel
         = QStringLiteral("1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h");
 
