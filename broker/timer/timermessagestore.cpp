@@ -30,7 +30,7 @@ struct TimerMessageStore::Entry
     std::int64_t prev;
     std::int64_t phyOffset;
     std::int32_t size;
-    std::int32_t reserved;
+    std::int32_t reserved; // recordMark() of the record (0: written before marks existed)
     std::int64_t slotTime;
     std::int64_t cqOffset;
 };
@@ -411,8 +411,9 @@ int TimerMessageStore::enqueue(int max, bool &stalled)
         const std::int64_t pos = reserved.value();
         Entry *e = entryAt(pos);
         const std::int64_t prev = s->time == slot ? s->last : -1;
+        const std::uint32_t mark = recordMark(m_store.commitLogData(unit.commitLogOffset).bytes);
         *e = Entry {kEntryMagic, marker ? kFlagMarker : 0u, prev, unit.commitLogOffset, unit.size,
-            0, slot, offset};
+            static_cast<std::int32_t>(mark), slot, offset};
         // The file's latest slot time before the entry is published (the file is deleted only
         // once the wheel fired past it).
         auto *footer = reinterpret_cast<std::int64_t *>(reinterpret_cast<char *>(e)
@@ -489,10 +490,12 @@ TimerMessageStore::DeliverResult TimerMessageStore::deliver(std::int64_t pos, co
     protocol::MessageRecordView rec;
     if (!sel.isValid()
         || protocol::decodeRecord(sel.bytes, rec, false).status != protocol::RecordStatus::Ok
-        || rec.topic != kTimerTopic || rec.queueOffset != e.cqOffset) {
+        || rec.topic != kTimerTopic || rec.queueOffset != e.cqOffset
+        || (e.reserved != 0 && static_cast<std::uint32_t>(e.reserved) != recordMark(sel.bytes))) {
         qCWarning(lcBroker) << "timer: entry of queue offset" << e.cqOffset
-                            << "points at no rmq_sys_wheel_timer record (commit-log offset"
-                            << e.phyOffset << ", cleaned or truncated): skipped";
+                            << "points at no rmq_sys_wheel_timer record it was made from "
+                               "(commit-log offset"
+                            << e.phyOffset << ", cleaned, truncated or written again): skipped";
         return DeliverResult::Skipped;
     }
     if (!m_deleteKeys.empty()) {

@@ -1,6 +1,7 @@
 #include "broker/timer/timertransform.h"
 
 #include "broker/schedule/scheduletransform.h"
+#include "clientlib/common/byteorder.h"
 #include "clientlib/common/hash.h"
 #include "clientlib/protocol/messageproperties.h"
 #include "clientlib/protocol/responsecode.h"
@@ -264,6 +265,22 @@ std::optional<RecallHandle> decodeRecallHandle(QByteArrayView handle)
     if (items.size() < 5 || items[0] != "v1")
         return std::nullopt;
     return RecallHandle {items[1], items[2], items[3], items[4]};
+}
+
+std::uint32_t recordMark(QByteArrayView record)
+{
+    // BODYCRC at 8, SYSFLAG at 36, BORNHOST at 48 (8 bytes, 20 for IPv6), then STORETIMESTAMP.
+    if (record.size() < 64)
+        return 0;
+    const char *d = record.data();
+    const bool bornV6 = (readI32(d + 36) & protocol::SysFlag::BornHostV6) != 0;
+    const qsizetype storeTsAt = 48 + (bornV6 ? 20 : 8);
+    if (record.size() < storeTsAt + 8)
+        return 0;
+    const auto ts = static_cast<std::uint64_t>(readI64(d + storeTsAt));
+    const std::uint32_t mark = static_cast<std::uint32_t>(readI32(d + 8))
+        ^ (static_cast<std::uint32_t>(ts) * 0x9E3779B1u) ^ static_cast<std::uint32_t>(ts >> 32);
+    return mark == 0 ? 1 : mark;
 }
 
 } // namespace qrocket::broker::timer

@@ -140,6 +140,12 @@ std::optional<std::uint64_t> deliveryDigest(const protocol::MessageRecordView &d
 /// The same digest of parked record `source` (what its delivery's deliveryDigest() would be).
 std::uint64_t parkedDigest(const protocol::MessageRecordView &source);
 
+/// A timer-log entry's mark of the record it was made from (body CRC and store time, never 0),
+/// read from the record's fixed fields: a record written later at the same commit-log offset
+/// (the log cut back by recovery and written again) has another (apache/rocketmq#10668). 0
+/// when `record` is too short to hold them.
+std::uint32_t recordMark(QByteArrayView record);
+
 /// RocketMQ 5.3's recall handle (RecallMessageHandle.HandleV1): base64url("v1 <topic>
 /// <brokerName> <timestamp> <uniqKey>").
 QByteArray encodeRecallHandle(QByteArrayView topic, QByteArrayView brokerName,

@@ -11,6 +11,8 @@
 #include "storage/messagestore.h"
 
 #include <QDateTime>
+#include <QDir>
+#include <QFile>
 #include <QRandomGenerator>
 #include <QTemporaryDir>
 #include <QTest>
@@ -183,6 +185,7 @@ private Q_SLOTS:
     void enqueueCrashWindowKeepsEachMessageOnce();
     void backlogDrainsByBatches();
     void survivesRestartWithWaitingMessages();
+    void regression10668_cutBackLogNeitherStuckNorTwice();
 };
 
 void tst_TimerStore::sendRules()
@@ -541,6 +544,56 @@ void tst_TimerStore::survivesRestartWithWaitingMessages()
     QCOMPARE(f.driveTo(kT0 + 66'000, 200).size(), std::size_t(50));
     // The timer-log files of fired slots are deleted.
     f.settle();
+}
+
+void tst_TimerStore::regression10668_cutBackLogNeitherStuckNorTwice()
+{
+    // apache/rocketmq#10668: the commit log was cut back (recovery of a torn tail) under a
+    // timer log that still held entries for the records cut. Records written later at the same
+    // offsets, with the same queue offsets, must be delivered once (not again through the stale
+    // entries), the cut ones never, and the wheel must go on firing.
+    Fixture f;
+    QVERIFY(f.open());
+    for (int i = 0; i < 10; ++i)
+        QCOMPARE(f.sendAt("a" + QByteArray::number(i), kT0 + 60'000), timer::TimerOutcome::Parked);
+    f.settle();
+    const std::int64_t cut = f.store->commitLogMaxOffset();
+    for (int i = 0; i < 10; ++i)
+        QCOMPARE(f.sendAt("b" + QByteArray::number(i), kT0 + 60'000), timer::TimerOutcome::Parked);
+    f.settle();
+    QCOMPARE(f.timer->backlog(), 20);
+    const std::int64_t written = f.store->commitLogMaxOffset();
+    const QString storeDir = f.dir.path();
+    f.timer.reset();
+    f.store->shutdown();
+    f.store.reset();
+    // What recovery does with a torn tail: the bytes from `cut` on are gone, the stop unclean.
+    storage::MessageStoreConfig sc;
+    sc.storePathRootDir = storeDir;
+    QFile log(QDir(sc.commitLogDir()).filePath(QStringLiteral("00000000000000000000")));
+    QVERIFY(log.open(QIODevice::ReadWrite));
+    QVERIFY(log.seek(cut));
+    QVERIFY(log.write(QByteArray(static_cast<qsizetype>(log.size() - cut), '\0')) > 0);
+    log.close();
+    QFile abort(sc.abortPath());
+    QVERIFY(abort.open(QIODevice::WriteOnly));
+    abort.close();
+    QVERIFY(f.open());
+    QCOMPARE(f.store->commitLogMaxOffset(), cut);
+    // Same sizes, so at the b messages' offsets and queue offsets.
+    for (int i = 0; i < 10; ++i)
+        QCOMPARE(f.sendAt("c" + QByteArray::number(i), kT0 + 60'000), timer::TimerOutcome::Parked);
+    f.settle();
+    QCOMPARE(f.store->commitLogMaxOffset(), written); // where the b messages were
+    std::map<QByteArray, int> times;
+    for (const Delivered &d : f.driveTo(kT0 + 62'000, 200))
+        ++times[d.key];
+    for (int i = 0; i < 10; ++i) {
+        QCOMPARE(times["a" + QByteArray::number(i)], 1);
+        QCOMPARE(times["c" + QByteArray::number(i)], 1);
+    }
+    QCOMPARE(times.size(), std::size_t(20)); // no b
+    QCOMPARE(f.timer->backlog(), 0);
 }
 
 QTEST_GUILESS_MAIN(tst_TimerStore)
