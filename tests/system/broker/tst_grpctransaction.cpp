@@ -42,6 +42,7 @@ private Q_SLOTS:
     void rollback();
     void orphanCheckThroughTelemetry();
     void badTransactionIds();
+    void checkAfterTheStreamWentAway();
 
 private:
     void createTopic(const QByteArray &topic);
@@ -103,7 +104,7 @@ void tst_GrpcTransaction::initTestCase()
     QVERIFY2(started, qPrintable(m_broker->error()));
     QVERIFY2(waitForPort(m_grpcPort, 10000), m_broker->output().constData());
     m_client = std::make_unique<GrpcTestClient>(m_grpcPort, "grpc-tx-client@1");
-    for (const char *t : {"GTXC", "GTXR", "GTXO", "GTXB"})
+    for (const char *t : {"GTXC", "GTXR", "GTXO", "GTXB", "GTXG"})
         createTopic(t);
 }
 
@@ -241,6 +242,58 @@ void tst_GrpcTransaction::badTransactionIds()
     const std::vector<pb::Message> got = m_client->receiveUntil("GTXBG", "GTXB", 2, 60000, 4000);
     QCOMPARE(int(got.size()), 1);
     QCOMPARE(got[0].system_properties().message_id(), std::string("ID-TX-B1"));
+}
+
+void tst_GrpcTransaction::checkAfterTheStreamWentAway()
+{
+    // A producer whose Telemetry stream was cancelled: the checks the broker sends meanwhile
+    // are dropped (no hang, the broker serves on), and the stream it opens next gets them.
+    GrpcTestClient producer(m_grpcPort, "grpc-tx-producer@2");
+    pb::TelemetryCommand settings;
+    settings.mutable_settings()->set_client_type(pb::PRODUCER);
+    settings.mutable_settings()->mutable_publishing()->add_topics()->set_name("GTXG");
+    pb::TelemetryCommand in;
+    {
+        auto ctx = producer.context(30000);
+        auto stream = producer.stub().Telemetry(ctx.get());
+        QVERIFY(stream->Write(settings));
+        QVERIFY(stream->Read(&in));
+        QCOMPARE(in.status().code(), pb::OK);
+        ctx->TryCancel();
+        QCOMPARE(stream->Finish().error_code(), grpc::StatusCode::CANCELLED);
+    }
+    QVERIFY(!sendHalf("GTXG", "ID-TX-G1", "gone").empty());
+    QTest::qWait(2500); // two check passes with nobody to ask
+    QVERIFY(m_broker->isRunning());
+    QCOMPARE(
+        m_client->send({GrpcTestClient::message("GTXB", "ID-TX-G0", "served")}).status().code(),
+        pb::OK);
+
+    auto ctx = producer.context(60000);
+    auto stream = producer.stub().Telemetry(ctx.get());
+    QVERIFY(stream->Write(settings));
+    // The settings answer and the checks come in either order.
+    std::string tid;
+    for (int i = 0; i < 20 && tid.empty(); ++i) {
+        QVERIFY(stream->Read(&in));
+        if (in.has_recover_orphaned_transaction_command()) {
+            QCOMPARE(in.recover_orphaned_transaction_command()
+                         .message()
+                         .system_properties()
+                         .message_id(),
+                std::string("ID-TX-G1"));
+            tid = in.recover_orphaned_transaction_command().transaction_id();
+        }
+    }
+    QVERIFY(!tid.empty());
+    QCOMPARE(end(producer, "GTXG", "ID-TX-G1", tid, pb::ROLLBACK, pb::SOURCE_SERVER_CHECK)
+                 .status()
+                 .code(),
+        pb::OK);
+    ctx->TryCancel();
+    while (stream->Read(&in)) { }
+    stream->Finish();
+    QVERIFY(m_client->receiveUntil("GTXGG", "GTXG", 1, 60000, 2500).empty());
 }
 
 QTEST_GUILESS_MAIN(tst_GrpcTransaction)
