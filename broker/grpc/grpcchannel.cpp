@@ -62,8 +62,23 @@ void GrpcChannel::invokeAsync(RemotingCommand, int, remoting::InvokeCallback cal
         callback(Status::unavailable(QStringLiteral("gRPC client channel: no server requests")));
 }
 
-void GrpcChannel::invokeOneway(RemotingCommand)
-{ }
+void GrpcChannel::invokeOneway(RemotingCommand request)
+{
+    if (const std::shared_ptr<ClientStream> s = stream().lock())
+        s->push(request);
+}
+
+void GrpcChannel::attachStream(std::weak_ptr<ClientStream> stream)
+{
+    std::lock_guard lock(m_mutex);
+    m_stream = std::move(stream);
+}
+
+std::weak_ptr<ClientStream> GrpcChannel::stream() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_stream;
+}
 
 void GrpcChannel::call(const std::shared_ptr<GrpcChannel> &self,
     const remoting::ProcessorTable &table, RemotingCommand request, int timeoutMs, Done done)
@@ -113,8 +128,12 @@ GrpcChannelPtr GrpcClientRegistry::channelFor(const QByteArray &clientId, const 
         return ch;
     }
     Entry &slot = m_channels[clientId];
-    if (!slot.channel || !slot.channel->isActive())
-        slot.channel = std::make_shared<GrpcChannel>(clientId, peer);
+    if (!slot.channel || !slot.channel->isActive()) {
+        auto fresh = std::make_shared<GrpcChannel>(clientId, peer);
+        if (slot.channel) // the client's open Telemetry stream stays its stream
+            fresh->attachStream(slot.channel->stream());
+        slot.channel = std::move(fresh);
+    }
     slot.lastUsed = std::chrono::steady_clock::now();
     return slot.channel;
 }

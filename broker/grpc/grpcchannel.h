@@ -35,6 +35,16 @@ using protocol::RemotingCommand;
 /// The code a call completes with when its processor did not answer in time.
 inline constexpr int kTimeoutCode = -1;
 
+/// Where requests the broker pushes to a gRPC client go: the client's open Telemetry stream.
+class ClientStream
+{
+public:
+    virtual ~ClientStream() = default;
+    /// Queues `request` for the client; false when it is not carried (the stream has ended,
+    /// its outbound queue is full, or the request has no gRPC form).
+    virtual bool push(const RemotingCommand &request) = 0;
+};
+
 class GrpcChannel final : public remoting::Channel
 {
 public:
@@ -49,11 +59,16 @@ public:
     /// A processor's response: completes the call waiting for its opaque (others are dropped:
     /// requests the broker pushes to clients have no gRPC form yet).
     void send(RemotingCommand cmd) override;
-    /// Broker-to-client requests (check transaction state, consumer ids changed) are not
-    /// carried over gRPC in this version: answered at once as Unavailable.
+    /// Broker-to-client requests that expect an answer have no gRPC form: answered at once as
+    /// Unavailable.
     void invokeAsync(
         RemotingCommand request, int timeoutMillis, remoting::InvokeCallback callback) override;
+    /// A oneway request (CHECK_TRANSACTION_STATE) goes to the client's open Telemetry stream;
+    /// dropped when there is none (the broker's check tries again at its next pass).
     void invokeOneway(RemotingCommand request) override;
+    /// The client's Telemetry stream (the newest one opened; it expires when the stream ends).
+    void attachStream(std::weak_ptr<ClientStream> stream);
+    std::weak_ptr<ClientStream> stream() const;
 
     const QByteArray &clientId() const { return m_clientId; }
 
@@ -81,6 +96,7 @@ private:
     std::atomic<int> m_nextOpaque {1};
     mutable std::mutex m_mutex;
     std::unordered_map<int, Pending> m_pending; // guarded by m_mutex
+    std::weak_ptr<ClientStream> m_stream; // guarded by m_mutex
 };
 using GrpcChannelPtr = std::shared_ptr<GrpcChannel>;
 

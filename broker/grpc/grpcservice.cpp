@@ -2,6 +2,7 @@
 
 #include "broker/common/brokercontext.h"
 #include "broker/config/topicconfig.h"
+#include "broker/grpc/grpctransaction.h"
 #include "broker/managers/topicconfigmanager.h"
 #include "broker/timer/timertransform.h"
 #include "clientlib/common/hash.h"
@@ -371,14 +372,17 @@ grpc::ServerUnaryReactor *MessagingServiceImpl::SendMessage(grpc::CallbackServer
         h.encodeV2(req);
         req.body = std::move(in.body);
         invoke(caller, std::move(req), m_options.requestTimeoutMs,
-            [pending, reactor, response, i, id = toStd(in.messageId)](RemotingCommand r) {
+            [pending, reactor, response, i, id = toStd(in.messageId),
+                transactional = (in.sysFlag & protocol::SysFlag::TransactionPrepared) != 0](
+                RemotingCommand r) {
                 pb::SendResultEntry entry;
                 entry.set_message_id(id);
                 if (r.code == 0) {
                     setStatus(entry.mutable_status(), pb::OK, "OK");
                     if (auto rh = protocol::SendMessageResponseHeader::decode(r)) {
                         entry.set_offset(rh->queueOffset);
-                        entry.set_transaction_id(toStd(rh->transactionId));
+                        if (transactional)
+                            entry.set_transaction_id(transactionIdOfSend(r));
                     }
                     if (const QByteArray *recall = r.ext("recallHandle"))
                         entry.set_recall_handle(toStd(*recall));
@@ -717,12 +721,6 @@ grpc::ServerUnaryReactor *MessagingServiceImpl::QueryOffset(grpc::CallbackServer
     }
     return offsetCall(context, response->mutable_status(), std::move(q),
         [response](std::int64_t offset) { response->set_offset(offset); });
-}
-
-grpc::ServerUnaryReactor *MessagingServiceImpl::EndTransaction(grpc::CallbackServerContext *context,
-    const pb::EndTransactionRequest *, pb::EndTransactionResponse *response)
-{
-    return answer(context, response, pb::NOT_IMPLEMENTED, "EndTransaction is not served yet");
 }
 
 } // namespace qrocket::broker::v2

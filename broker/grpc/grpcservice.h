@@ -7,9 +7,9 @@
 // (any thread).
 //
 // Served: QueryRoute, Heartbeat, SendMessage, QueryAssignment, ReceiveMessage, AckMessage,
-// ChangeInvisibleDuration, NotifyClientTermination, Telemetry (settings), GetOffset,
-// UpdateOffset, QueryOffset. ForwardMessageToDeadLetterQueue, EndTransaction and RecallMessage
-// answer the v2 status NOT_IMPLEMENTED; PullMessage answers gRPC's UNIMPLEMENTED.
+// ChangeInvisibleDuration, NotifyClientTermination, Telemetry (settings, orphaned-transaction
+// checks), GetOffset, UpdateOffset, QueryOffset, ForwardMessageToDeadLetterQueue,
+// RecallMessage, EndTransaction (grpctransaction.cpp). PullMessage answers gRPC's UNIMPLEMENTED.
 
 #include "broker/grpc/grpcchannel.h"
 #include "broker/grpc/grpcconvert.h"
@@ -91,6 +91,8 @@ public:
     /// Stores `reported` and returns the settings the broker answers with.
     pb::Settings applySettings(const QByteArray &clientId, const pb::Settings &reported);
     bool topicExists(const QByteArray &topic) const;
+    /// HEART_BEAT with a producer record per topic of `settings`' publishing (nothing else).
+    void registerPublisher(const Caller &caller, const pb::Settings &settings);
     /// Makes a popped message visible again soon (its stream's client went away).
     void nack(const Caller &caller, const QByteArray &group, const QByteArray &topic,
         const std::string &handle);

@@ -1,13 +1,17 @@
 // The streaming RPCs of MessagingServiceImpl: ReceiveMessage (a POP_MESSAGE with long polling,
 // answered as a status, the messages and a delivery timestamp, as RocketMQ 5's proxy writes
-// it) and Telemetry (the settings exchange), plus the client settings they share.
+// it) and Telemetry (the settings exchange and the orphaned-transaction checks the broker
+// pushes), plus the client settings they share.
 
 #include "broker/common/brokercontext.h"
 #include "broker/grpc/grpcservice.h"
+#include "broker/grpc/grpctransaction.h"
 #include "broker/managers/subscriptiongroupmanager.h"
+#include "clientlib/protocol/bodies/clientbodies.h"
 #include "clientlib/protocol/headers/popheaders.h"
 #include "clientlib/protocol/messageproperties.h"
 #include "clientlib/protocol/popcodes.h"
+#include "clientlib/protocol/requestcode.h"
 
 #include <QDateTime>
 
@@ -347,22 +351,76 @@ pb::Settings MessagingServiceImpl::applySettings(
     return s;
 }
 
+void MessagingServiceImpl::registerPublisher(const Caller &caller, const pb::Settings &settings)
+{
+    // As the proxy: a client reporting publishing settings is a producer of each topic (the
+    // producer group of a gRPC send is its topic), so the transaction check finds its channel.
+    if (caller.clientId.isEmpty() || !settings.has_publishing()
+        || settings.publishing().topics_size() == 0)
+        return;
+    protocol::HeartbeatData hb;
+    hb.clientID = caller.clientId;
+    for (const pb::Resource &t : settings.publishing().topics())
+        hb.producerDataSet.push_back(protocol::ProducerData {fromStd(t.name())});
+    RemotingCommand req = RemotingCommand::createRequest(toInt(protocol::RequestCode::HeartBeat));
+    req.body = hb.toJson();
+    invoke(caller, std::move(req), m_options.requestTimeoutMs, [](RemotingCommand) {});
+}
+
 namespace {
 
+/// Commands the broker pushes (orphan checks) that one stream holds unwritten at most; more
+/// are dropped (the broker checks those transactions again later).
+constexpr std::size_t kMaxPushedCommands = 256;
+
+class TelemetryReactor;
+
+/// The broker-to-client side of one Telemetry stream, as the client's GrpcChannel holds it.
+class TelemetryOutlet final : public ClientStream
+{
+public:
+    bool push(const RemotingCommand &request) override;
+
+    std::mutex mutex;
+    TelemetryReactor *reactor = nullptr; // guarded by mutex; null once the stream is done
+};
+
 /// One Telemetry stream: every Settings the client sends is stored and answered with the
-/// broker's settings; other commands are read and dropped in this version.
+/// broker's settings (publishing settings register the client as a producer of the topics);
+/// orphaned-transaction checks the broker pushes are written to it; other commands the client
+/// sends are read and dropped.
 class TelemetryReactor final
     : public grpc::ServerBidiReactor<pb::TelemetryCommand, pb::TelemetryCommand>
 {
 public:
-    TelemetryReactor(MessagingServiceImpl &service, QByteArray clientId)
-        : m_service(service), m_clientId(std::move(clientId))
+    TelemetryReactor(MessagingServiceImpl &service, Caller caller)
+        : m_service(service)
+        , m_caller(std::move(caller))
+        , m_outlet(std::make_shared<TelemetryOutlet>())
     {
+        m_outlet->reactor = this;
+        if (!m_caller.clientId.isEmpty())
+            m_caller.channel->attachStream(m_outlet);
         StartRead(&m_in);
+    }
+
+    /// Queues a command the broker pushes; false once the stream has ended or is full.
+    bool pushCommand(pb::TelemetryCommand cmd)
+    {
+        std::unique_lock lock(m_mutex);
+        if (m_finished || m_cancelled || m_readsDone || m_pushed >= kMaxPushedCommands)
+            return false;
+        ++m_pushed;
+        m_queue.push_back(Outbound {std::move(cmd), true});
+        writeNextLocked();
+        return true;
     }
 
     void OnReadDone(bool ok) override
     {
+        // Reads are sequential: m_in is this callback's until the next StartRead.
+        if (ok && m_in.has_settings())
+            m_service.registerPublisher(m_caller, m_in.settings());
         std::unique_lock lock(m_mutex);
         if (!ok) {
             m_readsDone = true;
@@ -372,14 +430,15 @@ public:
         }
         if (m_in.has_settings() && !m_finished) {
             pb::TelemetryCommand out;
-            if (m_clientId.isEmpty()) {
+            if (m_caller.clientId.isEmpty()) {
                 setStatus(
                     out.mutable_status(), pb::CLIENT_ID_REQUIRED, "x-mq-client-id is missing");
             } else {
-                *out.mutable_settings() = m_service.applySettings(m_clientId, m_in.settings());
+                *out.mutable_settings()
+                    = m_service.applySettings(m_caller.clientId, m_in.settings());
                 setStatus(out.mutable_status(), pb::OK, "OK");
             }
-            m_queue.push_back(std::move(out));
+            m_queue.push_back(Outbound {std::move(out), false});
             writeNextLocked();
         }
         if (!m_finished && !m_cancelled) // no operation may start after Finish()
@@ -407,14 +466,29 @@ public:
             finishLocked(grpc::Status::CANCELLED);
     }
 
-    void OnDone() override { delete this; }
+    void OnDone() override
+    {
+        {
+            std::lock_guard lock(m_outlet->mutex);
+            m_outlet->reactor = nullptr;
+        }
+        delete this;
+    }
 
 private:
+    struct Outbound
+    {
+        pb::TelemetryCommand command;
+        bool pushed = false; // counts against kMaxPushedCommands
+    };
+
     void writeNextLocked()
     {
         if (m_writing || m_finished || m_cancelled || m_queue.empty())
             return;
-        m_out = std::move(m_queue.front());
+        m_out = std::move(m_queue.front().command);
+        if (m_queue.front().pushed)
+            --m_pushed;
         m_queue.pop_front();
         m_writing = true;
         StartWrite(&m_out);
@@ -425,27 +499,40 @@ private:
         if (m_finished)
             return;
         m_finished = true;
+        m_queue.clear();
+        m_pushed = 0;
         Finish(status);
     }
 
     MessagingServiceImpl &m_service;
-    const QByteArray m_clientId;
+    const Caller m_caller;
+    const std::shared_ptr<TelemetryOutlet> m_outlet;
     std::mutex m_mutex;
     pb::TelemetryCommand m_in;
     pb::TelemetryCommand m_out;
-    std::deque<pb::TelemetryCommand> m_queue; // guarded by m_mutex
+    std::deque<Outbound> m_queue; // guarded by m_mutex
+    std::size_t m_pushed = 0; // pushed commands in m_queue; guarded by m_mutex
     bool m_writing = false;
     bool m_readsDone = false;
     bool m_cancelled = false;
     bool m_finished = false;
 };
 
+bool TelemetryOutlet::push(const RemotingCommand &request)
+{
+    pb::TelemetryCommand cmd;
+    if (!recoverCommandOf(request, cmd))
+        return false;
+    std::lock_guard lock(mutex);
+    return reactor && reactor->pushCommand(std::move(cmd));
+}
+
 } // namespace
 
 grpc::ServerBidiReactor<pb::TelemetryCommand, pb::TelemetryCommand> *
 MessagingServiceImpl::Telemetry(grpc::CallbackServerContext *context)
 {
-    return new TelemetryReactor(*this, callerOf(context).clientId);
+    return new TelemetryReactor(*this, callerOf(context));
 }
 
 } // namespace qrocket::broker::v2

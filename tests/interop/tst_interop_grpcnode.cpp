@@ -99,7 +99,9 @@ void tst_InteropGrpcNode::initTestCase()
                 + QByteArray::number(port) + "\ngrpcServerPort=" + QByteArray::number(m_grpcPort)
                 + "\nnamesrvAddr=127.0.0.1:" + QByteArray::number(m_nsPort)
                 + "\nstorePathRootDir=" + m_dir.filePath(QStringLiteral("store")).toUtf8()
-                + "\nmappedFileSizeCommitLog=134217728\n";
+                + "\nmappedFileSizeCommitLog=134217728\n"
+                  // transactionWithCheck: the broker checks open transactions every second.
+                  "transactionCheckInterval=1000\ntransactionTimeOut=3000\n";
         });
     QVERIFY2(started, qPrintable(m_broker->error()));
     QVERIFY2(waitForPort(m_grpcPort, 10000), m_broker->output().right(4000).constData());
@@ -118,7 +120,7 @@ void tst_InteropGrpcNode::scenario_data()
     QTest::addColumn<QString>("name");
     for (const char *s : {"normalSendReceiveAck", "fifoMessageGroup", "delayDeliveryTimestamp",
              "invisibleTimeRedelivery", "changeInvisibleDuration", "grpcToRemoting",
-             "remotingToGrpc"})
+             "remotingToGrpc", "transactionWithCheck"})
         QTest::newRow(s) << QString::fromLatin1(s);
 }
 

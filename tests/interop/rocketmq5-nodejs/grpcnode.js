@@ -12,6 +12,7 @@
 const { Producer, SimpleConsumer } = require('rocketmq-client-nodejs');
 const AliOns = require('ali-ons');
 const { rpc } = require('./rpc');
+const { TransactionResolution } = require('rocketmq-client-nodejs/proto/apache/rocketmq/v2/definition_pb');
 
 const NAMESRV = process.env.QROCKET_NAMESRV || '127.0.0.1:9876';
 const BROKER = process.env.QROCKET_BROKER || '127.0.0.1:10911';
@@ -261,6 +262,59 @@ async function changeInvisibleDuration() {
   await producer.shutdown();
 }
 
+// A transaction producer with a checker: COMMIT and ROLLBACK by the application, and a half
+// message left open that the broker's check (through the producer's Telemetry stream, every
+// second with a 3 s transaction timeout in the test's broker.conf) resolves by asking the checker.
+async function transactionWithCheck() {
+  const topic = `IT5_Tx_${RUN_ID}`;
+  await createTopic(topic, 2);
+  const checked = [];
+  const checker = {
+    async check(messageView) {
+      checked.push(messageView.messageId);
+      return messageView.body.toString() === 'tx-orphan' ? TransactionResolution.COMMIT
+        : TransactionResolution.ROLLBACK;
+    },
+  };
+  const producer = new Producer({ endpoints: GRPC, topics: [topic], logger: sdkLogger, requestTimeout: 5000, checker });
+  await withTimeout(producer.startup(), 20000, 'transaction producer startup');
+  const consumer = await newSimpleConsumer(`GID5_tx_${RUN_ID}`, topic);
+
+  let tx = producer.beginTransaction();
+  const committed = await producer.send({ topic, tag: 'TX', body: Buffer.from('tx-commit') }, tx);
+  check('a transactional send answers a message id and a transaction id',
+    !!committed.messageId && !!committed.transactionId, JSON.stringify(committed));
+  const early = await consumer.receive(4, 15000);
+  check('the half message is not delivered before the commit', early.length === 0, `${early.length} came`);
+  await tx.commit();
+  const got = await receiveUntil(consumer, 1, 10000);
+  check('committed: delivered once with its id and body',
+    got.length === 1 && got[0].messageId === committed.messageId && got[0].body.toString() === 'tx-commit',
+    `got ${got.map(m => m.body.toString())}`);
+  for (const m of got) await consumer.ack(m);
+
+  tx = producer.beginTransaction();
+  const rolledBack = await producer.send({ topic, tag: 'TX', body: Buffer.from('tx-rollback') }, tx);
+  await tx.rollback();
+
+  tx = producer.beginTransaction();
+  const orphan = await producer.send({ topic, tag: 'TX', body: Buffer.from('tx-orphan') }, tx);
+  // Neither committed nor rolled back: the broker's check asks the checker, which commits it.
+  const recovered = await receiveUntil(consumer, 1, 30000);
+  check('an open transaction is checked through Telemetry and committed by the checker',
+    recovered.length === 1 && recovered[0].messageId === orphan.messageId
+      && recovered[0].body.toString() === 'tx-orphan' && checked.includes(orphan.messageId),
+    `got ${recovered.map(m => m.body.toString())}, checked ${checked}`);
+  for (const m of recovered) await consumer.ack(m);
+  await sleep(3000); // a few more check passes
+  const late = await consumer.receive(4, 2000);
+  check('the rolled-back message never comes, the others not again',
+    late.length === 0 && !checked.includes(rolledBack.messageId) && !checked.includes(committed.messageId),
+    `${late.map(m => m.body.toString())} came, checked ${checked}`);
+  await consumer.shutdown();
+  await producer.shutdown();
+}
+
 function newAliConsumer(group) {
   const c = new AliOns.Consumer({
     httpclient: {}, nameSrv: NAMESRV, logger: quietLogger, pollNameServerInteval: 1000,
@@ -345,7 +399,7 @@ async function remotingToGrpc() {
 }
 
 const scenarios = [normalSendReceiveAck, fifoMessageGroup, delayDeliveryTimestamp,
-  invisibleTimeRedelivery, changeInvisibleDuration, grpcToRemoting, remotingToGrpc];
+  invisibleTimeRedelivery, changeInvisibleDuration, grpcToRemoting, remotingToGrpc, transactionWithCheck];
 
 (async () => {
   const only = process.argv[2];

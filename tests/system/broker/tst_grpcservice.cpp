@@ -702,11 +702,20 @@ void tst_GrpcService::forwardToDeadLetterQueue()
 
 void tst_GrpcService::notServedYet()
 {
+    // EndTransaction is served (tst_grpctransaction): a request without a topic or with a
+    // transaction id it never returned is refused with the proxy's codes.
     pb::EndTransactionRequest end;
     pb::EndTransactionResponse endResp;
     auto ctx2 = m_client->context();
     QVERIFY(m_client->stub().EndTransaction(ctx2.get(), end, &endResp).ok());
-    QCOMPARE(endResp.status().code(), pb::NOT_IMPLEMENTED);
+    QCOMPARE(endResp.status().code(), pb::ILLEGAL_TOPIC);
+    end.mutable_topic()->set_name("GT");
+    end.set_message_id("ID-NONE");
+    end.set_transaction_id("not-an-id");
+    end.set_resolution(pb::COMMIT);
+    auto ctx4 = m_client->context();
+    QVERIFY(m_client->stub().EndTransaction(ctx4.get(), end, &endResp).ok());
+    QCOMPARE(endResp.status().code(), pb::INVALID_TRANSACTION_ID);
 
     pb::PullMessageRequest pull;
     auto ctx3 = m_client->context();
