@@ -77,9 +77,16 @@ void PopConsumeService::consumePop(
     ConsumeConcurrentlyContext ctx;
     ctx.messageQueue = {mq.topic, mq.brokerName, live.front().queueId()};
     ConsumeConcurrentlyStatus status = ConsumeConcurrentlyStatus::ReconsumeLater;
+    // Traced as the pull path (enableMsgTrace): SubBefore / SubAfter with the listener's result.
+    const QByteArray traceId = traceBefore(forListener);
     const auto t0 = Clock::now();
-    runListener([&] { status = m_listener(forListener, ctx); }, "listener", "reconsume later");
+    const bool returned = runListener(
+        [&] { status = m_listener(forListener, ctx); }, "listener", "reconsume later");
     const auto rt = std::chrono::duration_cast<milliseconds>(Clock::now() - t0).count();
+    if (!traceId.isEmpty()) {
+        const bool ok = status == ConsumeConcurrentlyStatus::ConsumeSuccess;
+        traceAfter(forListener, traceId, rt, ok, !returned ? 2 : ok ? 0 : 4);
+    }
     PushConsumerImpl::TopicStats &st = m_consumer.stats(mq.topic);
     st.consumeRtTotalMs += rt;
     const int size = static_cast<int>(live.size());

@@ -8,6 +8,7 @@
 #include "clientlib/client/admin/admin.h"
 #include "clientlib/client/producer.h"
 #include "clientlib/client/pushconsumer.h"
+#include "clientlib/protocol/bodies/popbodies.h"
 #include "clientlib/protocol/systemtopics.h"
 #include "tests/system/broker/singlebrokerfixture.h"
 
@@ -26,6 +27,7 @@ namespace {
 
 constexpr char kTopic[] = "TraceTopicA";
 constexpr char kCustomTraceTopic[] = "MyTraceTopic";
+constexpr char kPopTopic[] = "TracePopTopic";
 constexpr char kProducerGroup[] = "trace-producer";
 constexpr char kConsumerGroup[] = "trace-consumer";
 constexpr int kMessages = 3;
@@ -66,6 +68,7 @@ private slots:
     void queryMsgTraceByIdPrintsAsMqadmin();
     void transactionTraces();
     void customTraceTopic();
+    void popConsumerTraces();
 
 private:
     client::ClientConfig clientConfig() const;
@@ -103,7 +106,7 @@ void tst_MsgTrace::initTestCase()
     QVERIFY(m_admin->start());
     // The broker registered its topics, the trace topic among them; ours are created here.
     QTRY_VERIFY_WITH_TIMEOUT(m_admin->topicRoute(protocol::topics::kTrace).has_value(), 15000);
-    for (const char *topic : {kTopic, kCustomTraceTopic}) {
+    for (const char *topic : {kTopic, kCustomTraceTopic, kPopTopic}) {
         const Status s = m_admin->createOrUpdateTopic(
             localAddr(m_fx.port()), protocol::TopicConfig(QByteArray(topic), 4));
         QVERIFY2(s, qPrintable(s.toString()));
@@ -365,6 +368,77 @@ void tst_MsgTrace::customTraceTopic()
     auto dflt = m_admin->queryMessageTrace(sent->msgId);
     QVERIFY(dflt);
     QVERIFY(dflt->empty());
+}
+
+void tst_MsgTrace::popConsumerTraces()
+{
+    // A push consumer in RocketMQ 5's broker-assigned mode (clientRebalance=false, the group in
+    // POP mode) traces its deliveries as the pull path does: SubBefore and SubAfter.
+    protocol::SetMessageRequestModeRequestBody mode;
+    mode.topic = kPopTopic;
+    mode.consumerGroup = "trace-pop-consumer";
+    mode.mode = "POP";
+    auto set = m_admin->setMessageRequestModeInCluster("DefaultCluster", mode);
+    QVERIFY2(set, qPrintable(set.status().toString()));
+    QVERIFY2(set->isOk(), qPrintable(set->status().toString()));
+
+    client::ProducerOptions po;
+    po.group = "trace-pop-producer";
+    po.client = clientConfig();
+    po.enableMsgTrace = true;
+    client::Producer producer(po);
+    QVERIFY(producer.start());
+    std::vector<client::SendResult> sent;
+    for (int i = 0; i < kMessages; ++i) {
+        auto r = producer.sendSync(
+            client::Message(kPopTopic, "TagP", "pop-" + QByteArray::number(i), "popped"));
+        QVERIFY2(r, qPrintable(r.status().toString()));
+        sent.push_back(*r);
+    }
+    client::PushConsumerOptions co;
+    co.group = "trace-pop-consumer";
+    co.client = clientConfig();
+    co.clientRebalance = false;
+    co.consumeFromWhere = client::ConsumeFromWhere::ConsumeFromFirstOffset;
+    co.brokerSuspendMaxTimeMillis = 1000;
+    co.enableMsgTrace = true;
+    client::PushConsumer consumer(co);
+    QVERIFY(consumer.subscribe(kPopTopic, "*"));
+    std::mutex mutex;
+    std::set<QByteArray> consumed;
+    consumer.registerMessageListener(
+        [&](const std::vector<client::MessageExt> &msgs, client::ConsumeConcurrentlyContext &) {
+            std::lock_guard lock(mutex);
+            for (const client::MessageExt &m : msgs)
+                consumed.insert(m.msgId());
+            return client::ConsumeConcurrentlyStatus::ConsumeSuccess;
+        });
+    QVERIFY(consumer.start());
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            std::lock_guard lock(mutex);
+            return consumed.size() == std::size_t(kMessages);
+        }(),
+        30000);
+    consumer.shutdown();
+    producer.shutdown();
+    for (const client::SendResult &s : sent) {
+        const std::vector<MessageTraceView> views
+            = awaitTrace(s.msgId, {TraceType::Pub, TraceType::SubBefore, TraceType::SubAfter});
+        const MessageTraceView *after = findRecord(views, TraceType::SubAfter, true);
+        QVERIFY2(after, s.msgId.constData());
+        QCOMPARE(after->record.groupName, QByteArray("trace-pop-consumer"));
+        QCOMPARE(after->record.contextCode, 0);
+        const MessageTraceView *before = nullptr;
+        for (const MessageTraceView &v : views) {
+            if (v.record.type == TraceType::SubBefore
+                && v.record.requestId == after->record.requestId)
+                before = &v;
+        }
+        QVERIFY(before);
+        QCOMPARE(before->record.groupName, QByteArray("trace-pop-consumer"));
+        QCOMPARE(before->record.msgId, s.msgId); // SubBefore has no topic field (Java)
+    }
 }
 
 QTEST_GUILESS_MAIN(tst_MsgTrace)
