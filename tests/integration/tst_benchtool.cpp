@@ -236,10 +236,15 @@ private Q_SLOTS:
         QTest::newRow("bad boolean") << QStringList {QStringLiteral("producer"),
             QStringLiteral("-k"), QStringLiteral("maybe")}
                                      << 2 << QByteArray("-k \"maybe\": expected true or false");
-        QTest::newRow("trace not yet")
-            << QStringList {QStringLiteral("consumer"), QStringLiteral("-m"),
+        QTest::newRow("no trace in popconsumer")
+            << QStringList {QStringLiteral("popconsumer"), QStringLiteral("-m"),
                    QStringLiteral("true")}
-            << 2 << QByteArray("-m (message trace) is not supported yet");
+            << 2 << QByteArray("-m (message trace) is not supported by this mode");
+        // Accepted by the producer: it goes on to the name server (unreachable here).
+        QTest::newRow("trace accepted") << QStringList {QStringLiteral("producer"),
+            QStringLiteral("-m"), QStringLiteral("true"), QStringLiteral("-n"),
+            QStringLiteral("127.0.0.1:1"), QStringLiteral("--duration"), QStringLiteral("30")}
+                                        << 1 << QByteArray("topic BenchmarkTest: Unavailable");
         QTest::newRow("pop batch over 32") << QStringList {QStringLiteral("popconsumer"),
             QStringLiteral("-b"),
             QStringLiteral("33")} << 2 << QByteArray("-b \"33\": expected an integer in [1, 32]");
