@@ -153,8 +153,9 @@ void tst_MultiDispatch::rewriteOffsets()
     QCOMPARE(findProperty(out, "KEYS"), QByteArrayView("k1"));
     QCOMPARE(findProperty(out, "WAIT"), QByteArrayView("true"));
     QCOMPARE(out.count("INNER_MULTI_QUEUE_OFFSET"), 1); // the sender's one is gone
-    const DispatchProperties d
-        = scanDispatchProperties(withProp(out, "INNER_MULTI_DISPATCH", "%LMQ%a,%LMQ%b,%LMQ%c"));
+    // The scan's views point into its input: keep it alive.
+    const QByteArray scanned = withProp(out, "INNER_MULTI_DISPATCH", "%LMQ%a,%LMQ%b,%LMQ%c");
+    const DispatchProperties d = scanDispatchProperties(scanned);
     QCOMPARE(d.multiQueueOffset, QByteArrayView("0,17,9000000000"));
     QCOMPARE(d.multiDispatch, QByteArrayView("%LMQ%a,%LMQ%b,%LMQ%c"));
     QCOMPARE(d.tags, QByteArrayView("TagA"));
