@@ -47,6 +47,8 @@ summary() {
     if [ ${#stage_lines[@]} -gt 0 ]; then
         echo "== run-tests stages (total ${SECONDS} s)"
         printf '%s\n' "${stage_lines[@]}"
+        # The host's disk as the run left it: a broker refuses sends above 90 % used.
+        df -Ph "$top" "${TMPDIR:-/tmp}" | awk '{ print "   " $0 }'
     fi
     exit $rc
 }

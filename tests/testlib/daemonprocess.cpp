@@ -3,6 +3,7 @@
 #include <QDeadlineTimer>
 #include <QDir>
 #include <QFile>
+#include <QProcessEnvironment>
 #include <QRandomGenerator>
 #include <QTcpServer>
 #include <QTcpSocket>
@@ -23,6 +24,9 @@ QString binDir()
 }
 
 namespace {
+
+/// The broker's disk-space test seam: a file "total free available" read at each disk check.
+constexpr char kDiskSeam[] = "QROCKET_DISK_SPACE_FILE";
 
 /// The first port of the kernel's ephemeral range (outgoing connections take their local port
 /// from it), 32768 when it cannot be read.
@@ -124,6 +128,21 @@ bool DaemonProcess::start(const QString &configPath, const QByteArray &config, q
     m_process->setProcessChannelMode(QProcess::MergedChannels);
     QStringList args {QStringLiteral("-c"), configPath};
     args += extraArgs;
+    if (m_program == QLatin1String("qrocket-broker") && !qEnvironmentVariableIsSet(kDiskSeam)) {
+        // The shared host's disk is not the test's: at 90 % used (seen on CI while other jobs
+        // filled it) every broker refuses sends. A broker started here sees a half-empty
+        // 100 GiB disk unless the test moves the disk itself (by setting the seam).
+        const QString diskFile = configPath + QStringLiteral(".disk");
+        QFile d(diskFile);
+        if (!d.open(QIODevice::WriteOnly | QIODevice::Truncate)
+            || d.write("107374182400 53687091200 53687091200\n") < 0) {
+            m_error = QStringLiteral("cannot write %1").arg(diskFile);
+            return false;
+        }
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QLatin1String(kDiskSeam), diskFile);
+        m_process->setProcessEnvironment(env);
+    }
     dieWithTheTest(*m_process);
     m_process->start(QDir(binDir()).filePath(m_program), args);
     if (!m_process->waitForStarted(timeoutMs)) {

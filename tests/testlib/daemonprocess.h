@@ -42,6 +42,8 @@ public:
     DaemonProcess &operator=(const DaemonProcess &) = delete;
 
     /// Writes `config` (properties text) to `configPath` and starts `program -c configPath args`.
+    /// A broker measures a fixed half-empty disk (QROCKET_DISK_SPACE_FILE, `configPath`.disk)
+    /// unless the test set that variable itself: the shared host's fill level is not the test's.
     /// Returns false with the reason in error() if it does not start or if `port` (when non-zero)
     /// does not accept connections within `timeoutMs`.
     bool start(const QString &configPath, const QByteArray &config, quint16 port,

@@ -88,17 +88,20 @@ void tst_ClusterLayouts::layoutStartsAsWritten()
             "127.0.0.1:" + QByteArray::number(mp + 1));
         QCOMPARE(runtimeInfo(m_client, mp).at("brokerRole"),
             sync ? QByteArray("SYNC_MASTER") : QByteArray("ASYNC_MASTER"));
-        for (int i = 0; i < 10; ++i)
-            QCOMPARE(call(m_client, mp, sendV2("LayoutTopic", 0, "m" + num(i))).code, 0);
+        for (int i = 0; i < 10; ++i) {
+            const auto r = call(m_client, mp, sendV2("LayoutTopic", 0, "m" + num(i)));
+            QVERIFY2(r.code == 0, r.remark.constData());
+        }
         QTRY_COMPARE_WITH_TIMEOUT(runtimeLong(m_client, sp, "commitLogMaxOffset"),
             runtimeLong(m_client, mp, "commitLogMaxOffset"), 10000);
     }
     // One master dies: the other one keeps taking sends.
     brokers[0]->kill();
-    for (int i = 0; i < 10; ++i)
-        QCOMPARE(
-            call(m_client, ports[QStringLiteral("broker-b")], sendV2("LayoutTopic", 0, "b")).code,
-            0);
+    for (int i = 0; i < 10; ++i) {
+        const auto r
+            = call(m_client, ports[QStringLiteral("broker-b")], sendV2("LayoutTopic", 0, "b"));
+        QVERIFY2(r.code == 0, r.remark.constData());
+    }
     for (auto &b : brokers)
         if (b->isRunning())
             QCOMPARE(b->stop(), 0);
