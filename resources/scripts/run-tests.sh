@@ -80,7 +80,7 @@ if [ "${SKIP_SANITIZERS:-0}" != 1 ]; then
     stage "sanitizer tests" env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
         UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         ctest --test-dir "$top/build-asan" --output-on-failure -j "$jobs" --timeout 900 \
-        -L 'unit|fuzz|system|integration' -LE package
+        -L 'unit|fuzz|system|integration' -LE 'package|nosanitize'
     # ThreadSanitizer on the client's and the remoting layer's threads. Qt is not instrumented:
     # QRocket's hand-offs through its event queue are annotated (tsanannotations.h) and Qt's own
     # internals suppressed (resources/sanitizers/tsan.supp), so a report here is QRocket's.
