@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <type_traits>
 #include <vector>
 
 namespace qrocket::protocol::bodyjson {
@@ -35,6 +36,32 @@ inline Result<const JsonValue *> arrayField(const JsonValue &o, const char *what
     if (!v->isArray())
         return wrongType(what, field, "an array");
     return v;
+}
+
+/// `[{...}, ...]` (absent or null: nothing), each object appended to `out` as `read(object)`
+/// gives it: a T, or a Result<T> whose error ends the reading.
+template<typename T, typename Read>
+Status readObjectArray(
+    const JsonValue &o, const char *what, const char *field, std::vector<T> &out, Read read)
+{
+    auto list = arrayField(o, what, field);
+    if (!list)
+        return list.error();
+    if (!*list)
+        return {};
+    for (const JsonValue &item : (*list)->items()) {
+        if (!item.isObject())
+            return wrongType(what, field, "an array of objects");
+        if constexpr (std::is_same_v<std::invoke_result_t<Read, const JsonValue &>, T>) {
+            out.push_back(read(item));
+        } else {
+            auto v = read(item);
+            if (!v)
+                return v.error();
+            out.push_back(std::move(v).value());
+        }
+    }
+    return {};
 }
 
 /// `{MQ: value}` read with `read(value) -> Result<T>`.

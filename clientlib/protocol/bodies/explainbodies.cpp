@@ -81,24 +81,20 @@ Result<ExplainBody> ExplainBody::fromJson(QByteArrayView json)
     out.question = (*v)["question"].toString();
     out.subject = (*v)["subject"].toString();
     out.now = (*v)["now"].toInteger();
-    auto list = bodyjson::arrayField(*v, what, "findings");
-    if (!list)
-        return list.error();
-    if (!*list)
-        return out;
-    for (const JsonValue &item : (*list)->items()) {
-        if (!item.isObject())
-            return bodyjson::wrongType(what, "findings", "an array of objects");
-        ExplainFinding f;
-        f.verdict = item["verdict"].toString();
-        f.kind = item["kind"].toString();
-        f.subject = item["subject"].toString();
-        f.reason = item["reason"].toString();
-        f.setting = item["setting"].toString();
-        f.value = item["value"].toString();
-        f.client = item["client"].toString();
-        out.findings.push_back(std::move(f));
-    }
+    const Status s
+        = bodyjson::readObjectArray(*v, what, "findings", out.findings, [](const JsonValue &item) {
+              ExplainFinding f;
+              f.verdict = item["verdict"].toString();
+              f.kind = item["kind"].toString();
+              f.subject = item["subject"].toString();
+              f.reason = item["reason"].toString();
+              f.setting = item["setting"].toString();
+              f.value = item["value"].toString();
+              f.client = item["client"].toString();
+              return f;
+          });
+    if (!s)
+        return s;
     return out;
 }
 

@@ -48,13 +48,8 @@ Result<HARuntimeInfo> HARuntimeInfo::fromJson(QByteArrayView json)
     info.master = (*o)["master"].toBool(false);
     info.masterCommitLogMaxOffset = longOf(*o, "masterCommitLogMaxOffset");
     info.inSyncSlaveNums = intOf(*o, "inSyncSlaveNums");
-    auto connections = arrayField(*o, what, "haConnectionInfo");
-    if (!connections)
-        return connections.error();
-    if (*connections) {
-        for (const JsonValue &v : (*connections)->items()) {
-            if (!v.isObject())
-                return wrongType(what, "haConnectionInfo", "an array of objects");
+    const Status connections = readObjectArray(
+        *o, what, "haConnectionInfo", info.haConnectionInfo, [](const JsonValue &v) {
             HAConnectionRuntimeInfo h;
             h.addr = v["addr"].toString();
             h.slaveAckOffset = longOf(v, "slaveAckOffset");
@@ -62,9 +57,10 @@ Result<HARuntimeInfo> HARuntimeInfo::fromJson(QByteArrayView json)
             h.inSync = v["inSync"].toBool(false);
             h.transferredByteInSecond = longOf(v, "transferredByteInSecond");
             h.transferFromWhere = longOf(v, "transferFromWhere");
-            info.haConnectionInfo.push_back(std::move(h));
-        }
-    }
+            return h;
+        });
+    if (!connections)
+        return connections;
     auto client = objectField(*o, what, "haClientRuntimeInfo");
     if (!client)
         return client.error();
@@ -118,20 +114,15 @@ Result<EpochEntryCache> EpochEntryCache::fromJson(QByteArrayView json)
     c.brokerName = (*o)["brokerName"].toString();
     c.brokerId = longOf(*o, "brokerId");
     c.maxOffset = longOf(*o, "maxOffset");
-    auto list = arrayField(*o, what, "epochList");
+    const Status list = readObjectArray(*o, what, "epochList", c.epochList, [](const JsonValue &v) {
+        EpochEntryInfo e;
+        e.epoch = intOf(v, "epoch");
+        e.startOffset = longOf(v, "startOffset");
+        e.endOffset = longOf(v, "endOffset", std::numeric_limits<std::int64_t>::max());
+        return e;
+    });
     if (!list)
-        return list.error();
-    if (*list) {
-        for (const JsonValue &v : (*list)->items()) {
-            if (!v.isObject())
-                return wrongType(what, "epochList", "an array of objects");
-            EpochEntryInfo e;
-            e.epoch = intOf(v, "epoch");
-            e.startOffset = longOf(v, "startOffset");
-            e.endOffset = longOf(v, "endOffset", std::numeric_limits<std::int64_t>::max());
-            c.epochList.push_back(e);
-        }
-    }
+        return list;
     return c;
 }
 

@@ -263,22 +263,18 @@ Result<QueryAssignmentResponseBody> QueryAssignmentResponseBody::fromJson(QByteA
     if (!v.has_value())
         return v.error();
     QueryAssignmentResponseBody out;
-    auto list = bodyjson::arrayField(*v, what, "messageQueueAssignments");
-    if (!list)
-        return list.error();
-    if (!*list)
-        return out;
-    for (const JsonValue &item : (*list)->items()) {
-        if (!item.isObject())
-            return wrongType(what, "messageQueueAssignments", "an array of objects");
-        auto mq = MessageQueue::fromJsonValue(item["messageQueue"]);
-        if (!mq)
-            return mq.error();
-        MessageQueueAssignment a;
-        a.messageQueue = std::move(mq).value();
-        a.mode = item["mode"].isNull() ? QByteArray("PULL") : item["mode"].toString();
-        out.messageQueueAssignments.push_back(std::move(a));
-    }
+    const Status s = bodyjson::readObjectArray(*v, what, "messageQueueAssignments",
+        out.messageQueueAssignments, [](const JsonValue &item) -> Result<MessageQueueAssignment> {
+            auto mq = MessageQueue::fromJsonValue(item["messageQueue"]);
+            if (!mq)
+                return mq.error();
+            MessageQueueAssignment a;
+            a.messageQueue = std::move(mq).value();
+            a.mode = item["mode"].isNull() ? QByteArray("PULL") : item["mode"].toString();
+            return a;
+        });
+    if (!s)
+        return s;
     return out;
 }
 
@@ -318,24 +314,20 @@ Result<PopStatsBody> PopStatsBody::fromJson(QByteArrayView json)
     out.inFlight = (*v)["inFlight"].toInteger();
     out.checkPoints = (*v)["checkPoints"].toInteger();
     out.reviveBacklog = (*v)["reviveBacklog"].toInteger();
-    auto list = bodyjson::arrayField(*v, what, "groups");
-    if (!list)
-        return list.error();
-    if (!*list)
-        return out;
-    for (const JsonValue &item : (*list)->items()) {
-        if (!item.isObject())
-            return wrongType(what, "groups", "an array of objects");
-        PopGroupStats g;
-        g.group = item["group"].toString();
-        g.topic = item["topic"].toString();
-        g.mode = item["mode"].isNull() ? QByteArray("PULL") : item["mode"].toString();
-        g.inFlight = item["inFlight"].toInteger();
-        g.checkPoints = item["checkPoints"].toInteger();
-        g.reviveBacklog = item["reviveBacklog"].toInteger();
-        g.nextReviveAt = item["nextReviveAt"].toInteger();
-        out.groups.push_back(std::move(g));
-    }
+    const Status s
+        = bodyjson::readObjectArray(*v, what, "groups", out.groups, [](const JsonValue &item) {
+              PopGroupStats g;
+              g.group = item["group"].toString();
+              g.topic = item["topic"].toString();
+              g.mode = item["mode"].isNull() ? QByteArray("PULL") : item["mode"].toString();
+              g.inFlight = item["inFlight"].toInteger();
+              g.checkPoints = item["checkPoints"].toInteger();
+              g.reviveBacklog = item["reviveBacklog"].toInteger();
+              g.nextReviveAt = item["nextReviveAt"].toInteger();
+              return g;
+          });
+    if (!s)
+        return s;
     return out;
 }
 

@@ -241,13 +241,8 @@ Result<BrokerLiveness> BrokerLiveness::fromJson(QByteArrayView json)
     BrokerLiveness l;
     l.brokerChannelExpiredTime = longOf(*o, "brokerChannelExpiredTime");
     l.now = longOf(*o, "now");
-    auto brokers = arrayField(*o, what, "brokers");
-    if (!brokers)
-        return brokers.error();
-    if (*brokers) {
-        for (const JsonValue &b : (*brokers)->items()) {
-            if (!b.isObject())
-                return wrongType(what, "brokers", "an array of objects");
+    const Status s = readObjectArray(
+        *o, what, "brokers", l.brokers, [](const JsonValue &b) -> Result<BrokerLivenessEntry> {
             BrokerLivenessEntry e;
             e.clusterName = b["clusterName"].toString();
             e.brokerName = b["brokerName"].toString();
@@ -262,9 +257,10 @@ Result<BrokerLiveness> BrokerLiveness::fromJson(QByteArrayView json)
                     return version.error();
                 e.dataVersion = *version;
             }
-            l.brokers.push_back(std::move(e));
-        }
-    }
+            return e;
+        });
+    if (!s)
+        return s;
     return l;
 }
 
@@ -309,23 +305,18 @@ Result<StoreFiles> StoreFiles::fromJson(QByteArrayView json)
     s.fileReservedTimeHours = intOf(*o, "fileReservedTimeHours");
     s.now = longOf(*o, "now");
     s.refuseReason = (*o)["refuseReason"].toString();
-    auto files = arrayField(*o, what, "files");
-    if (!files)
-        return files.error();
-    if (*files) {
-        for (const JsonValue &f : (*files)->items()) {
-            if (!f.isObject())
-                return wrongType(what, "files", "an array of objects");
-            StoreFile file;
-            file.path = f["path"].toString();
-            file.size = longOf(f, "size");
-            file.lastModified = longOf(f, "lastModified");
-            file.ageMillis = longOf(f, "ageMillis");
-            file.expiresAt = longOf(f, "expiresAt");
-            file.reasonKept = f["reasonKept"].toString();
-            s.files.push_back(std::move(file));
-        }
-    }
+    const Status read = readObjectArray(*o, what, "files", s.files, [](const JsonValue &f) {
+        StoreFile file;
+        file.path = f["path"].toString();
+        file.size = longOf(f, "size");
+        file.lastModified = longOf(f, "lastModified");
+        file.ageMillis = longOf(f, "ageMillis");
+        file.expiresAt = longOf(f, "expiresAt");
+        file.reasonKept = f["reasonKept"].toString();
+        return file;
+    });
+    if (!read)
+        return read;
     return s;
 }
 

@@ -1,8 +1,12 @@
 // tst_RuntimeBodies: the runtime-report bodies of clientlib/protocol/bodies/runtimebodies.h
 // round-trip (write -> read -> equal), and their writers keep the bytes the producers wrote by
 // hand before the writers moved here (push and lite-pull consumers, the broker's
-// VIEW_BROKER_STATS_DATA and store-files extension, the name server's liveness extension).
+// VIEW_BROKER_STATS_DATA and store-files extension, the name server's liveness extension); every
+// body's "array of objects" member reads the same way (arraysOfObjects).
 
+#include "clientlib/protocol/bodies/explainbodies.h"
+#include "clientlib/protocol/bodies/habodies.h"
+#include "clientlib/protocol/bodies/popbodies.h"
 #include "clientlib/protocol/bodies/runtimebodies.h"
 
 #include <QTest>
@@ -243,6 +247,75 @@ private slots:
                        R"("brokerName":"broker-a","clusterName":"DefaultCluster",)"
                        R"("dataVersion":{"counter":0,"timestamp":0},"haServerAddr":"",)"
                        R"("lastUpdateTimestamp":1700000001000}],"now":1700000002000})"));
+    }
+
+    // Every "array of objects" member (bodyjson::readObjectArray): absent or null reads as
+    // empty, an element that is not an object is an error naming the body and the member, and
+    // an element's own error (a bad messageQueue, dataVersion) ends the reading.
+    void arraysOfObjects_data()
+    {
+        QTest::addColumn<QByteArray>("body");
+        QTest::addColumn<QByteArray>("member");
+        QTest::addColumn<int>("readAs");
+        QTest::newRow("liveness") << QByteArray("BrokerLiveness") << QByteArray("brokers") << 0;
+        QTest::newRow("store files") << QByteArray("StoreFiles") << QByteArray("files") << 1;
+        QTest::newRow("ha") << QByteArray("HARuntimeInfo") << QByteArray("haConnectionInfo") << 2;
+        QTest::newRow("epochs") << QByteArray("EpochEntryCache") << QByteArray("epochList") << 3;
+        QTest::newRow("explain") << QByteArray("ExplainBody") << QByteArray("findings") << 4;
+        QTest::newRow("pop stats") << QByteArray("PopStatsBody") << QByteArray("groups") << 5;
+        QTest::newRow("assignment") << QByteArray("QueryAssignmentResponseBody")
+                                    << QByteArray("messageQueueAssignments") << 6;
+    }
+    void arraysOfObjects()
+    {
+        QFETCH(QByteArray, body);
+        QFETCH(QByteArray, member);
+        QFETCH(int, readAs);
+        // {error message, element count} of the body read as its type
+        auto read = [readAs](const QByteArray &json) -> std::pair<QString, int> {
+            auto out = [](const auto &r, auto count) -> std::pair<QString, int> {
+                if (!r)
+                    return {r.error().message(), -1};
+                return {QString(), static_cast<int>(count(*r))};
+            };
+            switch (readAs) {
+            case 0:
+                return out(
+                    BrokerLiveness::fromJson(json), [](auto &b) { return b.brokers.size(); });
+            case 1:
+                return out(StoreFiles::fromJson(json), [](auto &b) { return b.files.size(); });
+            case 2:
+                return out(HARuntimeInfo::fromJson(json),
+                    [](auto &b) { return b.haConnectionInfo.size(); });
+            case 3:
+                return out(
+                    EpochEntryCache::fromJson(json), [](auto &b) { return b.epochList.size(); });
+            case 4:
+                return out(ExplainBody::fromJson(json), [](auto &b) { return b.findings.size(); });
+            case 5:
+                return out(PopStatsBody::fromJson(json), [](auto &b) { return b.groups.size(); });
+            default:
+                return out(QueryAssignmentResponseBody::fromJson(json),
+                    [](auto &b) { return b.messageQueueAssignments.size(); });
+            }
+        };
+        QCOMPARE(read("{}"), std::make_pair(QString(), 0));
+        QCOMPARE(read("{\"" + member + "\":null}"), std::make_pair(QString(), 0));
+        const QByteArray element = readAs == 6
+            ? QByteArray(R"({"messageQueue":{"topic":"T","brokerName":"b","queueId":1}})")
+            : QByteArray("{}");
+        QCOMPARE(read("{\"" + member + "\":[" + element + "," + element + "]}"),
+            std::make_pair(QString(), 2));
+        const auto [error, count] = read("{\"" + member + "\":[" + element + ",7]}");
+        QCOMPARE(count, -1);
+        QVERIFY2(error.contains(QLatin1String(body)) && error.contains(QLatin1String(member))
+                && error.contains(QLatin1String("an array of objects")),
+            qPrintable(error));
+        QVERIFY(read("{\"" + member + "\":5}").second == -1);
+        if (readAs == 6) // the element's own error
+            QCOMPARE(read(R"({"messageQueueAssignments":[{"messageQueue":7}]})").second, -1);
+        if (readAs == 0)
+            QCOMPARE(read(R"({"brokers":[{"dataVersion":7}]})").second, -1);
     }
 };
 
