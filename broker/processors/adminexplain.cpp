@@ -15,11 +15,13 @@
 #include "broker/processors/admincommon.h"
 #include "broker/processors/adminprocessor.h"
 #include "clientlib/acl/aclguard.h"
+#include "clientlib/acl/authmodel.h"
 #include "clientlib/protocol/bodies/explainbodies.h"
 #include "clientlib/protocol/bodies/popbodies.h"
 #include "storage/messagestore.h"
 
 #include <QDateTime>
+#include <QHostAddress>
 
 #include <algorithm>
 #include <map>
@@ -440,16 +442,18 @@ void AdminProcessor::explainSendAcl(
         if (const auto it = rules->accounts().find(accessKey); it != rules->accounts().end())
             found = &it->second;
     }
+    // As AclGuard::check decides: an ACL 2.0 user, unless an untouched import of an account the
+    // file still defines.
+    const std::shared_ptr<const acl::AuthData> v2 = guard->authData();
+    if (const acl::AuthUser *user = v2 ? v2->user(accessKey) : nullptr;
+        user && (!user->imported || !found)) {
+        explainSendAcl2(request, topic, *v2, *user, body);
+        return;
+    }
     if (!found) {
-        const std::shared_ptr<const acl::AuthData> v2 = guard->authData();
-        if (v2 && v2->user(accessKey))
-            body.add(verdict::kInfo, "acl2User", topic,
-                "an ACL 2.0 user: decided by its ACL policies (qrocket-admin listAcl)", "user",
-                accessKey, accessKey);
-        else
-            body.add(verdict::kBlocking, "aclUnknownKey", topic,
-                "no account with this access key: the ACL refuses its requests", "accessKey",
-                accessKey, accessKey);
+        body.add(verdict::kBlocking, "aclUnknownKey", topic,
+            "no account with this access key: the ACL refuses its requests", "accessKey", accessKey,
+            accessKey);
         return;
     }
     const acl::AclAccount &account = *found;
@@ -481,6 +485,38 @@ void AdminProcessor::explainSendAcl(
         body.add(verdict::kBlocking, "aclDenies", topic,
             "the account may not publish to the topic: the ACL refuses its sends", setting, value,
             accessKey);
+}
+
+void AdminProcessor::explainSendAcl2(const RemotingCommand &request, const QByteArray &topic,
+    const acl::AuthData &data, const acl::AuthUser &user, ExplainBody &body) const
+{
+    const QByteArray &name = user.username;
+    if (user.status == acl::UserStatus::Disable) {
+        body.add(verdict::kBlocking, "acl2UserDisabled", topic,
+            "the ACL 2.0 user is disabled: every request answers NO_PERMISSION", "userStatus",
+            acl::userStatusName(user.status), name);
+        return;
+    }
+    if (user.type == acl::UserType::Super) {
+        body.add(verdict::kOk, "acl2Super", topic, "an ACL 2.0 super user may do everything",
+            "userType", acl::userTypeName(user.type), name);
+        return;
+    }
+    // The producer's address decides entries limited to sourceIps: the request's sourceIp, else
+    // 0.0.0.0 (only entries for every address, or without sourceIps, match it).
+    QHostAddress peer(QString::fromLatin1(request.extString("sourceIp")));
+    if (peer.isNull())
+        peer = QHostAddress(QHostAddress::AnyIPv4);
+    const acl::AuthCheck check {acl::Resource::topic(topic), acl::action::Pub};
+    const QByteArray subject = acl::userSubject(name);
+    if (std::optional<QByteArray> no = acl::authorize(data, user, check, peer))
+        body.add(verdict::kBlocking, "acl2Denies", topic,
+            "the ACL refuses its sends (NO_PERMISSION): " + *no, "acl", subject, name);
+    else
+        body.add(verdict::kOk, "acl2Allows", topic,
+            "its ACL allows Pub on " + check.resource.key() + " from " + peer.toString().toUtf8()
+                + " (qrocket-admin getAcl -s " + subject + " shows the policies)",
+            "acl", subject, name);
 }
 
 } // namespace qrocket::broker

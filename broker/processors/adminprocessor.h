@@ -35,6 +35,11 @@
 #include <utility>
 #include <vector>
 
+namespace qrocket::acl {
+struct AuthData;
+struct AuthUser;
+} // namespace qrocket::acl
+
 namespace qrocket::broker {
 
 struct BrokerContext;
@@ -108,6 +113,9 @@ private:
     /// The ACL finding of explainSend: the rule deciding for the request's "accessKey".
     void explainSendAcl(
         const Command &request, const QByteArray &topic, protocol::ExplainBody &body) const;
+    /// The ACL 2.0 part of explainSendAcl: the user's status, type and policies for Pub.
+    void explainSendAcl2(const Command &request, const QByteArray &topic, const acl::AuthData &data,
+        const acl::AuthUser &user, protocol::ExplainBody &body) const;
 
     QByteArray brokerName() const;
     /// A group's position in one queue of `topic`, as GET_CONSUME_STATS lists it (offsets clamped

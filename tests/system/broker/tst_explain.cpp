@@ -6,7 +6,9 @@
 // waiting for deleteWhen. Send: broker and topic permission, a full disk (through the daemon's
 // QROCKET_DISK_SPACE_FILE seam). Broker: live, connection closed, refused registration, never
 // registered, late then expired on a name server with a short brokerChannelExpiredTime. Bad
-// input answers a clear error. qrocket-admin prints the same findings.
+// input answers a clear error. qrocket-admin prints the same findings. ACL: a plain_acl.yml
+// account's rule, and an ACL 2.0 user's decision (status, Super, its policies from a named
+// producer address), checked against what the broker does with that user's send.
 
 #include "clientlib/protocol/aclsignature.h"
 #include "clientlib/protocol/bodies/adminbodies.h"
@@ -718,17 +720,21 @@ void tst_Explain::sendAclRuleOfAnAccount()
                 {"topicSysFlag", "0"}, {"order", "false"}}));
         QVERIFY2(r.code == 0, r.remark.constData());
     }
-    const auto explainAs = [&](const QByteArray &topic, const QByteArray &account) {
-        RemotingCommand r = account.isEmpty()
-            ? asAdmin(request(ext::kExplainSend, {{"topic", topic}}))
-            : asAdmin(request(ext::kExplainSend, {{"topic", topic}, {"accessKey", account}}));
-        if (r.code != 0) {
-            qWarning("explainSend answered %d: %s", r.code, r.remark.constData());
-            return ExplainBody {};
-        }
-        Result<ExplainBody> b = ExplainBody::fromJson(r.body);
-        return b ? *b : ExplainBody {};
-    };
+    const auto explainAs
+        = [&](const QByteArray &topic, const QByteArray &account, const QByteArray &sourceIp = {}) {
+              RemotingCommand r = account.isEmpty()
+                  ? asAdmin(request(ext::kExplainSend, {{"topic", topic}}))
+                  : sourceIp.isEmpty()
+                  ? asAdmin(request(ext::kExplainSend, {{"topic", topic}, {"accessKey", account}}))
+                  : asAdmin(request(ext::kExplainSend,
+                      {{"topic", topic}, {"accessKey", account}, {"sourceIp", sourceIp}}));
+              if (r.code != 0) {
+                  qWarning("explainSend answered %d: %s", r.code, r.remark.constData());
+                  return ExplainBody {};
+              }
+              Result<ExplainBody> b = ExplainBody::fromJson(r.body);
+              return b ? *b : ExplainBody {};
+          };
 
     ExplainBody b = explainAs("Orders", "producer1");
     const ExplainFinding *allows = b.find("aclAllows");
@@ -753,6 +759,55 @@ void tst_Explain::sendAclRuleOfAnAccount()
     QVERIFY2(b.find("aclNoKey"), describe(b).constData());
     b = explainAs("Other", "admin001");
     QVERIFY2(b.find("aclAdmin"), describe(b).constData());
+
+    // ACL 2.0 users (created as RocketMQ 5's mqadmin does, codes 3001/3006): the answer is the
+    // decision of the user's own policies, for the producer's address when one is named.
+    const auto auth
+        = [&](int code, const char *field, const QByteArray &value, const QByteArray &json) {
+              const RemotingCommand r = asAdmin(request(code, {{field, value}}, json));
+              QVERIFY2(r.code == 0, r.remark.constData());
+          };
+    auth(3001, "username", "root", R"({"password":"root-secret","userType":"Super"})");
+    auth(3001, "username", "alice", R"({"password":"alice-secret"})");
+    auth(3001, "username", "bob", R"({"password":"bob-secret","userStatus":"disable"})");
+    auth(3006, "subject", "User:alice",
+        R"({"subject":"User:alice","policies":[{"policyType":"Custom","entries":[)"
+        R"({"resource":"Topic:Orders","actions":["Pub"],"sourceIps":["10.1.0.0/16"],)"
+        R"("decision":"Allow"},{"resource":"Topic:Other","actions":["Pub"],"decision":"Deny"}]}]})");
+    b = explainAs("Orders", "alice", "10.1.2.3");
+    const ExplainFinding *v2allows = b.find("acl2Allows");
+    QVERIFY2(v2allows, describe(b).constData());
+    QCOMPARE(v2allows->setting, QByteArray("acl"));
+    QCOMPARE(v2allows->value, QByteArray("User:alice"));
+    QVERIFY2(v2allows->reason.contains("from 10.1.2.3"), v2allows->reason.constData());
+    // The same user from an address its Allow entry does not name: no policy matches.
+    b = explainAs("Orders", "alice", "192.168.7.7");
+    QVERIFY2(b.find("acl2Denies"), describe(b).constData());
+    QVERIFY2(b.find("acl2Denies")->reason.contains("no matched policies"),
+        b.find("acl2Denies")->reason.constData());
+    b = explainAs("Orders", "alice"); // no address: only entries for every address match
+    QVERIFY2(b.find("acl2Denies"), describe(b).constData());
+    b = explainAs("Other", "alice", "10.1.2.3");
+    QVERIFY2(b.find("acl2Denies"), describe(b).constData());
+    QVERIFY2(b.find("acl2Denies")->reason.contains("the decision is deny"),
+        b.find("acl2Denies")->reason.constData());
+    QCOMPARE(b.verdict(), QByteArray("blocking"));
+    b = explainAs("Other", "root");
+    QVERIFY2(b.find("acl2Super"), describe(b).constData());
+    QCOMPARE(b.find("acl2Super")->verdict, QByteArray("ok"));
+    b = explainAs("Orders", "bob", "10.1.2.3");
+    QVERIFY2(b.find("acl2UserDisabled"), describe(b).constData());
+    QCOMPARE(b.find("acl2UserDisabled")->value, QByteArray("disable"));
+    // What explainSend says matches what the broker does: alice's signed send from this
+    // (loopback) address is refused, as her only Allow entry names 10.1.0.0/16.
+    RemotingCommand aliceSend = request(310,
+        {{"a", "Orders"}, {"b", "TBW102"}, {"c", "4"}, {"d", "0"}, {"e", "0"}, {"f", "0"},
+            {"g", "0"}, {"h", "0"}, {"i", ""}, {"j", "0"}, {"k", "false"}});
+    aliceSend.body = "hello";
+    protocol::aclSign(aliceSend, "alice", "alice-secret");
+    const RemotingCommand refused = invoke(m_client, addr, std::move(aliceSend));
+    QCOMPARE(refused.code, 16);
+    QVERIFY2(refused.remark.contains("no matched policies"), refused.remark.constData());
 
     // explainSend shows any account's rule: an admin request. A plain account is refused, and
     // so is an unsigned request.
