@@ -8,7 +8,8 @@
 // registered, late then expired on a name server with a short brokerChannelExpiredTime. Bad
 // input answers a clear error. qrocket-admin prints the same findings. ACL: a plain_acl.yml
 // account's rule, and an ACL 2.0 user's decision (status, Super, its policies from a named
-// producer address), checked against what the broker does with that user's send.
+// producer address), checked against what the broker does with that user's send. A slave:
+// brokerRole blocks sends, and its send answers SERVICE_NOT_AVAILABLE.
 
 #include "clientlib/protocol/aclsignature.h"
 #include "clientlib/protocol/bodies/adminbodies.h"
@@ -77,6 +78,7 @@ private Q_SLOTS:
     void brokerLateThenExpired();
     void adminCliPrintsFindings();
     void sendAclRuleOfAnAccount();
+    void sendOnASlave();
 
 private:
     RemotingCommand call(RemotingCommand req)
@@ -818,6 +820,42 @@ void tst_Explain::sendAclRuleOfAnAccount()
     r = invoke(m_client, addr, request(ext::kExplainSend, {{"topic", "Orders"}}));
     QVERIFY2(r.code != 0, r.remark.constData());
     QCOMPARE(aclBroker.stop(), 0);
+}
+
+void tst_Explain::sendOnASlave()
+{
+    // A slave of this test's master (same brokerName, brokerId 1): explainSend names brokerRole,
+    // and the slave's own answer to a send is the refusal it predicts.
+    createTopic("ExSlave", 1);
+    DaemonProcess slave(QStringLiteral("qrocket-broker"));
+    quint16 port = 0;
+    const QByteArray store = QDir(m_dir.path()).filePath(QStringLiteral("slavestore")).toUtf8();
+    QVERIFY2(startOnFreePort(slave, QDir(m_dir.path()).filePath(QStringLiteral("slave.conf")), port,
+                 [&](quint16 p) {
+                     return brokerConf(p, "brokerId=1\nbrokerRole=SLAVE\n")
+                         .replace("storePathRootDir=", "storePathRootDir=" + store + "\n#");
+                 }),
+        qPrintable(slave.error()));
+    const QByteArray addr = localAddr(port);
+    // The topic comes from the master, as a slave's config sync brings it.
+    ExplainBody b;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        invoke(m_client, addr, request(ext::kExplainSend, {{"topic", "ExSlave"}})).code == 0,
+        30000);
+    b = explain(m_client, addr, ext::kExplainSend, {{"topic", "ExSlave"}});
+    const ExplainFinding *role = b.find("slave");
+    QVERIFY2(role, describe(b).constData());
+    QCOMPARE(role->verdict, QByteArray("blocking"));
+    QCOMPARE(role->setting, QByteArray("brokerRole"));
+    QCOMPARE(role->value, QByteArray("SLAVE"));
+    QCOMPARE(b.verdict(), QByteArray("blocking"));
+    RemotingCommand send = request(310,
+        {{"a", "ExSlave"}, {"b", "TBW102"}, {"c", "1"}, {"d", "0"}, {"e", "0"}, {"f", "0"},
+            {"g", "0"}, {"h", "0"}, {"i", ""}, {"j", "0"}, {"k", "false"}});
+    send.body = "to a slave";
+    const RemotingCommand r = invoke(m_client, addr, std::move(send));
+    QCOMPARE(r.code, 14); // SERVICE_NOT_AVAILABLE, as the finding says
+    QCOMPARE(slave.stop(), 0);
 }
 
 QTEST_GUILESS_MAIN(tst_Explain)
