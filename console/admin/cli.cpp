@@ -5,6 +5,7 @@
 
 #include <QDateTime>
 #include <QStringList>
+#include <QThread>
 
 #include <cstdio>
 
@@ -213,6 +214,23 @@ Status checkNamesrv(const QString &list)
 Status usageError(const QString &message)
 {
     return Status::invalidArgument(kUsagePrefix + message);
+}
+
+Status repeatEveryInterval(Context &ctx, const std::function<Status()> &once)
+{
+    auto interval = ctx.integer("i", 0);
+    if (!interval)
+        return interval.error();
+    if (*interval < 0 || (*interval > 0 && ctx.out().isJson()))
+        return usageError(
+            QStringLiteral("-i wants a positive number of seconds (not with --json)"));
+    for (;;) {
+        Status s = once();
+        if (!s || *interval == 0)
+            return s;
+        ctx.out().finish();
+        QThread::sleep(static_cast<unsigned long>(*interval));
+    }
 }
 
 QString describe(const Status &s)

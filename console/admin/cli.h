@@ -22,6 +22,7 @@
 
 #include <QString>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -57,6 +58,11 @@ struct CommandSpec
 
 /// A usage error (exit code 2): Status::invalidArgument with this prefix.
 Status usageError(const QString &message);
+
+class Context;
+/// mqadmin's -i (seconds): `once` runs, then again every -i seconds until it fails or the
+/// process is stopped; without -i, once. -i is refused with --json (one document per run).
+Status repeatEveryInterval(Context &ctx, const std::function<Status()> &once);
 
 class Context
 {

@@ -4,7 +4,6 @@
 #include "console/admin/cli.h"
 
 #include <QDateTime>
-#include <QThread>
 
 namespace qrocket::admincli {
 
@@ -78,20 +77,10 @@ Status printClusterMore(Context &ctx, client::Admin &admin)
 
 Status clusterList(Context &ctx)
 {
-    auto interval = ctx.integer("i", 0);
-    if (!interval)
-        return interval.error();
-    if (*interval < 0 || (*interval > 0 && ctx.out().isJson()))
-        return usageError(
-            QStringLiteral("-i wants a positive number of seconds (not with --json)"));
     return ctx.withAdmin([&](client::Admin &admin) -> Status {
-        for (;;) {
-            Status s = ctx.has("m") ? printClusterMore(ctx, admin) : printClusterBase(ctx, admin);
-            if (!s || *interval == 0)
-                return s;
-            ctx.out().finish();
-            QThread::sleep(static_cast<unsigned long>(*interval));
-        }
+        return repeatEveryInterval(ctx, [&] {
+            return ctx.has("m") ? printClusterMore(ctx, admin) : printClusterBase(ctx, admin);
+        });
     });
 }
 

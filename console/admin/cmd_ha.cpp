@@ -1,6 +1,6 @@
 // qrocket-admin's replication commands, RocketMQ 5's mqadmin haStatus (GET_BROKER_HA_STATUS) and
-// getBrokerEpoch (GET_BROKER_EPOCH_CACHE), printed as mqadmin prints them. Without mqadmin's -i
-// (repeat forever): run the command again instead. getBrokerEpoch's -b takes a broker address
+// getBrokerEpoch (GET_BROKER_EPOCH_CACHE), printed as mqadmin prints them; haStatus -i repeats
+// every -i seconds, as mqadmin's. getBrokerEpoch's -b takes a broker address
 // ("ip:port") as well as mqadmin's broker name (every replica of that name).
 
 #include "console/admin/cli.h"
@@ -75,13 +75,15 @@ Status haStatus(Context &ctx)
     if (!nodes)
         return nodes.error();
     return ctx.withAdmin([&](client::Admin &admin) -> Status {
-        for (const client::BrokerNode &n : *nodes) {
-            auto info = admin.brokerHaStatus(n.address, ctx.timeoutMs());
-            if (!info)
-                return info.error();
-            printHaStatus(ctx, n.address, *info);
-        }
-        return {};
+        return repeatEveryInterval(ctx, [&]() -> Status {
+            for (const client::BrokerNode &n : *nodes) {
+                auto info = admin.brokerHaStatus(n.address, ctx.timeoutMs());
+                if (!info)
+                    return info.error();
+                printHaStatus(ctx, n.address, *info);
+            }
+            return {};
+        });
     });
 }
 
@@ -149,7 +151,8 @@ Status getBrokerEpoch(Context &ctx)
 const CommandSpec kCommands[] = {
     {"haStatus", "Fetch ha runtime status data.",
         {{'c', "clusterName", true, false, "which cluster"},
-            {'b', "brokerAddr", true, false, "which broker to fetch"}},
+            {'b', "brokerAddr", true, false, "which broker to fetch"},
+            {'i', "interval", true, false, "the interval in seconds to fetch again"}},
         haStatus},
     {"getBrokerEpoch", "Fetch broker epoch entries.",
         {{'c', "clusterName", true, false, "which cluster"},

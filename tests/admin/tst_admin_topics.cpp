@@ -411,6 +411,22 @@ void TestAdminTopics::haStatusAndEpochInPlainMode()
     QCOMPARE(
         QString::number(ha.value(QStringLiteral("masterCommitLogMaxOffset")).toInteger()), end);
 
+    // -i: again every -i seconds until stopped, as mqadmin's; not with --json.
+    QCOMPARE(at(argv({"haStatus", "-i", "-1", "-b"}) << m_addr0).exitCode, 2);
+    QCOMPARE(at(argv({"haStatus", "--json", "-i", "1", "-b"}) << m_addr0).exitCode, 2);
+    QProcess repeating;
+    repeating.start(adminPath(),
+        argv({"haStatus", "-i", "1", "-n"}) << m_ns << QStringLiteral("-b") << m_addr0);
+    QVERIFY(repeating.waitForStarted(5000));
+    QString seen;
+    QTRY_VERIFY_WITH_TIMEOUT((seen += QString::fromUtf8(repeating.readAllStandardOutput()))
+                                 .count(QLatin1String("#MasterAddr"))
+            >= 2,
+        15000);
+    QCOMPARE(repeating.state(), QProcess::Running);
+    repeating.kill();
+    QVERIFY(repeating.waitForFinished(5000));
+
     r = at(argv({"getBrokerEpoch", "-b"}) << m_addr0);
     QVERIFY2(r.exitCode == 0, r.describe().constData());
     QCOMPARE(r.lines(),
