@@ -166,25 +166,68 @@ WorkerPool::~WorkerPool()
     shutdown();
 }
 
-bool WorkerPool::execute(std::function<void()> task)
+namespace {
+
+/// More queued tasks than waiting threads, and room to grow: up to `atMost` more threads
+/// (detached; they count in `alive`, which shutdown waits for), one per task no waiting thread
+/// will take. Called with the state's mutex held.
+void growLocked(const std::shared_ptr<WorkerPool::State> &state, int atMost)
 {
-    std::lock_guard lock(m_state->mutex);
-    if (m_state->stopping)
-        return false;
-    m_state->queue.push_back(std::move(task));
-    // More queued tasks than waiting threads, and room to grow: one more thread (detached; it
-    // counts in `alive`, which shutdown waits for).
-    if (int(m_state->queue.size()) > m_state->idle && m_state->alive < m_state->maxThreads) {
+    WorkerPool::State &s = *state;
+    for (int started = 0;
+         started<atMost &&int(s.queue.size())> s.idle + started && s.alive < s.maxThreads;
+         ++started) {
         try {
-            const int index = ++m_state->nextIndex;
-            std::thread([state = m_state, index] { state->run(index, false); }).detach();
-            ++m_state->alive;
+            const int index = ++s.nextIndex;
+            std::thread([state, index] { state->run(index, false); }).detach();
+            ++s.alive;
         } catch (const std::system_error &e) {
-            qCWarning(lcClient, "%s: cannot start another thread: %s", m_state->name.constData(),
-                e.what());
+            qCWarning(
+                lcClient, "%s: cannot start another thread: %s", s.name.constData(), e.what());
+            return;
         }
     }
+}
+
+} // namespace
+
+bool WorkerPool::execute(std::function<void()> task)
+{
+    {
+        std::lock_guard lock(m_state->mutex);
+        if (m_state->stopping)
+            return false;
+        m_state->queue.push_back(std::move(task));
+        growLocked(m_state, 1);
+    }
+    // Signalled after the unlock, so the woken thread does not run into the mutex held here.
     m_state->wake.notify_one();
+    return true;
+}
+
+bool WorkerPool::executeAll(std::vector<std::function<void()>> tasks)
+{
+    if (tasks.empty())
+        return true;
+    int wakeUp = 0;
+    bool everyone = false;
+    {
+        std::lock_guard lock(m_state->mutex);
+        if (m_state->stopping)
+            return false; // the tasks' captures die with the vector, outside the lock
+        for (std::function<void()> &t : tasks)
+            m_state->queue.push_back(std::move(t));
+        growLocked(m_state, static_cast<int>(tasks.size()));
+        // A busy thread takes the next task without waiting: wake only as many waiting ones as
+        // there are tasks.
+        wakeUp = std::min(static_cast<int>(tasks.size()), m_state->idle);
+        everyone = wakeUp == m_state->idle;
+    }
+    if (everyone)
+        m_state->wake.notify_all();
+    else
+        for (int i = 0; i < wakeUp; ++i)
+            m_state->wake.notify_one();
     return true;
 }
 

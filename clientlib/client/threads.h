@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <vector>
 
 namespace qrocket::client {
 
@@ -40,6 +41,9 @@ public:
 
     /// Queues `task`; false once shut down. Thread-safe.
     bool execute(std::function<void()> task);
+    /// Queues every task at once (one lock, and only as many waiting threads woken as there are
+    /// tasks): a consumer hands a pulled batch over this way. false once shut down.
+    bool executeAll(std::vector<std::function<void()>> tasks);
     /// Stops accepting tasks, drops the queued ones, waits up to `timeout` for the running ones.
     /// Idempotent.
     void shutdown(std::chrono::milliseconds timeout = std::chrono::seconds(3));

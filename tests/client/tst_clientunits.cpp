@@ -41,6 +41,7 @@ private slots:
     void schedulerRunsCancelsAndShutsDownFromInside();
     void workerPoolShutsDownFromInside();
     void workerPoolGrowsToMaxAndRetiresExtras();
+    void workerPoolExecuteAll();
 };
 
 namespace {
@@ -399,6 +400,50 @@ void tst_ClientUnits::workerPoolGrowsToMaxAndRetiresExtras()
     pool.shutdown(std::chrono::seconds(3));
     QVERIFY(t.elapsed() < 3000);
     QVERIFY(!pool.execute([] {}));
+}
+
+void tst_ClientUnits::workerPoolExecuteAll()
+{
+    // A batch handed over at once wakes as many waiting threads as it has tasks, grows the pool
+    // by as many as no waiting thread takes, and runs each task once; a shut-down pool refuses
+    // the batch and drops it.
+    WorkerPool pool("tst-all", 2, 6, std::chrono::milliseconds(100));
+    std::atomic<int> running {0};
+    std::atomic<bool> release {false};
+    std::atomic<int> done {0};
+    const auto blocking = [&] {
+        return [&] {
+            ++running;
+            while (!release.load())
+                std::this_thread::yield();
+            ++done;
+        };
+    };
+    std::vector<std::function<void()>> tasks;
+    for (int i = 0; i < 6; ++i)
+        tasks.emplace_back(blocking());
+    QVERIFY(pool.executeAll(std::move(tasks)));
+    // Six tasks that wait for each other all run at once: both waiting threads woke, and four
+    // more started.
+    QTRY_COMPARE_WITH_TIMEOUT(running.load(), 6, 5000);
+    QCOMPARE(pool.threadCount(), 6);
+    release = true;
+    QTRY_COMPARE_WITH_TIMEOUT(done.load(), 6, 5000);
+    // Many small tasks, more than threads: each runs exactly once.
+    std::atomic<int> counted {0};
+    tasks.clear();
+    for (int i = 0; i < 1000; ++i)
+        tasks.emplace_back([&] { ++counted; });
+    QVERIFY(pool.executeAll(std::move(tasks)));
+    QVERIFY(pool.executeAll({})); // nothing to do
+    QTRY_COMPARE_WITH_TIMEOUT(counted.load(), 1000, 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(pool.threadCount(), 2, 5000);
+    pool.shutdown(std::chrono::seconds(3));
+    auto alive = std::make_shared<int>(0);
+    tasks.clear();
+    tasks.emplace_back([alive] { ++*alive; });
+    QVERIFY(!pool.executeAll(std::move(tasks)));
+    QCOMPARE(alive.use_count(), 1); // the refused task was dropped, its captures released
 }
 
 #include "tst_clientunits.moc"

@@ -4,6 +4,7 @@
 #include "clientlib/client/logging.h"
 
 #include <chrono>
+#include <iterator>
 
 namespace qrocket::client {
 
@@ -19,7 +20,7 @@ ConcurrentConsumeService::ConcurrentConsumeService(
     : ConsumeService(consumer), m_listener(std::move(listener))
 { }
 
-void ConcurrentConsumeService::submitConsumeRequest(const std::vector<MessageExt> &msgs,
+void ConcurrentConsumeService::submitConsumeRequest(std::vector<MessageExt> &&msgs,
     const std::shared_ptr<ProcessQueue> &pq, const MessageQueue &mq, bool dispatch)
 {
     (void)dispatch; // every batch goes to the pool at once
@@ -27,16 +28,22 @@ void ConcurrentConsumeService::submitConsumeRequest(const std::vector<MessageExt
         = static_cast<std::size_t>(m_consumer.m_options.consumeMessageBatchMaxSize);
     std::weak_ptr<PushConsumerImpl> weak = m_consumer.weak_from_this();
     auto self = std::static_pointer_cast<ConcurrentConsumeService>(shared_from_this());
+    // The whole pulled batch in one hand-over: one lock of the pool instead of one per part,
+    // which twenty consume threads otherwise fight over.
+    std::vector<std::function<void()>> tasks;
+    tasks.reserve((msgs.size() + batch - 1) / batch);
     for (std::size_t i = 0; i < msgs.size(); i += batch) {
-        std::vector<MessageExt> part(msgs.begin() + static_cast<std::ptrdiff_t>(i),
-            msgs.begin() + static_cast<std::ptrdiff_t>(std::min(msgs.size(), i + batch)));
-        if (!m_consumer.m_consumePool->execute(
-                [weak, self, part = std::move(part), pq, mq]() mutable {
-                    if (auto consumer = weak.lock())
-                        self->consume(std::move(part), pq, mq);
-                }))
-            return; // shutting down: what is buffered stays unconsumed and uncommitted
+        std::vector<MessageExt> part(
+            std::make_move_iterator(msgs.begin() + static_cast<std::ptrdiff_t>(i)),
+            std::make_move_iterator(
+                msgs.begin() + static_cast<std::ptrdiff_t>(std::min(msgs.size(), i + batch))));
+        tasks.emplace_back([weak, self, part = std::move(part), pq, mq]() mutable {
+            if (auto consumer = weak.lock())
+                self->consume(std::move(part), pq, mq);
+        });
     }
+    // false: shutting down; what is buffered stays unconsumed and uncommitted.
+    m_consumer.m_consumePool->executeAll(std::move(tasks));
 }
 
 void ConcurrentConsumeService::consume(
@@ -71,19 +78,20 @@ void ConcurrentConsumeService::consume(
     st.consumedOk += ackIndex + 1;
     st.consumedFailed += size - ackIndex - 1;
     std::vector<MessageExt> retryLocally;
-    std::vector<MessageExt> done;
+    std::vector<std::int64_t> done; // queue offsets: no copy of the messages
+    done.reserve(msgs.size());
     for (int i = 0; i < size; ++i) {
         if (i <= ackIndex) {
-            done.push_back(msgs[static_cast<std::size_t>(i)]);
+            done.push_back(msgs[static_cast<std::size_t>(i)].queueOffset());
             continue;
         }
         MessageExt &m = msgs[static_cast<std::size_t>(i)];
         if (options.messageModel == MessageModel::Broadcasting) {
             qCWarning(lcConsumer, "%s: broadcasting consumption failed, message %s dropped",
                 options.group.constData(), m.msgId().constData());
-            done.push_back(m);
+            done.push_back(m.queueOffset());
         } else if (m_consumer.sendMessageBack(m, ctx.delayLevelWhenNextConsume)) {
-            done.push_back(m);
+            done.push_back(m.queueOffset());
         } else {
             m.setReconsumeTimes(m.reconsumeTimes() + 1);
             retryLocally.push_back(m);

@@ -16,7 +16,7 @@ class ConcurrentConsumeService : public ConsumeService
 public:
     ConcurrentConsumeService(PushConsumerImpl &consumer, ConcurrentListener listener);
 
-    void submitConsumeRequest(const std::vector<MessageExt> &msgs,
+    void submitConsumeRequest(std::vector<MessageExt> &&msgs,
         const std::shared_ptr<ProcessQueue> &pq, const MessageQueue &mq, bool dispatch) override;
 
 protected:

@@ -27,7 +27,7 @@ public:
 
     /// What a pull found for `mq`, already put into `pq` (`dispatch`: putMessages found the
     /// queue idle), to the listener on the consume pool.
-    virtual void submitConsumeRequest(const std::vector<MessageExt> &msgs,
+    virtual void submitConsumeRequest(std::vector<MessageExt> &&msgs,
         const std::shared_ptr<ProcessQueue> &pq, const MessageQueue &mq, bool dispatch)
         = 0;
     /// CONSUME_MESSAGE_DIRECTLY: `msg` to the listener now, on the calling thread; the answer's

@@ -18,7 +18,7 @@ OrderlyConsumeService::OrderlyConsumeService(PushConsumerImpl &consumer, Orderly
     : ConsumeService(consumer), m_listener(std::move(listener))
 { }
 
-void OrderlyConsumeService::submitConsumeRequest(const std::vector<MessageExt> &msgs,
+void OrderlyConsumeService::submitConsumeRequest(std::vector<MessageExt> &&msgs,
     const std::shared_ptr<ProcessQueue> &pq, const MessageQueue &mq, bool dispatch)
 {
     (void)msgs; // the task takes them from the process queue, in offset order

@@ -19,7 +19,7 @@ class OrderlyConsumeService final : public ConsumeService
 public:
     OrderlyConsumeService(PushConsumerImpl &consumer, OrderlyListener listener);
 
-    void submitConsumeRequest(const std::vector<MessageExt> &msgs,
+    void submitConsumeRequest(std::vector<MessageExt> &&msgs,
         const std::shared_ptr<ProcessQueue> &pq, const MessageQueue &mq, bool dispatch) override;
 
 protected:

@@ -31,20 +31,22 @@ void PopConsumeService::submitPop(
         = static_cast<std::size_t>(m_consumer.m_options.consumeMessageBatchMaxSize);
     std::weak_ptr<PushConsumerImpl> weak = m_consumer.weak_from_this();
     auto self = std::static_pointer_cast<PopConsumeService>(shared_from_this());
+    // One hand-over for the whole popped batch (WorkerPool::executeAll).
+    std::vector<std::function<void()>> tasks;
+    tasks.reserve((msgs.size() + batch - 1) / batch);
     for (std::size_t i = 0; i < msgs.size(); i += batch) {
         const std::size_t end = std::min(msgs.size(), i + batch);
         std::vector<MessageExt> part(
             std::make_move_iterator(msgs.begin() + static_cast<std::ptrdiff_t>(i)),
             std::make_move_iterator(msgs.begin() + static_cast<std::ptrdiff_t>(end)));
-        if (!m_consumer.m_consumePool->execute(
-                [weak, self, part = std::move(part), pq, mq]() mutable {
-                    if (auto consumer = weak.lock())
-                        self->consumePop(std::move(part), pq, mq);
-                })) {
-            // Shutting down: what was popped comes back after its invisible time.
-            pq->waitAck -= static_cast<std::int64_t>(msgs.size() - i);
-            return;
-        }
+        tasks.emplace_back([weak, self, part = std::move(part), pq, mq]() mutable {
+            if (auto consumer = weak.lock())
+                self->consumePop(std::move(part), pq, mq);
+        });
+    }
+    if (!m_consumer.m_consumePool->executeAll(std::move(tasks))) {
+        // Shutting down: what was popped comes back after its invisible time.
+        pq->waitAck -= static_cast<std::int64_t>(msgs.size());
     }
 }
 

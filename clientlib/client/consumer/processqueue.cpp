@@ -22,11 +22,20 @@ bool ProcessQueue::putMessages(const std::vector<MessageExt> &msgs)
 
 std::int64_t ProcessQueue::removeMessages(const std::vector<MessageExt> &msgs)
 {
+    std::vector<std::int64_t> offsets;
+    offsets.reserve(msgs.size());
+    for (const MessageExt &m : msgs)
+        offsets.push_back(m.queueOffset());
+    return removeMessages(offsets);
+}
+
+std::int64_t ProcessQueue::removeMessages(std::span<const std::int64_t> queueOffsets)
+{
     std::lock_guard lock(m_mutex);
     if (m_messages.empty())
         return -1;
-    for (const MessageExt &m : msgs) {
-        const auto it = m_messages.find(m.queueOffset());
+    for (const std::int64_t queueOffset : queueOffsets) {
+        const auto it = m_messages.find(queueOffset);
         if (it == m_messages.end())
             continue;
         m_bytes -= it->second.body().size();

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <span>
 #include <vector>
 
 namespace qrocket::client {
@@ -27,8 +28,10 @@ public:
     /// Adds pulled messages; true when an orderly consumer should start a consume task (it was
     /// idle and now has messages).
     bool putMessages(const std::vector<MessageExt> &msgs);
-    /// Removes consumed messages; the offset to commit (the first one left, or one past the
-    /// highest seen when none is left), -1 when the queue was already empty.
+    /// Removes consumed messages, named by their queue offsets; the offset to commit (the first
+    /// one left, or one past the highest seen when none is left), -1 when the queue was already
+    /// empty.
+    std::int64_t removeMessages(std::span<const std::int64_t> queueOffsets);
     std::int64_t removeMessages(const std::vector<MessageExt> &msgs);
     /// Highest minus lowest offset buffered (consumeConcurrentlyMaxSpan).
     std::int64_t maxSpan() const;

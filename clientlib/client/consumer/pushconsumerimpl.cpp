@@ -475,7 +475,8 @@ void PushConsumerImpl::onPullResult(PullRequest request, Result<PullResult> resu
             static_cast<long long>(request.nextOffset));
         if (!msgs.empty()) {
             const bool dispatch = request.pq->putMessages(msgs);
-            m_consumeService->submitConsumeRequest(msgs, request.pq, request.mq, dispatch);
+            m_consumeService->submitConsumeRequest(
+                std::move(msgs), request.pq, request.mq, dispatch);
         }
         executePullLater(std::move(request), m_options.pullInterval);
         return;
