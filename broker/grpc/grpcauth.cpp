@@ -111,15 +111,18 @@ std::optional<AuthorizationHeader> parseAuthorization(QByteArrayView value)
     return out;
 }
 
-std::optional<QByteArray> GrpcAuth::secretOf(const QByteArray &accessKey, std::string *reason) const
+std::optional<QByteArray> GrpcAuth::secretOf(const acl::PlainAclConfig &rules,
+    const QByteArray &accessKey, std::string *reason, const acl::AclAccount **plainAccount) const
 {
-    const std::shared_ptr<const acl::PlainAclConfig> rules = m_guard->rules();
-    const auto account = rules ? rules->accounts().find(accessKey)
-                               : std::unordered_map<QByteArray, acl::AclAccount>::const_iterator();
-    const bool inFile = rules && account != rules->accounts().end();
+    *plainAccount = nullptr;
+    // The guard's precedence (aclguard.h): an ACL 2.0 user, unless it is an untouched import of
+    // an account the file still defines.
+    const acl::AclAccount *account = nullptr;
+    if (const auto it = rules.accounts().find(accessKey); it != rules.accounts().end())
+        account = &it->second;
     if (const std::shared_ptr<const acl::AuthData> data = m_guard->authData()) {
         const acl::AuthUser *user = data->user(accessKey);
-        if (user && (!user->imported || !inFile)) {
+        if (user && (!user->imported || !account)) {
             if (user->status == acl::UserStatus::Disable) {
                 *reason = "User:" + accessKey.toStdString() + " is disabled.";
                 return std::nullopt;
@@ -127,9 +130,10 @@ std::optional<QByteArray> GrpcAuth::secretOf(const QByteArray &accessKey, std::s
             return user->password;
         }
     }
-    if (!inFile)
+    if (!account)
         return std::nullopt;
-    return account->second.secretKey;
+    *plainAccount = account;
+    return account->secretKey;
 }
 
 std::optional<std::string> GrpcAuth::authenticate(const grpc::CallbackServerContext *context) const
@@ -157,16 +161,15 @@ std::optional<std::string> GrpcAuth::authenticate(const grpc::CallbackServerCont
     if (rules->isGloballyWhite(peer))
         return std::nullopt;
     std::string reason;
-    const std::optional<QByteArray> secret = secretOf(header->accessKey, &reason);
+    const acl::AclAccount *account = nullptr;
+    const std::optional<QByteArray> secret = secretOf(*rules, header->accessKey, &reason, &account);
     if (!secret) {
         if (reason.empty())
             reason = "User:" + header->accessKey.left(128).toStdString() + " is not found.";
         return reason;
     }
     // A plain_acl.yml account's whiteRemoteAddress lets its peers in unsigned (remoting's rule).
-    const auto account = rules->accounts().find(header->accessKey);
-    if (account != rules->accounts().end()
-        && AddressPattern::matchesAny(account->second.whiteRemoteAddress, peer))
+    if (account && AddressPattern::matchesAny(account->whiteRemoteAddress, peer))
         return std::nullopt;
     if (!signatureMatches(header->signatureHex, *secret, dateTime))
         return std::string("check signature failed.");
@@ -182,8 +185,12 @@ GrpcCredential GrpcAuth::credentialOf(const grpc::CallbackServerContext *context
         = parseAuthorization(metadataOf(context, "authorization"));
     if (!header || header->accessKey.isEmpty())
         return out;
+    const std::shared_ptr<const acl::PlainAclConfig> rules = m_guard->rules();
+    if (!rules)
+        return out;
     std::string reason;
-    if (std::optional<QByteArray> secret = secretOf(header->accessKey, &reason)) {
+    const acl::AclAccount *account = nullptr;
+    if (std::optional<QByteArray> secret = secretOf(*rules, header->accessKey, &reason, &account)) {
         out.accessKey = header->accessKey;
         out.secretKey = std::move(*secret);
     }

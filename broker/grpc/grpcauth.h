@@ -37,7 +37,9 @@ class CallbackServerContext;
 
 namespace qrocket::acl {
 class AclGuard;
-}
+struct AclAccount;
+class PlainAclConfig;
+} // namespace qrocket::acl
 
 namespace qrocket::broker::v2 {
 
@@ -79,8 +81,12 @@ public:
 
 private:
     /// The secret of `accessKey` (nullopt: unknown); `reason` set for a known key that may not
-    /// sign in (a disabled ACL 2.0 user).
-    std::optional<QByteArray> secretOf(const QByteArray &accessKey, std::string *reason) const;
+    /// sign in (a disabled ACL 2.0 user); `plainAccount` set when the guard decides the key by
+    /// plain_acl.yml (whose whiteRemoteAddress then applies), null for an ACL 2.0 user.
+    /// `rules` is the snapshot the caller holds (`plainAccount` points into it).
+    std::optional<QByteArray> secretOf(const acl::PlainAclConfig &rules,
+        const QByteArray &accessKey, std::string *reason,
+        const acl::AclAccount **plainAccount) const;
 
     const acl::AclGuard *m_guard;
 };

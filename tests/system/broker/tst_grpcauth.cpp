@@ -322,6 +322,22 @@ void tst_GrpcAuth::whiteRemoteAddressAndAcl2Users()
     auto wrong = client("alice", "not-her-password", "grpcauth-alice@2");
     QCOMPARE(wrong->send({GrpcTestClient::message("GA", "AUTH-ALICE-3", "x")}).status().code(),
         pb::UNAUTHORIZED);
+
+    // Once its ACL 2.0 import is changed, ACL 2.0 decides for whiteuser (aclguard.h): the file's
+    // whiteRemoteAddress no longer lets a wrong signature in, the new password signs.
+    protocol::UserInfo changed;
+    changed.username = "whiteuser";
+    changed.password = "white-password-2";
+    changed.userType = "Super";
+    QVERIFY(m_broker->context().authStore->updateUser(changed).isOk());
+    const pb::SendMessageResponse unsigned2
+        = white->send({GrpcTestClient::message("GB", "AUTH-WHITE-2", "white")});
+    QCOMPARE(unsigned2.status().code(), pb::UNAUTHORIZED);
+    QCOMPARE(unsigned2.status().message(), std::string("check signature failed."));
+    auto resigned = client("whiteuser", "white-password-2", "grpcauth-white@2");
+    const pb::SendMessageResponse ok2
+        = resigned->send({GrpcTestClient::message("GB", "AUTH-WHITE-3", "white")});
+    QVERIFY2(ok2.status().code() == pb::OK, ok2.status().message().c_str());
 }
 
 void tst_GrpcAuth::garbageHeadersAreRefused()
