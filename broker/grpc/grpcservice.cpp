@@ -104,7 +104,8 @@ void MessagingServiceImpl::invoke(
     // aclEnable: signed with the caller's key and put to the guard here, so that a refusal is
     // known as one (UNAUTHORIZED, as the proxy answers); the table's guard passes it again.
     if (m_auth.enabled()) {
-        if (std::optional<QByteArray> no = m_auth.authorize(*caller.channel, caller.credential, request)) {
+        if (std::optional<QByteArray> no
+            = m_auth.authorize(*caller.channel, caller.credential, request)) {
             RemotingCommand refused
                 = RemotingCommand::createResponse(request, kUnauthorizedCode, std::move(*no));
             done(std::move(refused));
