@@ -47,8 +47,12 @@ Result<std::shared_ptr<grpc::ServerCredentials>> grpcServerCredentials(
     pair.private_key = config.privateKey().toPem().toStdString();
     pair.cert_chain = pemOf(config.localCertificateChain());
     options.pem_key_cert_pairs.push_back(std::move(pair));
-    const QString auth = settings.serverNeedClientAuth.trimmed().toLower();
-    if (!settings.serverTrustCertPath.isEmpty())
+    // The keys as tls.config.file leaves them (create() read it into its own copy).
+    remoting::TlsSettings effective = settings;
+    if (Status st = effective.loadConfigFile(); !st)
+        return st;
+    const QString auth = effective.serverNeedClientAuth.trimmed().toLower();
+    if (!effective.serverTrustCertPath.isEmpty())
         options.pem_root_certs = pemOf(config.caCertificates());
     if (auth == QLatin1String("require"))
         options.client_certificate_request
