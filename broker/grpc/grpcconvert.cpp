@@ -1,5 +1,6 @@
 #include "broker/grpc/grpcconvert.h"
 
+#include "broker/grpc/grpcauth.h"
 #include "broker/grpc/grpcchannel.h"
 #include "clientlib/protocol/compression.h"
 #include "clientlib/protocol/messageid.h"
@@ -110,6 +111,8 @@ pb::Code codeOfRemoting(int remotingCode)
         return pb::BAD_REQUEST;
     case toInt(ResponseCode::NoPermission):
         return pb::FORBIDDEN;
+    case kUnauthorizedCode: // the ACL guard refused an internal request (grpcauth.h)
+        return pb::UNAUTHORIZED;
     case toInt(ResponseCode::TopicNotExist):
         return pb::TOPIC_NOT_FOUND;
     case toInt(ResponseCode::SubscriptionGroupNotExist):

@@ -1,7 +1,9 @@
 #include "broker/grpc/grpcserver.h"
 
 #include "broker/common/logging.h"
+#include "broker/grpc/grpcguarded.h"
 #include "broker/grpc/grpcservice.h"
+#include "broker/grpc/grpctls.h"
 
 #include <chrono>
 #include <condition_variable>
@@ -17,9 +19,13 @@ struct GrpcServer::Impl
 {
     Impl(GrpcServerOptions options, const remoting::ProcessorTable &table, BrokerContext &ctx)
         : service(std::move(options), table, ctx)
-    { }
+    {
+        if (service.auth().enabled())
+            guarded = std::make_unique<GuardedMessagingService>(service, service.auth());
+    }
 
     MessagingServiceImpl service;
+    std::unique_ptr<GuardedMessagingService> guarded; // aclEnable
     std::unique_ptr<grpc::Server> server;
     // Completes internal requests whose processor never answered (GrpcChannel::expire).
     std::thread housekeeping;
@@ -47,14 +53,22 @@ Status GrpcServer::start()
     if (o.port < 0 || o.port > 65535)
         return Status::invalidArgument(
             QStringLiteral("grpcServerPort: %1 is not a port").arg(o.port));
+    bool tls = false;
+    Result<std::shared_ptr<grpc::ServerCredentials>> credentials
+        = grpcServerCredentials(o.tls, &tls);
+    if (!credentials)
+        return credentials.error();
     grpc::ServerBuilder builder;
     int bound = 0;
     const std::string address = toStd(o.bindHost) + ':' + std::to_string(o.port);
-    builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &bound);
+    builder.AddListeningPort(address, *credentials, &bound);
     // Two brokers on one host must not share a port (gRPC turns SO_REUSEPORT on by default).
     builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
     builder.SetMaxReceiveMessageSize(std::max(o.maxBodySize, 4 * 1024 * 1024) + 1024 * 1024);
-    builder.RegisterService(&m_impl->service);
+    if (m_impl->guarded)
+        builder.RegisterService(m_impl->guarded.get());
+    else
+        builder.RegisterService(&m_impl->service);
     m_impl->server = builder.BuildAndStart();
     if (!m_impl->server || bound == 0) {
         m_impl->server.reset();
@@ -62,6 +76,7 @@ Status GrpcServer::start()
                                    .arg(QString::fromStdString(address)));
     }
     m_port = static_cast<quint16>(bound);
+    m_tls = tls;
     m_impl->service.setPort(bound);
     m_impl->stopping = false;
     m_impl->draining = false;
@@ -78,8 +93,9 @@ Status GrpcServer::start()
             lock.lock();
         }
     });
-    qCInfo(lcBroker, "gRPC (RocketMQ 5 MessagingService) listening on %s:%d",
-        o.bindHost.constData(), bound);
+    qCInfo(lcBroker, "gRPC (RocketMQ 5 MessagingService) listening on %s:%d%s%s",
+        o.bindHost.constData(), bound, tls ? " (TLS)" : "",
+        m_impl->guarded ? " (ACL: authenticated)" : "");
     return Status::ok();
 }
 

@@ -11,9 +11,13 @@
 //   grpc.port();                               // the bound port
 //   grpc.stop();                               // cancels streams, waits for handlers
 //
+// With aclEnable every RPC is authenticated and its requests authorized (grpcauth.h,
+// grpcguarded.h); tls.server.mode=enforcing makes the port TLS only (grpctls.h).
+//
 // SO_REUSEPORT is off: two brokers on one host never share a port silently.
 
 #include "clientlib/common/status.h"
+#include "clientlib/remoting/tlssettings.h"
 
 #include <QByteArray>
 
@@ -44,6 +48,8 @@ struct GrpcServerOptions
     int requestTimeoutMs = 20000;
     /// The consumer retry back-off pushed to clients (the broker's delay levels, ms).
     std::vector<std::int64_t> retryDelaysMs;
+    /// The broker's tls.server.* (grpctls.h: enforcing makes the port TLS only).
+    remoting::TlsSettings tls;
 };
 
 class MessagingServiceImpl;
@@ -61,11 +67,14 @@ public:
     void stop();
     /// The bound port once started, else 0.
     quint16 port() const { return m_port; }
+    /// Whether the port serves TLS (tls.server.mode=enforcing).
+    bool tls() const { return m_tls; }
 
 private:
     struct Impl;
     std::unique_ptr<Impl> m_impl;
     quint16 m_port = 0;
+    bool m_tls = false;
 };
 
 } // namespace qrocket::broker::v2

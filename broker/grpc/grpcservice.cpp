@@ -84,7 +84,7 @@ std::optional<QByteArray> handleTopic(
 
 MessagingServiceImpl::MessagingServiceImpl(
     GrpcServerOptions options, const remoting::ProcessorTable &table, BrokerContext &ctx)
-    : m_options(std::move(options)), m_table(table), m_ctx(ctx)
+    : m_options(std::move(options)), m_table(table), m_ctx(ctx), m_auth(ctx.acl)
 { }
 
 Caller MessagingServiceImpl::callerOf(const grpc::CallbackServerContext *context)
@@ -93,12 +93,25 @@ Caller MessagingServiceImpl::callerOf(const grpc::CallbackServerContext *context
     c.clientId = metadata(context, "x-mq-client-id");
     c.peer = peerOf(context);
     c.channel = m_registry.channelFor(c.clientId, c.peer);
+    if (m_auth.enabled())
+        c.credential = m_auth.credentialOf(context);
     return c;
 }
 
 void MessagingServiceImpl::invoke(
     const Caller &caller, RemotingCommand request, int timeoutMs, GrpcChannel::Done done)
 {
+    // aclEnable: signed with the caller's key and put to the guard here, so that a refusal is
+    // known as one (UNAUTHORIZED, as the proxy answers); the table's guard passes it again.
+    if (m_auth.enabled()) {
+        if (std::optional<QByteArray> no
+            = m_auth.authorize(*caller.channel, caller.credential, request)) {
+            RemotingCommand refused
+                = RemotingCommand::createResponse(request, kUnauthorizedCode, std::move(*no));
+            done(std::move(refused));
+            return;
+        }
+    }
     GrpcChannel::call(caller.channel, m_table, std::move(request), timeoutMs, std::move(done));
 }
 

@@ -11,6 +11,7 @@
 // checks), GetOffset, UpdateOffset, QueryOffset, ForwardMessageToDeadLetterQueue,
 // RecallMessage, EndTransaction (grpctransaction.cpp). PullMessage answers gRPC's UNIMPLEMENTED.
 
+#include "broker/grpc/grpcauth.h"
 #include "broker/grpc/grpcchannel.h"
 #include "broker/grpc/grpcconvert.h"
 #include "broker/grpc/grpcserver.h"
@@ -32,6 +33,7 @@ struct Caller
     GrpcChannelPtr channel;
     QByteArray clientId; // x-mq-client-id
     QByteArray peer; // "a.b.c.d:port"
+    GrpcCredential credential; // aclEnable: its internal requests are signed with it
 };
 
 class MessagingServiceImpl final : public pb::MessagingService::CallbackService
@@ -83,6 +85,8 @@ public:
     void invoke(
         const Caller &caller, RemotingCommand request, int timeoutMs, GrpcChannel::Done done);
     const GrpcServerOptions &options() const { return m_options; }
+    /// Access control (grpcauth.h); enabled() with aclEnable.
+    const GrpcAuth &auth() const { return m_auth; }
     BrokerContext &context() { return m_ctx; }
     /// This broker as routes name it (its gRPC endpoint).
     void fillBroker(pb::Broker *broker) const;
@@ -117,6 +121,7 @@ private:
     const remoting::ProcessorTable &m_table;
     BrokerContext &m_ctx;
     GrpcClientRegistry m_registry;
+    GrpcAuth m_auth;
     std::atomic<int> m_port {0};
     std::atomic<std::uint32_t> m_roundRobin {0};
     mutable std::mutex m_settingsMutex;

@@ -27,9 +27,14 @@ private Q_SLOTS:
     void cleanupTestCase();
     void scenario_data();
     void scenario();
+    void sessionCredentials();
 
 private:
     bool prepareNodeProject(QString *why);
+    /// Runs grpcnode.js `name` against the broker at `brokerPort` / `grpcPort` with `extra` in
+    /// its environment.
+    void runScenario(const QString &name, quint16 brokerPort, quint16 grpcPort,
+        const QList<std::pair<QString, QString>> &extra = {}, DaemonProcess *broker = nullptr);
 
     QString m_work = QStringLiteral(QROCKET_GRPCNODE_WORK_DIR);
     QTemporaryDir m_dir;
@@ -128,13 +133,23 @@ void tst_InteropGrpcNode::scenario()
 {
     QFETCH(QString, name);
     QVERIFY(m_broker && m_broker->isRunning());
+    runScenario(name, m_brokerPort, m_grpcPort);
+}
+
+void tst_InteropGrpcNode::runScenario(const QString &name, quint16 brokerPort, quint16 grpcPort,
+    const QList<std::pair<QString, QString>> &extra, DaemonProcess *broker)
+{
+    if (!broker)
+        broker = m_broker.get();
     QProcess node;
     node.setWorkingDirectory(m_work);
     node.setProcessChannelMode(QProcess::MergedChannels);
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("QROCKET_NAMESRV"), QStringLiteral("127.0.0.1:%1").arg(m_nsPort));
-    env.insert(QStringLiteral("QROCKET_BROKER"), QStringLiteral("127.0.0.1:%1").arg(m_brokerPort));
-    env.insert(QStringLiteral("QROCKET_GRPC"), QStringLiteral("127.0.0.1:%1").arg(m_grpcPort));
+    env.insert(QStringLiteral("QROCKET_BROKER"), QStringLiteral("127.0.0.1:%1").arg(brokerPort));
+    env.insert(QStringLiteral("QROCKET_GRPC"), QStringLiteral("127.0.0.1:%1").arg(grpcPort));
+    for (const auto &[key, value] : extra)
+        env.insert(key, value);
     node.setProcessEnvironment(env);
     node.start(QStringLiteral(QROCKET_NODE), {QStringLiteral("grpcnode.js"), name});
     QVERIFY2(node.waitForStarted(10000), qPrintable(node.errorString()));
@@ -148,12 +163,50 @@ void tst_InteropGrpcNode::scenario()
     qInfo("grpcnode.js %s output:\n%s", qPrintable(name), out.constData());
     const bool ok = finished && node.exitStatus() == QProcess::NormalExit && node.exitCode() == 0;
     if (!ok)
-        qInfo("broker output (tail):\n%s", m_broker->output().right(6000).constData());
+        qInfo("broker output (tail):\n%s", broker->output().right(6000).constData());
     QVERIFY2(finished, "grpcnode.js did not finish within 120 s");
     QVERIFY2(
         ok, qPrintable(QStringLiteral("grpcnode.js %1 exited %2").arg(name).arg(node.exitCode())));
     QVERIFY2(
         out.contains(" passed, 0 failed") && out.contains("PASS "), out.right(2000).constData());
+}
+
+void tst_InteropGrpcNode::sessionCredentials()
+{
+    // A second broker, with aclEnable and its own plain_acl.yml: the SDK signs with
+    // sessionCredentials (the topic is created with the admin account's signature).
+    const QString home = m_dir.filePath(QStringLiteral("acl-home"));
+    QVERIFY(QDir().mkpath(home + QStringLiteral("/conf")));
+    QFile rules(home + QStringLiteral("/conf/plain_acl.yml"));
+    QVERIFY(rules.open(QIODevice::WriteOnly));
+    rules.write("accounts:\n"
+                "  - accessKey: grpcnode01\n    secretKey: grpcnode-secret\n"
+                "    defaultTopicPerm: PUB|SUB\n    defaultGroupPerm: SUB\n"
+                "  - accessKey: nodeadmin01\n    secretKey: nodeadmin-secret\n    admin: true\n");
+    rules.close();
+    DaemonProcess broker(QStringLiteral("qrocket-broker"));
+    quint16 port = 0;
+    quint16 grpcPort = 0;
+    const bool started = startOnFreePort(
+        broker, m_dir.filePath(QStringLiteral("broker-acl.conf")), port, [&](quint16 p) {
+            grpcPort = freePort();
+            return "brokerClusterName=InteropAclCluster\nbrokerName=broker-grpcnode-acl\n"
+                   "brokerIP1=127.0.0.1\nbrokerIP2=127.0.0.1\nlistenPort="
+                + QByteArray::number(p) + "\ngrpcServerPort=" + QByteArray::number(grpcPort)
+                + "\nnamesrvAddr=127.0.0.1:" + QByteArray::number(m_nsPort)
+                + "\nstorePathRootDir=" + m_dir.filePath(QStringLiteral("acl-store")).toUtf8()
+                + "\nmappedFileSizeCommitLog=67108864\naclEnable=true\nrocketmqHome="
+                + home.toUtf8() + "\n";
+        });
+    QVERIFY2(started, qPrintable(broker.error()));
+    QVERIFY2(waitForPort(grpcPort, 10000), broker.output().right(4000).constData());
+    runScenario(QStringLiteral("sessionCredentials"), port, grpcPort,
+        {{QStringLiteral("QROCKET_ACL_AK"), QStringLiteral("grpcnode01")},
+            {QStringLiteral("QROCKET_ACL_SK"), QStringLiteral("grpcnode-secret")},
+            {QStringLiteral("QROCKET_ACL_ADMIN_AK"), QStringLiteral("nodeadmin01")},
+            {QStringLiteral("QROCKET_ACL_ADMIN_SK"), QStringLiteral("nodeadmin-secret")}},
+        &broker);
+    QCOMPARE(broker.stop(), 0);
 }
 
 QTEST_GUILESS_MAIN(tst_InteropGrpcNode)

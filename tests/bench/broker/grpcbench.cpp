@@ -12,12 +12,17 @@
 // gRPC (ReceiveMessage, then one AckMessage of 32 entries), one row each, each with a group of
 // its own that starts at offset 0.
 //
+// --acl: the broker runs with aclEnable (one admin account in plain_acl.yml); every remoting
+// request is signed (AccessKey/Signature) and every gRPC call carries the SDKs' authorization
+// metadata, so both rows pay for access control as their clients would.
+//
 // --channels: gRPC connections the window is spread over (default 1, as RocketMQ's SDKs keep one
 // per endpoint; gRPC serialises each HTTP/2 connection's work on both sides).
 //
 // Each round runs remoting then gRPC for S seconds each (the rows alternate so that neither
 // always comes first on a machine whose load changes); the store flushes asynchronously.
 
+#include "clientlib/protocol/aclsignature.h"
 #include "clientlib/remoting/remotingclient.h"
 #include "tests/system/broker/brokertestutil.h"
 #include "tests/system/broker/poptestutil.h"
@@ -25,7 +30,11 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
 #include <QLoggingCategory>
+#include <QMessageAuthenticationCode>
 #include <QTemporaryDir>
 
 #include <apache/rocketmq/v2/service.grpc.pb.h>
@@ -132,7 +141,9 @@ int main(int argc, char **argv)
         QStringLiteral("n"), QStringLiteral("1")});
     parser.addOption({QStringLiteral("receivers"), QStringLiteral("receive+ack threads"),
         QStringLiteral("n"), QStringLiteral("8")});
+    parser.addOption({QStringLiteral("acl"), QStringLiteral("aclEnable: signed requests")});
     parser.process(app);
+    const bool acl = parser.isSet(QStringLiteral("acl"));
     const double seconds = std::max(0.5, parser.value(QStringLiteral("seconds")).toDouble());
     const int window = std::max(1, parser.value(QStringLiteral("window")).toInt());
     const int size = std::max(1, parser.value(QStringLiteral("size")).toInt());
@@ -149,13 +160,50 @@ int main(int argc, char **argv)
     quint16 port = 0;
     quint16 grpcPort = 0;
     const QString store = dir.filePath(QStringLiteral("store"));
+    const QString home = dir.filePath(QStringLiteral("home"));
+    static constexpr char kAk[] = "benchadmin";
+    static constexpr char kSk[] = "bench-admin-secret";
+    if (acl) {
+        QDir().mkpath(home + QStringLiteral("/conf"));
+        QFile rules(home + QStringLiteral("/conf/plain_acl.yml"));
+        if (!rules.open(QIODevice::WriteOnly)
+            || rules.write(QByteArray("accounts:\n  - accessKey: ") + kAk
+                   + "\n    secretKey: " + kSk + "\n    admin: true\n")
+                < 0)
+            return 1;
+    }
+    // A remoting request as a client with the account sends it (nothing without --acl).
+    auto sign = [acl](RemotingCommand r) {
+        if (acl)
+            protocol::aclSign(r, kAk, kSk);
+        return r;
+    };
+    // The SDKs' gRPC metadata: HMAC-SHA1 of x-mq-date-time, in hex.
+    const std::string dateTime = QDateTime::currentDateTimeUtc()
+                                     .toString(QStringLiteral("yyyyMMdd'T'HHmmss'Z'"))
+                                     .toStdString();
+    const std::string authorization = "MQv2-HMAC-SHA1 Credential=" + std::string(kAk)
+        + ", SignedHeaders=x-mq-date-time, Signature="
+        + QMessageAuthenticationCode::hash(
+            QByteArray::fromStdString(dateTime), kSk, QCryptographicHash::Sha1)
+              .toHex()
+              .toUpper()
+              .toStdString();
+    auto metadata = [&](grpc::ClientContext &ctx) {
+        ctx.AddMetadata("x-mq-client-id", "bench-grpc@1");
+        if (acl) {
+            ctx.AddMetadata("x-mq-date-time", dateTime);
+            ctx.AddMetadata("authorization", authorization);
+        }
+    };
     const bool started = testlib::startOnFreePort(
         broker, dir.filePath(QStringLiteral("broker.conf")), port, [&](quint16 p) {
             grpcPort = testlib::freePort();
             return "brokerName=bench-grpc\nbrokerIP1=127.0.0.1\nbrokerIP2=127.0.0.1\n"
                    "namesrvAddr=127.0.0.1:1\nlistenPort="
                 + QByteArray::number(p) + "\ngrpcServerPort=" + QByteArray::number(grpcPort)
-                + "\nstorePathRootDir=" + store.toUtf8() + "\n";
+                + "\nstorePathRootDir=" + store.toUtf8() + "\n"
+                + (acl ? "aclEnable=true\nrocketmqHome=" + home.toUtf8() + "\n" : QByteArray());
         });
     if (!started || !testlib::waitForPort(grpcPort, 10000)) {
         std::fprintf(stderr, "broker did not start: %s\n", qPrintable(broker.error()));
@@ -165,10 +213,10 @@ int main(int argc, char **argv)
     const QByteArray addr = localAddr(port);
     for (const char *topic : {"BenchRemoting", "BenchGrpc"}) {
         auto r = client.invokeSync(addr,
-            request(17,
+            sign(request(17,
                 {{"topic", topic}, {"defaultTopic", "TBW102"}, {"readQueueNums", "8"},
                     {"writeQueueNums", "8"}, {"perm", "6"}, {"topicFilterType", "SINGLE_TAG"},
-                    {"topicSysFlag", "0"}, {"order", "false"}}),
+                    {"topicSysFlag", "0"}, {"order", "false"}})),
             15000);
         if (!r || r->code != 0) {
             std::fprintf(stderr, "cannot create %s\n", topic);
@@ -189,8 +237,8 @@ int main(int argc, char **argv)
     auto remotingRow = [&] {
         return drive(window, seconds, [&](auto done) {
             const std::int64_t n = counter.fetch_add(1);
-            RemotingCommand req = sendV2(
-                "BenchRemoting", int(n % 8), body, props({{"UNIQ_KEY", "BENCH-R"}, {"TAGS", "T"}}));
+            RemotingCommand req = sign(sendV2("BenchRemoting", int(n % 8), body,
+                props({{"UNIQ_KEY", "BENCH-R"}, {"TAGS", "T"}})));
             client.invokeAsync(addr, std::move(req), 15000,
                 [done](Result<RemotingCommand> r) { done(r && r->code == 0); });
         });
@@ -204,7 +252,7 @@ int main(int argc, char **argv)
                 pb::SendMessageResponse resp;
             };
             auto call = std::make_shared<Call>();
-            call->ctx.AddMetadata("x-mq-client-id", "bench-grpc@1");
+            metadata(call->ctx);
             call->ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(15));
             const std::int64_t n = counter.fetch_add(1);
             call->req = grpcRequest(grpcBody, n);
@@ -226,7 +274,7 @@ int main(int argc, char **argv)
                 pb::QueryRouteResponse resp;
             };
             auto call = std::make_shared<Call>();
-            call->ctx.AddMetadata("x-mq-client-id", "bench-grpc@1");
+            metadata(call->ctx);
             call->ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(15));
             call->req.mutable_topic()->set_name("BenchGrpc");
             const std::int64_t n = counter.fetch_add(1);
@@ -238,8 +286,8 @@ int main(int argc, char **argv)
     };
 
     std::printf("qrocket-bench-grpc: body %d B, %d in flight, %d gRPC connection(s), %.1f s per "
-                "row, async flush\n",
-        size, window, channels, seconds);
+                "row, async flush%s\n",
+        size, window, channels, seconds, acl ? ", aclEnable (signed requests)" : "");
     std::printf("%-6s %-10s %12s %10s\n", "round", "path", "msgs/s", "failed");
     double remotingSum = 0, grpcSum = 0;
     for (int round = 1; round <= rounds; ++round) {
@@ -291,7 +339,7 @@ int main(int argc, char **argv)
                         req.mutable_invisible_duration()->set_seconds(60);
                         req.mutable_long_polling_timeout()->set_seconds(1);
                         grpc::ClientContext ctx;
-                        ctx.AddMetadata("x-mq-client-id", "bench-grpc@1");
+                        metadata(ctx);
                         ctx.set_deadline(
                             std::chrono::system_clock::now() + std::chrono::seconds(20));
                         auto reader = stub.ReceiveMessage(&ctx, req);
@@ -311,7 +359,7 @@ int main(int argc, char **argv)
                             continue;
                         pb::AckMessageResponse ar;
                         grpc::ClientContext actx;
-                        actx.AddMetadata("x-mq-client-id", "bench-grpc@1");
+                        metadata(actx);
                         actx.set_deadline(
                             std::chrono::system_clock::now() + std::chrono::seconds(15));
                         const grpc::Status st = stub.AckMessage(&actx, ack, &ar);
@@ -321,8 +369,8 @@ int main(int argc, char **argv)
                             failed.fetch_add(ack.entries_size());
                     } else {
                         auto r = client.invokeSync(addr,
-                            popRequest(
-                                "BenchRemotingReceiver", "BenchRemoting", -1, 32, 60000, 1000),
+                            sign(popRequest(
+                                "BenchRemotingReceiver", "BenchRemoting", -1, 32, 60000, 1000)),
                             20000);
                         if (!r)
                             continue;
@@ -338,8 +386,8 @@ int main(int argc, char **argv)
                         acked.left = a.messages.size();
                         for (const PoppedMessage &m : a.messages) {
                             client.invokeAsync(addr,
-                                ackRequest("BenchRemotingReceiver", "BenchRemoting", m), 15000,
-                                [&](Result<RemotingCommand> ar) {
+                                sign(ackRequest("BenchRemotingReceiver", "BenchRemoting", m)),
+                                15000, [&](Result<RemotingCommand> ar) {
                                     (ar && ar->code == 0 ? ok : failed).fetch_add(1);
                                     std::lock_guard lock(acked.mutex);
                                     if (--acked.left == 0)

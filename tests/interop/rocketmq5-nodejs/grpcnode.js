@@ -12,6 +12,7 @@
 const { Producer, SimpleConsumer } = require('rocketmq-client-nodejs');
 const AliOns = require('ali-ons');
 const { rpc } = require('./rpc');
+const crypto = require('crypto');
 const { TransactionResolution } = require('rocketmq-client-nodejs/proto/apache/rocketmq/v2/definition_pb');
 
 const NAMESRV = process.env.QROCKET_NAMESRV || '127.0.0.1:9876';
@@ -28,6 +29,7 @@ const sdkLogger = {
   error: (...a) => console.error('[sdk error]', ...a),
   close: () => {},
 };
+const quietSdkLogger = { info() {}, warn() {}, debug() {}, error() {}, close() {} };
 const quietLogger = { info() {}, warn() {}, debug() {}, error: (...a) => console.error('[ali-ons]', ...a) };
 
 let passed = 0;
@@ -59,27 +61,37 @@ function withTimeout(promise, ms, what) {
     .finally(() => clearTimeout(t));
 }
 
-async function createTopic(topic, queues) {
-  const r = await rpc(BROKER, 17, {
+// A remoting request's ext fields signed as RocketMQ's AclClientRPCHook signs them: HMAC-SHA1
+// (base64) of the values ordered by key (AccessKey among them), no body here.
+function signFields(fields, accessKey, secretKey) {
+  const all = { ...fields, AccessKey: accessKey };
+  const content = Object.keys(all).sort().map(k => all[k]).join('');
+  return { ...all, Signature: crypto.createHmac('sha1', secretKey).update(content).digest('base64') };
+}
+
+// `admin`: { accessKey, accessSecret } for a broker with aclEnable (sessionCredentials).
+async function createTopic(topic, queues, admin) {
+  const fields = {
     topic, defaultTopic: 'TBW102', readQueueNums: String(queues), writeQueueNums: String(queues),
     perm: '6', topicFilterType: 'SINGLE_TAG', topicSysFlag: '0', order: 'false',
-  });
+  };
+  const r = await rpc(BROKER, 17, admin ? signFields(fields, admin.accessKey, admin.accessSecret) : fields);
   if (r.code !== 0) throw new Error(`UPDATE_AND_CREATE_TOPIC ${topic}: code ${r.code} ${r.remark}`);
   await waitFor(`route of ${topic}`, async () => (await rpc(NAMESRV, 105, { topic })).code === 0, 10000);
 }
 
-async function newProducer(topics) {
-  const p = new Producer({ endpoints: GRPC, topics, logger: sdkLogger, requestTimeout: 5000 });
+async function newProducer(topics, sessionCredentials) {
+  const p = new Producer({ endpoints: GRPC, topics, logger: sdkLogger, requestTimeout: 5000, sessionCredentials });
   await withTimeout(p.startup(), 20000, 'gRPC producer startup');
   return p;
 }
 
 // A SimpleConsumer with a short long-polling time. A new group starts at the end of the queues
 // (as RocketMQ 5's proxy does): one empty receive first fixes its start before anything is sent.
-async function newSimpleConsumer(group, topic, filter = '*', awaitDuration = 2000) {
+async function newSimpleConsumer(group, topic, filter = '*', awaitDuration = 2000, sessionCredentials) {
   const c = new SimpleConsumer({
     endpoints: GRPC, consumerGroup: group, subscriptions: new Map().set(topic, filter),
-    awaitDuration, logger: sdkLogger, requestTimeout: 5000,
+    awaitDuration, logger: sdkLogger, requestTimeout: 5000, sessionCredentials,
   });
   await withTimeout(c.startup(), 20000, 'SimpleConsumer startup');
   await c.receive(1, 10000);
@@ -398,8 +410,53 @@ async function remotingToGrpc() {
   await consumer.shutdown();
 }
 
+// A broker with aclEnable (QROCKET_ACL_* name a plain_acl.yml account and an admin one): the
+// SDK's sessionCredentials sign every call; a producer with a wrong secret is refused.
+async function sessionCredentials() {
+  const env = process.env;
+  if (!env.QROCKET_ACL_AK) {
+    console.log('SKIP sessionCredentials: QROCKET_ACL_AK is not set (a broker with aclEnable)');
+    return;
+  }
+  const creds = { accessKey: env.QROCKET_ACL_AK, accessSecret: env.QROCKET_ACL_SK };
+  const admin = { accessKey: env.QROCKET_ACL_ADMIN_AK, accessSecret: env.QROCKET_ACL_ADMIN_SK };
+  const topic = `IT5_Acl_${RUN_ID}`;
+  await createTopic(topic, 2, admin);
+  const producer = await newProducer([topic], creds);
+  const consumer = await newSimpleConsumer(`GID5_acl_${RUN_ID}`, topic, '*', 2000, creds);
+  const ids = new Set();
+  for (let i = 0; i < 5; i++) {
+    const r = await producer.send({ topic, tag: 'Acl', body: Buffer.from(`acl-body-${i}`) });
+    ids.add(r.messageId);
+  }
+  check('a signed producer (sessionCredentials) sends 5 messages', ids.size === 5);
+  const got = await receiveUntil(consumer, 5, 20000);
+  check('a signed SimpleConsumer receives them',
+    got.length === 5 && got.every(m => ids.has(m.messageId)), `got ${got.length}`);
+  for (const m of got) await consumer.ack(m);
+  check('and acks them', true);
+  let refused = '';
+  const wrong = new Producer({
+    endpoints: GRPC, topics: [topic], logger: quietSdkLogger, requestTimeout: 5000,
+    sessionCredentials: { accessKey: creds.accessKey, accessSecret: 'not-the-secret' },
+  });
+  try {
+    await withTimeout(wrong.startup(), 20000, 'wrong-secret producer startup');
+    await wrong.send({ topic, body: Buffer.from('must not be stored') });
+  } catch (e) {
+    refused = String(e && (e.message || e));
+  }
+  // The SDK reports the routes it could not fetch (the broker answered UNAUTHORIZED), not a hang.
+  check('a producer with a wrong secret is refused at startup',
+    refused !== '' && !/timed out/.test(refused), refused || 'it started and sent');
+  await wrong.shutdown().catch(() => {});
+  await producer.shutdown();
+  await consumer.shutdown();
+}
+
 const scenarios = [normalSendReceiveAck, fifoMessageGroup, delayDeliveryTimestamp,
-  invisibleTimeRedelivery, changeInvisibleDuration, grpcToRemoting, remotingToGrpc, transactionWithCheck];
+  invisibleTimeRedelivery, changeInvisibleDuration, grpcToRemoting, remotingToGrpc, transactionWithCheck,
+  sessionCredentials];
 
 (async () => {
   const only = process.argv[2];

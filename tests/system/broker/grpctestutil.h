@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace qrocket::grpctest {
@@ -35,6 +36,16 @@ public:
             "127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials())))
         , m_clientId(std::move(clientId))
     { }
+    /// Over `channel` (TLS tests).
+    GrpcTestClient(std::shared_ptr<grpc::Channel> channel, std::string clientId)
+        : m_stub(pb::MessagingService::NewStub(std::move(channel))), m_clientId(std::move(clientId))
+    { }
+
+    /// Metadata every later call carries besides the client id (authorization: tst_grpcauth).
+    void setExtraMetadata(std::vector<std::pair<std::string, std::string>> metadata)
+    {
+        m_extra = std::move(metadata);
+    }
 
     pb::MessagingService::Stub &stub() { return *m_stub; }
     const std::string &clientId() const { return m_clientId; }
@@ -45,6 +56,8 @@ public:
         auto c = std::make_unique<grpc::ClientContext>();
         c->AddMetadata("x-mq-client-id", m_clientId);
         c->AddMetadata("x-mq-language", "CPP");
+        for (const auto &[key, value] : m_extra)
+            c->AddMetadata(key, value);
         c->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(ms));
         return c;
     }
@@ -175,6 +188,7 @@ public:
 private:
     std::unique_ptr<pb::MessagingService::Stub> m_stub;
     std::string m_clientId;
+    std::vector<std::pair<std::string, std::string>> m_extra;
 };
 
 } // namespace qrocket::grpctest

@@ -1,0 +1,94 @@
+#pragma once
+
+// Access control on the gRPC port (aclEnable=true): the broker's own AclGuard (plain_acl.yml
+// accounts and ACL 2.0 users), so a gRPC client has the accounts, permissions and white lists a
+// remoting client has. Two steps, as RocketMQ 5.3's proxy takes them:
+//
+//  1. Authentication, once per RPC (GuardedMessagingService wraps every handler): the SDKs'
+//     `authorization` metadata,
+//        MQv2-HMAC-SHA1 Credential=<accessKey>, SignedHeaders=x-mq-date-time, Signature=<hex>
+//     where <hex> is HMAC-SHA1(secret, value of x-mq-date-time) in hex (any case). The secret is
+//     the plain_acl.yml account's secretKey, or the ACL 2.0 user's password (the same precedence
+//     as the guard: an ACL 2.0 user unless it is an untouched import of an account the file still
+//     defines). A peer in globalWhiteRemoteAddresses needs no header; an account whose
+//     whiteRemoteAddress matches the peer needs no valid signature (remoting's rules).
+//  2. Authorization, per internal request (MessagingServiceImpl::invoke): the request is signed
+//     with the caller's key, as a remoting client signs, and put to the guard before dispatch; the
+//     same request then passes the processor table's guard. QueryAssignment, which makes no
+//     internal request, is checked as a POP of its topic by its group; QueryRoute needs
+//     authentication only (remoting's route query names no resource either).
+//
+// Either refusal answers the RPC's response status UNAUTHORIZED (40100) with the reason, gRPC
+// status OK, as the proxy's ResponseBuilder does for its AuthenticationException and
+// AuthorizationException (it has no FORBIDDEN for ACL). Nothing here logs or answers a secret.
+// Thread-safe: the guard's rules are immutable snapshots.
+
+#include "clientlib/protocol/remotingcommand.h"
+#include "clientlib/remoting/requestprocessor.h"
+
+#include <QByteArray>
+
+#include <optional>
+#include <string>
+
+namespace grpc {
+class CallbackServerContext;
+}
+
+namespace qrocket::acl {
+class AclGuard;
+struct AclAccount;
+class PlainAclConfig;
+} // namespace qrocket::acl
+
+namespace qrocket::broker::v2 {
+
+/// The code MessagingServiceImpl::invoke() completes a call with when the guard refused its
+/// internal request (codeOfRemoting: UNAUTHORIZED).
+inline constexpr int kUnauthorizedCode = -2;
+
+/// Who an RPC's caller is (empty: no authorization header, or ACL off).
+struct GrpcCredential
+{
+    QByteArray accessKey;
+    QByteArray secretKey;
+};
+
+/// The parts of an `authorization` value; nullopt when it is not the SDKs' form.
+struct AuthorizationHeader
+{
+    QByteArray accessKey; // Credential=, up to the first '/'
+    QByteArray signatureHex; // Signature=
+};
+std::optional<AuthorizationHeader> parseAuthorization(QByteArrayView value);
+
+class GrpcAuth
+{
+public:
+    /// `guard` null: ACL is off and every check passes.
+    explicit GrpcAuth(const acl::AclGuard *guard) : m_guard(guard) { }
+
+    bool enabled() const { return m_guard != nullptr; }
+
+    /// Step 1 for a call: nullopt when it may go on, else the proxy's reason.
+    std::optional<std::string> authenticate(const grpc::CallbackServerContext *context) const;
+    /// The caller's key and secret, to sign its internal requests (authenticate() has checked
+    /// the signature of this call already).
+    GrpcCredential credentialOf(const grpc::CallbackServerContext *context) const;
+    /// Step 2: signs `request` with `who` (when it has a key) and asks the guard; nullopt: allowed.
+    std::optional<QByteArray> authorize(const remoting::Channel &channel, const GrpcCredential &who,
+        protocol::RemotingCommand &request) const;
+
+private:
+    /// The secret of `accessKey` (nullopt: unknown); `reason` set for a known key that may not
+    /// sign in (a disabled ACL 2.0 user); `plainAccount` set when the guard decides the key by
+    /// plain_acl.yml (whose whiteRemoteAddress then applies), null for an ACL 2.0 user.
+    /// `rules` is the snapshot the caller holds (`plainAccount` points into it).
+    std::optional<QByteArray> secretOf(const acl::PlainAclConfig &rules,
+        const QByteArray &accessKey, std::string *reason,
+        const acl::AclAccount **plainAccount) const;
+
+    const acl::AclGuard *m_guard;
+};
+
+} // namespace qrocket::broker::v2

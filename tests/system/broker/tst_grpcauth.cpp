@@ -1,0 +1,452 @@
+// Access control and TLS on the gRPC port (issue 27): an in-process broker with aclEnable=true
+// answers RocketMQ 5's signed gRPC calls (the SDKs' `authorization` metadata: HMAC-SHA1 of
+// x-mq-date-time, in hex) with the plain_acl.yml accounts and ACL 2.0 users the remoting port
+// uses: a right signature passes (send, route, assignment, receive, ack); a wrong signature, an
+// unknown key, a missing header or date, a key without the topic's or group's permission are
+// answered UNAUTHORIZED, as RocketMQ 5.3's proxy answers; an account's whiteRemoteAddress lets
+// its peer in unsigned; garbage headers are refused and the broker serves on. A second broker
+// with tls.server.mode=enforcing serves TLS clients that trust the test CA on its gRPC port and
+// fails plain clients and clients that trust another certificate.
+
+#include "broker/auth/authstore.h"
+#include "broker/common/brokercontext.h"
+#include "clientlib/protocol/aclsignature.h"
+#include "clientlib/protocol/bodies/authbodies.h"
+#include "clientlib/remoting/remotingclient.h"
+#include "tests/system/broker/brokertestutil.h"
+#include "tests/system/broker/grpctestutil.h"
+#include "tests/system/broker/inprocessbroker.h"
+#include "tests/testlib/testcerts.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QMessageAuthenticationCode>
+#include <QSaveFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <grpcpp/security/credentials.h>
+
+using namespace qrocket;
+using namespace qrocket::brokertest;
+using namespace qrocket::grpctest;
+
+namespace {
+
+const QByteArray kRules = R"(accounts:
+  - accessKey: grpcuser1
+    secretKey: grpc-secret-1
+    defaultTopicPerm: DENY
+    defaultGroupPerm: SUB
+    topicPerms:
+      - GA=PUB|SUB
+  - accessKey: limited01
+    secretKey: limited-secret
+    defaultTopicPerm: DENY
+    defaultGroupPerm: DENY
+    topicPerms:
+      - GA=SUB
+  - accessKey: whiteuser
+    secretKey: white-secret
+    whiteRemoteAddress: 127.0.0.1
+    defaultTopicPerm: PUB|SUB
+    defaultGroupPerm: SUB
+  - accessKey: admin001
+    secretKey: admin-secret
+    admin: true
+)";
+
+const QByteArray kAliceAcl = R"({"subject":"User:alice","policies":[{"policyType":"Custom",
+  "entries":[{"resource":"Topic:GA","actions":["Pub","Sub"],"decision":"Allow"},
+             {"resource":"Group:GG","actions":["Sub"],"decision":"Allow"}]}]})";
+
+bool writeFile(const QString &path, const QByteArray &text)
+{
+    QSaveFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(text) == text.size() && f.commit();
+}
+
+std::string dateTimeNow()
+{
+    return QDateTime::currentDateTimeUtc()
+        .toString(QStringLiteral("yyyyMMdd'T'HHmmss'Z'"))
+        .toStdString();
+}
+
+/// The SDKs' metadata: x-mq-date-time and authorization signed with `secret`.
+std::vector<std::pair<std::string, std::string>> signedMetadata(
+    const std::string &accessKey, const std::string &secret)
+{
+    const std::string date = dateTimeNow();
+    const QByteArray mac = QMessageAuthenticationCode::hash(QByteArray::fromStdString(date),
+        QByteArray::fromStdString(secret), QCryptographicHash::Sha1)
+                               .toHex()
+                               .toUpper();
+    return {{"x-mq-date-time", date},
+        {"authorization",
+            "MQv2-HMAC-SHA1 Credential=" + accessKey
+                + ", SignedHeaders=x-mq-date-time, Signature=" + mac.toStdString()}};
+}
+
+} // namespace
+
+class tst_GrpcAuth final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void signedCallsPass();
+    void unauthenticatedCallsAreRefused();
+    void streamsAreRefused();
+    void missingPermissionIsRefused();
+    void whiteRemoteAddressAndAcl2Users();
+    void garbageHeadersAreRefused();
+    void tlsClientConnects();
+    void plainClientFailsOnEnforcingPort();
+
+private:
+    std::unique_ptr<GrpcTestClient> client(
+        const std::string &accessKey, const std::string &secret, const std::string &id)
+    {
+        auto c = std::make_unique<GrpcTestClient>(m_grpcPort, id);
+        c->setExtraMetadata(signedMetadata(accessKey, secret));
+        return c;
+    }
+    RemotingCommand adminCall(RemotingCommand r)
+    {
+        protocol::aclSign(r, "admin001", "admin-secret");
+        return invoke(m_remoting, localAddr(m_broker->listenPort()), std::move(r));
+    }
+    void startTlsBroker();
+
+    QTemporaryDir m_dir;
+    std::unique_ptr<broker::BrokerController> m_broker;
+    std::unique_ptr<broker::BrokerController> m_tlsBroker;
+    testlib::TestCerts m_certs;
+    quint16 m_grpcPort = 0;
+    remoting::RemotingClient m_remoting;
+};
+
+void tst_GrpcAuth::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    QVERIFY(QDir().mkpath(m_dir.filePath(QStringLiteral("home/conf"))));
+    QVERIFY(writeFile(m_dir.filePath(QStringLiteral("home/conf/plain_acl.yml")), kRules));
+    startInProcessBroker(m_broker, m_dir.filePath(QStringLiteral("store")),
+        QStringLiteral("broker-grpcauth"), QStringLiteral("127.0.0.1:1"),
+        [this](broker::BrokerConfig &c) {
+            c.aclEnable = true;
+            c.rocketmqHome = m_dir.filePath(QStringLiteral("home"));
+        });
+    QVERIFY(m_broker);
+    m_grpcPort = m_broker->grpcPort();
+    QVERIFY(m_grpcPort != 0);
+    for (const QByteArray &topic : {QByteArray("GA"), QByteArray("GB")}) {
+        const RemotingCommand r = adminCall(request(17,
+            {{"topic", topic}, {"defaultTopic", "TBW102"}, {"readQueueNums", "2"},
+                {"writeQueueNums", "2"}, {"perm", "6"}, {"topicFilterType", "SINGLE_TAG"},
+                {"topicSysFlag", "0"}, {"order", "false"}}));
+        QCOMPARE(r.code, 0);
+    }
+    // ACL 2.0 users: alice (GA and GG allowed by her ACL), bob (disabled).
+    broker::AuthStore *store = m_broker->context().authStore;
+    QVERIFY(store);
+    protocol::UserInfo alice;
+    alice.username = "alice";
+    alice.password = "alice-password";
+    alice.userType = "Normal";
+    QVERIFY2(store->createUser(alice).isOk(), "alice");
+    const Result<protocol::AclInfo> acl = protocol::AclInfo::fromJson(kAliceAcl);
+    QVERIFY(acl);
+    QVERIFY2(store->putAcl("User:alice", *acl).isOk(), "alice's acl");
+    protocol::UserInfo bob;
+    bob.username = "bob";
+    bob.password = "bob-password";
+    bob.userStatus = "disable";
+    QVERIFY2(store->createUser(bob).isOk(), "bob");
+    startTlsBroker();
+}
+
+void tst_GrpcAuth::cleanupTestCase()
+{
+    stopInProcessBroker(m_tlsBroker);
+    stopInProcessBroker(m_broker);
+}
+
+void tst_GrpcAuth::signedCallsPass()
+{
+    auto c = client("grpcuser1", "grpc-secret-1", "grpcauth-ok@1");
+    pb::QueryRouteRequest route;
+    route.mutable_topic()->set_name("GA");
+    pb::QueryRouteResponse routed;
+    auto ctx = c->context();
+    QVERIFY(c->stub().QueryRoute(ctx.get(), route, &routed).ok());
+    QCOMPARE(routed.status().code(), pb::OK);
+    QCOMPARE(routed.message_queues_size(), 2);
+
+    pb::QueryAssignmentRequest assign;
+    assign.mutable_topic()->set_name("GA");
+    assign.mutable_group()->set_name("GG");
+    pb::QueryAssignmentResponse assigned;
+    ctx = c->context();
+    QVERIFY(c->stub().QueryAssignment(ctx.get(), assign, &assigned).ok());
+    QCOMPARE(assigned.status().code(), pb::OK);
+    QCOMPARE(assigned.assignments_size(), 1);
+
+    const pb::SendMessageResponse sent
+        = c->send({GrpcTestClient::message("GA", "AUTH-OK-1", "signed body", "t")});
+    QVERIFY2(sent.status().code() == pb::OK, sent.status().message().c_str());
+    QCOMPARE(sent.entries_size(), 1);
+
+    const std::vector<pb::Message> got = c->receiveUntil("GG", "GA", 1, 30000, 15000);
+    QCOMPARE(got.size(), std::size_t(1));
+    QCOMPARE(got[0].body(), std::string("signed body"));
+    const pb::AckMessageResponse acked = c->ack("GG", "GA", got[0].system_properties().message_id(),
+        got[0].system_properties().receipt_handle());
+    QVERIFY2(acked.status().code() == pb::OK, acked.status().message().c_str());
+}
+
+void tst_GrpcAuth::unauthenticatedCallsAreRefused()
+{
+    struct Case
+    {
+        const char *name;
+        std::vector<std::pair<std::string, std::string>> metadata;
+        std::string message;
+    };
+    std::vector<Case> cases;
+    cases.push_back(
+        {"wrong secret", signedMetadata("grpcuser1", "not-the-secret"), "check signature failed."});
+    cases.push_back(
+        {"unknown key", signedMetadata("nobody01", "whatever"), "User:nobody01 is not found."});
+    cases.push_back({"no header", {}, "username cannot be null."});
+    auto noDate = signedMetadata("grpcuser1", "grpc-secret-1");
+    noDate.erase(noDate.begin());
+    cases.push_back({"no date", noDate, "datetime is null."});
+    // Signed over another date than the one sent.
+    auto otherDate = signedMetadata("grpcuser1", "grpc-secret-1");
+    otherDate[0].second = "20200101T000000Z";
+    cases.push_back({"other date", otherDate, "check signature failed."});
+    cases.push_back(
+        {"disabled ACL 2.0 user", signedMetadata("bob", "bob-password"), "User:bob is disabled."});
+    for (const Case &k : cases) {
+        GrpcTestClient c(m_grpcPort, "grpcauth-refused@1");
+        c.setExtraMetadata(k.metadata);
+        const pb::SendMessageResponse sent
+            = c.send({GrpcTestClient::message("GA", "AUTH-NO-1", "refused")});
+        QVERIFY2(sent.status().code() == pb::UNAUTHORIZED,
+            (std::string(k.name) + ": " + sent.status().message()).c_str());
+        QCOMPARE(sent.status().message(), k.message);
+        QCOMPARE(sent.entries_size(), 0);
+        pb::QueryRouteRequest route;
+        route.mutable_topic()->set_name("GA");
+        pb::QueryRouteResponse routed;
+        auto ctx = c.context();
+        QVERIFY(c.stub().QueryRoute(ctx.get(), route, &routed).ok());
+        QCOMPARE(routed.status().code(), pb::UNAUTHORIZED);
+        QCOMPARE(routed.message_queues_size(), 0);
+    }
+}
+
+void tst_GrpcAuth::streamsAreRefused()
+{
+    GrpcTestClient c(m_grpcPort, "grpcauth-stream@1");
+    c.setExtraMetadata(signedMetadata("grpcuser1", "wrong-secret"));
+    const Received r = c.receive("GG", "GA", 8, 30000, 1000);
+    QVERIFY2(r.rpc.ok(), r.rpc.error_message().c_str());
+    QCOMPARE(r.code, pb::UNAUTHORIZED);
+    QCOMPARE(r.message, std::string("check signature failed."));
+    QVERIFY(r.messages.empty());
+
+    auto ctx = c.context();
+    auto stream = c.stub().Telemetry(ctx.get());
+    pb::TelemetryCommand settings;
+    settings.mutable_settings()->set_client_type(pb::SIMPLE_CONSUMER);
+    stream->Write(settings);
+    pb::TelemetryCommand answer;
+    QVERIFY(stream->Read(&answer));
+    QCOMPARE(answer.status().code(), pb::UNAUTHORIZED);
+    QVERIFY(!stream->Read(&answer)); // the stream ends
+    stream->WritesDone();
+    QVERIFY(stream->Finish().ok());
+}
+
+void tst_GrpcAuth::missingPermissionIsRefused()
+{
+    // limited01 may consume GA but not publish to it, and has no group.
+    auto limited = client("limited01", "limited-secret", "grpcauth-limited@1");
+    const pb::SendMessageResponse sent
+        = limited->send({GrpcTestClient::message("GA", "AUTH-PERM-1", "not allowed")});
+    QVERIFY2(sent.status().code() == pb::UNAUTHORIZED, sent.status().message().c_str());
+    QVERIFY(!sent.status().message().empty());
+    pb::QueryAssignmentRequest assign;
+    assign.mutable_topic()->set_name("GA");
+    assign.mutable_group()->set_name("GG");
+    pb::QueryAssignmentResponse assigned;
+    auto ctx = limited->context();
+    QVERIFY(limited->stub().QueryAssignment(ctx.get(), assign, &assigned).ok());
+    QCOMPARE(assigned.status().code(), pb::UNAUTHORIZED);
+    QCOMPARE(assigned.assignments_size(), 0);
+    const Received r = limited->receive("GG", "GA", 8, 30000, 0);
+    QVERIFY2(r.rpc.ok(), r.rpc.error_message().c_str());
+    QCOMPARE(r.code, pb::UNAUTHORIZED);
+
+    // grpcuser1's topics are GA only.
+    auto user = client("grpcuser1", "grpc-secret-1", "grpcauth-gb@1");
+    const pb::SendMessageResponse other
+        = user->send({GrpcTestClient::message("GB", "AUTH-PERM-2", "GB is denied")});
+    QVERIFY2(other.status().code() == pb::UNAUTHORIZED, other.status().message().c_str());
+}
+
+void tst_GrpcAuth::whiteRemoteAddressAndAcl2Users()
+{
+    // whiteRemoteAddress 127.0.0.1: the account's peer needs no valid signature (remoting's rule).
+    auto white = client("whiteuser", "any-secret-at-all", "grpcauth-white@1");
+    const pb::SendMessageResponse sent
+        = white->send({GrpcTestClient::message("GB", "AUTH-WHITE-1", "white")});
+    QVERIFY2(sent.status().code() == pb::OK, sent.status().message().c_str());
+
+    // An ACL 2.0 user: her password signs, her ACL decides.
+    auto alice = client("alice", "alice-password", "grpcauth-alice@1");
+    const pb::SendMessageResponse ok
+        = alice->send({GrpcTestClient::message("GA", "AUTH-ALICE-1", "alice")});
+    QVERIFY2(ok.status().code() == pb::OK, ok.status().message().c_str());
+    const pb::SendMessageResponse denied
+        = alice->send({GrpcTestClient::message("GB", "AUTH-ALICE-2", "alice")});
+    QVERIFY2(denied.status().code() == pb::UNAUTHORIZED, denied.status().message().c_str());
+    QVERIFY2(denied.status().message().find("alice") != std::string::npos,
+        denied.status().message().c_str());
+    auto wrong = client("alice", "not-her-password", "grpcauth-alice@2");
+    QCOMPARE(wrong->send({GrpcTestClient::message("GA", "AUTH-ALICE-3", "x")}).status().code(),
+        pb::UNAUTHORIZED);
+
+    // Once its ACL 2.0 import is changed, ACL 2.0 decides for whiteuser (aclguard.h): the file's
+    // whiteRemoteAddress no longer lets a wrong signature in, the new password signs.
+    protocol::UserInfo changed;
+    changed.username = "whiteuser";
+    changed.password = "white-password-2";
+    changed.userType = "Super";
+    QVERIFY(m_broker->context().authStore->updateUser(changed).isOk());
+    const pb::SendMessageResponse unsigned2
+        = white->send({GrpcTestClient::message("GB", "AUTH-WHITE-2", "white")});
+    QCOMPARE(unsigned2.status().code(), pb::UNAUTHORIZED);
+    QCOMPARE(unsigned2.status().message(), std::string("check signature failed."));
+    auto resigned = client("whiteuser", "white-password-2", "grpcauth-white@2");
+    const pb::SendMessageResponse ok2
+        = resigned->send({GrpcTestClient::message("GB", "AUTH-WHITE-3", "white")});
+    QVERIFY2(ok2.status().code() == pb::OK, ok2.status().message().c_str());
+}
+
+void tst_GrpcAuth::garbageHeadersAreRefused()
+{
+    const std::string date = dateTimeNow();
+    const std::string longKey(3000, 'k'); // under gRPC's 8 KiB metadata limit
+    const std::vector<std::string> garbage = {"", "MQv2-HMAC-SHA1", " ", "x y", "a b=c",
+        "MQv2-HMAC-SHA1 Credential", "MQv2-HMAC-SHA1 Credential=", "MQv2-HMAC-SHA1 ,,,,",
+        "MQv2-HMAC-SHA1 Credential=grpcuser1", "MQv2-HMAC-SHA1 Credential=grpcuser1, Signature=",
+        "MQv2-HMAC-SHA1 Credential=grpcuser1, Signature=zz",
+        "MQv2-HMAC-SHA1 Credential=grpcuser1, Signature=ABC",
+        "MQv2-HMAC-SHA1 Credential=grpcuser1, Signature=" + std::string(40, 'G'),
+        "MQv2-HMAC-SHA1 Credential=grpcuser1, Signature=" + std::string(4000, 'A'),
+        "MQv2-HMAC-SHA1 Credential=/grpcuser1, Signature=00",
+        "MQv2-HMAC-SHA1 Credential=" + longKey + ", Signature=00", "= = = =",
+        "MQv2-HMAC-SHA1 Credential==, Signature==, =", "MQv2-HMAC-SHA1 Credential=%00\\x01"};
+    for (const std::string &value : garbage) {
+        GrpcTestClient c(m_grpcPort, "grpcauth-garbage@1");
+        c.setExtraMetadata({{"x-mq-date-time", date}, {"authorization", value}});
+        const pb::SendMessageResponse sent
+            = c.send({GrpcTestClient::message("GA", "AUTH-GARBAGE", "garbage")});
+        QVERIFY2(sent.status().code() == pb::UNAUTHORIZED,
+            (value.substr(0, 80) + " -> " + sent.status().message()).c_str());
+    }
+    // The broker serves on.
+    auto c = client("grpcuser1", "grpc-secret-1", "grpcauth-after@1");
+    const pb::SendMessageResponse sent
+        = c->send({GrpcTestClient::message("GA", "AUTH-AFTER-1", "after garbage")});
+    QVERIFY2(sent.status().code() == pb::OK, sent.status().message().c_str());
+}
+
+void tst_GrpcAuth::startTlsBroker()
+{
+    const QString error = testlib::generateTestCerts(m_dir.path(), m_certs);
+    if (!error.isEmpty()) {
+        qWarning().noquote() << "no test certificates, the TLS cases skip:" << error;
+        return;
+    }
+    startInProcessBroker(m_tlsBroker, m_dir.filePath(QStringLiteral("tls-store")),
+        QStringLiteral("broker-grpctls"), QStringLiteral("127.0.0.1:1"),
+        [this](broker::BrokerConfig &c) {
+            c.tls.serverMode = QStringLiteral("enforcing");
+            c.tls.configFile.clear();
+            c.tls.serverCertPath = m_certs.serverCert;
+            c.tls.serverKeyPath = m_certs.serverKeyEncrypted;
+            c.tls.serverKeyPassword = QString::fromLatin1(testlib::TestCerts::kKeyPassword);
+        });
+    QVERIFY(m_tlsBroker);
+    QVERIFY(m_tlsBroker->grpcPort() != 0);
+}
+
+namespace {
+
+std::string readAll(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll().toStdString() : std::string();
+}
+
+std::shared_ptr<grpc::Channel> tlsChannel(quint16 port, const QString &trusted)
+{
+    grpc::SslCredentialsOptions options;
+    options.pem_root_certs = readAll(trusted);
+    grpc::ChannelArguments args;
+    args.SetSslTargetNameOverride("localhost");
+    return grpc::CreateCustomChannel(
+        "127.0.0.1:" + std::to_string(port), grpc::SslCredentials(options), args);
+}
+
+} // namespace
+
+void tst_GrpcAuth::tlsClientConnects()
+{
+    if (!m_tlsBroker)
+        QSKIP("no TLS broker");
+    GrpcTestClient c(tlsChannel(m_tlsBroker->grpcPort(), m_certs.caCert), "grpctls-ok@1");
+    pb::QueryRouteRequest route;
+    route.mutable_topic()->set_name("NO-SUCH-TOPIC");
+    pb::QueryRouteResponse routed;
+    auto ctx = c.context();
+    const grpc::Status st = c.stub().QueryRoute(ctx.get(), route, &routed);
+    QVERIFY2(st.ok(), st.error_message().c_str());
+    QCOMPARE(routed.status().code(), pb::TOPIC_NOT_FOUND);
+    // A client trusting another certificate does not get through.
+    GrpcTestClient rogue(tlsChannel(m_tlsBroker->grpcPort(), m_certs.rogueCert), "grpctls-no@1");
+    auto ctx2 = rogue.context(5000);
+    QVERIFY(!rogue.stub().QueryRoute(ctx2.get(), route, &routed).ok());
+}
+
+void tst_GrpcAuth::plainClientFailsOnEnforcingPort()
+{
+    if (!m_tlsBroker)
+        QSKIP("no TLS broker");
+    GrpcTestClient c(m_tlsBroker->grpcPort(), "grpctls-plain@1");
+    pb::QueryRouteRequest route;
+    route.mutable_topic()->set_name("GA");
+    pb::QueryRouteResponse routed;
+    auto ctx = c.context(5000);
+    const grpc::Status st = c.stub().QueryRoute(ctx.get(), route, &routed);
+    QVERIFY(!st.ok());
+    QVERIFY2(st.error_code() == grpc::StatusCode::UNAVAILABLE
+            || st.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED,
+        st.error_message().c_str());
+    QCOMPARE(routed.message_queues_size(), 0);
+    // The TLS port still serves TLS clients afterwards.
+    GrpcTestClient tls(tlsChannel(m_tlsBroker->grpcPort(), m_certs.caCert), "grpctls-ok@2");
+    auto ctx2 = tls.context();
+    QVERIFY(tls.stub().QueryRoute(ctx2.get(), route, &routed).ok());
+}
+
+QTEST_GUILESS_MAIN(tst_GrpcAuth)
+#include "tst_grpcauth.moc"
