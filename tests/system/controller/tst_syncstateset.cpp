@@ -2,10 +2,11 @@
 // three qrocket-broker processes of one brokerName (haMaxTimeSlaveNotCatchup 3 s, lease 3 s).
 // Under SYNC sends from four threads:
 //   - every replica joins the set; a send is acknowledged only once both followers have it;
-//   - one follower is SIGKILLed: while etcd still lists it in the set, no send is acknowledged
-//     (they answer SLAVE_NOT_AVAILABLE); after haMaxTimeSlaveNotCatchup it leaves the set in
-//     etcd and sends are acknowledged again (the times are printed);
-//   - it is started again and rejoins the set;
+//   - one follower is frozen (SIGSTOP), later SIGKILLed: while etcd still lists it in the set,
+//     no send is acknowledged (they wait, or answer SLAVE_NOT_AVAILABLE once its connection is
+//     gone); after haMaxTimeSlaveNotCatchup it leaves the set in etcd and sends are
+//     acknowledged again (the times are printed);
+//   - thawed, or started again, it rejoins the set;
 //   - the master is SIGKILLed: a set member is elected, and every acknowledged send is on it at
 //     the offset its msgId names, byte for byte (RTO printed).
 
@@ -148,61 +149,86 @@ void TestSyncStateSet::laggingReplicaLeavesAndRejoins()
     FailoverProducer producer(m_ports, "ss", 4, "SyncSet");
     QTRY_VERIFY_WITH_TIMEOUT(producer.ackedBy(m) > 100, 15000);
 
-    // A follower dies. Until etcd records it out of the set, nothing is acknowledged (only
-    // sends in flight at the kill may still be, with its acknowledgement taken before).
-    const std::int64_t killedAt = steadyMs();
-    m_brokers[f1]->kill();
-    std::int64_t lastSeenInSet = killedAt; // send time of the last read still listing it
-    std::int64_t removedSeenAt = -1;
-    while (steadyMs() - killedAt < 30000) {
-        const std::int64_t sentAt = steadyMs();
-        const auto rec = readRecord(kStateKey);
-        if (rec && !rec->inSyncStateSet(f1Addr)) {
-            removedSeenAt = steadyMs();
-            state = rec;
-            break;
+    // A follower is frozen (SIGSTOP: its HA connection stays open, it acknowledges nothing),
+    // then thawed; later one is killed (SIGKILL), then started again. Each time: until etcd
+    // records it out of the set nothing is acknowledged (only sends in flight at that moment
+    // may still be, with its acknowledgement taken before): the other follower's
+    // acknowledgements do not suffice. After haMaxTimeSlaveNotCatchup it is out and sends are
+    // acknowledged again; back, it rejoins.
+    for (const bool freeze : {true, false}) {
+        const char *how = freeze ? "frozen (SIGSTOP)" : "SIGKILLed";
+        const std::int64_t stoppedAt = steadyMs();
+        if (freeze)
+            m_brokers[f1]->pause();
+        else
+            m_brokers[f1]->kill();
+        std::int64_t lastSeenInSet = stoppedAt; // send time of the last read still listing it
+        std::int64_t removedSeenAt = -1;
+        while (steadyMs() - stoppedAt < 30000) {
+            const std::int64_t sentAt = steadyMs();
+            const auto rec = readRecord(kStateKey);
+            if (rec && !rec->inSyncStateSet(f1Addr)) {
+                removedSeenAt = steadyMs();
+                state = rec;
+                break;
+            }
+            if (rec)
+                lastSeenInSet = sentAt;
+            QTest::qWait(50);
         }
-        if (rec)
-            lastSeenInSet = sentAt;
-        QTest::qWait(50);
-    }
-    QVERIFY2(removedSeenAt > 0, "the dead follower never left the SyncStateSet");
-    QCOMPARE(state->syncStateSet.size(), std::size_t(2));
-    QVERIFY(state->inSyncStateSet(localAddr(m_ports[m])));
-    QVERIFY(state->inSyncStateSet(localAddr(m_ports[f2])));
-    constexpr std::int64_t kInFlightMs = 300;
-    int ackedWhileListed = 0;
-    for (const AckedAt &a : producer.acked())
-        if (a.atMs > killedAt + kInFlightMs && a.atMs < lastSeenInSet)
-            ++ackedWhileListed;
-    QCOMPARE(ackedWhileListed, 0);
-    QTRY_VERIFY_WITH_TIMEOUT(producer.ackedBySince(m, removedSeenAt) > 50, 15000);
-    std::int64_t resumedAt = -1;
-    for (const AckedAt &a : producer.acked())
-        if (a.atMs > lastSeenInSet && (resumedAt < 0 || a.atMs < resumedAt))
-            resumedAt = a.atMs;
-    qInfo("follower SIGKILLed: out of the SyncStateSet in etcd after %lld ms (between %lld and "
-          "%lld ms; haMaxTimeSlaveNotCatchup %d ms), sends acknowledged again after %lld ms, "
-          "%d sends refused or timed out meanwhile (waiting sends complete once it is out), none "
-          "acknowledged while it was listed",
-        static_cast<long long>(removedSeenAt - killedAt),
-        static_cast<long long>(lastSeenInSet - killedAt),
-        static_cast<long long>(removedSeenAt - killedAt), kNotCatchupMs,
-        static_cast<long long>(resumedAt - killedAt), producer.refused());
-    // Counted from the last poll (every 500 ms) at which the follower had caught up.
-    QVERIFY(removedSeenAt - killedAt >= kNotCatchupMs - 600);
+        if (freeze && removedSeenAt < 0)
+            m_brokers[f1]->resume();
+        QVERIFY2(removedSeenAt > 0, "the stopped follower never left the SyncStateSet");
+        QCOMPARE(state->syncStateSet.size(), std::size_t(2));
+        QVERIFY(state->inSyncStateSet(localAddr(m_ports[m])));
+        QVERIFY(state->inSyncStateSet(localAddr(m_ports[f2])));
+        constexpr std::int64_t kInFlightMs = 300;
+        int ackedWhileListed = 0;
+        for (const AckedAt &a : producer.acked())
+            if (a.atMs > stoppedAt + kInFlightMs && a.atMs < lastSeenInSet)
+                ++ackedWhileListed;
+        QCOMPARE(ackedWhileListed, 0);
+        const int refusedBefore = producer.refused();
+        // A send straight to the master (the producer's threads may sit in a send to the
+        // frozen follower meanwhile): acknowledged at once now.
+        std::int64_t probedAt = -1;
+        QTRY_VERIFY_WITH_TIMEOUT(call(m_client, m_ports[m], sendV2("SyncSet", 0, "probe")).code == 0
+                && (probedAt = steadyMs()) > 0,
+            10000);
+        QTRY_VERIFY_WITH_TIMEOUT(producer.ackedBySince(m, removedSeenAt) > 50, 15000);
+        std::int64_t resumedAt = -1;
+        for (const AckedAt &a : producer.acked())
+            if (a.atMs > lastSeenInSet && (resumedAt < 0 || a.atMs < resumedAt))
+                resumedAt = a.atMs;
+        qInfo("follower %s: out of the SyncStateSet in etcd after %lld ms (between %lld and "
+              "%lld ms; haMaxTimeSlaveNotCatchup %d ms), a send to the master acknowledged "
+              "after %lld ms, the producer's again after %lld ms, "
+              "%d sends refused or timed out so far (waiting sends complete once it is out), "
+              "none acknowledged while it was listed",
+            how, static_cast<long long>(removedSeenAt - stoppedAt),
+            static_cast<long long>(lastSeenInSet - stoppedAt),
+            static_cast<long long>(removedSeenAt - stoppedAt), kNotCatchupMs,
+            static_cast<long long>(probedAt - stoppedAt),
+            static_cast<long long>(resumedAt - stoppedAt), refusedBefore);
+        // Counted from the last poll (every 500 ms) at which the follower had caught up.
+        QVERIFY(removedSeenAt - stoppedAt >= kNotCatchupMs - 600);
 
-    // It comes back (same port: its name in the set) and rejoins under the sends.
-    const std::int64_t restartedAt = steadyMs();
-    QVERIFY2(startBroker(f1), qPrintable(m_brokers[f1]->error()));
-    QCOMPARE(localAddr(m_ports[f1]), f1Addr);
-    QTRY_VERIFY_WITH_TIMEOUT(
-        (state = readRecord(kStateKey)) && state->syncStateSet.size() == kBrokers, 30000);
-    QVERIFY(state->inSyncStateSet(f1Addr));
-    const std::int64_t rejoinedAt = steadyMs();
-    qInfo("restarted follower back in the SyncStateSet after %lld ms",
-        static_cast<long long>(rejoinedAt - restartedAt));
-    QTRY_VERIFY_WITH_TIMEOUT(producer.ackedBySince(m, rejoinedAt) > 50, 15000);
+        // It comes back (same port: its name in the set) and rejoins under the sends.
+        const std::int64_t backAt = steadyMs();
+        if (freeze) {
+            m_brokers[f1]->resume();
+        } else {
+            QVERIFY2(startBroker(f1), qPrintable(m_brokers[f1]->error()));
+            QCOMPARE(localAddr(m_ports[f1]), f1Addr);
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (state = readRecord(kStateKey)) && state->syncStateSet.size() == kBrokers, 30000);
+        QVERIFY(state->inSyncStateSet(f1Addr));
+        const std::int64_t rejoinedAt = steadyMs();
+        qInfo("follower %s: back in the SyncStateSet %lld ms after it was %s", how,
+            static_cast<long long>(rejoinedAt - backAt), freeze ? "thawed" : "restarted");
+        QTRY_VERIFY_WITH_TIMEOUT(producer.ackedBySince(m, rejoinedAt) > 50, 15000);
+    }
 
     // The master dies: one of the set is elected and has every acknowledged send.
     const std::int64_t masterKilledAt = steadyMs();
@@ -228,10 +254,22 @@ void TestSyncStateSet::laggingReplicaLeavesAndRejoins()
     QTRY_VERIFY_WITH_TIMEOUT((end = maxOffset(next)) > 0, 10000);
     const QString missing = missingAcked(m_stores[next], end, acked);
     QVERIFY2(missing.isEmpty(), qPrintable(missing));
-    qInfo("master SIGKILLed: broker %d elected, RTO %lld ms (kill to the first acknowledged send "
-          "on it); %zu acknowledged sends all on the new master, byte for byte; %d refused in "
-          "all",
-        next, static_cast<long long>(firstOnNew - masterKilledAt), acked.size(),
+    // "Every replica of the set": what the old master acknowledged is on the other survivor
+    // too (both followers were members), not only on the one elected.
+    const int other = 3 - m - next;
+    std::vector<AckedAt> byOld;
+    for (const AckedAt &a : acked)
+        if (a.broker == m)
+            byOld.push_back(a);
+    std::int64_t otherEnd = -1;
+    QTRY_VERIFY_WITH_TIMEOUT((otherEnd = maxOffset(other)) > 0, 10000);
+    const QString missingOnOther = missingAcked(m_stores[other], otherEnd, byOld);
+    QVERIFY2(missingOnOther.isEmpty(), qPrintable(missingOnOther));
+    qInfo(
+        "master SIGKILLed: broker %d elected, RTO %lld ms (kill to the first acknowledged send "
+        "on it); %zu acknowledged sends all on the new master, byte for byte, and the %zu the old "
+        "master acknowledged also on the other follower; %d refused in all",
+        next, static_cast<long long>(firstOnNew - masterKilledAt), acked.size(), byOld.size(),
         producer.refused());
     QVERIFY(firstOnNew - masterKilledAt < 15000);
 }
