@@ -190,11 +190,15 @@ void HAService::stop()
         return;
     wakeAllWriters();
     m_acceptThread.join();
+    std::vector<std::shared_ptr<HAConnection>> closing;
     {
         std::lock_guard lock(m_connectionsMutex);
-        for (auto &c : m_connections)
-            c->close(QStringLiteral("master shutting down"), false);
+        closing = m_connections;
     }
+    // Closed outside the lock: closing counts the connection out, which in controller mode
+    // recomputes the acknowledgements over m_connections (recomputePeerAcks()).
+    for (auto &c : closing)
+        c->close(QStringLiteral("master shutting down"), false);
     reap(true);
     m_listen.clear();
 }
