@@ -7,6 +7,7 @@
 #include "broker/controller/epochfile.h"
 #include "broker/controller/etcdclient.h"
 #include "broker/ha/haclient.h"
+#include "broker/ha/haservice.h"
 #include "storage/messagestore.h"
 
 #include <QCoreApplication>
@@ -55,6 +56,7 @@ Status ControllerMode::start()
     options.leaseTtlSeconds = m_config.etcdLeaseTtlSeconds;
     options.pollIntervalMs = std::min(500, m_config.etcdLeaseTtlSeconds * 1000 / 4);
     options.fenceMarginMs = std::min(1000, m_config.etcdLeaseTtlSeconds * 1000 / 5);
+    options.maxNotCatchupMs = m_storeConfig.haMaxTimeSlaveNotCatchup;
     // Each request well inside a keep-alive period, so a slow etcd is noticed in time.
     const int requestTimeoutMs = std::max(300, m_config.etcdLeaseTtlSeconds * 1000 / 4);
     m_elector = std::make_unique<Elector>(
@@ -63,9 +65,16 @@ Status ControllerMode::start()
     m_elector->setReplicaOffsetProvider([this]() -> std::int64_t {
         return m_broker ? m_broker->context().store->commitLogMaxOffset() : 0;
     });
-    m_elector->setReplicaAcksHook([this] {
-        if (m_broker)
-            m_broker->context().store->setReplicaAcksRequired(true);
+    m_elector->setReplicaAcksHook([this](const std::vector<QByteArray> &haPeers, int setSize) {
+        applyAckRule(haPeers, setSize);
+    });
+    m_elector->setHaLocalAddressProvider([this]() -> QByteArray {
+        ha::HAClient *client = m_broker ? m_broker->haClient() : nullptr;
+        return client ? client->localAddress() : QByteArray();
+    });
+    m_elector->setHaAckProvider([this](const QByteArray &peer) -> std::int64_t {
+        ha::HAService *server = m_broker ? m_broker->haService() : nullptr;
+        return server ? server->ackOffsetOf(peer) : -1;
     });
     connect(m_elector.get(), &Elector::becameMaster, this, &ControllerMode::onBecameMaster);
     connect(m_elector.get(), &Elector::following, this, &ControllerMode::onFollowing);
@@ -152,8 +161,26 @@ Status ControllerMode::startBroker(bool asMaster, const QByteArray &haMaster)
     // A new master's SyncStateSet is itself alone: it acknowledges on its own until a replica
     // qualifies (Elector::setReplicaAcksHook turns the wait on first).
     if (asMaster)
-        m_broker->context().store->setReplicaAcksRequired(false);
+        applyAckRule({}, 1);
     return {};
+}
+
+void ControllerMode::applyAckRule(const std::vector<QByteArray> &haPeers, int setSize)
+{
+    if (!m_broker)
+        return;
+    storage::MessageStore &store = *m_broker->context().store;
+    const int peers = int(haPeers.size());
+    // allAckInSyncStateSet: every replica waited for; else inSyncReplicas copies, the master's
+    // counted (RocketMQ 5).
+    const int needed = m_storeConfig.allAckInSyncStateSet
+        ? peers
+        : std::min(peers, std::max(0, m_storeConfig.inSyncReplicas - 1));
+    // The order matters: the HA server counts only these replicas before the store waits.
+    if (ha::HAService *server = m_broker->haService())
+        server->setAckPeers(haPeers, needed);
+    store.setInSyncReplicas(setSize);
+    store.setReplicaAcksRequired(needed > 0);
 }
 
 Status ControllerMode::restart(bool asMaster, const ElectionRecord *master)

@@ -79,6 +79,9 @@ private:
     void onBecameMaster(std::int64_t epoch);
     void onFollowing(const ElectionRecord &master);
     std::int64_t commitLogEndForCampaign();
+    /// Master: acknowledgements wait for the HA connections `haPeers` (Elector::AckRuleHook),
+    /// as allAckInSyncStateSet/inSyncReplicas say; `setSize` for minInSyncReplicas.
+    void applyAckRule(const std::vector<QByteArray> &haPeers, int setSize);
     /// Copies the epoch file's entries where the broker's GET_BROKER_EPOCH_CACHE reads them
     /// (an admin thread): after every change of the file.
     void publishHistory();

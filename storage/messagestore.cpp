@@ -245,10 +245,23 @@ bool MessageStore::refusesLmqPut(const MessageExtBrokerInner &msg, PutMessageRes
     return true;
 }
 
+bool MessageStore::refusesTooFewReplicas(bool wait, PutMessageResult &r) const
+{
+    const int members = m_inSyncReplicas.load(std::memory_order_acquire);
+    if (members < 0 || !wait || !m_transfer || members >= m_config.minInSyncReplicas)
+        return false;
+    r.status = PutMessageStatus::UnknownError; // SYSTEM_ERROR, as RocketMQ 5 answers
+    r.remark = QStringLiteral("in-sync replicas not enough (SyncStateSet of %1, "
+                              "minInSyncReplicas %2)")
+                   .arg(members)
+                   .arg(m_config.minInSyncReplicas);
+    return true;
+}
+
 PutMessageResult MessageStore::appendChecked(const MessageExtBrokerInner &msg)
 {
     PutMessageResult r;
-    if (!refusesPut(r) && !refusesLmqPut(msg, r))
+    if (!refusesPut(r) && !refusesTooFewReplicas(msg.waitStoreMsgOk, r) && !refusesLmqPut(msg, r))
         r = m_commitLog.append(msg);
     return r;
 }
@@ -257,6 +270,8 @@ PutMessageResult MessageStore::appendBatchChecked(const std::vector<MessageExtBr
 {
     PutMessageResult r;
     if (refusesPut(r))
+        return r;
+    if (!msgs.empty() && refusesTooFewReplicas(msgs.front().waitStoreMsgOk, r))
         return r;
     for (const MessageExtBrokerInner &m : msgs) {
         if (refusesLmqPut(m, r))

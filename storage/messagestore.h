@@ -91,6 +91,14 @@ public:
         m_replicaAcks.store(required, std::memory_order_release);
     }
 
+    /// Controller mode: the SyncStateSet's size, master included (-1: not in controller mode).
+    /// While it is below minInSyncReplicas, a put whose sender waits is refused before it is
+    /// stored (UNKNOWN_ERROR: SYSTEM_ERROR "in-sync replicas not enough", as RocketMQ 5).
+    void setInSyncReplicas(int members)
+    {
+        m_inSyncReplicas.store(members, std::memory_order_release);
+    }
+
     Status open();
     void shutdown();
     bool isOpen() const { return m_open.load(); }
@@ -218,6 +226,8 @@ private:
     }
     /// maxLmqConsumeQueueNum exceeded and `msg` names queues: fills `r` and answers true.
     bool refusesLmqPut(const MessageExtBrokerInner &msg, PutMessageResult &r) const;
+    /// Controller mode: fewer SyncStateSet members than minInSyncReplicas (setInSyncReplicas()).
+    bool refusesTooFewReplicas(bool wait, PutMessageResult &r) const;
     std::int64_t defaultTagsCode(const protocol::MessageRecordView &rec) const;
     /// The put's checks and the commit-log append, without completion.
     PutMessageResult appendChecked(const MessageExtBrokerInner &msg);
@@ -270,6 +280,7 @@ private:
     std::function<void()> m_appendObserver;
     std::function<bool()> m_writeGate; // controller mode; empty: always open
     std::atomic<bool> m_replicaAcks {true}; // SYNC_MASTER: puts wait for a slave
+    std::atomic<int> m_inSyncReplicas {-1}; // controller mode: the SyncStateSet's size
     TagsCodeResolver m_tagsCodeResolver;
     RecoveryReport m_recovery;
 

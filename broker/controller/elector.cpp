@@ -161,7 +161,7 @@ void Elector::tick()
     observe();
     reportReplica();
     if (m_role == Role::Master)
-        widenSyncStateSet();
+        manageSyncStateSet();
 }
 
 QByteArray Elector::replicasPrefix() const
@@ -176,7 +176,10 @@ void Elector::reportReplica()
     const std::int64_t epoch
         = m_role == Role::Master || m_role == Role::Follower ? m_record.epoch : 0;
     const QJsonObject o {{QStringLiteral("offset"), QString::number(m_replicaOffset())},
-        {QStringLiteral("epoch"), QString::number(epoch)}};
+        {QStringLiteral("epoch"), QString::number(epoch)},
+        {QStringLiteral("ha"),
+            QString::fromUtf8(
+                m_haLocalAddress && m_role == Role::Follower ? m_haLocalAddress() : QByteArray())}};
     m_reportPending = true;
     m_etcd->put(replicasPrefix() + m_options.brokerAddr,
         QJsonDocument(o).toJson(QJsonDocument::Compact), m_leaseId, [this](Status st) {
@@ -186,51 +189,146 @@ void Elector::reportReplica()
         });
 }
 
-void Elector::widenSyncStateSet()
+void Elector::publishAckRule(std::vector<QByteArray> peers)
 {
-    if (!m_replicaOffset || m_widenPending)
+    if (peers == m_ackPeers)
+        return;
+    m_ackPeers = std::move(peers);
+    if (m_ackRule)
+        m_ackRule(m_ackPeers, int(m_record.syncStateSet.size()));
+}
+
+void Elector::manageSyncStateSet()
+{
+    if (!m_replicaOffset || m_managePending)
         return;
     const std::int64_t mark = m_caughtUpMark;
     m_caughtUpMark = m_replicaOffset();
     if (mark < 0)
         return;
-    m_widenPending = true;
+    m_managePending = true;
     const QByteArray prefix = replicasPrefix();
     m_etcd->list(prefix, [this, prefix, mark](Result<std::vector<EtcdKeyValue>> replicas) {
-        m_widenPending = false;
-        if (!replicas || m_role != Role::Master)
+        if (!replicas || m_role != Role::Master) {
+            m_managePending = false;
             return;
-        std::vector<QByteArray> members = m_record.syncStateSet;
-        bool widened = false;
+        }
+        struct Seen
+        {
+            std::int64_t offset = -1;
+            std::int64_t epoch = 0;
+            QByteArray ha;
+        };
+        std::map<QByteArray, Seen> seen;
         for (const EtcdKeyValue &kv : *replicas) {
-            const QByteArray addr = kv.key.mid(prefix.size());
             const QJsonObject o = QJsonDocument::fromJson(kv.value).object();
-            const std::int64_t offset = o.value(QLatin1String("offset")).toString().toLongLong();
-            const std::int64_t epoch = o.value(QLatin1String("epoch")).toString().toLongLong();
-            if (epoch != m_record.epoch || m_record.inSyncStateSet(addr))
+            seen[kv.key.mid(prefix.size())]
+                = {o.value(QLatin1String("offset")).toString().toLongLong(),
+                    o.value(QLatin1String("epoch")).toString().toLongLong(),
+                    o.value(QLatin1String("ha")).toString().toUtf8()};
+        }
+        // What a replica has: its HA connection's acknowledgement when the master can tell
+        // (a replica not connected has nothing), else the offset it reported to etcd.
+        auto has = [&](const Seen &r) -> std::int64_t {
+            if (r.epoch != m_record.epoch)
+                return -1;
+            if (m_haAckOf)
+                return r.ha.isEmpty() ? -1 : m_haAckOf(r.ha);
+            return r.offset;
+        };
+        const std::int64_t now = steadyNowMs();
+        std::vector<QByteArray> members = m_record.syncStateSet;
+        std::vector<QByteArray> joined;
+        std::vector<QByteArray> removed;
+        // Shrink: a member that has not caught up for maxNotCatchupMs.
+        for (const QByteArray &m : m_record.syncStateSet) {
+            if (m == m_options.brokerAddr)
                 continue;
+            const auto r = seen.find(m);
+            const auto at = m_caughtUpAt.try_emplace(m, now).first;
+            if (r != seen.end() && has(r->second) >= mark)
+                at->second = now;
+            else if (now - at->second > m_options.maxNotCatchupMs)
+                removed.push_back(m);
+        }
+        // Widen: phase 1 (it keeps up: acknowledgements wait for it from now on), phase 2 (it
+        // has everything written until phase 1: it joins).
+        for (const auto &[addr, r] : seen) {
+            if (r.epoch != m_record.epoch || m_record.inSyncStateSet(addr))
+                continue;
+            const std::int64_t offset = has(r);
             const auto joining = m_joining.find(addr);
             if (joining == m_joining.end()) {
                 if (offset < mark)
                     continue;
-                // Phase 1: it keeps up. Acknowledgements wait for a replica from now on; it
-                // joins when it has everything written until this moment.
-                if (m_requireReplicaAcks)
-                    m_requireReplicaAcks();
-                m_joining.emplace(addr, m_replicaOffset());
+                m_joining.emplace(addr, Joining {m_replicaOffset(), now});
                 qCInfo(lcBrokerHa).noquote() << "controller:" << addr << "caught up (at" << offset
-                                             << "): acknowledgements wait for replicas now";
+                                             << "): acknowledgements wait for it from now on";
                 continue;
             }
-            if (offset < joining->second)
-                continue;
-            qCInfo(lcBrokerHa).noquote() << "controller:" << addr << "at" << offset
-                                         << "joins the SyncStateSet of epoch" << epoch;
-            members.push_back(addr);
-            widened = true;
+            if (offset >= joining->second.target) {
+                qCInfo(lcBrokerHa).noquote() << "controller:" << addr << "at" << offset
+                                             << "joins the SyncStateSet of epoch" << r.epoch;
+                joined.push_back(addr);
+            }
         }
-        if (widened)
-            setSyncStateSet(std::move(members));
+        for (auto it = m_joining.begin(); it != m_joining.end();) {
+            const bool gone = std::find(joined.begin(), joined.end(), it->first) == joined.end()
+                && now - it->second.sinceMs > m_options.maxNotCatchupMs;
+            if (gone)
+                qCInfo(lcBrokerHa).noquote() << "controller:" << it->first
+                                             << "did not catch up: not joining the SyncStateSet";
+            it = gone ? m_joining.erase(it) : std::next(it);
+        }
+        // Acknowledgements wait for every member (a removed one too, until its removal is
+        // recorded) and every replica about to join.
+        auto peersFor = [&, seen](const std::vector<QByteArray> &set) {
+            std::vector<QByteArray> peers;
+            auto add = [&](const QByteArray &addr) {
+                const auto r = seen.find(addr);
+                peers.push_back(r != seen.end() && !r->second.ha.isEmpty()
+                        ? r->second.ha
+                        : "(not connected) " + addr);
+            };
+            for (const QByteArray &m : set)
+                if (m != m_options.brokerAddr)
+                    add(m);
+            for (const auto &j : m_joining)
+                if (std::find(set.begin(), set.end(), j.first) == set.end())
+                    add(j.first);
+            return peers;
+        };
+        publishAckRule(peersFor(members));
+        if (joined.empty() && removed.empty()) {
+            m_managePending = false;
+            return;
+        }
+        for (const QByteArray &m : removed) {
+            qCWarning(lcBrokerHa).noquote()
+                << "controller:" << m << "has not caught up for more than"
+                << m_options.maxNotCatchupMs << "ms (haMaxTimeSlaveNotCatchup): leaving the "
+                << "SyncStateSet of epoch" << m_record.epoch;
+            members.erase(std::find(members.begin(), members.end(), m));
+        }
+        for (const QByteArray &j : joined)
+            members.push_back(j);
+        setSyncStateSet(members, [this, joined, peersFor](bool ok) {
+            m_managePending = false;
+            if (!ok || m_role != Role::Master)
+                return; // not recorded: acknowledgements keep waiting for every member
+            const std::int64_t at = steadyNowMs();
+            for (const QByteArray &j : joined) {
+                m_joining.erase(j);
+                m_caughtUpAt[j] = at;
+            }
+            for (auto it = m_caughtUpAt.begin(); it != m_caughtUpAt.end();)
+                it = m_record.inSyncStateSet(it->first) ? std::next(it) : m_caughtUpAt.erase(it);
+            // Recorded: from now on acknowledgements skip the removed members.
+            m_ackPeers.clear(); // the set's size changed: always tell
+            publishAckRule(peersFor(m_record.syncStateSet));
+            qCInfo(lcBrokerHa).noquote() << "controller: SyncStateSet of epoch" << m_record.epoch
+                                         << "is now" << m_record.syncStateSet.size() << "replicas";
+        });
     });
 }
 
@@ -432,6 +530,8 @@ void Elector::won(const ElectionRecord &record, std::int64_t masterCreateRevisio
     m_masterCreateRevision = masterCreateRevision;
     m_caughtUpMark = -1;
     m_joining.clear();
+    m_caughtUpAt.clear();
+    m_ackPeers.clear();
     m_role = Role::Master;
     m_writable.store(steadyNowMs() < m_leaseDeadlineMs, std::memory_order_release);
     qCInfo(lcBrokerHa).noquote() << "controller:" << m_options.brokerAddr << "is master of"

@@ -52,6 +52,9 @@ struct ElectorOptions
     int leaseTtlSeconds = 5;
     int pollIntervalMs = 500;
     int fenceMarginMs = 500;
+    /// haMaxTimeSlaveNotCatchup: a SyncStateSet member that has not caught up for this long
+    /// leaves the set (recorded in etcd before acknowledgements stop waiting for it).
+    std::int64_t maxNotCatchupMs = 15000;
 };
 
 /// The JSON of both keys.
@@ -116,12 +119,29 @@ public:
         m_replicaOffset = std::move(provider);
     }
     QByteArray replicasPrefix() const;
-    /// Called on the master when a replica qualifies, before it is recorded in the set: from
-    /// then on every acknowledgement must wait for a replica (the store's SYNC wait is turned
-    /// on). The replica joins the set once it also has the log up to where it was at that moment
-    /// (so it holds everything acknowledged before, and nothing is acknowledged without it
-    /// after). Set before start().
-    void setReplicaAcksHook(std::function<void()> hook) { m_requireReplicaAcks = std::move(hook); }
+    /// The master's acknowledgement rule, called whenever it changes: `haPeers` are the HA
+    /// connections ("ip:port" of the replicas' ends, as they report them) that acknowledgements
+    /// must wait for: the set's members but this broker, and replicas about to join (a member
+    /// whose connection is unknown gets a name no connection has); `setSize` is the recorded
+    /// SyncStateSet's size. A replica that qualifies is added here before it is recorded in the
+    /// set, and joins once it also has the log up to where it was at that moment (so it holds
+    /// everything acknowledged before, and nothing is acknowledged without it after). A member
+    /// leaves here only after its removal from the set is recorded in etcd. Set before start().
+    using AckRuleHook = std::function<void(const std::vector<QByteArray> &haPeers, int setSize)>;
+    void setReplicaAcksHook(AckRuleHook hook) { m_ackRule = std::move(hook); }
+    /// This broker's end of its HA connection to the master ("ip:port", empty when not
+    /// connected): reported to etcd with the replica's offset. Set before start().
+    void setHaLocalAddressProvider(std::function<QByteArray()> provider)
+    {
+        m_haLocalAddress = std::move(provider);
+    }
+    /// On the master: what the HA connection from `haPeer` acknowledged (-1: no such live
+    /// connection). With it, "caught up" is measured on the acknowledgements rather than on the
+    /// offsets replicas report to etcd. Set before start().
+    void setHaAckProvider(std::function<std::int64_t(const QByteArray &haPeer)> provider)
+    {
+        m_haAckOf = std::move(provider);
+    }
 
     /// Master only: records `members` (this broker is always kept) as the SyncStateSet in both
     /// keys; `done` gets the outcome (false: not master any more, or etcd failed).
@@ -145,20 +165,34 @@ private:
     void won(const ElectionRecord &record, std::int64_t masterCreateRevision);
     void reportReplica();
     void etcdTrouble(const QString &what);
-    void widenSyncStateSet();
+    /// Master, every poll: widens the SyncStateSet with replicas that caught up and shrinks it
+    /// by members that did not for maxNotCatchupMs (README: the rules).
+    void manageSyncStateSet();
+    void publishAckRule(std::vector<QByteArray> peers);
 
     ElectorOptions m_options;
     std::function<std::int64_t()> m_commitLogEnd;
     std::function<std::int64_t()> m_replicaOffset;
     bool m_reportPending = false;
-    bool m_widenPending = false;
+    bool m_managePending = false;
     std::int64_t m_caughtUpMark = -1; // the master's log end one poll ago (-1: not yet)
-    std::function<void()> m_requireReplicaAcks;
+    AckRuleHook m_ackRule;
+    std::function<QByteArray()> m_haLocalAddress;
+    std::function<std::int64_t(const QByteArray &)> m_haAckOf;
+    std::vector<QByteArray> m_ackPeers; // as last published; cleared on every win
+    // Each member's last poll at which it had caught up (steadyNowMs()); cleared on every win.
+    std::map<QByteArray, std::int64_t> m_caughtUpAt;
     std::int64_t m_lastTroubleLogMs = 0;
     std::int64_t m_troubleSkipped = 0;
-    // Replicas that qualified, with the master's log end when replica acks were turned on:
-    // they join once they reach it. Cleared on every win.
-    std::map<QByteArray, std::int64_t> m_joining;
+    // Replicas that qualified, with the master's log end when acknowledgements started to wait
+    // for them (they join once they reach it) and when: one that does not reach it within
+    // maxNotCatchupMs is given up. Cleared on every win.
+    struct Joining
+    {
+        std::int64_t target = 0;
+        std::int64_t sinceMs = 0;
+    };
+    std::map<QByteArray, Joining> m_joining;
     EpochFile &m_epochs;
 
     Role m_role = Role::Stopped;

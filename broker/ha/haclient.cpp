@@ -188,6 +188,12 @@ QByteArray HAClient::masterAddress() const
     return m_currentMaster;
 }
 
+QByteArray HAClient::localAddress() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_connected.load() ? m_localAddress : QByteArray();
+}
+
 void HAClient::pause(int ms)
 {
     std::unique_lock lock(m_mutex);
@@ -241,6 +247,10 @@ bool HAClient::connectAndServe(const QByteArray &addr, SessionEnd &end, QString 
     if (!fd) {
         why = fd.error().message();
         return false;
+    }
+    {
+        std::lock_guard lock(m_mutex);
+        m_localAddress = localName(fd->get());
     }
     if (!m_tlsConfig) {
         qCInfo(lcBrokerHa).noquote() << "connected to master" << addr << "- commit log ends at"

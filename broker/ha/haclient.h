@@ -70,6 +70,10 @@ public:
     /// True while the current master is refused (its commit log is behind this slave's).
     bool isRefusingMaster() const { return m_refused.load(std::memory_order_acquire); }
     QByteArray masterAddress() const;
+    /// This end of the connection to the master while connected ("ip:port" as the master's
+    /// HAService names the slave), else empty: controller mode reports it to etcd so that the
+    /// master can tell which HA connection is which replica of the SyncStateSet.
+    QByteArray localAddress() const;
     /// The offset last reported to the master.
     std::int64_t reportedOffset() const { return m_reported.load(std::memory_order_acquire); }
     /// When the master last sent something (ms since epoch, 0: never).
@@ -119,6 +123,7 @@ private:
     mutable std::mutex m_mutex; // guards m_currentMaster; m_cv waits on it
     std::condition_variable m_cv;
     QByteArray m_currentMaster;
+    QByteArray m_localAddress; // guarded by m_mutex
     std::thread m_thread;
 };
 

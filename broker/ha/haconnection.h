@@ -100,6 +100,8 @@ public:
             m_writer.join();
     }
     bool isClosed() const { return m_closed.load(std::memory_order_acquire); }
+    const QByteArray &peer() const { return m_peer; }
+    std::int64_t ackOffset() const { return m_ackOffset.load(std::memory_order_acquire); }
     HAService::SlaveState state() const
     {
         return {m_peer, m_ackOffset.load(std::memory_order_acquire), 0,

@@ -19,6 +19,8 @@
 #include <chrono>
 #include <cstring>
 #include <fcntl.h>
+#include <functional>
+#include <limits>
 #include <poll.h>
 #include <pthread.h>
 #include <sys/eventfd.h>
@@ -188,11 +190,15 @@ void HAService::stop()
         return;
     wakeAllWriters();
     m_acceptThread.join();
+    std::vector<std::shared_ptr<HAConnection>> closing;
     {
         std::lock_guard lock(m_connectionsMutex);
-        for (auto &c : m_connections)
-            c->close(QStringLiteral("master shutting down"), false);
+        closing = m_connections;
     }
+    // Closed outside the lock: closing counts the connection out, which in controller mode
+    // recomputes the acknowledgements over m_connections (recomputePeerAcks()).
+    for (auto &c : closing)
+        c->close(QStringLiteral("master shutting down"), false);
     reap(true);
     m_listen.clear();
 }
@@ -330,19 +336,85 @@ void HAService::connectionClosed()
 
 void HAService::countConnection(int delta)
 {
-    // Under the lock: the store's count never goes back to an older value.
-    std::lock_guard lock(m_countMutex);
-    const int live = m_live.fetch_add(delta) + delta;
-    if (storage::GroupTransferService *t = m_store.groupTransfer())
-        t->setSlaveConnections(live);
+    {
+        // Under the lock: the store's count never goes back to an older value.
+        std::lock_guard lock(m_countMutex);
+        const int live = m_live.fetch_add(delta) + delta;
+        if (storage::GroupTransferService *t = m_store.groupTransfer();
+            t && !m_peerMode.load(std::memory_order_acquire))
+            t->setSlaveConnections(live);
+    }
+    if (m_peerMode.load(std::memory_order_acquire))
+        recomputePeerAcks();
 }
 
 void HAService::notifyTransferSome(std::int64_t offset)
 {
     std::int64_t seen = m_push2SlaveMax.load();
     while (offset > seen && !m_push2SlaveMax.compare_exchange_weak(seen, offset)) { }
+    if (m_peerMode.load(std::memory_order_acquire)) {
+        recomputePeerAcks();
+        return;
+    }
     if (storage::GroupTransferService *t = m_store.groupTransfer())
         t->notifyTransferSome(offset);
+}
+
+void HAService::setAckPeers(std::vector<QByteArray> peers, int needed)
+{
+    {
+        std::lock_guard lock(m_ackMutex);
+        m_ackScratch.assign(peers.size(), -1);
+        m_ackPeers = std::move(peers);
+        m_ackNeeded = std::clamp<int>(needed, 0, int(m_ackPeers.size()));
+        m_peerMode.store(true, std::memory_order_release);
+    }
+    recomputePeerAcks();
+}
+
+std::int64_t HAService::ackOffsetOf(const QByteArray &peer) const
+{
+    std::lock_guard lock(m_connectionsMutex);
+    for (const auto &c : m_connections)
+        if (!c->isClosed() && c->peer() == peer)
+            return c->ackOffset();
+    return -1;
+}
+
+void HAService::recomputePeerAcks()
+{
+    // One pass over a few connections per report (no allocation): each peer's acknowledged
+    // offset, then the needed-th highest of them. Serialized, so the store never sees an older
+    // computation after a newer one.
+    std::lock_guard ackLock(m_ackMutex);
+    storage::GroupTransferService *t = m_store.groupTransfer();
+    if (!t)
+        return;
+    int connected = 0;
+    {
+        std::lock_guard lock(m_connectionsMutex);
+        for (std::size_t i = 0; i < m_ackPeers.size(); ++i) {
+            m_ackScratch[i] = -1;
+            for (const auto &c : m_connections) {
+                if (!c->isClosed() && c->peer() == m_ackPeers[i]) {
+                    m_ackScratch[i] = std::max<std::int64_t>(0, c->ackOffset());
+                    ++connected;
+                    break;
+                }
+            }
+        }
+    }
+    std::int64_t acked = std::numeric_limits<std::int64_t>::max();
+    if (m_ackNeeded > 0) {
+        std::nth_element(m_ackScratch.begin(), m_ackScratch.begin() + (m_ackNeeded - 1),
+            m_ackScratch.end(), std::greater<> {});
+        acked = std::max<std::int64_t>(0, m_ackScratch[std::size_t(m_ackNeeded - 1)]);
+    }
+    // Fewer of the replicas the acknowledgements wait for are connected than needed: no slave
+    // to count (SYNC puts fail at once with SLAVE_NOT_AVAILABLE, as without a slave in plain
+    // mode).
+    t->setSlaveConnections(connected >= m_ackNeeded ? connected : 0);
+    t->setAckedOffset(acked == std::numeric_limits<std::int64_t>::max() ? 0 : acked);
 }
 
 void HAService::wakeup()

@@ -114,6 +114,15 @@ public:
         std::int64_t sentOffset = -1; // where the next transfer starts
     };
     std::vector<SlaveState> slaves() const;
+    /// Controller mode: acknowledgements count only from the HA connections of these peers
+    /// ("ip:port" as slaves() names them: the replicas of the SyncStateSet and those about to
+    /// join it), and a put is acknowledged once `needed` of them have it (all of them with
+    /// allAckInSyncStateSet). A peer without a live connection has nothing; while one is missing
+    /// the store counts no slave connection (SYNC puts answer SLAVE_NOT_AVAILABLE). Without a
+    /// call (plain master/slave) any slave's acknowledgement counts, as in RocketMQ.
+    void setAckPeers(std::vector<QByteArray> peers, int needed);
+    /// The acknowledged offset of `peer`'s live connection, -1 without one.
+    std::int64_t ackOffsetOf(const QByteArray &peer) const;
     int connectionCount() const { return m_live.load(std::memory_order_acquire); }
     /// Connections closed at accept because the peer is not in the allow list.
     std::int64_t refusedByAddress() const { return m_refusedByAddress.load(); }
@@ -143,6 +152,8 @@ private:
     /// Joins and forgets closed connections (accept thread).
     void reap(bool all);
     void notifyTransferSome(std::int64_t offset);
+    /// setAckPeers() in force: recomputes the store's acknowledged offset and connection count.
+    void recomputePeerAcks();
     void connectionClosed();
     void countConnection(int delta);
     /// Writer side: sleeps up to `timeoutMs` unless wakeup(), `closed`, or (next >= 0) the
@@ -176,6 +187,13 @@ private:
     std::mutex m_countMutex; // orders the updates of m_live and the store's count
     std::atomic<int> m_live {0};
     std::atomic<std::int64_t> m_push2SlaveMax {0};
+    // setAckPeers(): m_peerMode is read on every report; the rest under m_ackMutex (taken
+    // before m_connectionsMutex).
+    std::atomic<bool> m_peerMode {false};
+    std::mutex m_ackMutex;
+    std::vector<QByteArray> m_ackPeers;
+    int m_ackNeeded = 0;
+    std::vector<std::int64_t> m_ackScratch; // one per peer, reused
     std::atomic<std::int64_t> m_refusedByAddress {0};
     std::atomic<std::int64_t> m_refusedByLimit {0};
     std::atomic<std::int64_t> m_refusedPlain {0};

@@ -143,11 +143,14 @@ quint16 localPort(int fd)
     return 0;
 }
 
-QByteArray peerName(int fd)
+namespace {
+QByteArray socketName(int fd, bool peer)
 {
     sockaddr_storage addr {};
     socklen_t len = sizeof addr;
-    if (::getpeername(fd, reinterpret_cast<sockaddr *>(&addr), &len) != 0)
+    const int rc = peer ? ::getpeername(fd, reinterpret_cast<sockaddr *>(&addr), &len)
+                        : ::getsockname(fd, reinterpret_cast<sockaddr *>(&addr), &len);
+    if (rc != 0)
         return QByteArrayLiteral("?");
     char ip[INET6_ADDRSTRLEN] = {};
     if (addr.ss_family == AF_INET) {
@@ -165,6 +168,17 @@ QByteArray peerName(int fd)
     }
     ::inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof ip);
     return '[' + QByteArray(ip) + "]:" + port;
+}
+} // namespace
+
+QByteArray peerName(int fd)
+{
+    return socketName(fd, true);
+}
+
+QByteArray localName(int fd)
+{
+    return socketName(fd, false);
 }
 
 void prepareAccepted(int fd)

@@ -50,6 +50,8 @@ Result<SocketFd> listenTcp(quint16 port, const QByteArray &ip = {}, int backlog 
 quint16 localPort(int fd);
 /// "ip:port" of the peer ("[v6]:port" for an IPv6 one; a v4-mapped peer prints as IPv4).
 QByteArray peerName(int fd);
+/// "ip:port" of this end, in peerName()'s form (what the peer's peerName() prints).
+QByteArray localName(int fd);
 /// Connects to "host:port" (an IPv4 or IPv6 address, "[v6]:port", or a resolvable name; the
 /// first address it resolves to) within `timeoutMs`; the
 /// socket is non-blocking, TCP_NODELAY.

@@ -100,6 +100,10 @@ void MessageStoreConfig::bind(ConfigSchema &s)
     s.add("haSlaveFallbehindMax", &haSlaveFallbehindMax);
     s.add("haAllowedAddresses", &haAllowedAddresses, true);
     s.add("haMaxConnections", &haMaxConnections);
+    s.add("allAckInSyncStateSet", &allAckInSyncStateSet);
+    s.add("inSyncReplicas", &inSyncReplicas);
+    s.add("minInSyncReplicas", &minInSyncReplicas);
+    s.add("haMaxTimeSlaveNotCatchup", &haMaxTimeSlaveNotCatchup);
 }
 
 int MessageStoreConfig::normalizedTimerPrecisionMs() const
@@ -216,6 +220,14 @@ Status MessageStoreConfig::validate() const
     if (haMaxConnections < 1 || haMaxConnections > 4096)
         return bad(
             QStringLiteral("haMaxConnections %1 out of range (1..4096)").arg(haMaxConnections));
+    if (inSyncReplicas < 1 || inSyncReplicas > 16)
+        return bad(QStringLiteral("inSyncReplicas %1 out of range (1..16)").arg(inSyncReplicas));
+    if (minInSyncReplicas < 1 || minInSyncReplicas > 16)
+        return bad(
+            QStringLiteral("minInSyncReplicas %1 out of range (1..16)").arg(minInSyncReplicas));
+    if (haMaxTimeSlaveNotCatchup < 500)
+        return bad(QStringLiteral("haMaxTimeSlaveNotCatchup %1 ms is below 500")
+                       .arg(haMaxTimeSlaveNotCatchup));
     if (!haMasterAddress.isEmpty()) {
         const qsizetype colon = haMasterAddress.lastIndexOf(u':');
         bool ok = false;

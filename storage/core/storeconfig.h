@@ -76,6 +76,19 @@ struct MessageStoreConfig
     // broker's brokerIP1/brokerIP2 only; "*": everyone. Others are closed at accept.
     QString haAllowedAddresses;
     int haMaxConnections = 16; // master: HA connections beyond this are closed at accept
+    // Controller mode's SyncStateSet (RocketMQ 5's names; broker/controller/README.md).
+    // allAckInSyncStateSet: a SYNC send is acknowledged once every replica of the set has it
+    // (QRocket's default true: what makes any set member a safe next master; RocketMQ's is
+    // false). false: once inSyncReplicas copies (the master's counted) exist among the set.
+    bool allAckInSyncStateSet = true;
+    int inSyncReplicas = 1;
+    // A SYNC send is refused (SYSTEM_ERROR "in-sync replicas not enough", nothing stored) while
+    // the SyncStateSet, master included, has fewer members than this.
+    int minInSyncReplicas = 1;
+    // A replica of the set that has not caught up with the master's log for this long (dead,
+    // disconnected or lagging) is removed from the set in etcd before acknowledgements stop
+    // waiting for it.
+    std::int64_t haMaxTimeSlaveNotCatchup = 15000;
     // Timer messages (RocketMQ 5's keys; broker/timer/). timerPrecisionMs is rounded down to
     // 100, 200, 500 or 1000 as RocketMQ's setter does.
     bool timerWheelEnable = true;

@@ -96,6 +96,14 @@ void GroupTransferService::notifyTransferSome(std::int64_t offset)
     }
 }
 
+void GroupTransferService::setAckedOffset(std::int64_t offset)
+{
+    if (m_acked.exchange(offset, std::memory_order_acq_rel) < offset) {
+        m_waiters.publish();
+        m_thread.wakeup();
+    }
+}
+
 void GroupTransferService::setSlaveConnections(int connections)
 {
     m_connections.store(connections, std::memory_order_release);

@@ -42,6 +42,9 @@ public:
 
     /// A slave acknowledged everything below `offset` (the maximum over all slaves is kept).
     void notifyTransferSome(std::int64_t offset);
+    /// Controller mode: the acknowledged offset is what the replicas of the SyncStateSet all
+    /// have (HAService computes it), which may go down when a replica joins the set; set as is.
+    void setAckedOffset(std::int64_t offset);
     void setSlaveConnections(int connections);
     int slaveConnections() const { return m_connections.load(std::memory_order_acquire); }
     /// The largest offset a slave acknowledged (RocketMQ's push2SlaveMaxOffset).

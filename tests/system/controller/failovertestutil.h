@@ -77,7 +77,13 @@ class FailoverProducer
 public:
     FailoverProducer(
         std::array<quint16, 2> ports, QByteArray tag, int threads, QByteArray topic = "Failover")
-        : m_ports(ports), m_tag(std::move(tag)), m_topic(std::move(topic))
+        : FailoverProducer(std::vector<quint16>(ports.begin(), ports.end()), std::move(tag),
+            threads, std::move(topic))
+    { }
+    /// Any number of brokers: after a refusal or a failure it tries the next one.
+    FailoverProducer(
+        std::vector<quint16> ports, QByteArray tag, int threads, QByteArray topic = "Failover")
+        : m_ports(std::move(ports)), m_tag(std::move(tag)), m_topic(std::move(topic))
     {
         for (int t = 0; t < threads; ++t)
             m_threads.emplace_back([this, t] { run(t); });
@@ -101,6 +107,8 @@ public:
         return int(std::count_if(
             m_acked.begin(), m_acked.end(), [&](const AckedAt &a) { return a.broker == broker; }));
     }
+    /// Sends answered with a code other than SUCCESS, or not answered.
+    int refused() const { return m_refused.load(); }
     /// Acknowledgements by `broker` that arrived at or after `sinceMs` (steady ms).
     int ackedBySince(int broker, std::int64_t sinceMs) const
     {
@@ -129,12 +137,15 @@ private:
                     continue;
                 }
             }
-            target = 1 - target; // refused (a slave, fenced) or gone: try the other one
+            m_refused.fetch_add(1);
+            // Refused (a slave, fenced, no replica) or gone: try the next one.
+            target = (target + 1) % int(m_ports.size());
             std::this_thread::sleep_for(std::chrono::milliseconds(5));
         }
     }
 
-    const std::array<quint16, 2> m_ports;
+    const std::vector<quint16> m_ports;
+    std::atomic<int> m_refused {0};
     const QByteArray m_tag;
     const QByteArray m_topic;
     std::atomic<bool> m_stop {false};

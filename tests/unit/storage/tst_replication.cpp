@@ -83,6 +83,7 @@ private Q_SLOTS:
     void syncMasterCompletesOnAck();
     void writeGateClosedBeforeTheAckRefusesIt();
     void syncMasterTimesOut();
+    void controllerModeReplicaRules();
     void syncMasterSyncFlushWaitsForBoth();
     void syncMasterFallenBehindSlave();
     void syncMasterBlockingPut();
@@ -312,6 +313,45 @@ void tst_Replication::writeGateClosedBeforeTheAckRefusesIt()
     store.putMessage(message("T", 0, "d"), alone.callback());
     QVERIFY(alone.done());
     QCOMPARE(alone.result->status, PutMessageStatus::PutOk);
+}
+
+void tst_Replication::controllerModeReplicaRules()
+{
+    QTemporaryDir dir;
+    MessageStoreConfig c = smallConfig(dir.path());
+    c.brokerRole = QStringLiteral("SYNC_MASTER");
+    c.minInSyncReplicas = 2;
+    MessageStore store(c);
+    QVERIFY(store.open());
+    GroupTransferService &t = *store.groupTransfer();
+    // minInSyncReplicas: a SyncStateSet of the master alone refuses a waiting put, storing
+    // nothing (RocketMQ 5's IN_SYNC_REPLICAS_NOT_ENOUGH, a SYSTEM_ERROR).
+    store.setInSyncReplicas(1);
+    store.setReplicaAcksRequired(false);
+    const std::int64_t end = store.commitLogMaxOffset();
+    Completion refused;
+    store.putMessage(message("T", 0, "a"), refused.callback());
+    QVERIFY(refused.done());
+    QCOMPARE(refused.result->status, PutMessageStatus::UnknownError);
+    QVERIFY(refused.result->remark.contains(QLatin1String("in-sync replicas not enough")));
+    QCOMPARE(store.commitLogMaxOffset(), end);
+    // A put whose sender does not wait is not held to it.
+    MessageExtBrokerInner noWait = message("T", 0, "b");
+    noWait.waitStoreMsgOk = false;
+    QCOMPARE(store.putMessageAndWait(noWait).status, PutMessageStatus::PutOk);
+    // Two members: puts wait for the replicas' acknowledged offset, which HAService sets as is
+    // (it may go down when a replica joins the set: what it has counts, not the maximum seen).
+    store.setInSyncReplicas(2);
+    store.setReplicaAcksRequired(true);
+    t.setSlaveConnections(1);
+    t.setAckedOffset(store.commitLogMaxOffset());
+    t.setAckedOffset(0); // a replica that has less joined the ones waited for
+    Completion waits;
+    store.putMessage(message("T", 0, "c"), waits.callback());
+    QVERIFY(!waits.done());
+    t.setAckedOffset(store.commitLogMaxOffset());
+    QVERIFY(waits.wait(2000));
+    QCOMPARE(waits.result->status, PutMessageStatus::PutOk);
 }
 
 void tst_Replication::syncMasterTimesOut()
