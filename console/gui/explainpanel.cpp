@@ -105,10 +105,10 @@ ExplainPanel::ExplainPanel(ClusterSession *session, QWidget *parent)
     h->setSectionResizeMode(VerdictCol, QHeaderView::ResizeToContents);
     h->setSectionResizeMode(PeerCol, QHeaderView::ResizeToContents);
     h->setSectionResizeMode(FindingCol, QHeaderView::Stretch);
-    h->setSectionResizeMode(DecidedByCol, QHeaderView::Interactive);
-    h->setSectionResizeMode(SubjectCol, QHeaderView::Interactive);
-    h->resizeSection(DecidedByCol, 230);
-    h->resizeSection(SubjectCol, 180);
+    // The setting and its value on one line where they fit; long values wrap at the cap.
+    h->setMaximumSectionSize(420);
+    h->setSectionResizeMode(DecidedByCol, QHeaderView::ResizeToContents);
+    h->setSectionResizeMode(SubjectCol, QHeaderView::ResizeToContents);
     layout->addWidget(m_table, 1);
     connect(m_ask, &QPushButton::clicked, this, &ExplainPanel::refresh);
     clearQuestion({});
@@ -255,7 +255,9 @@ void ExplainPanel::fillTable()
         set(PeerCol, r.peer);
         set(FindingCol, QString::fromUtf8(f.reason));
         set(DecidedByCol, decidedBy(f));
-        set(SubjectCol, QString::fromUtf8(f.subject));
+        // A file path: its name (the whole path in the tooltip).
+        const QString subject = QString::fromUtf8(f.subject);
+        set(SubjectCol, subject.section(QLatin1Char('/'), -1), subject);
     }
     m_table->resizeRowsToContents();
 }

@@ -18,7 +18,11 @@ namespace {
 
 constexpr int kMargin = 12;
 constexpr int kLaneLabelWidth = 190;
-constexpr int kLaneHeight = 46;
+constexpr int kLaneHeight = 74;
+/// Label rows of a lane, as baselines relative to its line: above, below, further above, further
+/// below (the lane is tall enough for four).
+constexpr int kLabelSlots = 4;
+constexpr int kSlotBaseline[kLabelSlots] = {-9, 19, -24, 34};
 
 QString text(const QByteArray &b)
 {
@@ -177,10 +181,9 @@ void TraceTimeline::setDeadLetters(const std::vector<DeadLetter> &deadLetters)
         }
         if (d.found) {
             m_events.push_back({d.storeTimestamp, lane,
-                tr("to %DLQ%%1 on %2 after retry %3 (retryMaxTimes %4)")
+                tr("to %DLQ%%1 on %2 after retry %3")
                     .arg(text(group), text(d.where))
-                    .arg(d.failed.lastRetry)
-                    .arg(max),
+                    .arg(d.failed.lastRetry),
                 true, true});
         } else if (d.failed.lastRetry >= max) {
             // Not found (yet, or the index lookup failed): what the broker decides on the
@@ -254,6 +257,9 @@ void TraceTimeline::paintEvent(QPaintEvent *)
         }
         previous = at;
     }
+    std::vector<std::vector<QRect>> placed(m_lanes.size());
+    const int ascent = p.fontMetrics().ascent();
+    const int lineHeight = p.fontMetrics().height();
     for (std::size_t i = 0; i < m_events.size(); ++i) {
         const Event &e = m_events[i];
         const auto lane = std::find(m_lanes.begin(), m_lanes.end(), e.lane) - m_lanes.begin();
@@ -268,15 +274,24 @@ void TraceTimeline::paintEvent(QPaintEvent *)
             p.drawEllipse(at, 5, 5);
         }
         p.setPen(pal.color(QPalette::Text));
-        // Alternate labels above and below the lane so that close events stay readable.
-        const int dy = i % 2 == 0 ? -9 : 17;
         const QString text = QStringLiteral("+%1 ms %2").arg(e.timestamp - t0).arg(e.label);
         // A label that would run past the right edge goes to the left of its dot.
         const int textWidth = p.fontMetrics().horizontalAdvance(text);
         const int x = at.x() + 7 + textWidth > width() - kMargin
             ? std::max(kMargin, at.x() - 7 - textWidth)
             : at.x() + 7;
-        p.drawText(QPoint(x, at.y() + dy), text);
+        // The first of the lane's label rows (above, below, further above, further below)
+        // where the label overlaps no label placed before: close events stay readable.
+        std::vector<QRect> &taken = placed[static_cast<std::size_t>(lane)];
+        QRect box;
+        for (int slot = 0; slot < kLabelSlots; ++slot) {
+            box = QRect(x - 2, at.y() + kSlotBaseline[slot] - ascent, textWidth + 4, lineHeight);
+            if (std::none_of(
+                    taken.begin(), taken.end(), [&](const QRect &r) { return r.intersects(box); }))
+                break;
+        }
+        taken.push_back(box);
+        p.drawText(QPoint(x, box.top() + ascent), text);
     }
 }
 

@@ -15,7 +15,9 @@
 // which the DLQ copy keeps) for each group whose last delivery failed, and hands the result to
 // setDeadLetters: found, the step sits at the DLQ copy's store time on that group's lane; not
 // found, it is derived from the last delivery's retry count against the group's retryMaxTimes
-// (drawn only when the retries reached it, and labelled "derived").
+// (drawn only when the retries reached it, and labelled "derived"; a client's maxReconsumeTimes,
+// which overrides retryMaxTimes at the broker, is not visible to the console, hence the lookup
+// comes first).
 
 #include "clientlib/client/admin/admin.h"
 
