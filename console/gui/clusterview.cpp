@@ -31,6 +31,7 @@ ClusterView::ClusterView(ClusterSession *session, QWidget *parent)
     splitter->addWidget(m_explain);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
+    splitter->setSizes({600, 400}); // proportions: the table's size hint would take it all
     layout->addWidget(splitter, 1);
     connect(m_table.view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
         &ClusterView::onCurrentBroker);

@@ -127,6 +127,7 @@ void ExplainPanel::clearQuestion(const QString &hint)
     m_heading->setText(hint.toHtmlEscaped());
     m_summary->clear();
     m_ask->setEnabled(false);
+    m_table->hide(); // no empty grid under the hint
     fillTable();
 }
 
@@ -154,6 +155,7 @@ void ExplainPanel::ask()
     m_answeredPeers = 0;
     m_heading->setText(QStringLiteral("<b>%1</b>").arg(m_question.toHtmlEscaped()));
     m_ask->setEnabled(true);
+    m_table->show();
     m_pending = static_cast<int>(m_peers.size());
     if (m_peers.empty()) {
         m_summary->setText(tr("nobody to ask: no registered master"));
