@@ -81,8 +81,8 @@ void ClusterView::onCurrentBroker()
     std::vector<ExplainPanel::Peer> peers;
     for (const QString &addr : m_session->namesrvAddr().split(QLatin1Char(';'), Qt::SkipEmptyParts))
         peers.push_back({tr("name server %1").arg(addr.trimmed()), addr.trimmed().toUtf8()});
-    m_explain->setQuestion(tr("Why is %1 late or expired?").arg(QString::fromUtf8(name)),
-        std::move(peers),
+    m_explain->setQuestion(
+        tr("Why is %1 late or expired?").arg(QString::fromUtf8(name)), [peers] { return peers; },
         [name](client::Admin &admin, const QByteArray &address, ExplainPanel::Callback done) {
             admin.explainBrokerAsync(address, name, std::move(done), 5000);
         });

@@ -104,8 +104,9 @@ void ConsumersView::onCurrentGroup()
     if (group.isEmpty()) {
         m_explain->clearQuestion(tr("Select a group"));
     } else {
-        m_explain->setQuestion(tr("Why is %1 not consuming?").arg(QString::fromUtf8(group)),
-            explainMasters(*m_session),
+        m_explain->setQuestion(
+            tr("Why is %1 not consuming?").arg(QString::fromUtf8(group)),
+            [this] { return explainMasters(*m_session); },
             [group](client::Admin &admin, const QByteArray &address, ExplainPanel::Callback done) {
                 admin.explainGroupAsync(address, group, {}, std::move(done), 5000);
             });

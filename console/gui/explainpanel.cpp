@@ -118,6 +118,7 @@ void ExplainPanel::clearQuestion(const QString &hint)
 {
     ++m_generation;
     m_question.clear();
+    m_peersOf = {};
     m_peers.clear();
     m_askOne = {};
     m_keep = {};
@@ -131,11 +132,10 @@ void ExplainPanel::clearQuestion(const QString &hint)
     fillTable();
 }
 
-void ExplainPanel::setQuestion(
-    const QString &question, std::vector<Peer> peers, Ask ask, Filter keep)
+void ExplainPanel::setQuestion(const QString &question, Peers peers, Ask ask, Filter keep)
 {
     m_question = question;
-    m_peers = std::move(peers);
+    m_peersOf = std::move(peers);
     m_askOne = std::move(ask);
     m_keep = std::move(keep);
     this->ask();
@@ -156,6 +156,7 @@ void ExplainPanel::ask()
     m_heading->setText(QStringLiteral("<b>%1</b>").arg(m_question.toHtmlEscaped()));
     m_ask->setEnabled(true);
     m_table->show();
+    m_peers = m_peersOf ? m_peersOf() : std::vector<Peer> {};
     m_pending = static_cast<int>(m_peers.size());
     if (m_peers.empty()) {
         m_summary->setText(tr("nobody to ask: no registered master"));

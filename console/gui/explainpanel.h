@@ -57,7 +57,9 @@ public:
     /// Keeps only the findings `keep` accepts (the storage tab: one file's and the broker-wide).
     using Filter = std::function<bool(const protocol::ExplainFinding &)>;
     /// Asks `question` (a heading, plain text) of `peers` with `ask`, at once.
-    void setQuestion(const QString &question, std::vector<Peer> peers, Ask ask, Filter keep = {});
+    /// Who to ask, evaluated at each ask (the masters known then).
+    using Peers = std::function<std::vector<Peer>()>;
+    void setQuestion(const QString &question, Peers peers, Ask ask, Filter keep = {});
     /// No question: shows `hint` ("Select a group") instead.
     void clearQuestion(const QString &hint);
     /// Asks the current question again.
@@ -87,6 +89,7 @@ private:
     QPushButton *m_ask;
     QTableWidget *m_table;
     QString m_question;
+    Peers m_peersOf;
     std::vector<Peer> m_peers;
     Ask m_askOne;
     Filter m_keep;

@@ -159,17 +159,24 @@ void StorageView::askExplain()
         admin.explainCleanupAsync(address, std::move(done), 5000);
     };
     const QModelIndex i = currentSourceRow(m_table);
-    std::vector<ExplainPanel::Peer> peers = explainMasters(*m_session);
     if (!i.isValid()) {
-        m_explain->setQuestion(tr("Why are the commit-log files kept?"), std::move(peers), ask);
+        m_explain->setQuestion(
+            tr("Why are the commit-log files kept?"), [this] { return explainMasters(*m_session); },
+            ask);
         return;
     }
     const QString broker = m_model->index(i.row(), StoreFileModel::Broker).data().toString();
     const QString file = m_model->index(i.row(), StoreFileModel::File).data().toString();
-    std::erase_if(peers, [&](const ExplainPanel::Peer &p) { return p.label != broker; });
     // The file's own findings and the broker-wide ones (subject "commitlog").
-    m_explain->setQuestion(tr("Why is %1 on %2 not deleted?").arg(file, broker), std::move(peers),
-        ask, [file = file.toUtf8()](const protocol::ExplainFinding &f) {
+    m_explain->setQuestion(
+        tr("Why is %1 on %2 not deleted?").arg(file, broker),
+        [this, broker] {
+            std::vector<ExplainPanel::Peer> peers = explainMasters(*m_session);
+            std::erase_if(peers, [&](const ExplainPanel::Peer &p) { return p.label != broker; });
+            return peers;
+        },
+        ask,
+        [file = file.toUtf8()](const protocol::ExplainFinding &f) {
             return f.subject == "commitlog" || f.subject.endsWith('/' + file) || f.subject == file;
         });
 }

@@ -314,11 +314,11 @@ void TopicsView::askWhySendsFail()
         return;
     }
     const QByteArray account = m_session->credentials().accessKey;
-    m_explain->setQuestion(account.isEmpty()
-            ? tr("Why are sends to %1 refused?").arg(QString::fromUtf8(topic))
-            : tr("Why are sends to %1 by %2 refused?")
-                  .arg(QString::fromUtf8(topic), QString::fromUtf8(account)),
-        explainMasters(*m_session),
+    m_explain->setQuestion(
+        account.isEmpty() ? tr("Why are sends to %1 refused?").arg(QString::fromUtf8(topic))
+                          : tr("Why are sends to %1 by %2 refused?")
+                                .arg(QString::fromUtf8(topic), QString::fromUtf8(account)),
+        [this] { return explainMasters(*m_session); },
         [topic, account](
             client::Admin &admin, const QByteArray &address, ExplainPanel::Callback done) {
             admin.explainSendAsync(address, topic, account, std::move(done), 5000);
