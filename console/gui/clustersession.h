@@ -78,6 +78,8 @@ public:
     Status start();
     QString namesrvAddr() const { return m_namesrvAddr; }
     client::Admin &admin() { return *m_admin; }
+    /// The account this session signs with (empty without ACL).
+    const Credentials &credentials() const { return m_credentials; }
     void setPollInterval(int ms);
     /// Polls the slow parts (topics, groups, store files) on the next tick.
     void refreshCatalog();

@@ -4,9 +4,11 @@
 
 #include "console/gui/brokermodel.h"
 #include "console/gui/clustersession.h"
+#include "console/gui/explainpanel.h"
 #include "console/gui/format.h"
 
 #include <QHeaderView>
+#include <QSplitter>
 #include <QVBoxLayout>
 
 namespace qrocket::console {
@@ -22,7 +24,17 @@ ClusterView::ClusterView(ClusterSession *session, QWidget *parent)
     m_table.view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     layout->addWidget(m_summary);
     layout->addWidget(m_note);
-    layout->addWidget(m_table.view, 1);
+    auto *splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(m_table.view);
+    m_explain = new ExplainPanel(session, splitter);
+    m_explain->clearQuestion(tr("Select a broker to ask the name servers why it is late or gone"));
+    splitter->addWidget(m_explain);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    splitter->setSizes({600, 400}); // proportions: the table's size hint would take it all
+    layout->addWidget(splitter, 1);
+    connect(m_table.view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+        &ClusterView::onCurrentBroker);
     connect(session, &ClusterSession::brokersUpdated, this, &ClusterView::updateNote);
     // Four times a second, so that the summary line and the rows never disagree for long.
     m_ageTimer.setInterval(250);
@@ -37,6 +49,43 @@ ClusterView::ClusterView(ClusterSession *session, QWidget *parent)
 bool ClusterView::hasData() const
 {
     return m_model->rowCount() > 0;
+}
+
+void ClusterView::selectBroker(const QByteArray &brokerName)
+{
+    QSortFilterProxyModel *proxy = m_table.proxy;
+    for (int r = 0; r < proxy->rowCount(); ++r) {
+        const QModelIndex i = proxy->index(r, BrokerModel::Name);
+        if (i.data().toString().toUtf8() == brokerName) {
+            m_table.view->setCurrentIndex(i);
+            return;
+        }
+    }
+}
+
+void ClusterView::onCurrentBroker()
+{
+    const QModelIndex i = currentSourceRow(m_table);
+    const QByteArray name = i.isValid()
+        ? m_model->index(i.row(), BrokerModel::Name).data().toString().toUtf8()
+        : QByteArray();
+    if (name == m_explainedBroker)
+        return; // another address of the same broker: the same answer
+    m_explainedBroker = name;
+    if (name.isEmpty()) {
+        m_explain->clearQuestion(
+            tr("Select a broker to ask the name servers why it is late or gone"));
+        return;
+    }
+    // Each name server of the session's list keeps its own registration table.
+    std::vector<ExplainPanel::Peer> peers;
+    for (const QString &addr : m_session->namesrvAddr().split(QLatin1Char(';'), Qt::SkipEmptyParts))
+        peers.push_back({tr("name server %1").arg(addr.trimmed()), addr.trimmed().toUtf8()});
+    m_explain->setQuestion(
+        tr("Why is %1 late or expired?").arg(QString::fromUtf8(name)), [peers] { return peers; },
+        [name](client::Admin &admin, const QByteArray &address, ExplainPanel::Callback done) {
+            admin.explainBrokerAsync(address, name, std::move(done), 5000);
+        });
 }
 
 void ClusterView::updateNote()

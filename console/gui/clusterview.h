@@ -2,7 +2,10 @@
 
 // ClusterView: the "Cluster" tab: every broker address with role, version, heartbeat age and
 // liveness (live / late / expired, colour + icon + text, with the name server's expiry counting
-// down), TPS, disk ratio and commit-log offsets. Ages move every second without a poll.
+// down), TPS, disk ratio and commit-log offsets. Ages move every second without a poll. Below,
+// "Why is this broker late or expired?" for the selected row: explainBroker of each name server
+// (last registration age, the expiry, the last error; explainpanel.h), asked on selection and on
+// demand.
 
 #include "console/gui/tablesupport.h"
 
@@ -13,6 +16,7 @@ namespace qrocket::console {
 
 class BrokerModel;
 class ClusterSession;
+class ExplainPanel;
 
 class ClusterView : public QWidget
 {
@@ -24,9 +28,13 @@ public:
     QTableView *table() const { return m_table.view; }
     /// True once at least one broker row is shown.
     bool hasData() const;
+    ExplainPanel *explainPanel() const { return m_explain; }
+    /// Selects the first row of `brokerName` (asks why it is late).
+    void selectBroker(const QByteArray &brokerName);
 
 private:
     void updateNote();
+    void onCurrentBroker();
 
     ClusterSession *m_session;
     BrokerModel *m_model;
@@ -34,6 +42,8 @@ private:
     QLabel *m_summary;
     QLabel *m_note;
     QTimer m_ageTimer;
+    ExplainPanel *m_explain;
+    QByteArray m_explainedBroker;
 };
 
 } // namespace qrocket::console

@@ -5,6 +5,7 @@
 #include "clientlib/protocol/systemtopics.h"
 #include "console/gui/clustersession.h"
 #include "console/gui/consumerdetail.h"
+#include "console/gui/explainpanel.h"
 #include "console/gui/format.h"
 #include "console/gui/groupmodel.h"
 #include "console/gui/resetoffset.h"
@@ -43,7 +44,7 @@ ConsumersView::ConsumersView(ClusterSession *session, QWidget *parent)
     detailLayout->setContentsMargins(0, 0, 0, 0);
     m_title = new QLabel(tr("Select a group"), detail);
     m_note = makeNote(detail);
-    auto *tabs = new QTabWidget(detail);
+    auto *tabs = m_tabs = new QTabWidget(detail);
     m_queueTable = makeTable(m_queues, QStringLiteral("groupQueues"), tabs);
     m_connectionTable = makeTable(m_connections, QStringLiteral("groupClients"), tabs);
     m_connectionTable.view->horizontalHeader()->setStretchLastSection(true);
@@ -52,6 +53,9 @@ ConsumersView::ConsumersView(ClusterSession *session, QWidget *parent)
     tabs->addTab(m_queueTable.view, tr("&Queues"));
     tabs->addTab(m_connectionTable.view, tr("C&lients"));
     tabs->addTab(m_reset, tr("Reset &offset"));
+    m_explain = new ExplainPanel(session, tabs);
+    m_explain->clearQuestion(tr("Select a group"));
+    tabs->addTab(m_explain, tr("&Why not consuming?"));
     detailLayout->addWidget(m_title);
     detailLayout->addWidget(m_note);
     detailLayout->addWidget(tabs, 1);
@@ -97,7 +101,22 @@ void ConsumersView::onCurrentGroup()
     m_title->setText(group.isEmpty()
             ? tr("Select a group")
             : tr("<b>%1</b>").arg(QString::fromUtf8(group).toHtmlEscaped()));
+    if (group.isEmpty()) {
+        m_explain->clearQuestion(tr("Select a group"));
+    } else {
+        m_explain->setQuestion(
+            tr("Why is %1 not consuming?").arg(QString::fromUtf8(group)),
+            [this] { return explainMasters(*m_session); },
+            [group](client::Admin &admin, const QByteArray &address, ExplainPanel::Callback done) {
+                admin.explainGroupAsync(address, group, {}, std::move(done), 5000);
+            });
+    }
     pollRunningInfo();
+}
+
+void ConsumersView::showExplainTab()
+{
+    m_tabs->setCurrentWidget(m_explain);
 }
 
 void ConsumersView::onFocusUpdated()

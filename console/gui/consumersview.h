@@ -2,8 +2,9 @@
 
 // ConsumersView: the "Consumers" tab: groups with total lag and TPS (sortable, searchable); for
 // the selected group its queues (broker offset, consumer offset, lag, client), its connected
-// clients (address, language, version, subscriptions) and a reset-offset-by-time panel with
-// preview.
+// clients (address, language, version, subscriptions), a reset-offset-by-time panel with
+// preview, and "Why is this group not consuming?" (explainGroup of every master: explainpanel.h),
+// asked when a group is selected and again on demand.
 
 #include "console/gui/tablesupport.h"
 
@@ -11,12 +12,14 @@
 #include <QWidget>
 
 class QLineEdit;
+class QTabWidget;
 
 namespace qrocket::console {
 
 class ClusterSession;
 class ConnectionModel;
 class ConsumerQueueModel;
+class ExplainPanel;
 class GroupModel;
 class ResetOffsetPanel;
 
@@ -30,6 +33,9 @@ public:
     ConsumerQueueModel *queueModel() const { return m_queues; }
     ConnectionModel *connectionModel() const { return m_connections; }
     ResetOffsetPanel *resetPanel() const { return m_reset; }
+    ExplainPanel *explainPanel() const { return m_explain; }
+    /// Brings the detail's "Why not consuming?" tab to the front.
+    void showExplainTab();
     QTableView *groupTable() const { return m_groupTable.view; }
     /// The selected group's header line ("<b>G</b> · lag 105 · 19,012 msgs/s (1-min avg, ...)").
     QString titleText() const;
@@ -52,6 +58,8 @@ private:
     Table m_queueTable;
     Table m_connectionTable;
     ResetOffsetPanel *m_reset;
+    ExplainPanel *m_explain;
+    QTabWidget *m_tabs;
     QLineEdit *m_search;
     QLabel *m_title;
     QLabel *m_note;

@@ -2,6 +2,7 @@
 
 #include "console/gui/messagesview.h"
 
+#include "clientlib/protocol/systemtopics.h"
 #include "console/gui/clustersession.h"
 #include "console/gui/format.h"
 #include "console/gui/messagemodel.h"
@@ -443,12 +444,61 @@ void MessagesView::askTrace(const client::MessageExt &m)
             this, [this, id, m](Result<std::vector<client::MessageTraceView>> r) {
                 if (id != m_consumedQuery)
                     return;
-                if (r)
-                    m_trace->setTrace(&m, *r);
-                else
+                if (!r) {
                     m_trace->setNote(tr("No trace: %1").arg(r.error().toString()));
-                m_traceReady = true;
+                    m_traceReady = true;
+                    return;
+                }
+                m_trace->setTrace(&m, *r);
+                askDeadLetters(m, TraceTimeline::failedGroups(*r));
             }));
+}
+
+void MessagesView::askDeadLetters(
+    const client::MessageExt &m, const std::vector<TraceTimeline::FailedGroup> &failed)
+{
+    // The trace has no DLQ record: look the message up in each failed group's %DLQ% topic.
+    const int id = m_consumedQuery;
+    if (failed.empty()) {
+        m_traceReady = true;
+        return;
+    }
+    struct Gather
+    {
+        int pending = 0;
+        std::vector<TraceTimeline::DeadLetter> found;
+    };
+    auto gather = std::make_shared<Gather>();
+    gather->pending = static_cast<int>(failed.size());
+    for (const TraceTimeline::FailedGroup &f : failed) {
+        TraceTimeline::DeadLetter d;
+        d.failed = f;
+        if (const GroupInfo *g = m_session->group(f.group))
+            d.maxReconsumeTimes = g->retryMaxTimes;
+        m_session->admin().queryMessageByUniqueKeyAsync(
+            QByteArray(protocol::topics::kDlqPrefix) + f.group, m.msgId(),
+            m_session->deliver<client::MessageExt>(this,
+                [this, id, gather, d](Result<client::MessageExt> r) mutable {
+                    if (id != m_consumedQuery)
+                        return;
+                    if (r) {
+                        d.found = true;
+                        d.storeTimestamp = r->storeTimestamp();
+                        d.where = r->brokerName().isEmpty() ? r->storeHost().toString()
+                                                            : r->brokerName();
+                    } else {
+                        d.lookupError = r.error().code() == Status::Code::NotFound
+                            ? tr("not in %DLQ%")
+                            : r.error().toString();
+                    }
+                    gather->found.push_back(std::move(d));
+                    if (--gather->pending == 0) {
+                        m_trace->setDeadLetters(gather->found);
+                        m_traceReady = true;
+                    }
+                }),
+            5000);
+    }
 }
 
 void MessagesView::showTraceTab()

@@ -10,11 +10,13 @@
 // group consumed it when its committed offset of the message's queue (on the broker that stored it)
 // is past the message's queue offset, as RocketMQ's DefaultMQAdminExt.consumed() decides. Its
 // "Trace" tab draws the message's path from its trace records (RMQ_SYS_TRACE_TOPIC, QUERY_MESSAGE
-// by msgId: tracetimeline.h). Standard requests only, so it works against QRocket's and Apache
-// RocketMQ's brokers alike.
+// by msgId: tracetimeline.h), with the step to %DLQ%<group> from a QUERY_MESSAGE by UNIQ_KEY in
+// the DLQ topic of each group whose last delivery failed. Standard requests only, so it works
+// against QRocket's and Apache RocketMQ's brokers alike.
 
 #include "clientlib/client/message.h"
 #include "console/gui/tablesupport.h"
+#include "console/gui/tracetimeline.h"
 
 #include <QWidget>
 
@@ -31,7 +33,6 @@ namespace qrocket::console {
 
 class ClusterSession;
 class MessageModel;
-class TraceTimeline;
 class TopicModel;
 
 class MessagesView : public QWidget
@@ -89,6 +90,8 @@ private:
     void showDetail();
     void askConsumedBy(const client::MessageExt &m);
     void askTrace(const client::MessageExt &m);
+    void askDeadLetters(
+        const client::MessageExt &m, const std::vector<TraceTimeline::FailedGroup> &failed);
     void showConsumedBy();
     void report(const QString &text, bool error);
     void setBusy(bool busy);

@@ -231,6 +231,9 @@ void ClusterSession::pollGroups()
                             g.name = name;
                             g.brokers += 1;
                             g.consumeEnable = g.consumeEnable && config.consumeEnable;
+                            g.retryMaxTimes = g.retryMaxTimes < 0
+                                ? config.retryMaxTimes
+                                : std::min(g.retryMaxTimes, config.retryMaxTimes);
                         }
                     }
                     finish();

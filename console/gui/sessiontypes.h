@@ -133,6 +133,9 @@ struct GroupInfo
     QByteArray name;
     int brokers = 0;
     bool consumeEnable = true;
+    /// The subscription group's retryMaxTimes (the smallest of its brokers'): past it, a failed
+    /// message goes to %DLQ%<group> (a client's maxReconsumeTimes overrides it).
+    int retryMaxTimes = -1;
     // POP (QRocket extension kGetPopStats of every master, with the catalogue): "PULL", "POP"
     // or "PULL+POP" (POP for some topics), empty when no broker could tell.
     QByteArray mode;

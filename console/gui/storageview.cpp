@@ -3,6 +3,7 @@
 #include "console/gui/storageview.h"
 
 #include "console/gui/clustersession.h"
+#include "console/gui/explainpanel.h"
 #include "console/gui/format.h"
 #include "console/gui/storagemodel.h"
 #include "console/gui/style.h"
@@ -15,6 +16,7 @@
 #include <QPainter>
 #include <QPushButton>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QVBoxLayout>
 
 namespace qrocket::console {
@@ -120,13 +122,63 @@ StorageView::StorageView(ClusterSession *session, QWidget *parent)
         [](double v) { return formatRatio(v / 100.0); }, splitter);
     m_chart->setFixedRange(0, 100, 25);
     m_chart->setMarks(m_chartMarks);
+    m_bottom = new QTabWidget(splitter);
+    m_bottom->addTab(m_chart, tr("Disk &ratio"));
+    m_explain = new ExplainPanel(session, m_bottom);
+    m_explain->clearQuestion(tr("Why is a file not deleted? Shown when this tab is opened"));
+    m_bottom->addTab(m_explain, tr("&Why is this file not deleted?"));
     splitter->addWidget(m_table.view);
-    splitter->addWidget(m_chart);
+    splitter->addWidget(m_bottom);
     layout->addWidget(splitter, 1);
+    connect(m_bottom, &QTabWidget::currentChanged, this, [this] {
+        if (m_bottom->currentWidget() == m_explain)
+            askExplain();
+    });
+    connect(m_table.view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this] {
+        if (m_bottom->currentWidget() == m_explain)
+            askExplain();
+    });
+    connect(this, &StorageView::cleanupFinished, m_explain, &ExplainPanel::refresh);
     connect(m_clean, &QPushButton::clicked, this, &StorageView::confirmCleanup);
     connect(session, &ClusterSession::storageUpdated, this, &StorageView::refresh);
     connect(session, &ClusterSession::brokersUpdated, this, &StorageView::refresh);
     refresh();
+}
+
+void StorageView::showExplainTab()
+{
+    if (m_bottom->currentWidget() == m_explain)
+        askExplain();
+    else
+        m_bottom->setCurrentWidget(m_explain);
+}
+
+void StorageView::askExplain()
+{
+    auto ask = [](client::Admin &admin, const QByteArray &address, ExplainPanel::Callback done) {
+        admin.explainCleanupAsync(address, std::move(done), 5000);
+    };
+    const QModelIndex i = currentSourceRow(m_table);
+    if (!i.isValid()) {
+        m_explain->setQuestion(
+            tr("Why are the commit-log files kept?"), [this] { return explainMasters(*m_session); },
+            ask);
+        return;
+    }
+    const QString broker = m_model->index(i.row(), StoreFileModel::Broker).data().toString();
+    const QString file = m_model->index(i.row(), StoreFileModel::File).data().toString();
+    // The file's own findings and the broker-wide ones (subject "commitlog").
+    m_explain->setQuestion(
+        tr("Why is %1 on %2 not deleted?").arg(file, broker),
+        [this, broker] {
+            std::vector<ExplainPanel::Peer> peers = explainMasters(*m_session);
+            std::erase_if(peers, [&](const ExplainPanel::Peer &p) { return p.label != broker; });
+            return peers;
+        },
+        ask,
+        [file = file.toUtf8()](const protocol::ExplainFinding &f) {
+            return f.subject == "commitlog" || f.subject.endsWith('/' + file) || f.subject == file;
+        });
 }
 
 bool StorageView::hasData() const

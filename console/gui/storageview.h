@@ -6,7 +6,10 @@
 // config is read; fileReservedTime, deleteWhen and the commit-log range; the write block
 // (runtime info diskFull) with the reason the broker gives; the commit-log files with size, age,
 // expiry and why each is kept (storeFiles, a QRocket broker extension: the view says so against
-// a stock broker); DELETE_EXPIRED_COMMITLOG with confirmation; and the disk ratio over time.
+// a stock broker); DELETE_EXPIRED_COMMITLOG with confirmation; the disk ratio over time; and
+// "Why is this file not deleted?" (explainCleanup, explainpanel.h): the selected file's broker,
+// its findings and the broker-wide ones (deleteWhen, disk ratio and its marks), or every master's
+// when no file is selected; asked when its tab is shown or the selection changes, and on demand.
 // The gauge, the chart and the cluster view show one figure: the runtime info's
 // commitLogDiskRatio, the measure the broker's clean service decides on.
 
@@ -17,10 +20,12 @@
 
 class QGridLayout;
 class QPushButton;
+class QTabWidget;
 
 namespace qrocket::console {
 
 class ClusterSession;
+class ExplainPanel;
 class StoreFileModel;
 class TimeChart;
 
@@ -66,6 +71,10 @@ public:
     QString factsFor(const QByteArray &address) const;
     /// Sends DELETE_EXPIRED_COMMITLOG to every broker without asking (the button asks first).
     void runCleanup();
+    ExplainPanel *explainPanel() const { return m_explain; }
+    QTableView *table() const { return m_table.view; }
+    /// Brings "Why is this file not deleted?" to the front (and asks).
+    void showExplainTab();
 
 signals:
     void message(const QString &text);
@@ -74,6 +83,7 @@ signals:
 private:
     void refresh();
     void confirmCleanup();
+    void askExplain();
 
     ClusterSession *m_session;
     StoreFileModel *m_model;
@@ -83,6 +93,8 @@ private:
     QLabel *m_note;
     QPushButton *m_clean;
     TimeChart *m_chart;
+    QTabWidget *m_bottom;
+    ExplainPanel *m_explain;
     QList<double> m_chartMarks {75, 85, 90}; // the chart's lines, in percent
     std::vector<std::pair<QByteArray, DiskGauge *>> m_gauges;
     std::vector<QLabel *> m_brokerLabels;

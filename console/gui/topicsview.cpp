@@ -4,6 +4,7 @@
 
 #include "clientlib/client/producer.h"
 #include "console/gui/clustersession.h"
+#include "console/gui/explainpanel.h"
 #include "console/gui/format.h"
 #include "console/gui/topicdialog.h"
 #include "console/gui/topicmodel.h"
@@ -17,6 +18,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QShortcut>
+#include <QSplitter>
 #include <QVBoxLayout>
 
 namespace qrocket::console {
@@ -55,7 +57,19 @@ TopicsView::TopicsView(ClusterSession *session, QWidget *parent)
     m_table = makeTable(m_model, QStringLiteral("topics"), this, m_filter);
     m_table.view->horizontalHeader()->resizeSection(0, 320);
     m_table.view->horizontalHeader()->setStretchLastSection(true);
-    layout->addWidget(m_table.view, 1);
+    auto *splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(m_table.view);
+    m_explain = new ExplainPanel(session, splitter);
+    m_explain->clearQuestion(tr("Select a topic to ask the brokers why its sends are refused"));
+    splitter->addWidget(m_explain);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    splitter->setSizes({600, 400}); // proportions: the table's size hint would take it all
+    layout->addWidget(splitter, 1);
+    connect(m_table.view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this] {
+        if (currentTopic() != m_explainedTopic)
+            askWhySendsFail();
+    });
     m_count = new QLabel(this);
     layout->addWidget(m_count);
 
@@ -283,10 +297,32 @@ void TopicsView::sendTestMessage()
                 report(
                     tr("Send to %1 failed: %2").arg(QString::fromUtf8(topic), r.error().toString()),
                     true);
+                if (topic == currentTopic())
+                    askWhySendsFail();
             }
         });
     });
     input->open();
+}
+
+void TopicsView::askWhySendsFail()
+{
+    const QByteArray topic = currentTopic();
+    m_explainedTopic = topic;
+    if (topic.isEmpty()) {
+        m_explain->clearQuestion(tr("Select a topic to ask the brokers why its sends are refused"));
+        return;
+    }
+    const QByteArray account = m_session->credentials().accessKey;
+    m_explain->setQuestion(
+        account.isEmpty() ? tr("Why are sends to %1 refused?").arg(QString::fromUtf8(topic))
+                          : tr("Why are sends to %1 by %2 refused?")
+                                .arg(QString::fromUtf8(topic), QString::fromUtf8(account)),
+        [this] { return explainMasters(*m_session); },
+        [topic, account](
+            client::Admin &admin, const QByteArray &address, ExplainPanel::Callback done) {
+            admin.explainSendAsync(address, topic, account, std::move(done), 5000);
+        });
 }
 
 } // namespace qrocket::console

@@ -3,7 +3,10 @@
 // TopicsView: the "Topics" tab: the topic list with a type filter (normal, retry, DLQ, system)
 // and a search field; create, update and delete a topic (Admin::createOrUpdateTopicInCluster,
 // deleteTopic) and send a test message (client::Producer). Outcomes go to the note line and the
-// status bar, never to a pile of message boxes.
+// status bar, never to a pile of message boxes. Below the list, "Why are sends refused?" for the
+// selected topic: explainSend of every master (SYSTEM_BUSY / code 14 thresholds, permissions, the
+// ACL rule of the session's account; explainpanel.h), asked on selection, after a failed test
+// send, and on demand.
 
 #include "console/gui/tablesupport.h"
 
@@ -22,6 +25,7 @@ class Producer;
 namespace qrocket::console {
 
 class ClusterSession;
+class ExplainPanel;
 class TopicFilter;
 class TopicModel;
 
@@ -42,6 +46,7 @@ public:
     /// The selected topic (empty when none).
     QByteArray currentTopic() const;
     void selectTopic(const QByteArray &topic);
+    ExplainPanel *explainPanel() const { return m_explain; }
 
 public slots:
     void openCreateDialog();
@@ -58,6 +63,7 @@ private:
     void applyTypeMask();
     void updateCount();
     void report(const QString &text, bool error);
+    void askWhySendsFail();
 
     ClusterSession *m_session;
     TopicModel *m_model;
@@ -72,6 +78,8 @@ private:
     QPushButton *m_route;
     QLabel *m_count;
     QLabel *m_note;
+    ExplainPanel *m_explain;
+    QByteArray m_explainedTopic;
     std::unique_ptr<client::Producer> m_producer;
 };
 

@@ -8,6 +8,7 @@
 #include <QPainter>
 
 #include <algorithm>
+#include <map>
 
 namespace qrocket::console {
 
@@ -17,11 +18,20 @@ namespace {
 
 constexpr int kMargin = 12;
 constexpr int kLaneLabelWidth = 190;
-constexpr int kLaneHeight = 46;
+constexpr int kLaneHeight = 74;
+/// Label rows of a lane, as baselines relative to its line: above, below, further above, further
+/// below (the lane is tall enough for four).
+constexpr int kLabelSlots = 4;
+constexpr int kSlotBaseline[kLabelSlots] = {-9, 19, -24, 34};
 
 QString text(const QByteArray &b)
 {
     return QString::fromUtf8(b);
+}
+
+QColor deadLetterColor()
+{
+    return {0x9c, 0x27, 0xb0};
 }
 
 } // namespace
@@ -122,6 +132,79 @@ void TraceTimeline::setTrace(
     update();
 }
 
+std::vector<TraceTimeline::FailedGroup> TraceTimeline::failedGroups(
+    const std::vector<client::MessageTraceView> &views)
+{
+    struct Last
+    {
+        std::int64_t beforeAt = -1;
+        int retry = 0;
+        std::int64_t afterAt = -1;
+        bool afterFailed = false;
+    };
+    std::map<QByteArray, Last> last;
+    for (const client::MessageTraceView &v : views) {
+        const trace::TraceRecord &r = v.record;
+        Last &l = last[r.groupName];
+        if (r.type == trace::TraceType::SubBefore && r.timestamp >= l.beforeAt) {
+            l.beforeAt = r.timestamp;
+            l.retry = r.retryTimes;
+        } else if (r.type == trace::TraceType::SubAfter && r.timestamp >= l.afterAt) {
+            l.afterAt = r.timestamp;
+            l.afterFailed = !r.success;
+        }
+    }
+    std::vector<FailedGroup> out;
+    for (const auto &[group, l] : last) {
+        // The last delivery failed, and no later delivery started.
+        if (l.afterAt >= 0 && l.afterFailed && l.afterAt >= l.beforeAt)
+            out.push_back({group, l.retry, l.afterAt});
+    }
+    return out;
+}
+
+void TraceTimeline::setDeadLetters(const std::vector<DeadLetter> &deadLetters)
+{
+    std::erase_if(m_events, [](const Event &e) { return e.deadLetter; });
+    for (const DeadLetter &d : deadLetters) {
+        const QByteArray &group = d.failed.group;
+        const int max = d.maxReconsumeTimes >= 0 ? d.maxReconsumeTimes : 16;
+        const QString lane = tr("consumer %1").arg(text(group));
+        if (std::find(m_lanes.begin(), m_lanes.end(), lane) == m_lanes.end())
+            m_lanes.push_back(lane);
+        // The last failure was not redelivered through %RETRY%: it went to the DLQ.
+        const QString retryText = QStringLiteral("redelivered through %RETRY%") + text(group);
+        for (Event &e : m_events) {
+            if (e.lane == lane && e.failed && e.timestamp == d.failed.failedAt
+                && (d.found || d.failed.lastRetry >= max))
+                e.label.replace(retryText, tr("retries used up"));
+        }
+        if (d.found) {
+            m_events.push_back({d.storeTimestamp, lane,
+                tr("to %DLQ%%1 on %2 after retry %3")
+                    .arg(text(group), text(d.where))
+                    .arg(d.failed.lastRetry),
+                true, true});
+        } else if (d.failed.lastRetry >= max) {
+            // Not found (yet, or the index lookup failed): what the broker decides on the
+            // retries alone.
+            m_events.push_back({d.failed.failedAt + 1, lane,
+                tr("to %DLQ%%1 (derived: retry %2 reached retryMaxTimes %3; lookup: %4)")
+                    .arg(text(group))
+                    .arg(d.failed.lastRetry)
+                    .arg(max)
+                    .arg(d.lookupError.isEmpty() ? tr("not found") : d.lookupError),
+                true, true});
+        }
+    }
+    std::stable_sort(m_events.begin(), m_events.end(),
+        [](const Event &a, const Event &b) { return a.timestamp < b.timestamp; });
+    if (!m_events.empty())
+        m_note.clear();
+    updateGeometry();
+    update();
+}
+
 QSize TraceTimeline::sizeHint() const
 {
     return {
@@ -174,25 +257,41 @@ void TraceTimeline::paintEvent(QPaintEvent *)
         }
         previous = at;
     }
+    std::vector<std::vector<QRect>> placed(m_lanes.size());
+    const int ascent = p.fontMetrics().ascent();
+    const int lineHeight = p.fontMetrics().height();
     for (std::size_t i = 0; i < m_events.size(); ++i) {
         const Event &e = m_events[i];
         const auto lane = std::find(m_lanes.begin(), m_lanes.end(), e.lane) - m_lanes.begin();
         const QPoint at(xOf(e.timestamp),
             kMargin + 24 + static_cast<int>(lane) * kLaneHeight + kLaneHeight / 2);
-        const QColor color = e.failed ? QColor(0xd3, 0x2f, 0x2f) : QColor(0x38, 0x8e, 0x3c);
         p.setPen(Qt::NoPen);
-        p.setBrush(color);
-        p.drawEllipse(at, 5, 5);
+        if (e.deadLetter) {
+            p.setBrush(deadLetterColor());
+            p.drawRect(QRect(at.x() - 6, at.y() - 6, 12, 12));
+        } else {
+            p.setBrush(e.failed ? QColor(0xd3, 0x2f, 0x2f) : QColor(0x38, 0x8e, 0x3c));
+            p.drawEllipse(at, 5, 5);
+        }
         p.setPen(pal.color(QPalette::Text));
-        // Alternate labels above and below the lane so that close events stay readable.
-        const int dy = i % 2 == 0 ? -9 : 17;
         const QString text = QStringLiteral("+%1 ms %2").arg(e.timestamp - t0).arg(e.label);
         // A label that would run past the right edge goes to the left of its dot.
         const int textWidth = p.fontMetrics().horizontalAdvance(text);
         const int x = at.x() + 7 + textWidth > width() - kMargin
             ? std::max(kMargin, at.x() - 7 - textWidth)
             : at.x() + 7;
-        p.drawText(QPoint(x, at.y() + dy), text);
+        // The first of the lane's label rows (above, below, further above, further below)
+        // where the label overlaps no label placed before: close events stay readable.
+        std::vector<QRect> &taken = placed[static_cast<std::size_t>(lane)];
+        QRect box;
+        for (int slot = 0; slot < kLabelSlots; ++slot) {
+            box = QRect(x - 2, at.y() + kSlotBaseline[slot] - ascent, textWidth + 4, lineHeight);
+            if (std::none_of(
+                    taken.begin(), taken.end(), [&](const QRect &r) { return r.intersects(box); }))
+                break;
+        }
+        taken.push_back(box);
+        p.drawText(QPoint(x, box.top() + ascent), text);
     }
 }
 

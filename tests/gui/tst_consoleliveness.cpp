@@ -3,13 +3,15 @@
 // frozen with SIGSTOP, so it neither heartbeats nor closes its connection (a clean stop would
 // unregister at once): on screen, without any refresh, it goes live -> late (no heartbeat for
 // 15 s) -> expired (the name server's expiry, counted down in "Expires in"). Screenshots of the
-// late and expired states go to build/tests/screenshots.
+// late and expired states go to build/tests/screenshots. The cluster view's "why late or
+// expired" panel (explainBroker) says late, then expired, naming brokerChannelExpiredTime.
 
 #include "console/gui/alerts.h"
 #include "console/gui/brokermodel.h"
 #include "console/gui/clustersession.h"
 #include "console/gui/clusterview.h"
 #include "console/gui/clusterwidget.h"
+#include "console/gui/explainpanel.h"
 #include "console/gui/mainwindow.h"
 #include "console/gui/screenshot.h"
 #include "console/gui/style.h"
@@ -89,7 +91,7 @@ void tst_ConsoleLiveness::initTestCase()
                 + dir.toUtf8() + "/store\n";
         }));
     m_window = std::make_unique<MainWindow>();
-    m_window->resize(1400, 500);
+    m_window->resize(1400, 640);
     QVERIFY(m_window->addCluster(QStringLiteral("127.0.0.1:%1").arg(m_namesrvPort), &m_cw).isOk());
     m_window->show();
     QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
@@ -153,6 +155,21 @@ void tst_ConsoleLiveness::frozenBrokerGoesLateThenExpired()
     const qlonglong left = expiresIn();
     QVERIFY2(left > 0 && left <= 22000 - 15000, qPrintable(QString::number(left)));
     QTRY_VERIFY_WITH_TIMEOUT(expiresIn() < left, 3000); // counts down on its own
+    // The name server's answer to "why late": the registration age against its expiry.
+    ExplainPanel *why = m_cw->clusterView()->explainPanel();
+    m_cw->clusterView()->selectBroker("frozen-broker");
+    QTRY_VERIFY_WITH_TIMEOUT(why->ready(), 10000);
+    auto finding = [why](const char *kind) -> const protocol::ExplainFinding * {
+        for (const ExplainPanel::Row &r : why->rows()) {
+            if (r.finding.kind == kind)
+                return &r.finding;
+        }
+        return nullptr;
+    };
+    QVERIFY(finding("late"));
+    QCOMPARE(finding("late")->verdict, QByteArray("warning"));
+    QCOMPARE(finding("late")->setting, QByteArray("brokerChannelExpiredTime"));
+    QVERIFY2(finding("late")->value.endsWith("of 22000 ms"), finding("late")->value.constData());
     QVERIFY(writeScreenshot(
         m_window.get(), guitest::screenshotDir() + QStringLiteral("/cluster-late.png"))
                 .isOk());
@@ -169,6 +186,12 @@ void tst_ConsoleLiveness::frozenBrokerGoesLateThenExpired()
     // The default "broker expired" rule fires (alerts list and status bar).
     QTRY_VERIFY_WITH_TIMEOUT(!m_cw->alerts()->active().empty(), 5000);
     QVERIFY(m_cw->alerts()->active().front().text.contains(QStringLiteral("expired")));
+    // Asked again: the name server removed it on expiry, and says so.
+    why->refresh();
+    QTRY_VERIFY_WITH_TIMEOUT(why->ready() && finding("expired"), 10000);
+    QCOMPARE(finding("expired")->verdict, QByteArray("blocking"));
+    QCOMPARE(finding("expired")->setting, QByteArray("brokerChannelExpiredTime"));
+    QCOMPARE(why->verdict(), QByteArray("blocking"));
     QVERIFY(writeScreenshot(
         m_window.get(), guitest::screenshotDir() + QStringLiteral("/cluster-expired.png"))
                 .isOk());

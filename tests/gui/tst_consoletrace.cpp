@@ -2,7 +2,9 @@
 // The timeline from hand-built records (a failed delivery and its retry, a transaction end),
 // then live: an embedded cluster with traceTopicEnable, a producer and a push consumer with
 // enableMsgTrace, and the Messages view's detail of the message drawing sent -> stored ->
-// delivered -> consumed in their lanes.
+// delivered -> consumed in their lanes; then a consumer that always fails with maxReconsumeTimes
+// 1: its message goes to %DLQ%<group> (the broker's retry delays shortened to 1 s) and the
+// timeline draws the DLQ step from the %DLQ% lookup (RocketMQ's trace records have no DLQ record).
 
 #include "clientlib/client/admin/admin.h"
 #include "clientlib/client/pushconsumer.h"
@@ -67,7 +69,9 @@ class tst_ConsoleTrace : public QObject
 private slots:
     void initTestCase();
     void timelineFromRecords();
+    void timelineDrawsTheDlqStep();
     void messageDetailDrawsTheTrace();
+    void messageDetailDrawsTheDlqStep();
     void cleanupTestCase();
 
 private:
@@ -125,12 +129,84 @@ void tst_ConsoleTrace::timelineFromRecords()
     QVERIFY(pixelsLike(image, QColor(0xd3, 0x2f, 0x2f)) > 20);
 }
 
+void tst_ConsoleTrace::timelineDrawsTheDlqStep()
+{
+    std::vector<client::MessageTraceView> views {
+        view(TraceType::Pub, 1000, "PG"),
+        view(TraceType::SubBefore, 1100, "CG", true, 0, "R1"),
+        view(TraceType::SubAfter, 1105, "CG", false, 0, "R1"),
+        view(TraceType::SubBefore, 2100, "CG", true, 1, "R2"),
+        view(TraceType::SubAfter, 2104, "CG", false, 0, "R2"),
+        // Another group consumed it: not a DLQ candidate.
+        view(TraceType::SubBefore, 1200, "OK", true, 0, "R3"),
+        view(TraceType::SubAfter, 1201, "OK", true, 0, "R3"),
+    };
+    const std::vector<TraceTimeline::FailedGroup> failed = TraceTimeline::failedGroups(views);
+    QCOMPARE(failed.size(), std::size_t(1));
+    QCOMPARE(failed[0].group, QByteArray("CG"));
+    QCOMPARE(failed[0].lastRetry, 1);
+    QCOMPARE(failed[0].failedAt, 2104);
+
+    TraceTimeline t;
+    t.resize(1000, 260);
+    t.setTrace(nullptr, views);
+    // Found in %DLQ%CG: the step at the DLQ copy's store time, on the group's lane.
+    TraceTimeline::DeadLetter found;
+    found.failed = failed[0];
+    found.found = true;
+    found.storeTimestamp = 2110;
+    found.where = "broker-a";
+    t.setDeadLetters({found});
+    const TraceTimeline::Event &last = t.events().back();
+    QVERIFY(last.deadLetter);
+    QCOMPARE(last.timestamp, 2110);
+    QCOMPARE(last.lane, QStringLiteral("consumer CG"));
+    QCOMPARE(last.label, QStringLiteral("to %DLQ%CG on broker-a after retry 1"));
+    // The last failure no longer claims a redelivery; the first still does.
+    const auto &e = t.events();
+    const auto lastFailure = std::find_if(e.rbegin(), e.rend(),
+        [](const TraceTimeline::Event &x) { return x.failed && !x.deadLetter; });
+    QVERIFY2(lastFailure->label.contains(QStringLiteral("retries used up")),
+        qPrintable(lastFailure->label));
+    QCOMPARE(std::count_if(e.begin(), e.end(),
+                 [](const TraceTimeline::Event &x) {
+                     return x.label.contains(QStringLiteral("%RETRY%CG"));
+                 }),
+        1);
+    const QImage image = t.grab().toImage();
+    QVERIFY(pixelsLike(image, QColor(0x9c, 0x27, 0xb0)) > 60); // the purple square
+    QVERIFY(image.save(guitest::screenshotDir() + QStringLiteral("/trace-dlq-records.png")));
+
+    // Not found, retries reached retryMaxTimes 1: derived, and said so.
+    TraceTimeline::DeadLetter derived;
+    derived.failed = failed[0];
+    derived.maxReconsumeTimes = 1;
+    derived.lookupError = QStringLiteral("not in %DLQ%");
+    t.setDeadLetters({derived});
+    QCOMPARE(std::count_if(t.events().begin(), t.events().end(),
+                 [](const TraceTimeline::Event &x) { return x.deadLetter; }),
+        1);
+    QVERIFY2(t.events().back().label.contains(QStringLiteral("derived: retry 1 reached "
+                                                             "retryMaxTimes 1")),
+        qPrintable(t.events().back().label));
+    // Not found, retries below retryMaxTimes (16 when unknown): no DLQ step.
+    derived.maxReconsumeTimes = -1;
+    t.setDeadLetters({derived});
+    QVERIFY(std::none_of(t.events().begin(), t.events().end(),
+        [](const TraceTimeline::Event &x) { return x.deadLetter; }));
+}
+
 void tst_ConsoleTrace::messageDetailDrawsTheTrace()
 {
     EmbeddedClusterOptions o;
     o.brokerCount = 1;
-    o.configureBroker = [](int, broker::BrokerConfig &c, storage::MessageStoreConfig &) {
+    o.configureBroker = [](int, broker::BrokerConfig &c, storage::MessageStoreConfig &s) {
         c.traceTopicEnable = true;
+        // Retries one second apart (level 3 is the first retry's), so that a message uses up
+        // its retries within the test.
+        const QString fast = QStringLiteral("1s ").repeated(17) + QStringLiteral("1s");
+        c.messageDelayLevel = fast;
+        s.messageDelayLevel = fast;
     };
     m_cluster = std::make_unique<EmbeddedCluster>(o);
     QVERIFY(m_cluster->start());
@@ -214,6 +290,89 @@ void tst_ConsoleTrace::messageDetailDrawsTheTrace()
     QCOMPARE(pixelsLike(shot, QColor(0xd3, 0x2f, 0x2f)), 0);
     const QString file = guitest::screenshotDir() + QStringLiteral("/message-trace.png");
     QVERIFY(shot.save(file));
+}
+
+void tst_ConsoleTrace::messageDetailDrawsTheDlqStep()
+{
+    QVERIFY(m_cluster);
+    QVERIFY(m_cluster->createTopic(QStringLiteral("DlqTopic"), 1).isOk());
+    QVERIFY(m_cluster->waitForRoute(QStringLiteral("DlqTopic")).isOk());
+    client::ClientConfig cc;
+    cc.namesrvAddr = m_cluster->namesrvAddress().toUtf8();
+    cc.clientIP = "127.0.0.1";
+    client::ProducerOptions po;
+    po.group = "trace-dlq-p";
+    po.client = cc;
+    po.enableMsgTrace = true;
+    client::Producer producer(po);
+    QVERIFY(producer.start());
+    auto sent = producer.sendSync(client::Message("DlqTopic", "TagD", "dlq-key", "doomed"));
+    QVERIFY2(sent, qPrintable(sent.status().toString()));
+    producer.shutdown();
+
+    // Fails every delivery; one retry allowed, so the second failure goes to %DLQ%.
+    client::PushConsumerOptions co;
+    co.group = "trace-dlq-c";
+    co.client = cc;
+    co.consumeFromWhere = client::ConsumeFromWhere::ConsumeFromFirstOffset;
+    co.consumeThreadMin = co.consumeThreadMax = 1;
+    co.maxReconsumeTimes = 1;
+    co.enableMsgTrace = true;
+    client::PushConsumer consumer(co);
+    QVERIFY(consumer.subscribe("DlqTopic"));
+    std::atomic<int> deliveries {0};
+    consumer.registerMessageListener(
+        [&](const std::vector<client::MessageExt> &msgs, client::ConsumeConcurrentlyContext &) {
+            deliveries += static_cast<int>(msgs.size());
+            return client::ConsumeConcurrentlyStatus::ReconsumeLater;
+        });
+    QVERIFY(consumer.start());
+    client::AdminOptions ao;
+    ao.client = cc;
+    client::Admin admin(ao);
+    QVERIFY(admin.start());
+    QTRY_VERIFY_WITH_TIMEOUT(
+        admin.queryMessageByUniqueKey("%DLQ%trace-dlq-c", sent->msgId).has_value(), 40000);
+    QCOMPARE(deliveries.load(), 2);
+    consumer.shutdown(); // flushes the traces
+    // Pub + two deliveries (SubBefore + SubAfter each).
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            auto r = admin.queryMessageTrace(sent->msgId);
+            return r && r->size() == 5;
+        }(),
+        15000);
+    admin.shutdown();
+
+    ClusterWidget cw(m_cluster->namesrvAddress());
+    QVERIFY(cw.start().isOk());
+    cw.resize(1200, 800);
+    cw.show();
+    cw.showView(ViewName::Messages);
+    MessagesView *v = cw.messagesView();
+    v->queryById("DlqTopic", sent->msgId);
+    QTRY_COMPARE_WITH_TIMEOUT(v->model()->rowCount(), 1, 10000);
+    v->table()->setCurrentIndex(v->table()->model()->index(0, 0));
+    QTRY_VERIFY_WITH_TIMEOUT(v->traceReady(), 10000);
+    v->showTraceTab();
+    TraceTimeline *t = v->traceTimeline();
+    const std::vector<TraceTimeline::Event> &e = t->events();
+    QCOMPARE(e.size(), std::size_t(7)); // sent, stored, 2 x (delivered, failed), to the DLQ
+    QCOMPARE(t->lanes().back(), QStringLiteral("consumer trace-dlq-c"));
+    const TraceTimeline::Event &dlq = e.back();
+    QVERIFY(dlq.deadLetter);
+    QCOMPARE(dlq.lane, QStringLiteral("consumer trace-dlq-c"));
+    // Found by the lookup (not derived): at the DLQ copy's store time, after the last failure.
+    QVERIFY2(
+        dlq.label.startsWith(QStringLiteral("to %DLQ%trace-dlq-c on ")), qPrintable(dlq.label));
+    QVERIFY2(dlq.label.endsWith(QStringLiteral("after retry 1")), qPrintable(dlq.label));
+    QVERIFY(dlq.timestamp >= e[e.size() - 2].timestamp);
+    QVERIFY(e[e.size() - 2].failed);
+    QVERIFY(t->isVisible());
+    const QImage shot = cw.grab().toImage();
+    QVERIFY(pixelsLike(shot, QColor(0x9c, 0x27, 0xb0)) > 60);
+    QVERIFY(pixelsLike(shot, QColor(0xd3, 0x2f, 0x2f)) > 20);
+    QVERIFY(shot.save(guitest::screenshotDir() + QStringLiteral("/message-trace-dlq.png")));
 }
 
 QTEST_MAIN(tst_ConsoleTrace)
