@@ -80,10 +80,8 @@ Status MessageStore::open()
         m_lock.release();
         return s;
     }
-    if (m_config.enableLmq && m_config.enableMultiDispatch) {
-        if (const QString w = lightQueueLimitWarning(m_config.maxLmqConsumeQueueNum); !w.isEmpty())
-            qCWarning(lcStore).noquote() << w;
-    }
+    if (const QString w = m_cqMappings->limitWarning(); !w.isEmpty())
+        qCWarning(lcStore).noquote() << w;
     StoreRecovery recovery(*this);
     if (Status s = recovery.run(lastExitOk); !s) {
         m_lock.release();

@@ -2,6 +2,9 @@
 
 #include "storage/core/mappedfile.h"
 
+#include <QFile>
+#include <QStringList>
+
 #include <algorithm>
 #include <sys/resource.h>
 #include <vector>
@@ -23,6 +26,28 @@ int MappingCache::defaultCapacity()
         return kMaxDefaultCapacity;
     const auto half = static_cast<std::int64_t>(rl.rlim_cur / 2);
     return static_cast<int>(std::clamp<std::int64_t>(half, kMinCapacity, kMaxDefaultCapacity));
+}
+
+QString MappingCache::limitWarning() const
+{
+    const std::int64_t need = std::int64_t(m_capacity) + 1024;
+    QStringList low;
+    rlimit fds {};
+    if (::getrlimit(RLIMIT_NOFILE, &fds) == 0 && fds.rlim_cur != RLIM_INFINITY
+        && static_cast<std::int64_t>(fds.rlim_cur) < need)
+        low.append(QStringLiteral("open files limit (ulimit -n) %1").arg(fds.rlim_cur));
+    QFile maps(QStringLiteral("/proc/sys/vm/max_map_count"));
+    if (maps.open(QIODevice::ReadOnly)) {
+        const std::int64_t maxMaps = maps.readAll().trimmed().toLongLong();
+        if (maxMaps > 0 && maxMaps < need)
+            low.append(QStringLiteral("vm.max_map_count %1").arg(maxMaps));
+    }
+    if (low.isEmpty())
+        return {};
+    return QStringLiteral("%1 below maxMappedConsumeQueueFiles %2 + 1024: consume-queue files "
+                          "may fail to open or map")
+        .arg(low.join(QStringLiteral(" and ")))
+        .arg(m_capacity);
 }
 
 void MappingCache::unlinkLocked(MappedFile *f)

@@ -15,6 +15,8 @@
 // Threading: every member is safe to call from any thread. Lock order: the cache's mutex before
 // a file's mapping mutex.
 
+#include <QString>
+
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -37,6 +39,9 @@ public:
     static int defaultCapacity();
 
     int capacity() const { return m_capacity; }
+    /// With room for fewer than capacity() + 1024 descriptors (RLIMIT_NOFILE) or mappings
+    /// (vm.max_map_count), says so (the store logs it at open); empty when both suffice.
+    QString limitWarning() const;
     /// Files mapped through this cache now (at most capacity(), plus those mapped while over it
     /// for an instant).
     int mappedCount() const { return m_count.load(std::memory_order_relaxed); }

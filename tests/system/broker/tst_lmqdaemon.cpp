@@ -384,14 +384,14 @@ void tst_LmqDaemon::fiveThousandLightQueues()
                              .arg(before.fds)
                              .arg(after.fds)
                              .arg(cqKb / 1024.0, 0, 'f', 1);
-    // One mapping and one descriptor per light queue's file, 80 KB of disk each (so a broker
-    // needs ulimit -n above maxLmqConsumeQueueNum, and vm.max_map_count too).
+    // One mapping and one descriptor per light queue's file while they fit in the mapping cache
+    // (maxMappedConsumeQueueFiles: half of ulimit -n by default, 10,000 here), 80 KB of disk each.
     QVERIFY(after.maps - before.maps >= 5000 && after.maps - before.maps < 5500);
     QVERIFY(after.fds - before.fds >= 5000 && after.fds - before.fds < 5500);
     // (du also counts two 4 KB directories per queue, and the topic's own 6 MB file.)
     QVERIFY(cqKb < 5000 * (80 + 8) + 16 * 1024);
     QVERIFY(after.rssKb - before.rssKb < 200 * 1024);
-    // A clean stop flushes every consume-queue file (one fdatasync each): measured, bounded.
+    // A clean stop flushes every consume-queue file (one syncfs for all): measured, bounded.
     QElapsedTimer stopTimer;
     stopTimer.start();
     const int stopped = broker.stop(60000);
