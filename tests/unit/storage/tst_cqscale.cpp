@@ -1,8 +1,9 @@
 // Consume queues at scale: many more queues than the store keeps mapped (the mapping cache,
 // storage/core/mappingcache.h) stay readable and writable with the process's open files bounded,
 // through a clean stop and a crash recovery; and a clean stop with thousands of light queues is
-// timed (QROCKET_CQSCALE_LMQ sets how many, 1,000 by default: removing each 80 KB file takes a
-// few ms on a file system mounted with `discard`; the figure is for 5,000).
+// timed (QROCKET_CQSCALE_LMQ sets how many, 1,000 by default, QROCKET_CQSCALE_CAP the cap: removing
+// each 80 KB file takes a few ms on a file system mounted with `discard`; the figure is for
+// 5,000).
 
 #include "storage/core/mappedfilequeue.h"
 #include "storage/core/multidispatch.h"
@@ -25,6 +26,7 @@ class tst_CqScale : public QObject
     Q_OBJECT
 private slots:
     void pinOutlivesRelease();
+    void hotQueueCost();
     void manyQueuesBeyondTheCap();
     void concurrentReadersWhileReleasing();
     void cleanStopWithManyLightQueues();
@@ -146,6 +148,49 @@ void tst_CqScale::pinOutlivesRelease()
     QVERIFY(!(*idle)->isMapped());
     files.clear(); // destroyed files leave the cache
     QCOMPARE(cache->mappedCount(), 0);
+}
+
+void tst_CqScale::hotQueueCost()
+{
+    // A queue that stays mapped costs a reader one uncontended mutex and a reference count per
+    // unit read or written beyond an eager queue: printed, and both read the same units.
+    constexpr int kUnits = 4000;
+    constexpr int kReads = 400000;
+    QTemporaryDir dir;
+    auto cache = std::make_shared<MappingCache>(64);
+    ConsumeQueue eager("E", 0, dir.path(), 20 * kUnits);
+    ConsumeQueue lazy("L", 0, dir.path(), 20 * kUnits, cache);
+    QElapsedTimer t;
+    // Lazy first: the first file written in the process also pays for warming the code path.
+    qint64 writeNs[2] = {};
+    int q = 1;
+    for (ConsumeQueue *cq : {&lazy, &eager}) {
+        t.start();
+        for (int i = 0; i < kUnits; ++i)
+            QVERIFY(cq->putUnit(1000 + i * 100, 100, i, i).isOk());
+        writeNs[q--] = t.nsecsElapsed();
+    }
+    qint64 readNs[2] = {};
+    q = 0;
+    for (ConsumeQueue *cq : {&eager, &lazy}) {
+        std::int64_t sum = 0;
+        ConsumeQueue::Unit u;
+        t.start();
+        for (int i = 0; i < kReads; ++i) {
+            if (!cq->unit(i % kUnits, u))
+                QFAIL("unit missing");
+            sum += u.tagsCode;
+        }
+        readNs[q++] = t.nsecsElapsed();
+        QCOMPARE(sum, std::int64_t(kReads / kUnits) * (kUnits - 1) * kUnits / 2);
+    }
+    qInfo().noquote() << QStringLiteral("per unit: write %1 ns eager, %2 ns lazy; read %3 ns "
+                                        "eager, %4 ns lazy")
+                             .arg(writeNs[0] / kUnits)
+                             .arg(writeNs[1] / kUnits)
+                             .arg(readNs[0] / kReads)
+                             .arg(readNs[1] / kReads);
+    QCOMPARE(cache->mappedCount(), 1);
 }
 
 void tst_CqScale::manyQueuesBeyondTheCap()
@@ -278,6 +323,8 @@ void tst_CqScale::cleanStopWithManyLightQueues()
     c.enableLmq = true;
     c.enableMultiDispatch = true;
     c.maxLmqConsumeQueueNum = queues + 10;
+    c.maxMappedConsumeQueueFiles
+        = qEnvironmentVariableIntValue("QROCKET_CQSCALE_CAP"); // 0: default
     auto s = openStore(c);
     QVERIFY(s);
     const int fdsBefore = openFdCount();
@@ -308,11 +355,12 @@ void tst_CqScale::cleanStopWithManyLightQueues()
     s->shutdown();
     const qint64 stopMs = t.elapsed();
     qInfo().noquote() << QStringLiteral(
-        "clean stop with %1 light queues: %2 ms (open fds %3 -> %4)")
+        "clean stop with %1 light queues, mapping cap %5: %2 ms (open fds %3 -> %4)")
                              .arg(queues)
                              .arg(stopMs)
                              .arg(fdsBefore)
-                             .arg(fdsLoaded);
+                             .arg(fdsLoaded)
+                             .arg(s->consumeQueueMappings().capacity());
     QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("abort"))));
     t.restart();
     s.reset();
