@@ -21,6 +21,7 @@
 #include "storage/core/commitlog.h"
 #include "storage/core/consumequeue.h"
 #include "storage/core/indexservice.h"
+#include "storage/core/mappingcache.h"
 #include "storage/core/recordutil.h"
 #include "storage/core/storecheckpoint.h"
 #include "storage/core/storeconfig.h"
@@ -209,6 +210,8 @@ public:
     /// Consume queues of light-queue ("%LMQ%") topics.
     int lmqConsumeQueueCount() const { return m_lmqQueueCount.load(std::memory_order_relaxed); }
     std::vector<ConsumeQueue *> consumeQueues() const;
+    /// The consume queues' mapped files (maxMappedConsumeQueueFiles).
+    const MappingCache &consumeQueueMappings() const { return *m_cqMappings; }
 
 private:
     friend class StoreRecovery;
@@ -260,6 +263,9 @@ private:
         done(r);
     }
     void cleanLogicFiles(std::int64_t commitLogMinOffset);
+    /// A thorough flush of many consume queues by one syncfs; false when there are few to
+    /// flush or syncfs failed (then each is flushed on its own).
+    bool syncConsumeQueuesAtOnce(const std::vector<ConsumeQueue *> &queues);
     Status loadConsumeQueues();
     /// A loaded queue of a deleted topic holding records from before the deletion.
     bool isStaleDeletedQueue(ConsumeQueue &cq);
@@ -297,6 +303,7 @@ private:
     std::unique_ptr<ServiceThread> m_cqFlushThread;
     std::unique_ptr<ServiceThread> m_cleanThread;
 
+    MappingCachePtr m_cqMappings; // before the queues: their files use it
     mutable std::shared_mutex m_cqMutex; // guards m_consumeQueues, m_retiredQueues
     std::unordered_map<std::string, std::unique_ptr<ConsumeQueue>, TransparentStringHash,
         std::equal_to<>>

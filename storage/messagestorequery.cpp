@@ -98,7 +98,10 @@ bool MessageStore::isStaleDeletedQueue(ConsumeQueue &cq)
     if (!first)
         return false;
     // A queue re-created after the deletion starts at a record past it.
-    const ConsumeQueue::Unit u = ConsumeQueue::decodeUnit(first->data());
+    const MappedFile::Pin p = first->pin();
+    if (!p || first->wrotePosition() < ConsumeQueue::kUnitSize)
+        return false;
+    const ConsumeQueue::Unit u = ConsumeQueue::decodeUnit(p.data());
     return u.size > 0 && u.size != std::numeric_limits<std::int32_t>::max()
         && u.commitLogOffset < it->second;
 }

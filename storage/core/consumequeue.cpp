@@ -25,11 +25,12 @@ bool allZero(const char *p, std::int64_t n)
 }
 } // namespace
 
-ConsumeQueue::ConsumeQueue(QByteArray topic, int queueId, const QString &rootDir, int fileSize)
+ConsumeQueue::ConsumeQueue(
+    QByteArray topic, int queueId, const QString &rootDir, int fileSize, MappingCachePtr cache)
     : m_topic(std::move(topic))
     , m_queueId(queueId)
-    , m_queue(
-          rootDir + u'/' + QString::fromUtf8(m_topic) + u'/' + QString::number(queueId), fileSize)
+    , m_queue(rootDir + u'/' + QString::fromUtf8(m_topic) + u'/' + QString::number(queueId),
+          fileSize, std::move(cache))
 { }
 
 ConsumeQueue::Unit ConsumeQueue::decodeUnit(const char *p)
@@ -48,10 +49,19 @@ ConsumeQueue::RecoverResult ConsumeQueue::recover()
     std::int64_t maxPhy = -1;
     for (; index < all.size(); ++index) {
         const auto &f = all[index];
+        const MappedFile::Pin p = f->pin();
+        if (!p) {
+            // Never truncate what could not be read (no descriptor left, say): keep the files
+            // and let reput refile from the last unit seen.
+            r.detail = QStringLiteral("%1: cannot map %2").arg(m_queue.dir(), f->fileName());
+            qCWarning(lcStoreRecovery).noquote() << "consume queue not checked:" << r.detail;
+            m_maxPhysicOffset = maxPhy;
+            return r;
+        }
         const std::int64_t size = f->fileSize();
         std::int64_t pos = 0;
         for (; pos + kUnitSize <= size; pos += kUnitSize) {
-            const Unit u = decodeUnit(f->data() + pos);
+            const Unit u = decodeUnit(p.data() + pos);
             if (!validUnit(u))
                 break;
             if (!isPlaceholder(u))
@@ -60,7 +70,7 @@ ConsumeQueue::RecoverResult ConsumeQueue::recover()
         }
         validEnd = f->fileFromOffset() + pos;
         if (pos < size) {
-            const bool tailClean = allZero(f->data() + pos, size - pos);
+            const bool tailClean = allZero(p.data() + pos, size - pos);
             const bool isLast = index + 1 == all.size();
             if (!tailClean || !isLast || pos == 0) {
                 r.damaged = true;
@@ -72,9 +82,10 @@ ConsumeQueue::RecoverResult ConsumeQueue::recover()
                                .arg(isLast ? QString() : QStringLiteral("; later files discarded"));
                 for (size_t j = index; j < all.size(); ++j) {
                     const auto &g = all[j];
+                    const MappedFile::Pin gp = g->pin();
                     const std::int64_t from = j == index ? pos : 0;
-                    for (std::int64_t k = from; k < g->fileSize(); ++k)
-                        r.discardedBytes += g->data()[k] != 0 ? 1 : 0;
+                    for (std::int64_t k = from; gp && k < g->fileSize(); ++k)
+                        r.discardedBytes += gp.data()[k] != 0 ? 1 : 0;
                 }
             }
             break;
@@ -95,11 +106,10 @@ ConsumeQueue::RecoverResult ConsumeQueue::recover()
     return r;
 }
 
-void ConsumeQueue::fillPlaceholders(
-    const MappedFilePtr &f, std::int64_t fromPos, std::int64_t toPos)
+void ConsumeQueue::fillPlaceholders(char *base, std::int64_t fromPos, std::int64_t toPos)
 {
     for (std::int64_t p = fromPos; p + kUnitSize <= toPos; p += kUnitSize) {
-        char *d = f->data() + p;
+        char *d = base + p;
         writeI64(d, 0);
         writeI32(d + 8, 0x7FFFFFFF);
         writeI64(d + 12, 0);
@@ -117,9 +127,12 @@ Status ConsumeQueue::putUnit(
     if (!fr)
         return fr.error();
     MappedFilePtr f = *fr;
+    MappedFile::Pin pin = f->pin();
+    if (!pin)
+        return Status::ioError(QStringLiteral("cannot map %1").arg(f->path()));
     std::int64_t current = f->fileFromOffset() + f->wrotePosition();
     if (wasEmpty) {
-        fillPlaceholders(f, 0, expected - f->fileFromOffset());
+        fillPlaceholders(pin.data(), 0, expected - f->fileFromOffset());
         f->setWrotePosition(expected - f->fileFromOffset());
         m_minLogicOffset = expected;
         current = expected;
@@ -135,8 +148,11 @@ Status ConsumeQueue::putUnit(
             if (!g)
                 return g.error();
             f = *g;
+            pin = f->pin();
+            if (!pin)
+                return Status::ioError(QStringLiteral("cannot map %1").arg(f->path()));
             const std::int64_t end = std::min(expected, f->fileFromOffset() + f->fileSize());
-            fillPlaceholders(f, current - f->fileFromOffset(), end - f->fileFromOffset());
+            fillPlaceholders(pin.data(), current - f->fileFromOffset(), end - f->fileFromOffset());
             f->setWrotePosition(end - f->fileFromOffset());
             current = end;
         }
@@ -144,9 +160,12 @@ Status ConsumeQueue::putUnit(
         if (!g)
             return g.error();
         f = *g;
+        pin = f->pin();
+        if (!pin)
+            return Status::ioError(QStringLiteral("cannot map %1").arg(f->path()));
     }
     const std::int64_t pos = expected - f->fileFromOffset();
-    char *d = f->data() + pos;
+    char *d = pin.data() + pos;
     writeI64(d, commitLogOffset);
     writeI32(d + 8, size);
     writeI64(d + 12, tagsCode);
@@ -161,10 +180,13 @@ bool ConsumeQueue::unit(std::int64_t index, Unit &out) const
     MappedFilePtr f = m_queue.findFile(off);
     if (!f)
         return false;
-    const QByteArrayView v = f->view(off - f->fileFromOffset(), kUnitSize);
-    if (v.isEmpty())
+    const std::int64_t pos = off - f->fileFromOffset();
+    if (pos + kUnitSize > f->wrotePosition())
         return false;
-    out = decodeUnit(v.data());
+    const MappedFile::Pin p = f->pin();
+    if (!p)
+        return false;
+    out = decodeUnit(p.data() + pos);
     return true;
 }
 
@@ -180,7 +202,10 @@ ConsumeQueue::IndexBuffer ConsumeQueue::indexBuffer(std::int64_t index) const
     const std::int64_t wrote = f->wrotePosition();
     if (pos >= wrote)
         return {};
-    return {QByteArrayView(f->data() + pos, wrote - pos), f};
+    MappedFile::Pin p = f->pin();
+    if (!p)
+        return {};
+    return {QByteArrayView(p.data() + pos, wrote - pos), f, std::move(p)};
 }
 
 std::int64_t ConsumeQueue::rollNextFile(std::int64_t index) const
@@ -198,10 +223,15 @@ void ConsumeQueue::truncateDirtyLogicFiles(std::int64_t phyOffset)
             return;
         }
         const std::int64_t wrote = f->wrotePosition();
+        const MappedFile::Pin p = f->pin();
+        if (!p) {
+            qCWarning(lcStoreRecovery).noquote() << "cannot map" << f->path() << "to truncate it";
+            return;
+        }
         std::int64_t pos = 0;
         std::int64_t maxPhy = -1;
         for (; pos + kUnitSize <= wrote; pos += kUnitSize) {
-            const Unit u = decodeUnit(f->data() + pos);
+            const Unit u = decodeUnit(p.data() + pos);
             if (!isPlaceholder(u) && u.commitLogOffset >= phyOffset)
                 break;
             if (!isPlaceholder(u))
@@ -225,8 +255,11 @@ void ConsumeQueue::correctMinOffset(std::int64_t commitLogMinOffset)
     if (!f)
         return;
     const std::int64_t wrote = f->wrotePosition();
+    const MappedFile::Pin p = f->pin();
+    if (!p)
+        return;
     for (std::int64_t pos = 0; pos + kUnitSize <= wrote; pos += kUnitSize) {
-        const Unit u = decodeUnit(f->data() + pos);
+        const Unit u = decodeUnit(p.data() + pos);
         if (u.commitLogOffset >= commitLogMinOffset && !isPlaceholder(u)) {
             m_minLogicOffset = f->fileFromOffset() + pos;
             return;
@@ -245,7 +278,10 @@ int ConsumeQueue::deleteExpiredFiles(
         const std::int64_t wrote = f->wrotePosition();
         if (wrote < kUnitSize)
             break;
-        const Unit last = decodeUnit(f->data() + wrote - kUnitSize);
+        const MappedFile::Pin p = f->pin();
+        if (!p)
+            break;
+        const Unit last = decodeUnit(p.data() + wrote - kUnitSize);
         if (last.commitLogOffset + last.size > commitLogMinOffset)
             break;
         if (!m_queue.removeFirst(f))

@@ -31,6 +31,7 @@ public:
     {
         QByteArrayView bytes; // whole units from the requested index to the end of its file
         MappedFilePtr hold;
+        MappedFile::Pin pin; // keeps `bytes` mapped
     };
     struct RecoverResult
     {
@@ -40,7 +41,9 @@ public:
         QString detail;
     };
 
-    ConsumeQueue(QByteArray topic, int queueId, const QString &rootDir, int fileSize);
+    /// With a `cache` the queue's files are mapped only while used (mappingcache.h).
+    ConsumeQueue(QByteArray topic, int queueId, const QString &rootDir, int fileSize,
+        MappingCachePtr cache = {});
 
     const QByteArray &topic() const { return m_topic; }
     int queueId() const { return m_queueId; }
@@ -79,7 +82,7 @@ public:
     static Unit decodeUnit(const char *p);
 
 private:
-    void fillPlaceholders(const MappedFilePtr &f, std::int64_t fromPos, std::int64_t toPos);
+    static void fillPlaceholders(char *base, std::int64_t fromPos, std::int64_t toPos);
 
     QByteArray m_topic;
     int m_queueId;

@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <utility>
 
 namespace qrocket::storage {
 
@@ -57,8 +58,12 @@ Status MappedFile::writeAt(std::int64_t pos, const char *bytes, std::int64_t siz
     if (pos < 0 || size < 0 || pos + size > m_fileSize)
         return Status::invalidArgument(
             QStringLiteral("write of %1 bytes at %2 outside %3").arg(size).arg(pos).arg(m_path));
+    const Pin lazy = m_cache ? pin() : Pin();
+    if (m_cache && !lazy)
+        return Status::ioError(QStringLiteral("cannot map %1").arg(m_path));
+    const int fd = lazy ? lazy.fd() : m_fd;
     while (size > 0) {
-        const ssize_t n = ::pwrite(m_fd, bytes, static_cast<size_t>(size), pos);
+        const ssize_t n = ::pwrite(fd, bytes, static_cast<size_t>(size), pos);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
@@ -73,8 +78,37 @@ Status MappedFile::writeAt(std::int64_t pos, const char *bytes, std::int64_t siz
     return {};
 }
 
-Result<std::shared_ptr<MappedFile>> MappedFile::open(
-    const QString &path, std::int64_t fileFromOffset, std::int64_t fileSize, bool mustCreate)
+namespace {
+Result<char *> mapDescriptor(int fd, std::int64_t size, const QString &path)
+{
+    void *p = ::mmap(nullptr, static_cast<size_t>(size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED)
+        return Status::ioError(QStringLiteral("cannot map %1: %2").arg(path, errnoText(errno)));
+    return static_cast<char *>(p);
+}
+
+/// A descriptor closed when it goes out of scope.
+struct ScopedFd
+{
+    int fd = -1;
+    ~ScopedFd()
+    {
+        if (fd >= 0)
+            ::close(fd);
+    }
+};
+} // namespace
+
+MappedFile::Mapping::~Mapping()
+{
+    if (base)
+        ::munmap(base, static_cast<size_t>(size));
+    if (fd >= 0)
+        ::close(fd);
+}
+
+Result<std::shared_ptr<MappedFile>> MappedFile::open(const QString &path,
+    std::int64_t fileFromOffset, std::int64_t fileSize, bool mustCreate, MappingCachePtr cache)
 {
     std::shared_ptr<MappedFile> f(new MappedFile);
     f->m_path = path;
@@ -82,15 +116,15 @@ Result<std::shared_ptr<MappedFile>> MappedFile::open(
     f->m_fileSize = fileSize;
     const QByteArray native = QFile::encodeName(path);
     const int flags = O_RDWR | O_CLOEXEC | (mustCreate ? O_CREAT | O_EXCL : 0);
-    f->m_fd = ::open(native.constData(), flags, 0644);
-    if (f->m_fd < 0)
+    ScopedFd fd {::open(native.constData(), flags, 0644)};
+    if (fd.fd < 0)
         return Status::ioError(
             QStringLiteral("cannot %1 %2: %3")
                 .arg(mustCreate ? QStringLiteral("create") : QStringLiteral("open"), path,
                     errnoText(errno)));
     struct stat st
     { };
-    if (::fstat(f->m_fd, &st) != 0)
+    if (::fstat(fd.fd, &st) != 0)
         return Status::ioError(QStringLiteral("cannot stat %1: %2").arg(path, errnoText(errno)));
     if (st.st_size > fileSize)
         return Status::corruption(
@@ -101,7 +135,7 @@ Result<std::shared_ptr<MappedFile>> MappedFile::open(
     if (!mustCreate && st.st_size < fileSize)
         f->m_wasShort = fileSize - st.st_size;
     // Reserve every block now: a full disk fails here, cleanly, instead of SIGBUS later.
-    const int rc = ::posix_fallocate(f->m_fd, 0, fileSize);
+    const int rc = ::posix_fallocate(fd.fd, 0, fileSize);
     if (rc != 0) {
         if (mustCreate)
             ::unlink(native.constData());
@@ -109,24 +143,67 @@ Result<std::shared_ptr<MappedFile>> MappedFile::open(
                                    .arg(fileSize)
                                    .arg(path, errnoText(rc)));
     }
-    void *p = ::mmap(
-        nullptr, static_cast<size_t>(fileSize), PROT_READ | PROT_WRITE, MAP_SHARED, f->m_fd, 0);
-    if (p == MAP_FAILED) {
-        const int err = errno;
+    if (cache) {
+        f->m_cache = std::move(cache); // mapped by the first pin()
+        return f;
+    }
+    auto base = mapDescriptor(fd.fd, fileSize, path);
+    if (!base) {
         if (mustCreate)
             ::unlink(native.constData());
-        return Status::ioError(QStringLiteral("cannot map %1: %2").arg(path, errnoText(err)));
+        return base.error();
     }
-    f->m_base = static_cast<char *>(p);
+    f->m_fd = std::exchange(fd.fd, -1);
+    f->m_base = *base;
+    f->m_map = std::make_shared<const Mapping>(f->m_fd, f->m_base, fileSize);
     return f;
 }
 
 MappedFile::~MappedFile()
 {
-    if (m_base)
-        ::munmap(m_base, static_cast<size_t>(m_fileSize));
-    if (m_fd >= 0)
-        ::close(m_fd);
+    if (m_cache)
+        m_cache->forget(this);
+}
+
+MappedFile::Pin MappedFile::pinIfMapped() const
+{
+    if (!m_cache)
+        return Pin(m_map);
+    std::lock_guard lock(m_mapMutex);
+    return Pin(m_map);
+}
+
+bool MappedFile::isMapped() const
+{
+    return static_cast<bool>(pinIfMapped());
+}
+
+MappedFile::Pin MappedFile::pin() const
+{
+    if (!m_cache)
+        return Pin(m_map);
+    m_referenced.store(true, std::memory_order_relaxed);
+    std::shared_ptr<const Mapping> made;
+    {
+        std::lock_guard lock(m_mapMutex);
+        if (m_map)
+            return Pin(m_map);
+        ScopedFd fd {::open(QFile::encodeName(m_path).constData(), O_RDWR | O_CLOEXEC)};
+        if (fd.fd < 0) {
+            qCWarning(lcStore).noquote()
+                << "cannot open" << m_path << "to map it:" << errnoText(errno);
+            return {};
+        }
+        auto base = mapDescriptor(fd.fd, m_fileSize, m_path);
+        if (!base) {
+            qCWarning(lcStore).noquote() << base.error().message();
+            return {};
+        }
+        m_map = std::make_shared<const Mapping>(std::exchange(fd.fd, -1), *base, m_fileSize);
+        made = m_map;
+    }
+    m_cache->admit(const_cast<MappedFile *>(this));
+    return Pin(std::move(made));
 }
 
 QString MappedFile::fileName() const
@@ -152,8 +229,29 @@ Result<std::int64_t> MappedFile::flush(int leastPages, FlushScope scope)
         return flushed;
     if (leastPages > 0 && (target / kPageSize - flushed / kPageSize) < leastPages)
         return flushed;
+    // A lazy file flushes through its mapping when it has one, else through a descriptor opened
+    // for the fdatasync alone (the dirty pages are in the page cache either way): a flush never
+    // maps a file, so flushing many idle queues does not churn the mapping cache.
+    int fd = m_fd;
+    char *base = m_base;
+    Pin lazy;
+    ScopedFd own;
+    if (m_cache) {
+        lazy = pinIfMapped();
+        if (lazy) {
+            fd = lazy.fd();
+            base = lazy.data();
+        } else {
+            own.fd = ::open(QFile::encodeName(m_path).constData(), O_RDWR | O_CLOEXEC);
+            if (own.fd < 0)
+                return Status::ioError(
+                    QStringLiteral("flush of %1 failed: %2").arg(m_path, errnoText(errno)));
+            fd = own.fd;
+            base = nullptr;
+        }
+    }
     int rc = 0;
-    if (range || flushMethod() == FlushMethod::Msync) {
+    if (base && (range || flushMethod() == FlushMethod::Msync)) {
         const std::int64_t start = flushed / kPageSize * kPageSize;
         if (range) {
             // Writing back a page that is mapped writable write-protects it again: an rmap walk
@@ -167,18 +265,18 @@ Result<std::int64_t> MappedFile::flush(int leastPages, FlushScope scope)
             // does not have to touch).
             const std::int64_t wholeEnd = target / kPageSize * kPageSize; // not the writer's page
             if (wholeEnd > start)
-                ::madvise(m_base + start, static_cast<size_t>(wholeEnd - start), MADV_DONTNEED);
+                ::madvise(base + start, static_cast<size_t>(wholeEnd - start), MADV_DONTNEED);
             // Then start the write-back in steps and wait once: between steps the scheduler
             // can switch to a woken I/O thread.
             for (std::int64_t at = start; at < target; at += kWritebackStep) {
                 const std::int64_t len = std::min(kWritebackStep, target - at);
-                if (::sync_file_range(m_fd, at, len, SYNC_FILE_RANGE_WRITE) != 0)
+                if (::sync_file_range(fd, at, len, SYNC_FILE_RANGE_WRITE) != 0)
                     break; // the msync below writes what is left, and reports the error
             }
         }
-        rc = ::msync(m_base + start, static_cast<size_t>(target - start), MS_SYNC);
+        rc = ::msync(base + start, static_cast<size_t>(target - start), MS_SYNC);
     } else {
-        rc = ::fdatasync(m_fd);
+        rc = ::fdatasync(fd);
     }
     if (rc != 0)
         return Status::ioError(
@@ -189,8 +287,11 @@ Result<std::int64_t> MappedFile::flush(int leastPages, FlushScope scope)
 
 void MappedFile::prefault()
 {
+    const Pin p = pin();
+    if (!p)
+        return;
     if (populate(0, m_fileSize, false) != 0)
-        ::madvise(m_base, static_cast<size_t>(m_fileSize), MADV_WILLNEED);
+        ::madvise(p.data(), static_cast<size_t>(m_fileSize), MADV_WILLNEED);
 }
 
 int MappedFile::populate(std::int64_t from, std::int64_t to, bool writable)
@@ -205,6 +306,9 @@ int MappedFile::populate(std::int64_t from, std::int64_t to, bool writable)
     to = std::clamp<std::int64_t>((to + kPageSize - 1) / kPageSize * kPageSize, 0, m_fileSize);
     if (to <= from)
         return 0;
+    const Pin p = pin();
+    if (!p)
+        return EBADF;
     // One madvise holds the process's mmap lock (read side) while it faults every page in; a
     // thread then waiting for the write side (malloc's mprotect/mmap/munmap on an I/O thread)
     // queues every page fault of the process behind it. Small steps bound that stall to the
@@ -220,8 +324,8 @@ int MappedFile::populate(std::int64_t from, std::int64_t to, bool writable)
     for (std::int64_t at = from; at < to; at += kPopulateStep) {
         const std::int64_t len = std::min(kPopulateStep, to - at);
         if ((at - from) % kReadaheadStep == 0)
-            ::readahead(m_fd, at, static_cast<size_t>(std::min(kReadaheadStep, to - at)));
-        if (::madvise(m_base + at, static_cast<size_t>(len),
+            ::readahead(p.fd(), at, static_cast<size_t>(std::min(kReadaheadStep, to - at)));
+        if (::madvise(p.data() + at, static_cast<size_t>(len),
                 writable ? MADV_POPULATE_WRITE : MADV_POPULATE_READ)
             != 0)
             return errno;
@@ -235,8 +339,11 @@ Status MappedFile::sync()
     // (an index file's random hash slots: nearly every slot page is dirty after a second at
     // 50k msgs/s) lose their page-table entries in one go, so the write-back needs no TLB
     // shoot-down per page. The writer faults a page back in when it next writes it.
-    ::madvise(m_base, static_cast<size_t>(m_fileSize), MADV_DONTNEED);
-    if (::fdatasync(m_fd) != 0)
+    const Pin p = pin();
+    if (!p)
+        return Status::ioError(QStringLiteral("cannot map %1").arg(m_path));
+    ::madvise(p.data(), static_cast<size_t>(m_fileSize), MADV_DONTNEED);
+    if (::fdatasync(p.fd()) != 0)
         return Status::ioError(
             QStringLiteral("fdatasync of %1 failed: %2").arg(m_path, errnoText(errno)));
     return {};
@@ -245,18 +352,23 @@ Status MappedFile::sync()
 void MappedFile::truncateTo(std::int64_t pos)
 {
     pos = std::clamp<std::int64_t>(pos, 0, m_fileSize);
+    const Pin p = pin();
+    if (!p) {
+        qCWarning(lcStoreRecovery).noquote() << "cannot truncate" << m_path << ": not mapped";
+        return;
+    }
     // Zero the partial page by hand, the rest with FALLOC_FL_ZERO_RANGE (cheap even for a
     // 1 GiB file). Never punch a hole: with the disk full it could not be filled again, and the
     // next write through the mapping would raise SIGBUS. Without ZERO_RANGE the blocks stay
     // allocated, so writing zeros through the mapping is safe.
     const std::int64_t pageEnd
         = std::min(m_fileSize, (pos + kPageSize - 1) / kPageSize * kPageSize);
-    std::memset(m_base + pos, 0, static_cast<size_t>(pageEnd - pos));
+    std::memset(p.data() + pos, 0, static_cast<size_t>(pageEnd - pos));
     if (pageEnd < m_fileSize
         && ::fallocate(
-               m_fd, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, pageEnd, m_fileSize - pageEnd)
+               p.fd(), FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, pageEnd, m_fileSize - pageEnd)
             != 0)
-        std::memset(m_base + pageEnd, 0, static_cast<size_t>(m_fileSize - pageEnd));
+        std::memset(p.data() + pageEnd, 0, static_cast<size_t>(m_fileSize - pageEnd));
     setWrotePosition(pos);
     setFlushedPosition(pos);
 }
@@ -265,7 +377,7 @@ std::int64_t MappedFile::lastModified() const
 {
     struct stat st
     { };
-    if (::fstat(m_fd, &st) != 0)
+    if ((m_cache ? ::stat(QFile::encodeName(m_path).constData(), &st) : ::fstat(m_fd, &st)) != 0)
         return 0;
     return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
 }

@@ -5,13 +5,17 @@
 //
 // Threading: one writer appends (advances wrotePosition with release semantics); any number of
 // readers read bytes below wrotePosition() (acquire). flush() may run concurrently with the
-// writer. The mapping lives as long as the object: holders of a shared_ptr may keep reading
-// after the file was unlinked by cleanup.
+// writer. An eager file (commit log, index) is mapped as long as the object lives: holders of a
+// shared_ptr may keep reading after the file was unlinked by cleanup. A lazy file (consume
+// queues, opened with a MappingCache) holds no descriptor and no mapping until used: its bytes
+// are reached through a Pin, which maps the file when needed and keeps that mapping alive while
+// held; the cache may release the file's own reference to an idle mapping (mappingcache.h).
 //
 // Full disk: the file is preallocated with posix_fallocate when created, so ENOSPC fails the
 // creation with a Status instead of raising SIGBUS on a later write into a hole.
 
 #include "clientlib/common/result.h"
+#include "storage/core/mappingcache.h"
 
 #include <QByteArrayView>
 #include <QString>
@@ -19,6 +23,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 
 namespace qrocket::storage {
 
@@ -34,12 +39,48 @@ public:
     enum class SyncWriteMethod : std::uint8_t { Pwrite, Mmap };
 
     /// Creates (preallocated, zero-filled) or opens an existing file of `fileSize` bytes. An
-    /// existing shorter file is extended with zeros and reported through wasShort().
-    static Result<std::shared_ptr<MappedFile>> open(
-        const QString &path, std::int64_t fileFromOffset, std::int64_t fileSize, bool mustCreate);
+    /// existing shorter file is extended with zeros and reported through wasShort(). With a
+    /// `cache` the file is lazy: it is closed again once checked, and mapped by pin().
+    static Result<std::shared_ptr<MappedFile>> open(const QString &path,
+        std::int64_t fileFromOffset, std::int64_t fileSize, bool mustCreate,
+        MappingCachePtr cache = {});
     ~MappedFile();
     MappedFile(const MappedFile &) = delete;
     MappedFile &operator=(const MappedFile &) = delete;
+
+private:
+    struct Mapping
+    {
+        int fd = -1;
+        char *base = nullptr;
+        std::int64_t size = 0;
+        Mapping(int f, char *b, std::int64_t s) : fd(f), base(b), size(s) { }
+        Mapping(const Mapping &) = delete;
+        Mapping &operator=(const Mapping &) = delete;
+        ~Mapping();
+    };
+
+public:
+    /// The file's bytes, mapped while the Pin lives (any thread; cheap to copy).
+    class Pin
+    {
+    public:
+        Pin() = default;
+        explicit operator bool() const { return m_map != nullptr; }
+        char *data() const { return m_map->base; }
+        int fd() const { return m_map->fd; }
+
+    private:
+        friend class MappedFile;
+        explicit Pin(std::shared_ptr<const Mapping> m) : m_map(std::move(m)) { }
+        std::shared_ptr<const Mapping> m_map;
+    };
+    /// Maps a lazy file if it is not (an empty Pin when that fails: logged); an eager file's
+    /// permanent mapping otherwise. A use: marks the file recently used for the cache.
+    Pin pin() const;
+    bool isLazy() const { return m_cache != nullptr; }
+    /// A lazy file holds a mapping now.
+    bool isMapped() const;
 
     const QString &path() const { return m_path; }
     QString fileName() const;
@@ -47,6 +88,7 @@ public:
     std::int64_t fileSize() const { return m_fileSize; }
     /// Bytes that were missing when an existing file was opened (0 normally).
     std::int64_t wasShort() const { return m_wasShort; }
+    /// An eager file's bytes (lazy files: pin()).
     char *data() const { return m_base; }
 
     std::int64_t wrotePosition() const { return m_wrotePosition.load(std::memory_order_acquire); }
@@ -72,7 +114,7 @@ public:
         m_storeTimestamp.store(ts, std::memory_order_release);
     }
 
-    /// Bytes [pos, pos+size) if they lie below wrotePosition, else an empty view.
+    /// Bytes [pos, pos+size) if they lie below wrotePosition, else an empty view (eager files).
     QByteArrayView view(std::int64_t pos, std::int64_t size) const;
 
     /// Which bytes a flush makes durable and how.
@@ -121,11 +163,21 @@ public:
     bool isUnlinked() const { return m_unlinked.load(); }
 
 private:
+    friend class MappingCache;
     MappedFile() = default;
+    /// A lazy file's mapping if it has one (no mapping made, no use recorded).
+    Pin pinIfMapped() const;
 
     QString m_path;
-    int m_fd = -1;
-    char *m_base = nullptr;
+    int m_fd = -1; // eager: the mapping's descriptor
+    char *m_base = nullptr; // eager: the mapping's bytes
+    mutable std::shared_ptr<const Mapping> m_map; // eager: set once; lazy: under m_mapMutex
+    MappingCachePtr m_cache; // lazy files only
+    mutable std::mutex m_mapMutex;
+    mutable std::atomic<bool> m_referenced {false}; // used since the cache's hand passed
+    MappedFile *m_lruPrev = nullptr; // guarded by the cache's mutex
+    MappedFile *m_lruNext = nullptr;
+    bool m_inLru = false;
     std::int64_t m_fileFromOffset = 0;
     std::int64_t m_fileSize = 0;
     std::int64_t m_wasShort = 0;

@@ -9,8 +9,8 @@
 
 namespace qrocket::storage {
 
-MappedFileQueue::MappedFileQueue(QString dir, std::int64_t fileSize)
-    : m_dir(std::move(dir)), m_fileSize(fileSize)
+MappedFileQueue::MappedFileQueue(QString dir, std::int64_t fileSize, MappingCachePtr cache)
+    : m_dir(std::move(dir)), m_fileSize(fileSize), m_cache(std::move(cache))
 { }
 
 Status MappedFileQueue::load()
@@ -33,7 +33,7 @@ Status MappedFileQueue::load()
                     .arg(d.filePath(name))
                     .arg(start)
                     .arg(m_fileSize));
-        auto f = MappedFile::open(d.filePath(name), start, m_fileSize, false);
+        auto f = MappedFile::open(d.filePath(name), start, m_fileSize, false, m_cache);
         if (!f)
             return f.error();
         if (!loaded.empty() && loaded.back()->fileFromOffset() + m_fileSize != start)
@@ -81,7 +81,8 @@ Result<MappedFilePtr> MappedFileQueue::lastFileForWrite(std::int64_t startOffset
         discardPreallocated();
     }
     if (!f)
-        f = MappedFile::open(m_dir + u'/' + offsetToFileName(next), next, m_fileSize, true);
+        f = MappedFile::open(
+            m_dir + u'/' + offsetToFileName(next), next, m_fileSize, true, m_cache);
     if (!f)
         return f.error();
     {
@@ -101,11 +102,11 @@ void MappedFileQueue::startPreallocation(std::int64_t offset)
     const QString path = m_dir + u'/' + offsetToFileName(offset);
     const std::int64_t size = m_fileSize;
     m_preallocated = std::async(std::launch::async,
-        [path, offset, size, prefault = m_prefault, head = m_headBytes,
+        [path, offset, size, cache = m_cache, prefault = m_prefault, head = m_headBytes,
             headWritable = m_headWritable]() -> Result<MappedFilePtr> {
             ::pthread_setname_np(::pthread_self(), "qr-allocfile");
             markCurrentThreadBackground();
-            auto f = MappedFile::open(path, offset, size, true);
+            auto f = MappedFile::open(path, offset, size, true, cache);
             if (f && prefault)
                 (*f)->prefault();
             if (f && head > 0)
@@ -214,6 +215,18 @@ Result<std::int64_t> MappedFileQueue::flush(int leastPages, MappedFile::FlushSco
         if (leastPages > 0 || now == where || *r < f->fileSize())
             return now;
     }
+}
+
+void MappedFileQueue::markFlushed(std::int64_t upTo)
+{
+    std::lock_guard lock(m_mutex);
+    for (const auto &f : m_files) {
+        const std::int64_t end = std::min(f->fileSize(), upTo - f->fileFromOffset());
+        if (end > f->flushedPosition())
+            f->setFlushedPosition(end);
+    }
+    if (upTo > flushedWhere())
+        setFlushedWhere(upTo);
 }
 
 std::int64_t MappedFileQueue::storeTimestampAtFlushedWhere() const

@@ -22,7 +22,8 @@ namespace qrocket::storage {
 class MappedFileQueue
 {
 public:
-    MappedFileQueue(QString dir, std::int64_t fileSize);
+    /// With a `cache`, the files are lazy (MappedFile::pin(), mappingcache.h).
+    MappedFileQueue(QString dir, std::int64_t fileSize, MappingCachePtr cache = {});
     ~MappedFileQueue();
     MappedFileQueue(const MappedFileQueue &) = delete;
     MappedFileQueue &operator=(const MappedFileQueue &) = delete;
@@ -73,6 +74,9 @@ public:
     /// across file boundaries). Returns the new flushedWhere.
     Result<std::int64_t> flush(
         int leastPages, MappedFile::FlushScope scope = MappedFile::FlushScope::File);
+    /// Records that everything below `upTo` was made durable by other means (a syncfs of the
+    /// whole file system): the files' flushed positions and flushedWhere move up to it.
+    void markFlushed(std::int64_t upTo);
     /// Store timestamp of the newest file flushed completely up to flushedWhere (checkpoint).
     std::int64_t storeTimestampAtFlushedWhere() const;
 
@@ -96,6 +100,7 @@ private:
 
     QString m_dir;
     std::int64_t m_fileSize;
+    MappingCachePtr m_cache;
     mutable std::mutex m_mutex; // guards m_files
     std::vector<MappedFilePtr> m_files;
     std::atomic<std::int64_t> m_flushedWhere {0};

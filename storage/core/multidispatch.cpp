@@ -3,35 +3,9 @@
 #include "storage/core/recordutil.h"
 #include "storage/core/storetypes.h"
 
-#include <QFile>
-
 #include <charconv>
-#include <sys/resource.h>
 
 namespace qrocket::storage {
-
-QString lightQueueLimitWarning(int maxLmqConsumeQueueNum)
-{
-    const std::int64_t need = std::int64_t(maxLmqConsumeQueueNum) + 1024;
-    QStringList low;
-    rlimit fds {};
-    if (::getrlimit(RLIMIT_NOFILE, &fds) == 0 && fds.rlim_cur != RLIM_INFINITY
-        && static_cast<std::int64_t>(fds.rlim_cur) < need)
-        low.append(QStringLiteral("open files limit (ulimit -n) %1").arg(fds.rlim_cur));
-    QFile maps(QStringLiteral("/proc/sys/vm/max_map_count"));
-    if (maps.open(QIODevice::ReadOnly)) {
-        const std::int64_t maxMaps = maps.readAll().trimmed().toLongLong();
-        if (maxMaps > 0 && maxMaps < need)
-            low.append(QStringLiteral("vm.max_map_count %1").arg(maxMaps));
-    }
-    if (low.isEmpty())
-        return {};
-    return QStringLiteral("%1 below maxLmqConsumeQueueNum %2 + 1024: each light queue keeps a "
-                          "descriptor and a mapping; units of light queues created past the "
-                          "limit are retried, then lost")
-        .arg(low.join(QStringLiteral(" and ")))
-        .arg(maxLmqConsumeQueueNum);
-}
 
 bool isMultiDispatchHoldingTopic(QByteArrayView name)
 {

@@ -59,12 +59,6 @@ inline bool mayHaveMultiDispatch(QByteArrayView properties)
         != nullptr;
 }
 
-/// Each light queue holds one open descriptor and one mapping per consume-queue file: with
-/// room for fewer than maxLmqConsumeQueueNum + 1024 of either (RLIMIT_NOFILE,
-/// vm.max_map_count), says so (logged at open; RocketMQ's deployment guide asks for 655350 of
-/// each). Empty when both suffice.
-QString lightQueueLimitWarning(int maxLmqConsumeQueueNum);
-
 /// System topics where messages wait (SCHEDULE_TOPIC_XXXX, RMQ_SYS_*, rmq_sys_*): never named
 /// by multi-dispatch, and a message put into one is not multi-dispatched until its re-put.
 bool isMultiDispatchHoldingTopic(QByteArrayView topic);

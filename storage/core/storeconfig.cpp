@@ -53,6 +53,7 @@ void MessageStoreConfig::bind(ConfigSchema &s)
     s.add("enableLmq", &enableLmq);
     s.add("enableMultiDispatch", &enableMultiDispatch);
     s.add("maxLmqConsumeQueueNum", &maxLmqConsumeQueueNum);
+    s.add("maxMappedConsumeQueueFiles", &maxMappedConsumeQueueFiles, true);
     s.add("maxIndexNum", &maxIndexNum);
     s.add("messageIndexEnable", &messageIndexEnable);
     s.add("messageIndexSafe", &messageIndexSafe);
@@ -166,6 +167,10 @@ Status MessageStoreConfig::validate() const
     if (mappedFileSizeConsumeQueue < 20 || mappedFileSizeConsumeQueue % 20 != 0)
         return bad(QStringLiteral("mappedFileSizeConsumeQueue %1 must be a positive multiple of 20")
                        .arg(mappedFileSizeConsumeQueue));
+    if (maxMappedConsumeQueueFiles < 0)
+        return bad(
+            QStringLiteral("maxMappedConsumeQueueFiles %1 must be 0 (from ulimit -n) or more")
+                .arg(maxMappedConsumeQueueFiles));
     if (maxHashSlotNum < 1 || maxIndexNum < 2)
         return bad(QStringLiteral("maxHashSlotNum/maxIndexNum must be positive"));
     if (flushDiskType != QLatin1String("ASYNC_FLUSH")

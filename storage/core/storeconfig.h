@@ -102,6 +102,10 @@ struct MessageStoreConfig
     bool enableLmq = false; // "%LMQ%" names are light queues: queue 0, no topic config needed
     bool enableMultiDispatch = false; // honour INNER_MULTI_DISPATCH on puts and dispatch
     int maxLmqConsumeQueueNum = 20000; // more light queues than this: multi-dispatch puts refused
+    // Consume-queue files (of any topic, light or not) kept open and mapped at once; idle ones
+    // beyond it are closed and mapped again when used (storage/core/mappingcache.h). 0: half of
+    // the open-files limit (RLIMIT_NOFILE), between 64 and 32,768. QRocket's own key.
+    int maxMappedConsumeQueueFiles = 0;
     QString messageDelayLevel
         = QStringLiteral("1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h");
 
