@@ -6,10 +6,11 @@
 // the ProcessorTable on the client's GrpcChannel, and finishes its reactor from the completion
 // (any thread).
 //
-// Served: QueryRoute, Heartbeat, SendMessage, QueryAssignment, ReceiveMessage, AckMessage,
-// ChangeInvisibleDuration, NotifyClientTermination, Telemetry (settings, orphaned-transaction
-// checks), GetOffset, UpdateOffset, QueryOffset, ForwardMessageToDeadLetterQueue,
-// RecallMessage, EndTransaction (grpctransaction.cpp). PullMessage answers gRPC's UNIMPLEMENTED.
+// Served: QueryRoute and QueryAssignment (grpcroute.cpp: every broker of the route), Heartbeat,
+// SendMessage, ReceiveMessage, AckMessage, ChangeInvisibleDuration, NotifyClientTermination,
+// Telemetry (settings, orphaned-transaction checks), GetOffset, UpdateOffset, QueryOffset,
+// ForwardMessageToDeadLetterQueue, RecallMessage, EndTransaction (grpctransaction.cpp). PullMessage
+// answers gRPC's UNIMPLEMENTED.
 
 #include "broker/grpc/grpcchannel.h"
 #include "broker/grpc/grpcconvert.h"
@@ -77,6 +78,20 @@ public:
     grpc::ServerUnaryReactor *RecallMessage(grpc::CallbackServerContext *context,
         const pb::RecallMessageRequest *request, pb::RecallMessageResponse *response) override;
 
+    /// A broker of a route that clients reach over gRPC.
+    struct GrpcBroker
+    {
+        std::int64_t id = 0;
+        QByteArray host;
+        int port = 0;
+    };
+    /// A topic's route and, per broker name, its brokers with a gRPC endpoint (by id).
+    struct RouteView
+    {
+        protocol::TopicRouteData route;
+        std::map<QByteArray, std::map<std::int64_t, GrpcBroker>> brokers;
+    };
+
     // --- shared by the handlers ------------------------------------------------------------
     Caller callerOf(const grpc::CallbackServerContext *context);
     /// Dispatches `request` on the caller's channel; `done` gets the response (any thread).
@@ -112,6 +127,13 @@ private:
     /// Runs `q`, sets `status` (and calls `setOffset` with the answer's offset) and finishes.
     grpc::ServerUnaryReactor *offsetCall(grpc::CallbackServerContext *context, pb::Status *status,
         OffsetQuery q, std::function<void(std::int64_t)> setOffset);
+
+    /// The name servers' route when it names a gRPC endpoint, else this broker's own queues
+    /// (nullopt: the topic is on neither).
+    std::optional<RouteView> routeView(const QByteArray &topic,
+        const std::optional<protocol::TopicRouteData> &fromNameServer) const;
+    /// Looks the topic's route up (options' routeLookup) and calls `done` with its view.
+    void withRoute(const QByteArray &topic, std::function<void(std::optional<RouteView>)> done);
 
     GrpcServerOptions m_options;
     const remoting::ProcessorTable &m_table;
