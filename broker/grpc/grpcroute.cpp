@@ -10,6 +10,7 @@
 #include "broker/grpc/grpcservice.h"
 #include "broker/managers/topicconfigmanager.h"
 
+#include <QDateTime>
 #include <QHostAddress>
 
 #include <algorithm>
@@ -152,16 +153,41 @@ std::optional<MessagingServiceImpl::RouteView> MessagingServiceImpl::routeView(
 }
 
 void MessagingServiceImpl::withRoute(
-    const QByteArray &topic, std::function<void(std::optional<RouteView>)> done)
+    const QByteArray &topic, std::function<void(RouteViewPtr)> done)
 {
+    const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
+    std::optional<RouteViewPtr> cached;
+    {
+        std::lock_guard lock(m_routeMutex);
+        const auto it = m_routes.find(topic);
+        if (it != m_routes.end() && now - it->second.atMs >= 0
+            && now - it->second.atMs < kRouteCacheMs)
+            cached = it->second.view;
+    }
+    if (cached) {
+        done(std::move(*cached));
+        return;
+    }
+    auto store = [this, topic, now, done = std::move(done)](
+                     const std::optional<TopicRouteData> &route) {
+        std::optional<RouteView> view = routeView(topic, route);
+        RouteViewPtr ptr = view ? std::make_shared<const RouteView>(std::move(*view)) : nullptr;
+        {
+            std::lock_guard lock(m_routeMutex);
+            if (m_routes.size() >= kRouteCacheMax)
+                std::erase_if(m_routes,
+                    [now](const auto &e) { return now - e.second.atMs >= kRouteCacheMs; });
+            if (m_routes.size() < kRouteCacheMax)
+                m_routes.insert_or_assign(topic, CachedRoute {ptr, now});
+        }
+        done(std::move(ptr));
+    };
     if (!m_options.routeLookup) {
-        done(routeView(topic, std::nullopt));
+        store(std::nullopt);
         return;
     }
     m_options.routeLookup(
-        topic, [this, topic, done = std::move(done)](std::optional<TopicRouteData> route) {
-            done(routeView(topic, route));
-        });
+        topic, [store = std::move(store)](std::optional<TopicRouteData> route) { store(route); });
 }
 
 grpc::ServerUnaryReactor *MessagingServiceImpl::QueryRoute(grpc::CallbackServerContext *context,
@@ -173,7 +199,7 @@ grpc::ServerUnaryReactor *MessagingServiceImpl::QueryRoute(grpc::CallbackServerC
         finish(reactor, response, pb::ILLEGAL_TOPIC, "topic name cannot be empty");
         return reactor;
     }
-    withRoute(topic, [reactor, request, response](std::optional<RouteView> view) {
+    withRoute(topic, [reactor, request, response](RouteViewPtr view) {
         if (!view) {
             finish(reactor, response, pb::TOPIC_NOT_FOUND,
                 "topic not found: " + request->topic().name());
@@ -200,36 +226,35 @@ grpc::ServerUnaryReactor *MessagingServiceImpl::QueryAssignment(
         finish(reactor, response, pb::ILLEGAL_CONSUMER_GROUP, "group name cannot be empty");
         return reactor;
     }
-    withRoute(fromStd(request->topic().name()),
-        [reactor, request, response](std::optional<RouteView> view) {
-            if (!view) {
-                finish(reactor, response, pb::TOPIC_NOT_FOUND,
-                    "topic not found: " + request->topic().name());
-                return;
-            }
-            // POP: one assignment per readable broker (its master), queue -1 (every queue of
-            // it). QRocket's groups have no consumeMessageOrderly yet: no per-queue FIFO ones.
-            for (const QueueData &qd : view->route.queueDatas) {
-                if (!Perm::isReadable(qd.perm) || qd.readQueueNums <= 0)
-                    continue;
-                const auto brokers = view->brokers.find(qd.brokerName);
-                if (brokers == view->brokers.end())
-                    continue;
-                const auto master = brokers->second.find(protocol::kMasterBrokerId);
-                if (master == brokers->second.end())
-                    continue;
-                pb::MessageQueue *q = response->add_assignments()->mutable_message_queue();
-                *q->mutable_topic() = request->topic();
-                q->set_id(-1);
-                q->set_permission(permissionOf(qd.perm));
-                fillEndpoint(q->mutable_broker(), qd.brokerName, master->second);
-                acceptEveryType(q);
-            }
-            if (response->assignments_size() == 0)
-                finish(reactor, response, pb::FORBIDDEN, "no readable queue");
-            else
-                finish(reactor, response, pb::OK, "OK");
-        });
+    withRoute(fromStd(request->topic().name()), [reactor, request, response](RouteViewPtr view) {
+        if (!view) {
+            finish(reactor, response, pb::TOPIC_NOT_FOUND,
+                "topic not found: " + request->topic().name());
+            return;
+        }
+        // POP: one assignment per readable broker (its master), queue -1 (every queue of
+        // it). QRocket's groups have no consumeMessageOrderly yet: no per-queue FIFO ones.
+        for (const QueueData &qd : view->route.queueDatas) {
+            if (!Perm::isReadable(qd.perm) || qd.readQueueNums <= 0)
+                continue;
+            const auto brokers = view->brokers.find(qd.brokerName);
+            if (brokers == view->brokers.end())
+                continue;
+            const auto master = brokers->second.find(protocol::kMasterBrokerId);
+            if (master == brokers->second.end())
+                continue;
+            pb::MessageQueue *q = response->add_assignments()->mutable_message_queue();
+            *q->mutable_topic() = request->topic();
+            q->set_id(-1);
+            q->set_permission(permissionOf(qd.perm));
+            fillEndpoint(q->mutable_broker(), qd.brokerName, master->second);
+            acceptEveryType(q);
+        }
+        if (response->assignments_size() == 0)
+            finish(reactor, response, pb::FORBIDDEN, "no readable queue");
+        else
+            finish(reactor, response, pb::OK, "OK");
+    });
     return reactor;
 }
 

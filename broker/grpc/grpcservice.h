@@ -20,6 +20,7 @@
 #include <atomic>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <utility>
@@ -132,8 +133,20 @@ private:
     /// (nullopt: the topic is on neither).
     std::optional<RouteView> routeView(const QByteArray &topic,
         const std::optional<protocol::TopicRouteData> &fromNameServer) const;
-    /// Looks the topic's route up (options' routeLookup) and calls `done` with its view.
-    void withRoute(const QByteArray &topic, std::function<void(std::optional<RouteView>)> done);
+    using RouteViewPtr = std::shared_ptr<const RouteView>;
+    /// Calls `done` with the topic's route view (nullptr: the topic is nowhere): from the cache
+    /// when it is younger than kRouteCacheMs, else looked up (options' routeLookup) and cached.
+    void withRoute(const QByteArray &topic, std::function<void(RouteViewPtr)> done);
+    /// RocketMQ 5.3's proxy caches routes and refreshes them every 20 s; a second here, so a
+    /// broker or topic that appears is listed at once while a burst of QueryRoute and
+    /// QueryAssignment calls (every SDK start, the gRPC bench's floor) costs one lookup.
+    static constexpr std::int64_t kRouteCacheMs = 1000;
+    static constexpr std::size_t kRouteCacheMax = 20000; // the proxy's topicRouteServiceCacheMaxNum
+    struct CachedRoute
+    {
+        RouteViewPtr view;
+        std::int64_t atMs = 0;
+    };
 
     GrpcServerOptions m_options;
     const remoting::ProcessorTable &m_table;
@@ -143,6 +156,8 @@ private:
     std::atomic<std::uint32_t> m_roundRobin {0};
     mutable std::mutex m_settingsMutex;
     std::map<QByteArray, pb::Settings> m_settings; // guarded by m_settingsMutex
+    std::mutex m_routeMutex;
+    std::map<QByteArray, CachedRoute> m_routes; // guarded by m_routeMutex
 };
 
 } // namespace qrocket::broker::v2
