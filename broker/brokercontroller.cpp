@@ -591,13 +591,20 @@ void BrokerController::startGrpc(bool anyPort)
     o.tls = m_config.tls; // tls.server.* apply to the gRPC port too (grpctls.h)
     if (auto levels = parseMessageDelayLevel(m_config.messageDelayLevel))
         o.retryDelaysMs = *levels;
+    // Routes across brokers: the name servers' route, with each broker's registered gRPC port.
+    o.routeLookup = [registrar = m_registrar.get(), timeout = 2000](
+                        const QByteArray &topic, v2::GrpcServerOptions::RouteDone done) {
+        registrar->queryRoute(topic, timeout, std::move(done));
+    };
     m_grpc = std::make_unique<v2::GrpcServer>(std::move(o), m_server->processorTable(), m_ctx);
     // The remoting ports are the broker's contract; a gRPC port already taken (another broker
     // on this host with the default 8081) is reported and the broker serves without it.
     if (Status st = m_grpc->start(); !st) {
         qCWarning(lcBroker).noquote() << st.message() << "- the broker runs without gRPC";
         m_grpc.reset();
+        return;
     }
+    m_registrar->setGrpcPort(m_grpc->port());
 }
 
 quint16 BrokerController::grpcPort() const

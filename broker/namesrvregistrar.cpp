@@ -255,6 +255,39 @@ static RemotingCommand brokerRequest(
     return request;
 }
 
+void NamesrvRegistrar::queryRoute(const QByteArray &topic, int timeoutMs, RouteCallback done)
+{
+    queryRouteFrom(nameServers(), 0, topic, timeoutMs, std::move(done));
+}
+
+void NamesrvRegistrar::queryRouteFrom(
+    QList<QByteArray> servers, qsizetype index, QByteArray topic, int timeoutMs, RouteCallback done)
+{
+    if (index >= servers.size()) {
+        done(std::nullopt);
+        return;
+    }
+    RemotingCommand request
+        = RemotingCommand::createRequest(toInt(RequestCode::GetRouteInfoByTopic));
+    request.setExt("topic", topic);
+    const QByteArray ns = servers[index];
+    m_client->invokeAsync(ns, std::move(request), timeoutMs,
+        [this, servers = std::move(servers), index, topic, timeoutMs, done = std::move(done)](
+            Result<RemotingCommand> r) mutable {
+            if (!r) { // unreachable or timed out: the next name server
+                queryRouteFrom(
+                    std::move(servers), index + 1, std::move(topic), timeoutMs, std::move(done));
+                return;
+            }
+            if (r->code != 0) {
+                done(std::nullopt);
+                return;
+            }
+            Result<protocol::TopicRouteData> route = protocol::TopicRouteData::fromJson(r->body);
+            done(route ? std::optional(std::move(route).value()) : std::nullopt);
+        });
+}
+
 void NamesrvRegistrar::queryThenRegister(const QByteArray &ns)
 {
     QByteArray brokerAddr;
@@ -293,6 +326,8 @@ void NamesrvRegistrar::registerTo(
     request.body = encodeBody(topics, version, &compressed);
     request.setExt("haServerAddr", haAddr);
     request.setExtBool("compressed", compressed);
+    if (const int grpcPort = m_grpcPort.load(); grpcPort > 0)
+        request.setExt("grpcPort", static_cast<std::int64_t>(grpcPort));
     if (!full) // QRocket's name server then keeps the topics missing from the body
         request.setExtBool("incremental", true);
     request.setExt("bodyCrc32", static_cast<std::int64_t>(crc32Masked(request.body)));

@@ -27,15 +27,18 @@
 // blocks (bounded) and must not run on that I/O thread.
 
 #include "broker/config/topicconfig.h"
+#include "clientlib/protocol/bodies/routebodies.h"
 
 #include <QByteArray>
 #include <QList>
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 
 namespace qrocket::remoting {
@@ -59,6 +62,17 @@ public:
     QList<QByteArray> nameServers() const;
     /// The broker's registered address ("ip:listenPort") and HA address ("ip2:port+1").
     void setBrokerAddresses(QByteArray brokerAddr, QByteArray haServerAddr);
+
+    /// The broker's gRPC port (0: none), sent with every REGISTER_BROKER as QRocket's "grpcPort"
+    /// header field: QRocket's name servers give it back with the routes, RocketMQ's ignore it
+    /// (a header decodes its declared fields only). A header field, not a body field, so the
+    /// compressed body form carries it too.
+    void setGrpcPort(int port) { m_grpcPort.store(port); }
+    using RouteCallback = std::function<void(std::optional<protocol::TopicRouteData>)>;
+    /// GET_ROUTEINFO_BY_TOPIC to the name servers in turn (the next one when a request fails);
+    /// `done` (on the remoting I/O thread) gets the route, or nullopt when no name server
+    /// answered with one (none configured or reachable, the topic unknown, a bad body).
+    void queryRoute(const QByteArray &topic, int timeoutMs, RouteCallback done);
 
     /// A full registration with every name server (forceRegister: skip the data-version check).
     void registerBrokerAll(bool forceRegister);
@@ -121,8 +135,12 @@ private:
     /// Every topic (or the named ones) as RocketMQ registers them (brokerPermission applied).
     std::map<QByteArray, TopicConfig> registeredTable(const std::set<QByteArray> *only) const;
 
+    void queryRouteFrom(QList<QByteArray> servers, qsizetype index, QByteArray topic, int timeoutMs,
+        RouteCallback done);
+
     BrokerContext &m_ctx;
     std::unique_ptr<remoting::RemotingClient> m_client;
+    std::atomic<int> m_grpcPort {0};
     mutable std::mutex m_mutex;
     QList<QByteArray> m_nameServers; // guarded by m_mutex
     QByteArray m_brokerAddr; // guarded by m_mutex

@@ -12,6 +12,7 @@
 
 #include <QDateTime>
 
+#include <algorithm>
 #include <initializer_list>
 
 namespace qrocket::namesrv {
@@ -214,7 +215,10 @@ RemotingCommand DefaultRequestProcessor::registerBroker(
     const RegisterBrokerResult result
         = m_routes.registerBroker(extBytes(request, "clusterName"), extBytes(request, "brokerAddr"),
             extBytes(request, "brokerName"), *brokerId, extBytes(request, "haServerAddr"), body,
-            channel, request.extBool("incremental").value_or(false));
+            channel, request.extBool("incremental").value_or(false),
+            // QRocket's extension: the broker's gRPC port, given back with its routes.
+            static_cast<int>(
+                std::clamp<std::int64_t>(request.extLong("grpcPort").value_or(0), 0, 65535)));
 
     RemotingCommand response = success(request);
     if (!result.haServerAddr.isEmpty())

@@ -40,6 +40,20 @@ void appendBrokerDataImpl(QByteArray &out, const BrokerData &b)
     jsontext::appendQuoted(out, b.brokerName);
     out += ",\"cluster\":";
     jsontext::appendQuoted(out, b.cluster);
+    if (!b.grpcPorts.empty()) {
+        out += ",\"grpcPorts\":{";
+        first = true;
+        for (const auto &[id, port] : b.grpcPorts) {
+            if (!first)
+                out += ',';
+            first = false;
+            out += '"';
+            out += QByteArray::number(id);
+            out += "\":";
+            out += QByteArray::number(port);
+        }
+        out += '}';
+    }
     out += '}';
 }
 

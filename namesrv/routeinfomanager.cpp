@@ -48,7 +48,7 @@ void RouteInfoManager::setDeleteTopicWithBrokerRegistration(bool on)
 RegisterBrokerResult RouteInfoManager::registerBroker(const QByteArray &clusterName,
     const QByteArray &brokerAddr, const QByteArray &brokerName, std::int64_t brokerId,
     const QByteArray &haServerAddr, const RegisterBrokerBody &body,
-    const remoting::ChannelPtr &channel, bool incremental)
+    const remoting::ChannelPtr &channel, bool incremental, int grpcPort)
 {
     m_registrations.fetch_add(1, std::memory_order_relaxed);
     RegisterBrokerResult result;
@@ -105,6 +105,7 @@ RegisterBrokerResult RouteInfoManager::registerBroker(const QByteArray &clusterN
         info.dataVersion = wrapper.dataVersion;
         info.channel = channel;
         info.haServerAddr = haServerAddr;
+        info.grpcPort = grpcPort;
         info.clusterName = clusterName;
         info.brokerName = brokerName;
         info.brokerId = brokerId;
@@ -245,6 +246,7 @@ std::optional<TopicRouteData> RouteInfoManager::pickupTopicRouteData(const QByte
         if (bd == m_brokerAddrTable.end())
             continue;
         route.brokerDatas.push_back(bd->second);
+        route.brokerDatas.back().grpcPorts = grpcPortsLocked(bd->second);
         for (const auto &[id, addr] : bd->second.brokerAddrs) {
             const auto fs = m_filterServerTable.find(addr);
             if (fs != m_filterServerTable.end())
@@ -254,6 +256,17 @@ std::optional<TopicRouteData> RouteInfoManager::pickupTopicRouteData(const QByte
     if (route.brokerDatas.empty())
         return std::nullopt;
     return route;
+}
+
+std::map<std::int64_t, int> RouteInfoManager::grpcPortsLocked(const BrokerData &bd) const
+{
+    std::map<std::int64_t, int> ports;
+    for (const auto &[id, addr] : bd.brokerAddrs) {
+        const auto live = m_brokerLiveTable.find(addr);
+        if (live != m_brokerLiveTable.end() && live->second.grpcPort > 0)
+            ports.emplace(id, live->second.grpcPort);
+    }
+    return ports;
 }
 
 std::optional<QByteArray> RouteInfoManager::topicRouteJson(
@@ -275,7 +288,14 @@ std::optional<QByteArray> RouteInfoManager::topicRouteJson(
         if (found)
             out += ',';
         found = true;
-        appendBrokerData(out, bd->second);
+        std::map<std::int64_t, int> grpcPorts = grpcPortsLocked(bd->second);
+        if (grpcPorts.empty()) {
+            appendBrokerData(out, bd->second);
+        } else {
+            BrokerData withPorts = bd->second;
+            withPorts.grpcPorts = std::move(grpcPorts);
+            appendBrokerData(out, withPorts);
+        }
     }
     if (!found)
         return std::nullopt;

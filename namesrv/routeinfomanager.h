@@ -90,7 +90,7 @@ public:
     RegisterBrokerResult registerBroker(const QByteArray &clusterName, const QByteArray &brokerAddr,
         const QByteArray &brokerName, std::int64_t brokerId, const QByteArray &haServerAddr,
         const RegisterBrokerBody &body, const remoting::ChannelPtr &channel,
-        bool incremental = false);
+        bool incremental = false, int grpcPort = 0);
     void unregisterBroker(const QByteArray &clusterName, const QByteArray &brokerAddr,
         const QByteArray &brokerName, std::int64_t brokerId);
 
@@ -100,7 +100,8 @@ public:
     std::optional<DataVersion> queryBrokerTopicConfig(const QByteArray &brokerAddr) const;
     void updateBrokerInfoUpdateTimestamp(const QByteArray &brokerAddr);
 
-    /// The route of a topic, or nullopt when it has no queue data or no broker data.
+    /// The route of a topic, or nullopt when it has no queue data or no broker data. Brokers
+    /// that registered a gRPC port (QRocket's "grpcPort" header field) carry it in grpcPorts.
     std::optional<TopicRouteData> pickupTopicRouteData(const QByteArray &topic) const;
     /// The route's JSON body (TopicRouteData::toJson() of pickupTopicRouteData()), encoded under
     /// the read lock without intermediate copies: the GET_ROUTEINFO_BY_TOPIC fast path.
@@ -171,6 +172,7 @@ private:
         DataVersion dataVersion;
         remoting::ChannelPtr channel;
         QByteArray haServerAddr;
+        int grpcPort = 0; // QRocket's REGISTER_BROKER "grpcPort"; 0: none
         QByteArray clusterName;
         QByteArray brokerName;
         std::int64_t brokerId = 0;
@@ -184,6 +186,8 @@ private:
     /// Records a departure (m_lock not held).
     void noteDeparture(BrokerDeparture d);
     QByteArray topicListJsonLocked() const;
+    /// The registered gRPC ports of `bd`'s addresses (lock held).
+    std::map<std::int64_t, int> grpcPortsLocked(const BrokerData &bd) const;
 
     /// A prepared answer body and the generation of the tables it was encoded from.
     struct PreparedBody

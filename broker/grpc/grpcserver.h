@@ -17,12 +17,15 @@
 // SO_REUSEPORT is off: two brokers on one host never share a port silently.
 
 #include "clientlib/common/status.h"
+#include "clientlib/protocol/bodies/routebodies.h"
 #include "clientlib/remoting/tlssettings.h"
 
 #include <QByteArray>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace qrocket::remoting {
@@ -50,6 +53,11 @@ struct GrpcServerOptions
     std::vector<std::int64_t> retryDelaysMs;
     /// The broker's tls.server.* (grpctls.h: enforcing makes the port TLS only).
     remoting::TlsSettings tls;
+    /// The topic's route from the name servers (every broker, with the gRPC ports they
+    /// registered); QueryRoute and QueryAssignment answer from it, and from this broker's own
+    /// topic config when it gives nullopt or is not set. Calls `done` exactly once, any thread.
+    using RouteDone = std::function<void(std::optional<protocol::TopicRouteData>)>;
+    std::function<void(const QByteArray &topic, RouteDone done)> routeLookup;
 };
 
 class MessagingServiceImpl;

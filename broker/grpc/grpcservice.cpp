@@ -16,7 +16,6 @@
 #include "storage/messagestore.h"
 
 #include <QDateTime>
-#include <QHostAddress>
 
 #include <cstdlib>
 #include <functional>
@@ -115,88 +114,9 @@ void MessagingServiceImpl::invoke(
     GrpcChannel::call(caller.channel, m_table, std::move(request), timeoutMs, std::move(done));
 }
 
-void MessagingServiceImpl::fillBroker(pb::Broker *broker) const
-{
-    broker->set_name(toStd(m_options.brokerName));
-    broker->set_id(0);
-    pb::Endpoints *e = broker->mutable_endpoints();
-    QHostAddress host;
-    const bool ip = host.setAddress(QString::fromLatin1(m_options.advertisedHost));
-    e->set_scheme(!ip                                          ? pb::DOMAIN_NAME
-            : host.protocol() == QAbstractSocket::IPv6Protocol ? pb::IPv6
-                                                               : pb::IPv4);
-    pb::Address *a = e->add_addresses();
-    a->set_host(toStd(m_options.advertisedHost));
-    a->set_port(m_port.load());
-}
-
 bool MessagingServiceImpl::topicExists(const QByteArray &topic) const
 {
     return !topic.isEmpty() && m_ctx.topics->find(topic).has_value();
-}
-
-// --- QueryRoute ------------------------------------------------------------------------------
-
-grpc::ServerUnaryReactor *MessagingServiceImpl::QueryRoute(grpc::CallbackServerContext *context,
-    const pb::QueryRouteRequest *request, pb::QueryRouteResponse *response)
-{
-    const QByteArray topic = fromStd(request->topic().name());
-    if (topic.isEmpty())
-        return answer(context, response, pb::ILLEGAL_TOPIC, "topic name cannot be empty");
-    const std::optional<TopicConfig> config = m_ctx.topics->find(topic);
-    if (!config)
-        return answer(context, response, pb::TOPIC_NOT_FOUND, "topic not found: " + toStd(topic));
-    // As the proxy lays a broker's queues out: min(read, write) read-write queues, then the
-    // extra read-only or write-only ones. A topic without read or write permission has none.
-    const bool readable = Perm::isReadable(config->perm);
-    const bool writable = Perm::isWriteable(config->perm);
-    const int r = readable ? config->readQueueNums : 0;
-    const int w = writable ? config->writeQueueNums : 0;
-    const int both = std::min(r, w);
-    auto add = [&](int id, pb::Permission perm) {
-        pb::MessageQueue *q = response->add_message_queues();
-        q->mutable_topic()->set_name(toStd(topic));
-        q->mutable_topic()->set_resource_namespace(request->topic().resource_namespace());
-        q->set_id(id);
-        q->set_permission(perm);
-        fillBroker(q->mutable_broker());
-        // No message.type topic attribute in QRocket yet: every type is accepted (as MIXED).
-        for (const pb::MessageType t : {pb::NORMAL, pb::FIFO, pb::DELAY, pb::TRANSACTION})
-            q->add_accept_message_types(t);
-    };
-    int id = 0;
-    for (; id < both; ++id)
-        add(id, pb::READ_WRITE);
-    for (; id < r; ++id)
-        add(id, pb::READ);
-    for (; id < w; ++id)
-        add(id, pb::WRITE);
-    return answer(context, response, pb::OK, "OK");
-}
-
-// --- QueryAssignment -------------------------------------------------------------------------
-
-grpc::ServerUnaryReactor *MessagingServiceImpl::QueryAssignment(
-    grpc::CallbackServerContext *context, const pb::QueryAssignmentRequest *request,
-    pb::QueryAssignmentResponse *response)
-{
-    const QByteArray topic = fromStd(request->topic().name());
-    if (request->group().name().empty())
-        return answer(context, response, pb::ILLEGAL_CONSUMER_GROUP, "group name cannot be empty");
-    const std::optional<TopicConfig> config = m_ctx.topics->find(topic);
-    if (!config)
-        return answer(context, response, pb::TOPIC_NOT_FOUND, "topic not found: " + toStd(topic));
-    // POP consumption: one assignment per readable broker, queue -1 (every queue of it).
-    if (Perm::isReadable(config->perm) && config->readQueueNums > 0) {
-        pb::MessageQueue *q = response->add_assignments()->mutable_message_queue();
-        *q->mutable_topic() = request->topic();
-        q->set_id(-1);
-        q->set_permission(Perm::isWriteable(config->perm) ? pb::READ_WRITE : pb::READ);
-        fillBroker(q->mutable_broker());
-        for (const pb::MessageType t : {pb::NORMAL, pb::FIFO, pb::DELAY, pb::TRANSACTION})
-            q->add_accept_message_types(t);
-    }
-    return answer(context, response, pb::OK, "OK");
 }
 
 // --- Heartbeat, NotifyClientTermination ------------------------------------------------------
@@ -365,18 +285,21 @@ grpc::ServerUnaryReactor *MessagingServiceImpl::SendMessage(grpc::CallbackServer
     const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
     for (std::size_t i = 0; i < inputs.size(); ++i) {
         SendInput &in = inputs[i];
-        // FIFO: one message group, one queue (the proxy's consistent choice per group);
-        // otherwise round robin over the writable queues.
+        // FIFO: one message group, one queue: RocketMQ 5.3's proxy takes
+        // Hashing.consistentHash(group.hashCode(), writable queues). The proxy counts the
+        // writable queues of every broker; a client sends to the broker it chose from the route,
+        // so the choice here is among this broker's own. Otherwise round robin.
+        const int writeQueues = config->writeQueueNums;
         const std::uint32_t pick = !in.messageGroup.isEmpty() && inputs.size() == 1
-            ? static_cast<std::uint32_t>(std::abs(qrocket::javaStringHash(in.messageGroup)))
+            ? static_cast<std::uint32_t>(
+                qrocket::consistentHash(qrocket::javaStringHash(in.messageGroup), writeQueues))
             : m_roundRobin.fetch_add(1, std::memory_order_relaxed);
         protocol::SendMessageRequestHeader h;
         h.producerGroup = in.topic;
         h.topic = in.topic;
         h.defaultTopic = QByteArrayLiteral("TBW102");
         h.defaultTopicQueueNums = 4;
-        h.queueId
-            = static_cast<std::int32_t>(pick % static_cast<std::uint32_t>(config->writeQueueNums));
+        h.queueId = static_cast<std::int32_t>(pick % static_cast<std::uint32_t>(writeQueues));
         h.sysFlag = in.sysFlag;
         h.bornTimestamp = in.bornTimestamp > 0 ? in.bornTimestamp : now;
         h.properties = in.properties;

@@ -6,10 +6,11 @@
 // the ProcessorTable on the client's GrpcChannel, and finishes its reactor from the completion
 // (any thread).
 //
-// Served: QueryRoute, Heartbeat, SendMessage, QueryAssignment, ReceiveMessage, AckMessage,
-// ChangeInvisibleDuration, NotifyClientTermination, Telemetry (settings, orphaned-transaction
-// checks), GetOffset, UpdateOffset, QueryOffset, ForwardMessageToDeadLetterQueue,
-// RecallMessage, EndTransaction (grpctransaction.cpp). PullMessage answers gRPC's UNIMPLEMENTED.
+// Served: QueryRoute and QueryAssignment (grpcroute.cpp: every broker of the route), Heartbeat,
+// SendMessage, ReceiveMessage, AckMessage, ChangeInvisibleDuration, NotifyClientTermination,
+// Telemetry (settings, orphaned-transaction checks), GetOffset, UpdateOffset, QueryOffset,
+// ForwardMessageToDeadLetterQueue, RecallMessage, EndTransaction (grpctransaction.cpp). PullMessage
+// answers gRPC's UNIMPLEMENTED.
 
 #include "broker/grpc/grpcauth.h"
 #include "broker/grpc/grpcchannel.h"
@@ -20,6 +21,7 @@
 #include <atomic>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <utility>
@@ -79,6 +81,20 @@ public:
     grpc::ServerUnaryReactor *RecallMessage(grpc::CallbackServerContext *context,
         const pb::RecallMessageRequest *request, pb::RecallMessageResponse *response) override;
 
+    /// A broker of a route that clients reach over gRPC.
+    struct GrpcBroker
+    {
+        std::int64_t id = 0;
+        QByteArray host;
+        int port = 0;
+    };
+    /// A topic's route and, per broker name, its brokers with a gRPC endpoint (by id).
+    struct RouteView
+    {
+        protocol::TopicRouteData route;
+        std::map<QByteArray, std::map<std::int64_t, GrpcBroker>> brokers;
+    };
+
     // --- shared by the handlers ------------------------------------------------------------
     Caller callerOf(const grpc::CallbackServerContext *context);
     /// Dispatches `request` on the caller's channel; `done` gets the response (any thread).
@@ -117,6 +133,25 @@ private:
     grpc::ServerUnaryReactor *offsetCall(grpc::CallbackServerContext *context, pb::Status *status,
         OffsetQuery q, std::function<void(std::int64_t)> setOffset);
 
+    /// The name servers' route when it names a gRPC endpoint, else this broker's own queues
+    /// (nullopt: the topic is on neither).
+    std::optional<RouteView> routeView(const QByteArray &topic,
+        const std::optional<protocol::TopicRouteData> &fromNameServer) const;
+    using RouteViewPtr = std::shared_ptr<const RouteView>;
+    /// Calls `done` with the topic's route view (nullptr: the topic is nowhere): from the cache
+    /// when it is younger than kRouteCacheMs, else looked up (options' routeLookup) and cached.
+    void withRoute(const QByteArray &topic, std::function<void(RouteViewPtr)> done);
+    /// RocketMQ 5.3's proxy caches routes and refreshes them every 20 s; a second here, so a
+    /// broker or topic that appears is listed at once while a burst of QueryRoute and
+    /// QueryAssignment calls (every SDK start, the gRPC bench's floor) costs one lookup.
+    static constexpr std::int64_t kRouteCacheMs = 1000;
+    static constexpr std::size_t kRouteCacheMax = 20000; // the proxy's topicRouteServiceCacheMaxNum
+    struct CachedRoute
+    {
+        RouteViewPtr view;
+        std::int64_t atMs = 0;
+    };
+
     GrpcServerOptions m_options;
     const remoting::ProcessorTable &m_table;
     BrokerContext &m_ctx;
@@ -126,6 +161,8 @@ private:
     std::atomic<std::uint32_t> m_roundRobin {0};
     mutable std::mutex m_settingsMutex;
     std::map<QByteArray, pb::Settings> m_settings; // guarded by m_settingsMutex
+    std::mutex m_routeMutex;
+    std::map<QByteArray, CachedRoute> m_routes; // guarded by m_routeMutex
 };
 
 } // namespace qrocket::broker::v2

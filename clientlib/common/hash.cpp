@@ -159,4 +159,24 @@ std::int32_t javaStringHash(QByteArrayView utf8)
     return static_cast<std::int32_t>(h);
 }
 
+int consistentHash(std::int64_t input, int buckets)
+{
+    if (buckets <= 0)
+        return 0;
+    // Unsigned arithmetic: the generator wraps modulo 2^64 as Java's long does.
+    std::uint64_t state = static_cast<std::uint64_t>(input);
+    int candidate = 0;
+    for (;;) {
+        state = 2862933555777941757ULL * state + 1;
+        // (int)(state >>> 33) + 1, over 2^31: a double in (0, 1].
+        const double next01 = static_cast<double>((state >> 33) + 1) / 2147483648.0;
+        const double jump = static_cast<double>(candidate + 1) / next01;
+        // Java's (int) cast saturates; every jump is positive.
+        const int next = jump >= 2147483647.0 ? 2147483647 : static_cast<int>(jump);
+        if (next >= buckets)
+            return candidate;
+        candidate = next;
+    }
+}
+
 } // namespace qrocket

@@ -27,4 +27,11 @@ inline std::int32_t crc32Masked(QByteArrayView data)
 /// code units with int32 wrap-around. Used for tag codes (tagsCode, codeSet) and index keys.
 std::int32_t javaStringHash(QByteArrayView utf8);
 
+/// Guava's Hashing.consistentHash(long input, int buckets): the bucket in [0, buckets) that
+/// `input` falls in, moving as few inputs as possible when `buckets` grows (jump consistent
+/// hashing driven by the 64-bit linear congruential generator state = 2862933555777941757 *
+/// state + 1). RocketMQ 5's proxy picks a FIFO message group's queue with it, over
+/// String.hashCode() of the group. `buckets` <= 0 gives 0.
+int consistentHash(std::int64_t input, int buckets);
+
 } // namespace qrocket

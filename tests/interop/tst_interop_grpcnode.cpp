@@ -1,10 +1,10 @@
 // Interop with RocketMQ 5's official gRPC client: the npm package rocketmq-client-nodejs runs the
 // scenarios of tests/interop/rocketmq5-nodejs/grpcnode.js against qrocket-namesrv + qrocket-broker
 // (its grpcServerPort) started as processes on free ports, with the 4.9 remoting client ali-ons
-// beside it for the gRPC <-> remoting scenarios. One broker serves every scenario; each scenario
-// is its own node run (its own SDK clients, topics and groups). The node dependencies are
-// installed (npm ci, else npm install) in a copy of that folder under the build directory when
-// missing.
+// beside it for the gRPC <-> remoting scenarios. One broker serves every scenario but twoBrokers,
+// which also uses a second broker on the same name server; each scenario is its own node run (its
+// own SDK clients, topics and groups). The node dependencies are installed (npm ci, else npm
+// install) in a copy of that folder under the build directory when missing.
 
 #include "tests/testlib/daemonprocess.h"
 
@@ -40,7 +40,10 @@ private:
     QTemporaryDir m_dir;
     std::unique_ptr<DaemonProcess> m_namesrv;
     std::unique_ptr<DaemonProcess> m_broker;
+    std::unique_ptr<DaemonProcess> m_broker2; // twoBrokers
     quint16 m_nsPort = 0;
+    quint16 m_broker2Port = 0;
+    quint16 m_grpc2Port = 0;
     quint16 m_brokerPort = 0;
     quint16 m_grpcPort = 0;
 };
@@ -110,12 +113,28 @@ void tst_InteropGrpcNode::initTestCase()
         });
     QVERIFY2(started, qPrintable(m_broker->error()));
     QVERIFY2(waitForPort(m_grpcPort, 10000), m_broker->output().right(4000).constData());
+
+    m_broker2 = std::make_unique<DaemonProcess>(QStringLiteral("qrocket-broker"));
+    const bool started2 = startOnFreePort(*m_broker2,
+        m_dir.filePath(QStringLiteral("broker2.conf")), m_broker2Port, [&](quint16 port) {
+            m_grpc2Port = freePort();
+            return "brokerClusterName=InteropCluster\nbrokerName=broker-grpcnode-b\n"
+                   "brokerIP1=127.0.0.1\nbrokerIP2=127.0.0.1\nlistenPort="
+                + QByteArray::number(port) + "\ngrpcServerPort=" + QByteArray::number(m_grpc2Port)
+                + "\nnamesrvAddr=127.0.0.1:" + QByteArray::number(m_nsPort)
+                + "\nstorePathRootDir=" + m_dir.filePath(QStringLiteral("store2")).toUtf8()
+                + "\nmappedFileSizeCommitLog=16777216\n";
+        });
+    QVERIFY2(started2, qPrintable(m_broker2->error()));
+    QVERIFY2(waitForPort(m_grpc2Port, 10000), m_broker2->output().right(4000).constData());
 }
 
 void tst_InteropGrpcNode::cleanupTestCase()
 {
     if (m_broker)
         QCOMPARE(m_broker->stop(), 0);
+    if (m_broker2)
+        QCOMPARE(m_broker2->stop(), 0);
     if (m_namesrv)
         QCOMPARE(m_namesrv->stop(), 0);
 }
@@ -125,7 +144,7 @@ void tst_InteropGrpcNode::scenario_data()
     QTest::addColumn<QString>("name");
     for (const char *s : {"normalSendReceiveAck", "fifoMessageGroup", "delayDeliveryTimestamp",
              "invisibleTimeRedelivery", "changeInvisibleDuration", "grpcToRemoting",
-             "remotingToGrpc", "transactionWithCheck"})
+             "remotingToGrpc", "transactionWithCheck", "twoBrokers"})
         QTest::newRow(s) << QString::fromLatin1(s);
 }
 
@@ -150,6 +169,8 @@ void tst_InteropGrpcNode::runScenario(const QString &name, quint16 brokerPort, q
     env.insert(QStringLiteral("QROCKET_GRPC"), QStringLiteral("127.0.0.1:%1").arg(grpcPort));
     for (const auto &[key, value] : extra)
         env.insert(key, value);
+    env.insert(
+        QStringLiteral("QROCKET_BROKER2"), QStringLiteral("127.0.0.1:%1").arg(m_broker2Port));
     node.setProcessEnvironment(env);
     node.start(QStringLiteral(QROCKET_NODE), {QStringLiteral("grpcnode.js"), name});
     QVERIFY2(node.waitForStarted(10000), qPrintable(node.errorString()));

@@ -441,8 +441,14 @@ void BrokerData::write(JsonWriter &w) const
         .key("brokerName")
         .value(QByteArrayView(brokerName))
         .key("cluster")
-        .value(QByteArrayView(cluster))
-        .endObject();
+        .value(QByteArrayView(cluster));
+    if (!grpcPorts.empty()) {
+        w.key("grpcPorts").beginObject();
+        for (const auto &[id, port] : grpcPorts)
+            w.key(QByteArray::number(static_cast<qlonglong>(id))).value(port);
+        w.endObject();
+    }
+    w.endObject();
 }
 
 Result<BrokerData> BrokerData::fromJsonValue(const JsonValue &v)
@@ -460,6 +466,16 @@ Result<BrokerData> BrokerData::fromJsonValue(const JsonValue &v)
         if (brokerId < 0 && id.toString() != "-1")
             return wrongType("BrokerData", "brokerAddrs", "a map keyed by broker id");
         b.brokerAddrs[brokerId] = addr.toString();
+    }
+    // QRocket's gRPC ports: read when well formed, otherwise left out (an extension must never
+    // make a route unreadable).
+    if (const JsonValue *ports = v.find("grpcPorts"); ports && ports->isObject()) {
+        for (const auto &[id, port] : ports->members()) {
+            const std::int64_t brokerId = id.toInteger(-1);
+            const std::int64_t p = port.toInteger(0);
+            if (brokerId >= 0 && p > 0 && p < 65536)
+                b.grpcPorts[brokerId] = static_cast<int>(p);
+        }
     }
     return b;
 }

@@ -15,6 +15,7 @@
 //   RegisterBrokerBody          {"filterServerList":[],"topicConfigSerializeWrapper":{..}}
 //   QueueData {"brokerName":"b","perm":6,"readQueueNums":4,"topicSysFlag":0,"writeQueueNums":4}
 //   BrokerData                  {"brokerAddrs":{"0":"ip:port"},"brokerName":"b","cluster":"c"}
+//                               (+ "grpcPorts":{"0":8081} from QRocket's name server)
 //   TopicRouteData              {"brokerDatas":[..],"filterServerTable":{},"orderTopicConf":"..",
 //                                "queueDatas":[..]}
 //   ClusterInfo {"brokerAddrTable":{"b":{BrokerData}},"clusterAddrTable":{"c":["b"]}} TopicList
@@ -156,6 +157,11 @@ struct BrokerData
     QByteArray cluster;
     QByteArray brokerName;
     std::map<std::int64_t, QByteArray> brokerAddrs; // brokerId -> "ip:port"
+    /// QRocket's extension: brokerId -> the gRPC port (RocketMQ 5's MessagingService) of the
+    /// broker at that id's address, as it registered it. Written as "grpcPorts":{"0":8081} after
+    /// the bean fields and only when not empty; RocketMQ's clients skip the unknown field
+    /// (fastjson's IgnoreNotMatch, JSON.parse, jsoncpp readers by name).
+    std::map<std::int64_t, int> grpcPorts;
 
     friend bool operator==(const BrokerData &, const BrokerData &) = default;
     void write(JsonWriter &w) const;

@@ -18,6 +18,9 @@ const { TransactionResolution } = require('rocketmq-client-nodejs/proto/apache/r
 const NAMESRV = process.env.QROCKET_NAMESRV || '127.0.0.1:9876';
 const BROKER = process.env.QROCKET_BROKER || '127.0.0.1:10911';
 const GRPC = process.env.QROCKET_GRPC || '127.0.0.1:8081';
+// twoBrokers: a second broker registered with the same name server (remoting address only; its
+// gRPC endpoint reaches the SDK through the route).
+const BROKER2 = process.env.QROCKET_BROKER2 || '';
 const RUN_ID = `${process.pid}_${Date.now() % 100000}`;
 const VERBOSE = !!process.env.QROCKET_VERBOSE;
 
@@ -454,9 +457,47 @@ async function sessionCredentials() {
   await consumer.shutdown();
 }
 
+// Two brokers behind one name server: the SDK, given only the first broker's gRPC endpoint,
+// learns both from QueryRoute, sends to both, and its SimpleConsumer receives from both.
+async function twoBrokers() {
+  if (!BROKER2) throw new Error('QROCKET_BROKER2 is not set');
+  const topic = `IT5_Two_${RUN_ID}`;
+  for (const b of [BROKER, BROKER2]) {
+    const r = await rpc(b, 17, {
+      topic, defaultTopic: 'TBW102', readQueueNums: '4', writeQueueNums: '4',
+      perm: '6', topicFilterType: 'SINGLE_TAG', topicSysFlag: '0', order: 'false',
+    });
+    if (r.code !== 0) throw new Error(`UPDATE_AND_CREATE_TOPIC ${topic} on ${b}: code ${r.code}`);
+  }
+  let route = null;
+  await waitFor(`route of ${topic} on both brokers`, async () => {
+    const r = await rpc(NAMESRV, 105, { topic });
+    if (r.code !== 0) return false;
+    route = JSON.parse(r.body.toString());
+    return route.brokerDatas.length === 2 && route.brokerDatas.every(b => b.grpcPorts && b.grpcPorts['0'] > 0);
+  }, 15000);
+  check('the name server route names both brokers with their gRPC ports', !!route);
+  const producer = await newProducer([topic]);
+  const consumer = await newSimpleConsumer(`GID5_two_${RUN_ID}`, topic);
+  const sent = new Map();
+  const brokers = new Set();
+  for (let i = 0; i < 20; i++) {
+    const r = await producer.send({ topic, body: Buffer.from(`two-${i}`) });
+    sent.set(r.messageId, `two-${i}`);
+    brokers.add(r.messageQueue.broker.name);
+  }
+  check('the producer sends to both brokers', brokers.size === 2, [...brokers].join(' '));
+  const got = await receiveUntil(consumer, 20, 30000);
+  const ok = got.length === 20 && got.every(m => sent.get(m.messageId) === m.body.toString());
+  check('the SimpleConsumer receives all 20 from both brokers', ok, `got ${got.length}`);
+  for (const m of got) await consumer.ack(m);
+  await consumer.shutdown();
+  await producer.shutdown();
+}
+
 const scenarios = [normalSendReceiveAck, fifoMessageGroup, delayDeliveryTimestamp,
   invisibleTimeRedelivery, changeInvisibleDuration, grpcToRemoting, remotingToGrpc, transactionWithCheck,
-  sessionCredentials];
+  sessionCredentials, twoBrokers];
 
 (async () => {
   const only = process.argv[2];

@@ -6,6 +6,7 @@
 // gRPC with keys, tags and properties intact, bad input answered with the v2 codes, and clients
 // that go away in the middle of a long poll or a Telemetry stream.
 
+#include "clientlib/common/hash.h"
 #include "clientlib/protocol/messageproperties.h"
 #include "clientlib/remoting/remotingclient.h"
 #include "tests/system/broker/grpctestutil.h"
@@ -348,6 +349,8 @@ void tst_GrpcService::fifoGroupOneQueue()
         QCOMPARE(m.system_properties().message_type(), pb::FIFO);
     }
     QCOMPARE(int(queues.size()), 1);
+    // The proxy's queue: Hashing.consistentHash("order-42".hashCode(), 4 writable queues).
+    QCOMPARE(*queues.begin(), consistentHash(javaStringHash("order-42"), 4));
 }
 
 void tst_GrpcService::deliveryTimeThroughTheTimer()

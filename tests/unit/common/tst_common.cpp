@@ -7,6 +7,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <limits>
 #include <mutex>
 #include <random>
 #include <sched.h>
@@ -28,6 +29,7 @@ private slots:
     void crc32UpdateContinues();
     void javaHashMatchesJava_data();
     void javaHashMatchesJava();
+    void consistentHashMatchesGuava();
     void propertiesParseJavaSyntax();
     void propertiesRoundTripThroughFormat();
     void schemaAppliesTypedValuesAndReportsUnknownKeys();
@@ -137,6 +139,43 @@ void tst_Common::javaHashMatchesJava()
     QFETCH(QByteArray, utf8);
     QFETCH(int, expected);
     QCOMPARE(javaStringHash(utf8), expected);
+}
+
+void tst_Common::consistentHashMatchesGuava()
+{
+    // Reference values computed from the published definition of Guava's consistentHash (the
+    // 64-bit LCG 2862933555777941757 * state + 1, (int)(state >>> 33) + 1 over 2^31, jump while
+    // (candidate + 1) / next < buckets) by an independent big-integer script; the first rows
+    // are also Guava's own compatibility values for that function.
+    const int golden100[]
+        = {0, 55, 62, 8, 45, 59, 86, 97, 82, 59, 73, 37, 17, 56, 86, 21, 90, 37, 38, 83};
+    for (int i = 0; i < 20; ++i)
+        QCOMPARE(consistentHash(i, 100), golden100[i]);
+    QCOMPARE(consistentHash(10863919174838991LL, 11), 6);
+    QCOMPARE(consistentHash(2016238256797177309LL, 11), 3);
+    QCOMPARE(consistentHash(1673758223894951030LL, 11), 5);
+    QCOMPARE(consistentHash(2, 100001), 80343);
+    QCOMPARE(consistentHash(2201, 100001), 22152);
+    QCOMPARE(consistentHash(2202, 100001), 15018);
+    // Negative inputs (String.hashCode() widened to long) and the extremes.
+    QCOMPARE(consistentHash(-1, 8), 7);
+    QCOMPARE(consistentHash(std::numeric_limits<std::int64_t>::min(), 16), 12);
+    QCOMPARE(consistentHash(std::numeric_limits<std::int64_t>::max(), 16), 8);
+    // The proxy's FIFO choice: consistentHash(messageGroup.hashCode(), writeQueues).
+    QCOMPARE(javaStringHash("order-1"), -1207111310);
+    QCOMPARE(consistentHash(javaStringHash("order-1"), 4), 3);
+    QCOMPARE(consistentHash(javaStringHash("groupA"), 8), 5);
+    QCOMPARE(consistentHash(javaStringHash("groupA"), 100), 86);
+    QCOMPARE(consistentHash(javaStringHash("\xc3\xa9-grp"), 8), 7);
+    QCOMPARE(consistentHash(javaStringHash("a-very-long-message-group-name-0123456789"), 16), 11);
+    QCOMPARE(consistentHash(12345, 1), 0);
+    QCOMPARE(consistentHash(12345, 0), 0);
+    // Growing the bucket count moves an input only to the new bucket.
+    for (std::int64_t in = -500; in < 500; ++in) {
+        const int a = consistentHash(in * 7919, 9);
+        const int b = consistentHash(in * 7919, 10);
+        QVERIFY(b == a || b == 9);
+    }
 }
 
 void tst_Common::propertiesParseJavaSyntax()

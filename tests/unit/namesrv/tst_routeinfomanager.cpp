@@ -87,6 +87,7 @@ private slots:
     void compressedBodyRejectsGarbage();
     void livenessReportsAges();
     void fastRouteJsonEqualsRouteData();
+    void grpcPortsFollowTheLiveBrokers();
     void preparedBodiesFollowEveryChange();
     void departuresAreRememberedAndBounded();
 
@@ -517,6 +518,38 @@ void tst_RouteInfoManager::fastRouteJsonEqualsRouteData()
     QVERIFY(rim.topicRouteJson("T1").value_or("").contains(
         R"("filterServerTable":{"10.0.0.1:10911":["10.0.0.1:7000","10.0.0.1:7001"]})"));
     QVERIFY(!rim.topicRouteJson("nope"));
+}
+
+void tst_RouteInfoManager::grpcPortsFollowTheLiveBrokers()
+{
+    // The gRPC port a broker registered (QRocket's "grpcPort" header field) is given back per
+    // broker id in the route, by both encoders; a broker without one, and the cluster info, show
+    // nothing; a broker that goes takes its port with it.
+    RouteInfoManager rim;
+    rim.registerBroker(
+        kCluster, kMasterAddr, kBrokerA, 0, kMasterHa, body(1, {"T1"}), nullptr, false, 8081);
+    rim.registerBroker(
+        kCluster, kSlaveAddr, kBrokerA, 1, kSlaveHa, body(1, {"T1"}), nullptr, false, 8082);
+    rim.registerBroker(kCluster, "10.0.0.3:10911", "broker-b", 0, {}, body(1, {"T1"}), nullptr);
+    auto route = rim.pickupTopicRouteData("T1");
+    QVERIFY(route);
+    QCOMPARE(route->brokerDatas.size(), std::size_t(2));
+    QCOMPARE(route->brokerDatas[0].grpcPorts, (std::map<std::int64_t, int> {{0, 8081}, {1, 8082}}));
+    QVERIFY(route->brokerDatas[1].grpcPorts.empty());
+    const QByteArray json = rim.topicRouteJson("T1").value_or("");
+    QCOMPARE(json, route->toJson());
+    QVERIFY(json.contains(R"("cluster":"DefaultCluster","grpcPorts":{"0":8081,"1":8082}})"));
+    QVERIFY(!rim.freshClusterInfoJson().contains("grpcPorts"));
+    // Re-registered without a port (gRPC turned off): none.
+    rim.registerBroker(
+        kCluster, kSlaveAddr, kBrokerA, 1, kSlaveHa, body(1, {"T1"}), nullptr, false, 0);
+    route = rim.pickupTopicRouteData("T1");
+    QCOMPARE(route->brokerDatas[0].grpcPorts, (std::map<std::int64_t, int> {{0, 8081}}));
+    rim.unregisterBroker(kCluster, kMasterAddr, kBrokerA, 0);
+    route = rim.pickupTopicRouteData("T1");
+    QVERIFY(route);
+    QVERIFY(route->brokerDatas[0].grpcPorts.empty());
+    QCOMPARE(rim.topicRouteJson("T1").value_or(""), route->toJson());
 }
 
 void tst_RouteInfoManager::preparedBodiesFollowEveryChange()

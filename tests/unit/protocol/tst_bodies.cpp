@@ -164,6 +164,50 @@ private slots:
         QVERIFY(identical > 5);
     }
 
+    // QRocket's name server adds "grpcPorts" to a broker's data (issue 27). RocketMQ's captured
+    // routes, with that field added in both forms they use (standard JSON and fastjson's
+    // unquoted integer keys), still decode to the same route, plus the ports; the writer puts
+    // the field last, and the route reads back equal.
+    void routesWithGrpcPorts()
+    {
+        const auto frames = framesFor(105, true);
+        QVERIFY(frames.size() >= 20);
+        int unquoted = 0;
+        for (const Decoded &d : frames) {
+            const auto plain = TopicRouteData::fromJson(d.cmd.body);
+            QVERIFY(plain.has_value());
+            const QByteArray anchor = "\"cluster\":\"DefaultCluster\"";
+            QVERIFY(d.cmd.body.contains(anchor));
+            const bool fastjson = d.cmd.body.contains("{0:");
+            unquoted += fastjson ? 1 : 0;
+            QByteArray extended = d.cmd.body;
+            extended.replace(anchor,
+                anchor + (fastjson ? ",\"grpcPorts\":{0:8081}" : ",\"grpcPorts\":{\"0\":8081}"));
+            const auto route = TopicRouteData::fromJson(extended);
+            QVERIFY2(route.has_value(), qPrintable(route.status().toString()));
+            TopicRouteData expected = *plain;
+            expected.brokerDatas[0].grpcPorts[0] = 8081;
+            QCOMPARE(*route, expected);
+            QCOMPARE(TopicRouteData::fromJson(route->toJson()).value(), expected);
+            if (!fastjson)
+                QCOMPARE(route->toJson(), extended);
+            // Without ports nothing is written: RocketMQ's bytes.
+            QVERIFY(!plain->toJson().contains("grpcPorts"));
+        }
+        QVERIFY(unquoted >= 1);
+        // A malformed extension is left out, never a reason to refuse the route.
+        const QByteArray base = frames.front().cmd.body;
+        for (const QByteArray &bad :
+            {QByteArray("\"x\""), QByteArray("[8081]"), QByteArray("{\"0\":\"x\"}"),
+                QByteArray("{\"0\":70000}"), QByteArray("{\"a\":8081}"), QByteArray("null")}) {
+            QByteArray json = base;
+            json.replace("\"cluster\":", "\"grpcPorts\":" + bad + ",\"cluster\":");
+            const auto route = TopicRouteData::fromJson(json);
+            QVERIFY2(route.has_value(), bad.constData());
+            QVERIFY2(route->brokerDatas[0].grpcPorts.empty(), bad.constData());
+        }
+    }
+
     void clusterInfoTopicListKv()
     {
         const auto clusters = framesFor(106, true);
