@@ -23,36 +23,37 @@ void appendQueueDataImpl(QByteArray &out, const QueueData &q)
     out += '}';
 }
 
-void appendBrokerDataImpl(QByteArray &out, const BrokerData &b)
+/// `{"<id>":value,...}` of a map keyed by broker id; `value(out, v)` writes each value.
+template<typename Map, typename Write>
+void appendByBrokerId(QByteArray &out, const Map &map, Write value)
 {
-    out += "{\"brokerAddrs\":{";
+    out += '{';
     bool first = true;
-    for (const auto &[id, addr] : b.brokerAddrs) {
+    for (const auto &[id, v] : map) {
         if (!first)
             out += ',';
         first = false;
         out += '"';
         out += QByteArray::number(id);
         out += "\":";
-        jsontext::appendQuoted(out, addr);
+        value(out, v);
     }
-    out += "},\"brokerName\":";
+    out += '}';
+}
+
+void appendBrokerDataImpl(QByteArray &out, const BrokerData &b)
+{
+    out += "{\"brokerAddrs\":";
+    appendByBrokerId(out, b.brokerAddrs,
+        [](QByteArray &o, const QByteArray &addr) { jsontext::appendQuoted(o, addr); });
+    out += ",\"brokerName\":";
     jsontext::appendQuoted(out, b.brokerName);
     out += ",\"cluster\":";
     jsontext::appendQuoted(out, b.cluster);
     if (!b.grpcPorts.empty()) {
-        out += ",\"grpcPorts\":{";
-        first = true;
-        for (const auto &[id, port] : b.grpcPorts) {
-            if (!first)
-                out += ',';
-            first = false;
-            out += '"';
-            out += QByteArray::number(id);
-            out += "\":";
-            out += QByteArray::number(port);
-        }
-        out += '}';
+        out += ",\"grpcPorts\":";
+        appendByBrokerId(
+            out, b.grpcPorts, [](QByteArray &o, auto port) { o += QByteArray::number(port); });
     }
     out += '}';
 }

@@ -1,6 +1,7 @@
 #include "broker/grpc/grpcauth.h"
 
 #include "clientlib/acl/aclguard.h"
+#include "clientlib/common/hex.h"
 #include "clientlib/protocol/aclsignature.h"
 #include "clientlib/protocol/hmacsha1.h"
 
@@ -43,17 +44,6 @@ QHostAddress peerHost(const grpc::CallbackServerContext *context)
     return mapped ? QHostAddress(v4) : host;
 }
 
-int hexValue(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /// Whether `hex` is HMAC-SHA1(secret, content) in hex, compared in constant time.
 bool signatureMatches(QByteArrayView hex, QByteArrayView secret, QByteArrayView content)
 {
@@ -64,8 +54,8 @@ bool signatureMatches(QByteArrayView hex, QByteArrayView secret, QByteArrayView 
         return false;
     std::array<char, 20> given {};
     for (std::size_t i = 0; i < given.size(); ++i) {
-        const int hi = hexValue(hex[qsizetype(2 * i)]);
-        const int lo = hexValue(hex[qsizetype(2 * i + 1)]);
+        const int hi = hexDigitValue(hex[qsizetype(2 * i)]);
+        const int lo = hexDigitValue(hex[qsizetype(2 * i + 1)]);
         if (hi < 0 || lo < 0)
             return false;
         given[i] = static_cast<char>(hi << 4 | lo);

@@ -304,14 +304,15 @@ RemotingCommand AdminProcessor::explainCleanup(const RemotingCommand &request)
             "diskSpaceCleanForciblyRatio", num(sc.diskSpaceCleanForciblyRatio));
     for (const storage::StoreFileStatus &f : st.commitLogFiles) {
         const QByteArray path = f.path.toUtf8();
-        if (f.reasonKept.startsWith(QLatin1String("current file"))) {
+        using Kept = storage::StoreFileStatus::Kept;
+        if (f.kept == Kept::Current) {
             body.add(verdict::kInfo, "currentFile", path, "the file being written is never deleted",
                 "mappedFileSizeCommitLog", num(f.size));
         } else if (body.now < f.expiresAt) {
             body.add(verdict::kInfo, "notExpired", path,
                 "younger than fileReservedTime; expires at " + num(f.expiresAt), "fileReservedTime",
                 num(sc.fileReservedTime) + " h");
-        } else if (f.reasonKept.startsWith(QLatin1String("expired but still read"))) {
+        } else if (f.kept == Kept::Held) {
             body.add(verdict::kInfo, "readerHolds", path,
                 "expired, but a reader still maps it; destroyed after "
                 "destroyMapedFileIntervalForcibly",

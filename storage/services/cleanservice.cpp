@@ -218,19 +218,31 @@ std::vector<StoreFileStatus> CleanService::fileStatus() const
         s.size = f->fileSize();
         s.lastModified = f->lastModified();
         s.expiresAt = s.lastModified + reserved;
-        if (i + 1 == files.size())
+        using Kept = StoreFileStatus::Kept;
+        // Holders besides the queue's own list and `files` here: readers.
+        s.kept = i + 1 == files.size() ? Kept::Current
+            : now < s.expiresAt        ? Kept::NotExpired
+            : f.use_count() > 2        ? Kept::Held
+                                       : Kept::Expired;
+        switch (s.kept) {
+        case Kept::Current:
             s.reasonKept = QStringLiteral("current file (being written)");
-        else if (now < s.expiresAt)
+            break;
+        case Kept::NotExpired:
             s.reasonKept = QStringLiteral("not expired: fileReservedTime %1 h")
                                .arg(m_config.fileReservedTime);
-        else if (f.use_count() > 2)
+            break;
+        case Kept::Held:
             s.reasonKept
                 = QStringLiteral("expired but still read; destroyed after the grace period");
-        else
+            break;
+        case Kept::Expired:
             s.reasonKept
                 = QStringLiteral("expired; deleted at deleteWhen %1 or when disk usage > %2%")
                       .arg(m_config.deleteWhen)
                       .arg(m_config.diskMaxUsedSpaceRatio);
+            break;
+        }
         out.push_back(s);
     }
     return out;

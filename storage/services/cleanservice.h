@@ -61,10 +61,18 @@ struct DiskMeasure
 
 struct StoreFileStatus
 {
+    /// Why the file is still there (reasonKept says it in words).
+    enum class Kept : std::uint8_t {
+        Current, // being written: never deleted
+        NotExpired, // younger than fileReservedTime
+        Held, // expired, but a reader still holds it: destroyed after the grace period
+        Expired, // deletable at the next deleteWhen hour, or at once above the disk mark
+    };
     QString path;
     std::int64_t size = 0;
     std::int64_t lastModified = 0; // ms since epoch
     std::int64_t expiresAt = 0; // lastModified + fileReservedTime
+    Kept kept = Kept::Current;
     QString reasonKept;
 };
 

@@ -6,6 +6,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <atomic>
 
 using namespace qrocket;
@@ -30,6 +31,7 @@ private slots:
     void measuresTheConsumeQueuePartitionApart();
     void fileProbeReadsTheSeam();
     void keepsFileInUseUntilGracePeriod();
+    void fileStatusSaysWhyEachFileIsKept();
     void readsBetweenCleanupSteps();
 
 private:
@@ -322,6 +324,36 @@ void tst_CleanService::keepsFileInUseUntilGracePeriod()
     protocol::MessageRecordView rec;
     QCOMPARE(
         protocol::decodeRecord(reader.messages[0], rec, true).status, protocol::RecordStatus::Ok);
+}
+
+// The store's per-file answer (explainCleanup and storeFiles read it): the file being written,
+// files younger than fileReservedTime, an expired file a reader holds, expired files.
+void tst_CleanService::fileStatusSaysWhyEachFileIsKept()
+{
+    using Kept = StoreFileStatus::Kept;
+    Env e;
+    auto kept = [&e] {
+        std::vector<Kept> out;
+        for (const StoreFileStatus &f : e.store->stats().commitLogFiles)
+            out.push_back(f.kept);
+        return out;
+    };
+    std::vector<Kept> k = kept();
+    QVERIFY(k.size() >= 3);
+    QCOMPARE(k.back(), Kept::Current);
+    QVERIFY(std::all_of(k.begin(), k.end() - 1, [](Kept x) { return x == Kept::NotExpired; }));
+    e.now = at(5, 10); // expired, not a deleteWhen hour
+    {
+        GetMessageResult reader = e.store->getMessage("g", "T", 0, 0, 1); // holds the first file
+        QCOMPARE(reader.status, GetMessageStatus::Found);
+        k = kept();
+        QCOMPARE(k.front(), Kept::Held);
+        QCOMPARE(k[1], Kept::Expired);
+        QCOMPARE(k.back(), Kept::Current);
+        QVERIFY(e.store->stats().commitLogFiles.front().reasonKept.startsWith(
+            QLatin1String("expired but still read")));
+    }
+    QCOMPARE(kept().front(), Kept::Expired); // the reader let go
 }
 
 // RocketMQ's two windows of a cleanup pass, stopped in deterministically through the store's
