@@ -193,15 +193,18 @@ void growLocked(const std::shared_ptr<WorkerPool::State> &state, int atMost)
 
 bool WorkerPool::execute(std::function<void()> task)
 {
+    // A task may destroy this pool as soon as it is queued (a shutdown from inside): the state
+    // is kept alive here for the signal after the unlock.
+    const std::shared_ptr<State> state = m_state;
     {
-        std::lock_guard lock(m_state->mutex);
-        if (m_state->stopping)
+        std::lock_guard lock(state->mutex);
+        if (state->stopping)
             return false;
-        m_state->queue.push_back(std::move(task));
-        growLocked(m_state, 1);
+        state->queue.push_back(std::move(task));
+        growLocked(state, 1);
     }
     // Signalled after the unlock, so the woken thread does not run into the mutex held here.
-    m_state->wake.notify_one();
+    state->wake.notify_one();
     return true;
 }
 
@@ -209,25 +212,26 @@ bool WorkerPool::executeAll(std::vector<std::function<void()>> tasks)
 {
     if (tasks.empty())
         return true;
+    const std::shared_ptr<State> state = m_state; // as in execute(): the pool may go first
     int wakeUp = 0;
     bool everyone = false;
     {
-        std::lock_guard lock(m_state->mutex);
-        if (m_state->stopping)
+        std::lock_guard lock(state->mutex);
+        if (state->stopping)
             return false; // the tasks' captures die with the vector, outside the lock
         for (std::function<void()> &t : tasks)
-            m_state->queue.push_back(std::move(t));
-        growLocked(m_state, static_cast<int>(tasks.size()));
+            state->queue.push_back(std::move(t));
+        growLocked(state, static_cast<int>(tasks.size()));
         // A busy thread takes the next task without waiting: wake only as many waiting ones as
         // there are tasks.
-        wakeUp = std::min(static_cast<int>(tasks.size()), m_state->idle);
-        everyone = wakeUp == m_state->idle;
+        wakeUp = std::min(static_cast<int>(tasks.size()), state->idle);
+        everyone = wakeUp == state->idle;
     }
     if (everyone)
-        m_state->wake.notify_all();
+        state->wake.notify_all();
     else
         for (int i = 0; i < wakeUp; ++i)
-            m_state->wake.notify_one();
+            state->wake.notify_one();
     return true;
 }
 
