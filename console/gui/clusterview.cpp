@@ -8,7 +8,6 @@
 #include "console/gui/format.h"
 
 #include <QHeaderView>
-#include <QSplitter>
 #include <QVBoxLayout>
 
 namespace qrocket::console {
@@ -24,15 +23,8 @@ ClusterView::ClusterView(ClusterSession *session, QWidget *parent)
     m_table.view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     layout->addWidget(m_summary);
     layout->addWidget(m_note);
-    auto *splitter = new QSplitter(Qt::Vertical, this);
-    splitter->addWidget(m_table.view);
-    m_explain = new ExplainPanel(session, splitter);
-    m_explain->clearQuestion(tr("Select a broker to ask the name servers why it is late or gone"));
-    splitter->addWidget(m_explain);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
-    splitter->setSizes({600, 400}); // proportions: the table's size hint would take it all
-    layout->addWidget(splitter, 1);
+    m_explain = ExplainPanel::addBelow(m_table.view, session,
+        tr("Select a broker to ask the name servers why it is late or gone"), layout);
     connect(m_table.view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
         &ClusterView::onCurrentBroker);
     connect(session, &ClusterSession::brokersUpdated, this, &ClusterView::updateNote);

@@ -9,6 +9,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -72,6 +73,21 @@ std::vector<ExplainPanel::Peer> explainMasters(const ClusterSession &session)
     std::sort(peers.begin(), peers.end(),
         [](const ExplainPanel::Peer &a, const ExplainPanel::Peer &b) { return a.label < b.label; });
     return peers;
+}
+
+ExplainPanel *ExplainPanel::addBelow(
+    QWidget *above, ClusterSession *session, const QString &prompt, QBoxLayout *layout)
+{
+    auto *splitter = new QSplitter(Qt::Vertical, layout->parentWidget());
+    splitter->addWidget(above);
+    auto *panel = new ExplainPanel(session, splitter);
+    panel->clearQuestion(prompt);
+    splitter->addWidget(panel);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    splitter->setSizes({600, 400}); // proportions: the table's size hint would take it all
+    layout->addWidget(splitter, 1);
+    return panel;
 }
 
 ExplainPanel::ExplainPanel(ClusterSession *session, QWidget *parent)

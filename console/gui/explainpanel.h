@@ -15,6 +15,7 @@
 
 #include "clientlib/client/admin/admin.h"
 
+#include <QBoxLayout>
 #include <QWidget>
 
 #include <functional>
@@ -53,6 +54,10 @@ public:
     };
 
     ExplainPanel(ClusterSession *session, QWidget *parent = nullptr);
+    /// `above` and a new panel under it in a vertical splitter (60/40 to start, not the table's
+    /// size hint), added to `layout`; the panel shows `prompt` until asked.
+    static ExplainPanel *addBelow(
+        QWidget *above, ClusterSession *session, const QString &prompt, QBoxLayout *layout);
 
     /// Keeps only the findings `keep` accepts (the storage tab: one file's and the broker-wide).
     using Filter = std::function<bool(const protocol::ExplainFinding &)>;

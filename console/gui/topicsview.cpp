@@ -18,7 +18,6 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QShortcut>
-#include <QSplitter>
 #include <QVBoxLayout>
 
 namespace qrocket::console {
@@ -57,15 +56,8 @@ TopicsView::TopicsView(ClusterSession *session, QWidget *parent)
     m_table = makeTable(m_model, QStringLiteral("topics"), this, m_filter);
     m_table.view->horizontalHeader()->resizeSection(0, 320);
     m_table.view->horizontalHeader()->setStretchLastSection(true);
-    auto *splitter = new QSplitter(Qt::Vertical, this);
-    splitter->addWidget(m_table.view);
-    m_explain = new ExplainPanel(session, splitter);
-    m_explain->clearQuestion(tr("Select a topic to ask the brokers why its sends are refused"));
-    splitter->addWidget(m_explain);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
-    splitter->setSizes({600, 400}); // proportions: the table's size hint would take it all
-    layout->addWidget(splitter, 1);
+    m_explain = ExplainPanel::addBelow(m_table.view, session,
+        tr("Select a topic to ask the brokers why its sends are refused"), layout);
     connect(m_table.view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this] {
         if (currentTopic() != m_explainedTopic)
             askWhySendsFail();
