@@ -78,13 +78,6 @@ int main(int argc, char *argv[])
         return rc;
     }
     BrokerController controller(config.broker, config.store);
-    // Test seam: the store's partitions as a file gives them ("total free available", bytes)
-    // instead of statvfs, so that a system test can fill and free the disk of a real daemon.
-    if (const QString file = qEnvironmentVariable("QROCKET_DISK_SPACE_FILE"); !file.isEmpty()) {
-        qCWarning(lcBroker).noquote() << "disk space read from" << file
-                                      << "(QROCKET_DISK_SPACE_FILE, for tests), not measured";
-        controller.setDiskSpaceProbe(qrocket::storage::diskSpaceFileProbe(file));
-    }
     if (auto st = controller.initialize(); !st)
         return fail(st.message());
     if (auto st = controller.start(); !st)

@@ -405,8 +405,9 @@ DiskMeasure MessageStore::diskMeasure() const
 
 DiskSpace MessageStore::diskSpace(const QString &path) const
 {
-    return m_clean ? m_clean->diskSpace(path)
-                   : (m_options.diskSpace ? m_options.diskSpace(path) : statvfsDiskSpace(path));
+    return m_clean
+        ? m_clean->diskSpace(path)
+        : (m_options.diskSpace ? m_options.diskSpace(path) : defaultDiskSpaceProbe()(path));
 }
 
 } // namespace qrocket::storage

@@ -1,9 +1,12 @@
 #include "storage/core/diskspace.h"
 
+#include "storage/core/logging.h"
+
 #include <QFile>
 #include <QList>
 
 #include <algorithm>
+#include <atomic>
 #include <sys/statvfs.h>
 
 namespace qrocket::storage {
@@ -54,6 +57,18 @@ DiskSpaceProbe diskSpaceFileProbe(const QString &file)
             return {};
         return s;
     };
+}
+
+DiskSpaceProbe defaultDiskSpaceProbe()
+{
+    const QString file = qEnvironmentVariable("QROCKET_DISK_SPACE_FILE");
+    if (file.isEmpty())
+        return statvfsDiskSpace;
+    static std::atomic<bool> told {false};
+    if (!told.exchange(true))
+        qCWarning(lcStoreClean).noquote() << "disk space read from" << file
+                                          << "(QROCKET_DISK_SPACE_FILE, for tests), not measured";
+    return diskSpaceFileProbe(file);
 }
 
 } // namespace qrocket::storage

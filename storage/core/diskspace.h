@@ -7,9 +7,10 @@
 // service's marks (diskMaxUsedSpaceRatio, diskSpaceCleanForciblyRatio, diskSpaceWarningLevelRatio)
 // are compared with it, and the runtime info, storeFiles and the console show the same number.
 //
-// A DiskSpaceProbe answers total / free / available of a path's partition: statvfs by default;
-// tests give their own (StoreOptions::diskSpace), the daemon a file (diskSpaceFileProbe). A
-// probe is called from several threads (the clean service, admin requests): thread-safe.
+// A DiskSpaceProbe answers total / free / available of a path's partition: statvfs by default
+// (defaultDiskSpaceProbe); tests give their own (StoreOptions::diskSpace) or a file through the
+// environment. A probe is called from several threads (the clean service, admin requests):
+// thread-safe.
 
 #include <QString>
 
@@ -44,8 +45,15 @@ inline double diskUsedRatio(const DiskSpace &space)
 }
 
 /// A probe that reads the partition from a text file on every call: one line "total free
-/// available" (bytes), for every path. Unknown while the file is missing or malformed. The
-/// daemon's test seam (QROCKET_DISK_SPACE_FILE): a test changes the file to move the disk.
+/// available" (bytes), for every path. Unknown while the file is missing or malformed. A test
+/// changes the file to move the disk.
 DiskSpaceProbe diskSpaceFileProbe(const QString &file);
+
+/// The probe of a store given none: statvfs; or, when the environment names a file in
+/// QROCKET_DISK_SPACE_FILE (the tests' seam, so that no test depends on the shared host's fill
+/// level and a system test can fill and free a real daemon's disk), diskSpaceFileProbe of it,
+/// with a warning in the log (once per process). Read when the store opens: every broker of a
+/// process, in-process or daemon, controller mode included.
+DiskSpaceProbe defaultDiskSpaceProbe();
 
 } // namespace qrocket::storage

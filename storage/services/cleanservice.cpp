@@ -17,7 +17,7 @@ CleanService::CleanService(const MessageStoreConfig &config, MappedFileQueue &co
     , m_commitLog(commitLog)
     , m_cleanLogicFiles(std::move(cleanLogicFiles))
     , m_clock(std::move(clock))
-    , m_probe(probe ? std::move(probe) : DiskSpaceProbe(statvfsDiskSpace))
+    , m_probe(probe ? std::move(probe) : defaultDiskSpaceProbe())
     , m_stepHook(std::move(stepHook))
 { }
 
