@@ -337,6 +337,12 @@ RemotingCommand AdminProcessor::explainSend(const RemotingCommand &request)
     const QByteArray topic = request.extString("topic").toByteArray();
     if (topic.isEmpty())
         return makeResponse(request, toInt(ResponseCode::SystemError), missingFieldRemark("topic"));
+    // sourceIp (the producer's address the ACL 2.0 decision is for) is an IPv4 or IPv6 address:
+    // anything else is refused rather than read as "every address".
+    if (const QByteArray ip = request.extString("sourceIp").toByteArray();
+        !ip.isEmpty() && QHostAddress(QString::fromLatin1(ip)).isNull())
+        return makeResponse(request, toInt(ResponseCode::InvalidParameter),
+            "sourceIp[" + ip.left(64) + "] is not an IPv4 or IPv6 address");
     const BrokerConfig &bc = *m_ctx.config;
     const std::optional<TopicConfig> tc = m_ctx.topics->find(topic);
     if (!tc)

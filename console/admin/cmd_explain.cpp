@@ -3,7 +3,7 @@
 // value or the client that decides it.
 //   explainGroup -g G [-t T]   why a group does not consume (each master, or -b / -c)
 //   explainCleanup             why each commit-log file is kept (each master, or -b / -c)
-//   explainSend -t T [-u key]  why sends are refused (each master, or -b / -c)
+//   explainSend -t T [-u key] [-i ip]  why sends are refused (each master, or -b / -c)
 //   explainBroker -b name      why a broker is late or gone (each name server of -n)
 
 #include "console/admin/cli.h"
@@ -114,8 +114,9 @@ Status explainSend(Context &ctx)
     if (topic.isEmpty())
         return usageError(QStringLiteral("-t topic is empty"));
     const QByteArray account = ctx.bytes("u");
+    const QByteArray sourceIp = ctx.bytes("i");
     return explainOnBrokers(ctx, [&](client::Admin &admin, const QByteArray &addr) {
-        return admin.explainSend(addr, topic, account, ctx.timeoutMs());
+        return admin.explainSend(addr, topic, account, sourceIp, ctx.timeoutMs());
     });
 }
 
@@ -156,6 +157,8 @@ const CommandSpec kCommands[] = {
         "and their values)",
         {{'t', "topic", true, true, "topic name"},
             {'u', "account", true, false, "the ACL access key whose rule to show"},
+            {'i', "sourceIp", true, false,
+                "the producer's address an ACL 2.0 user's policies are decided for"},
             {'b', "brokerAddr", true, false, "one broker"},
             {'c', "clusterName", true, false, "the masters of one cluster (default: every one)"}},
         explainSend},

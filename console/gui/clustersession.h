@@ -152,6 +152,8 @@ public:
         return m_focusConnection;
     }
     const PartState &focusGroupPart() const { return m_focusGroupPart; }
+    /// A neutral note on the focus group's consume stats (an expected state, not a failure).
+    QString focusGroupNote() const { return m_focusGroupNote; }
     QString focusConnectionError() const { return m_focusConnectionError; }
 
     /// An Admin callback that runs `handler` on the GUI thread, unless `context` was destroyed
@@ -250,6 +252,7 @@ private:
     std::optional<client::admin::ConsumerConnection> m_focusConnection;
     QString m_focusConnectionError;
     PartState m_focusGroupPart;
+    QString m_focusGroupNote;
     QString m_lastProblems;
 };
 

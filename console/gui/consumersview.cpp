@@ -160,15 +160,24 @@ void ConsumersView::onFocusUpdated()
         notes << tr("Consume stats: %1").arg(m_session->focusGroupPart().error.toHtmlEscaped());
     if (!m_session->focusConnectionError().isEmpty())
         notes << tr("Connections: %1").arg(m_session->focusConnectionError().toHtmlEscaped());
-    setNote(m_note,
-        notes.isEmpty() ? QString()
-                        : QStringLiteral("<span style='color:#f0b429'>%1</span>")
-                              .arg(notes.join(QStringLiteral("<br>"))));
+    QString text;
+    if (!m_session->focusGroupNote().isEmpty())
+        text = m_session->focusGroupNote().toHtmlEscaped();
+    if (!notes.isEmpty())
+        text += (text.isEmpty() ? QString() : QStringLiteral("<br>"))
+            + QStringLiteral("<span style='color:#f0b429'>%1</span>")
+                  .arg(notes.join(QStringLiteral("<br>")));
+    setNote(m_note, text);
 }
 
 QString ConsumersView::titleText() const
 {
     return m_title->text();
+}
+
+QString ConsumersView::noteText() const
+{
+    return m_note->text();
 }
 
 void ConsumersView::pollRunningInfo()

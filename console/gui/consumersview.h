@@ -39,6 +39,8 @@ public:
     QTableView *groupTable() const { return m_groupTable.view; }
     /// The selected group's header line ("<b>G</b> · lag 105 · 19,012 msgs/s (1-min avg, ...)").
     QString titleText() const;
+    /// The note under the group's title (expected states, then failures in orange).
+    QString noteText() const;
     void selectGroup(const QByteArray &group);
     bool hasData() const;
 

@@ -17,6 +17,13 @@ namespace {
 
 constexpr int kCatalogTimeoutMs = 8000;
 constexpr int kFastTimeoutMs = 2500;
+
+/// A group no consumer ever connected to has no %RETRY% topic (the broker creates it at the first
+/// heartbeat): the name server answers TOPIC_NOT_EXIST for it. Expected, not a failure.
+bool neverConsumed(const Status &e)
+{
+    return e.remoteCode() == 17 && e.toString().contains(QLatin1String("%RETRY%"));
+}
 /// A group's stats younger than this are not asked again by the round-robin.
 constexpr std::int64_t kGroupStatsMinAgeMs = 3000;
 
@@ -425,6 +432,7 @@ void ClusterSession::setFocusGroup(const QByteArray &group)
     m_focusConnection.reset();
     m_focusConnectionError.clear();
     m_focusGroupPart = {};
+    m_focusGroupNote.clear();
     emit focusGroupUpdated();
     pollFocusGroup();
 }
@@ -450,6 +458,7 @@ void ClusterSession::pollFocusGroup()
                 if (r) {
                     m_focusConsume = std::move(r).value();
                     m_focusGroupPart = {nowMono(), {}, false};
+                    m_focusGroupNote.clear();
                     // Keep the catalogue's row in step with what the detail shows.
                     if (auto it = m_groupIndex.constFind(group); it != m_groupIndex.constEnd()) {
                         GroupInfo &g = m_groups[static_cast<std::size_t>(*it)];
@@ -463,8 +472,16 @@ void ClusterSession::pollFocusGroup()
                         g.topics = static_cast<int>(g.topicNames.size());
                         markGroupsDirty();
                     }
+                } else if (neverConsumed(r.error())) {
+                    // No %RETRY% topic: no consumer of the group has ever connected (the
+                    // broker creates it at the first heartbeat). Expected, not a failure.
+                    m_focusConsume.reset();
+                    m_focusGroupPart = {nowMono(), {}, false};
+                    m_focusGroupNote = tr("No consume progress yet: no consumer of this group "
+                                          "has connected (its %RETRY% topic does not exist).");
                 } else {
                     m_focusGroupPart.error = r.error().toString();
+                    m_focusGroupNote.clear();
                     if (r.error().remoteCode() == 17 || r.error().remoteCode() == 206)
                         m_focusConsume.reset();
                 }
@@ -478,6 +495,9 @@ void ClusterSession::pollFocusGroup()
                 if (group == m_focusGroup) {
                     if (r) {
                         m_focusConnection = std::move(r).value();
+                        m_focusConnectionError.clear();
+                    } else if (neverConsumed(r.error())) {
+                        m_focusConnection = client::admin::ConsumerConnection {};
                         m_focusConnectionError.clear();
                     } else {
                         m_focusConnection.reset();

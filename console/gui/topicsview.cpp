@@ -313,7 +313,7 @@ void TopicsView::askWhySendsFail()
         [this] { return explainMasters(*m_session); },
         [topic, account](
             client::Admin &admin, const QByteArray &address, ExplainPanel::Callback done) {
-            admin.explainSendAsync(address, topic, account, std::move(done), 5000);
+            admin.explainSendAsync(address, topic, account, {}, std::move(done), 5000);
         });
 }
 

@@ -153,6 +153,13 @@ void tst_ConsoleExplain::groupNotConsuming()
     };
     QTRY_VERIFY_WITH_TIMEOUT((m_cw->session()->refreshCatalog(), listed()), 15000);
     view->selectGroup("idle-group");
+    // A group that never consumed has no %RETRY% topic: a neutral note, not an orange
+    // TOPIC_NOT_EXIST error.
+    QTRY_VERIFY_WITH_TIMEOUT(
+        view->noteText().contains(QStringLiteral("No consume progress yet")), 10000);
+    QVERIFY2(!view->noteText().contains(QStringLiteral("TOPIC_NOT_EXIST"))
+            && !view->noteText().contains(QStringLiteral("f0b429")),
+        qPrintable(view->noteText()));
     view->showExplainTab();
     ExplainPanel *panel = view->explainPanel();
     QTRY_VERIFY_WITH_TIMEOUT(panel->ready(), 10000);

@@ -449,10 +449,10 @@ QROCKET_ADMIN_CALL(Result<protocol::ExplainBody>, explainCleanup,
     Callback<protocol::ExplainBody>, doExplainCleanup(call, brokerAddr))
 QROCKET_ADMIN_CALL(Result<protocol::ExplainBody>, explainSend,
     (const QByteArray &brokerAddr, const QByteArray &topic, const QByteArray &accessKey,
-        int timeoutMs),
+        const QByteArray &sourceIp, int timeoutMs),
     (const QByteArray &brokerAddr, const QByteArray &topic, const QByteArray &accessKey,
-        Callback<protocol::ExplainBody> callback, int timeoutMs),
-    Callback<protocol::ExplainBody>, doExplainSend(call, brokerAddr, topic, accessKey))
+        const QByteArray &sourceIp, Callback<protocol::ExplainBody> callback, int timeoutMs),
+    Callback<protocol::ExplainBody>, doExplainSend(call, brokerAddr, topic, accessKey, sourceIp))
 QROCKET_ADMIN_CALL(Result<protocol::ExplainBody>, explainBroker,
     (const QByteArray &namesrvAddr, const QByteArray &brokerName, int timeoutMs),
     (const QByteArray &namesrvAddr, const QByteArray &brokerName,

@@ -532,12 +532,14 @@ public:
     void explainCleanupAsync(const QByteArray &brokerAddr, Callback<protocol::ExplainBody> callback,
         int timeoutMs = kDefaultTimeout);
     /// Why sends of `topic` to one broker may be refused; `accessKey`: also the ACL rule deciding
-    /// for that account (an admin request under ACL).
+    /// for that account (an admin request under ACL); `sourceIp`: the producer's address an ACL
+    /// 2.0 user's policies are decided for (empty: only entries for every address match).
     Result<protocol::ExplainBody> explainSend(const QByteArray &brokerAddr, const QByteArray &topic,
-        const QByteArray &accessKey = {}, int timeoutMs = kDefaultTimeout);
-    void explainSendAsync(const QByteArray &brokerAddr, const QByteArray &topic,
-        const QByteArray &accessKey, Callback<protocol::ExplainBody> callback,
+        const QByteArray &accessKey = {}, const QByteArray &sourceIp = {},
         int timeoutMs = kDefaultTimeout);
+    void explainSendAsync(const QByteArray &brokerAddr, const QByteArray &topic,
+        const QByteArray &accessKey, const QByteArray &sourceIp,
+        Callback<protocol::ExplainBody> callback, int timeoutMs = kDefaultTimeout);
     /// Why `brokerName` is late or gone at a name server (`namesrvAddr` empty: the current one).
     Result<protocol::ExplainBody> explainBroker(const QByteArray &namesrvAddr,
         const QByteArray &brokerName, int timeoutMs = kDefaultTimeout);

@@ -135,8 +135,8 @@ Result<protocol::ExplainBody> doExplainCleanup(Call &call, const QByteArray &add
         "explainCleanup", "broker");
 }
 
-Result<protocol::ExplainBody> doExplainSend(
-    Call &call, const QByteArray &addr, const QByteArray &topic, const QByteArray &accessKey)
+Result<protocol::ExplainBody> doExplainSend(Call &call, const QByteArray &addr,
+    const QByteArray &topic, const QByteArray &accessKey, const QByteArray &sourceIp)
 {
     if (Status s = requireName(addr, "broker address"); !s)
         return s;
@@ -146,6 +146,8 @@ Result<protocol::ExplainBody> doExplainSend(
     cmd.setExt("topic", topic);
     if (!accessKey.isEmpty())
         cmd.setExt("accessKey", accessKey);
+    if (!sourceIp.isEmpty())
+        cmd.setExt("sourceIp", sourceIp);
     return explain(call, addr, std::move(cmd), "explainSend", "broker");
 }
 

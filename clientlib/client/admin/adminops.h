@@ -149,8 +149,8 @@ Result<protocol::PopStatsBody> doPopStats(
 Result<protocol::ExplainBody> doExplainGroup(
     Call &call, const QByteArray &addr, const QByteArray &group, const QByteArray &topic);
 Result<protocol::ExplainBody> doExplainCleanup(Call &call, const QByteArray &addr);
-Result<protocol::ExplainBody> doExplainSend(
-    Call &call, const QByteArray &addr, const QByteArray &topic, const QByteArray &accessKey);
+Result<protocol::ExplainBody> doExplainSend(Call &call, const QByteArray &addr,
+    const QByteArray &topic, const QByteArray &accessKey, const QByteArray &sourceIp);
 Result<protocol::ExplainBody> doExplainBroker(
     Call &call, const QByteArray &namesrvAddr, const QByteArray &brokerName);
 

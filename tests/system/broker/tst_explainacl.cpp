@@ -16,6 +16,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <tuple>
+
 using namespace qrocket;
 using namespace qrocket::brokertest;
 using namespace qrocket::testlib;
@@ -194,6 +196,35 @@ void tst_ExplainAcl::sendAclRuleOfAnAccount()
     QVERIFY2(r.code != 0 && r.remark.contains("Need admin permission"), r.remark.constData());
     r = invoke(m_client, addr, request(ext::kExplainSend, {{"topic", "Orders"}}));
     QVERIFY2(r.code != 0, r.remark.constData());
+
+    // A sourceIp that is not an address is refused (INVALID_PARAMETER, 29), never read as "every
+    // address"; the remark names at most 64 of its bytes.
+    for (const QByteArray &ip : {QByteArray("not-an-ip"), QByteArray("999.1.2.3"),
+             QByteArray("10.1.2.3/16"), QByteArray(4096, 'x')}) {
+        r = asAdmin(request(
+            ext::kExplainSend, {{"topic", "Orders"}, {"accessKey", "alice"}, {"sourceIp", ip}}));
+        QCOMPARE(r.code, 29);
+        QVERIFY2(r.remark.contains("is not an IPv4 or IPv6 address") && r.remark.size() < 200,
+            r.remark.constData());
+    }
+    // qrocket-admin explainSend -u -i: the same decision through the Admin API.
+    const auto cli = [&](const char *ip) {
+        return runProgram(QDir(binDir()).filePath(QStringLiteral("qrocket-admin")),
+            {QStringLiteral("explainSend"), QStringLiteral("-t"), QStringLiteral("Orders"),
+                QStringLiteral("-u"), QStringLiteral("alice"), QStringLiteral("-i"),
+                QString::fromLatin1(ip), QStringLiteral("-b"), QString::fromUtf8(addr),
+                QStringLiteral("-n"), QString::fromUtf8(localAddr(m_nsPort)),
+                QStringLiteral("--accessKey"), QStringLiteral("admin001"),
+                QStringLiteral("--secretKey"), QStringLiteral("admin-secret")},
+            20000);
+    };
+    auto [code, out] = cli("10.1.2.3");
+    QVERIFY2(
+        code == 0 && out.contains("acl2Allows") && out.contains("from 10.1.2.3"), out.constData());
+    std::tie(code, out) = cli("192.168.7.7");
+    QVERIFY2(code == 0 && out.contains("acl2Denies"), out.constData());
+    std::tie(code, out) = cli("no-address");
+    QVERIFY2(code != 0 && out.contains("not an IPv4 or IPv6 address"), out.constData());
     QCOMPARE(aclBroker.stop(), 0);
 }
 
