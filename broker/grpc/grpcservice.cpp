@@ -83,7 +83,10 @@ std::optional<QByteArray> handleTopic(
 
 MessagingServiceImpl::MessagingServiceImpl(
     GrpcServerOptions options, const remoting::ProcessorTable &table, BrokerContext &ctx)
-    : m_options(std::move(options)), m_table(table), m_ctx(ctx), m_auth(ctx.acl)
+    : m_options(std::move(options))
+    , m_table(table)
+    , m_ctx(ctx)
+    , m_auth(ctx.acl, m_options.authMaxClockSkewSeconds)
 { }
 
 Caller MessagingServiceImpl::callerOf(const grpc::CallbackServerContext *context)
