@@ -150,6 +150,7 @@ void BrokerConfig::bind(ConfigSchema &s, bool withSharedStoreKeys)
     s.add("recallMessageEnable", &recallMessageEnable);
     s.add("allowRecallWhenBrokerNotWriteable", &allowRecallWhenBrokerNotWriteable);
     s.add("sendDedupEnable", &sendDedupEnable);
+    s.add("enableMixedMessageType", &enableMixedMessageType);
     s.add("sendDedupWindowSeconds", &sendDedupWindowSeconds);
     s.add("sendDedupMaxKeysPerTopic", &sendDedupMaxKeysPerTopic);
     s.add("transactionTimeOut", &transactionTimeOut);

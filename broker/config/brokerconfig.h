@@ -109,6 +109,9 @@ struct BrokerConfig
     /// first attempt's msgId, queue id and queue offset and stores nothing. At most
     /// sendDedupMaxKeysPerTopic keys are kept per topic (the oldest go first).
     bool sendDedupEnable = false;
+    /// Whether UPDATE_AND_CREATE_TOPIC may give a topic message.type=MIXED (RocketMQ 5's key and
+    /// default; broker/managers/topicattributes.h).
+    bool enableMixedMessageType = false;
     int sendDedupWindowSeconds = 120;
     std::int64_t sendDedupMaxKeysPerTopic = 200000;
     std::int64_t transactionTimeOut = 6000;
