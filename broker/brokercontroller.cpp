@@ -588,6 +588,7 @@ void BrokerController::startGrpc(bool anyPort)
     o.advertisedHost = m_config.brokerIP1.toUtf8();
     o.brokerName = m_config.brokerName.toUtf8();
     o.maxBodySize = m_storeConfig.maxMessageSize;
+    o.authMaxClockSkewSeconds = m_config.grpcAuthMaxClockSkewSeconds;
     o.tls = m_config.tls; // tls.server.* apply to the gRPC port too (grpctls.h)
     if (auto levels = parseMessageDelayLevel(m_config.messageDelayLevel))
         o.retryDelaysMs = *levels;

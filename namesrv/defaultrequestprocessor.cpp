@@ -50,6 +50,29 @@ QByteArray extBytes(const RemotingCommand &request, const char *name)
     return request.extString(QByteArrayView(name)).toByteArray();
 }
 
+/// QRocket's REGISTER_BROKER extension "grpcPort": the broker's gRPC port given back with its
+/// routes. 0 (no gRPC endpoint, as when absent) for anything that is not an integer in 1..65535,
+/// which is logged: rate-limited, since any connection can send it, and with the value cut short
+/// and escaped.
+int registeredGrpcPort(const remoting::ChannelPtr &channel, const RemotingCommand &request)
+{
+    const QByteArray *raw = request.ext("grpcPort");
+    if (!raw)
+        return 0;
+    if (const auto port = request.extLong("grpcPort"); port && *port >= 1 && *port <= 65535)
+        return static_cast<int>(*port);
+    static remoting::LogRateLimiter limiter;
+    if (limiter.allow()) {
+        qCWarning(lcNamesrvRoute,
+            "REGISTER_BROKER from %s (%s): grpcPort \"%s\" is not a port "
+            "(1..65535); ignored, its routes carry no gRPC endpoint",
+            channel ? channel->remoteAddress().constData() : "?",
+            extBytes(request, "brokerAddr").left(64).toPercentEncoding(":").constData(),
+            raw->left(32).toPercentEncoding("+-").constData());
+    }
+    return 0;
+}
+
 /// REGISTER_BROKER body: RegisterBrokerBody JSON (version >= 37) or its zlib form, or the bare
 /// TopicConfigSerializeWrapper of older brokers.
 Result<RegisterBrokerBody> parseRegisterBody(const RemotingCommand &request)
@@ -212,13 +235,10 @@ RemotingCommand DefaultRequestProcessor::registerBroker(
         body = std::move(*parsed);
     }
 
-    const RegisterBrokerResult result
-        = m_routes.registerBroker(extBytes(request, "clusterName"), extBytes(request, "brokerAddr"),
-            extBytes(request, "brokerName"), *brokerId, extBytes(request, "haServerAddr"), body,
-            channel, request.extBool("incremental").value_or(false),
-            // QRocket's extension: the broker's gRPC port, given back with its routes.
-            static_cast<int>(
-                std::clamp<std::int64_t>(request.extLong("grpcPort").value_or(0), 0, 65535)));
+    const RegisterBrokerResult result = m_routes.registerBroker(extBytes(request, "clusterName"),
+        extBytes(request, "brokerAddr"), extBytes(request, "brokerName"), *brokerId,
+        extBytes(request, "haServerAddr"), body, channel,
+        request.extBool("incremental").value_or(false), registeredGrpcPort(channel, request));
 
     RemotingCommand response = success(request);
     if (!result.haServerAddr.isEmpty())

@@ -113,6 +113,7 @@ void BrokerConfig::bind(ConfigSchema &s, bool withSharedStoreKeys)
     s.add("brokerIP2", &brokerIP2, true);
     s.add("listenPort", &listenPort, true);
     s.add("grpcServerPort", &grpcServerPort, true);
+    s.add("grpcAuthMaxClockSkewSeconds", &grpcAuthMaxClockSkewSeconds);
     s.add("regionId", &regionId);
     if (shared) {
         s.add("brokerRole", &brokerRole, true);
@@ -149,6 +150,7 @@ void BrokerConfig::bind(ConfigSchema &s, bool withSharedStoreKeys)
     s.add("recallMessageEnable", &recallMessageEnable);
     s.add("allowRecallWhenBrokerNotWriteable", &allowRecallWhenBrokerNotWriteable);
     s.add("sendDedupEnable", &sendDedupEnable);
+    s.add("enableMixedMessageType", &enableMixedMessageType);
     s.add("sendDedupWindowSeconds", &sendDedupWindowSeconds);
     s.add("sendDedupMaxKeysPerTopic", &sendDedupMaxKeysPerTopic);
     s.add("transactionTimeOut", &transactionTimeOut);
@@ -224,6 +226,9 @@ Status BrokerConfig::validate()
     if (grpcServerPort < 0 || grpcServerPort > 65535)
         return bad(QStringLiteral("grpcServerPort: %1 is out of range (0..65535, 0: off)")
                        .arg(grpcServerPort));
+    if (grpcAuthMaxClockSkewSeconds < 0)
+        return bad(QStringLiteral("grpcAuthMaxClockSkewSeconds: %1 is negative (0: not checked)")
+                       .arg(grpcAuthMaxClockSkewSeconds));
     if (QHostAddress(brokerIP1).isNull())
         return bad(QStringLiteral("brokerIP1: '%1' is not an IP address").arg(brokerIP1));
     if (brokerIP2.isEmpty())

@@ -47,6 +47,10 @@ struct BrokerConfig
     /// RocketMQ 5's gRPC protocol (apache.rocketmq.v2.MessagingService, broker/grpc/) on this
     /// port, as RocketMQ's proxy serves it (its default 8081); 0 turns it off.
     int grpcServerPort = 8081;
+    /// With aclEnable: how far (seconds) a signed gRPC call's x-mq-date-time may be from the
+    /// broker's clock before it is refused as a possible replay (broker/grpc/grpcauth.h); 0: not
+    /// checked, as RocketMQ 5.3's proxy. Set in the config file only (a security key).
+    int grpcAuthMaxClockSkewSeconds = 900;
     QString regionId = QStringLiteral("DefaultRegion");
     QString brokerRole = QStringLiteral("ASYNC_MASTER"); // ASYNC_MASTER, SYNC_MASTER or SLAVE
     QString storePathRootDir; // ~/store
@@ -105,6 +109,9 @@ struct BrokerConfig
     /// first attempt's msgId, queue id and queue offset and stores nothing. At most
     /// sendDedupMaxKeysPerTopic keys are kept per topic (the oldest go first).
     bool sendDedupEnable = false;
+    /// Whether UPDATE_AND_CREATE_TOPIC may give a topic message.type=MIXED (RocketMQ 5's key and
+    /// default; broker/managers/topicattributes.h).
+    bool enableMixedMessageType = false;
     int sendDedupWindowSeconds = 120;
     std::int64_t sendDedupMaxKeysPerTopic = 200000;
     std::int64_t transactionTimeOut = 6000;

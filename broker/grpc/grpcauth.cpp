@@ -5,8 +5,11 @@
 #include "clientlib/protocol/aclsignature.h"
 #include "clientlib/protocol/hmacsha1.h"
 
+#include <QDateTime>
 #include <QHostAddress>
 
+#include <chrono>
+#include <cstdlib>
 #include <grpcpp/server_context.h>
 
 namespace qrocket::broker::v2 {
@@ -65,7 +68,60 @@ bool signatureMatches(QByteArrayView hex, QByteArrayView secret, QByteArrayView 
             reinterpret_cast<const char *>(expected.data()), qsizetype(expected.size())));
 }
 
+/// The value of `count` decimal digits at `at`, or -1.
+int digitsAt(QByteArrayView text, qsizetype at, int count)
+{
+    int value = 0;
+    for (qsizetype i = at; i < at + count; ++i) {
+        const unsigned digit = static_cast<unsigned char>(text[i]) - unsigned('0');
+        if (digit > 9)
+            return -1;
+        value = value * 10 + int(digit);
+    }
+    return value;
+}
+
 } // namespace
+
+std::optional<std::int64_t> parseSignedDateTime(QByteArrayView value)
+{
+    // yyyyMMdd'T'HHmmss'Z'
+    if (value.size() != 16 || value[8] != 'T' || value[15] != 'Z')
+        return std::nullopt;
+    const int year = digitsAt(value, 0, 4);
+    const int month = digitsAt(value, 4, 2);
+    const int day = digitsAt(value, 6, 2);
+    const int hour = digitsAt(value, 9, 2);
+    const int minute = digitsAt(value, 11, 2);
+    const int second = digitsAt(value, 13, 2);
+    if (year < 0 || month < 0 || day < 0 || hour < 0 || hour > 23 || minute < 0 || minute > 59
+        || second < 0 || second > 59)
+        return std::nullopt;
+    const std::chrono::year_month_day date {std::chrono::year(year),
+        std::chrono::month(unsigned(month)), std::chrono::day(unsigned(day))};
+    if (!date.ok())
+        return std::nullopt;
+    const std::int64_t days = std::chrono::sys_days(date).time_since_epoch().count();
+    return days * 86400 + hour * 3600 + minute * 60 + second;
+}
+
+std::optional<std::string> checkSignedDateTime(
+    QByteArrayView value, std::int64_t nowSecs, int maxSkewSeconds)
+{
+    if (maxSkewSeconds <= 0)
+        return std::nullopt; // as before the check: any value the signature covers
+    const std::optional<std::int64_t> at = parseSignedDateTime(value);
+    if (!at)
+        return std::string("datetime is not yyyyMMdd'T'HHmmss'Z' (UTC).");
+    const std::int64_t skew = *at - nowSecs;
+    if (skew >= -std::int64_t(maxSkewSeconds) && skew <= maxSkewSeconds)
+        return std::nullopt;
+    // The value is 16 checked characters here: safe to repeat.
+    return "datetime " + value.toByteArray().toStdString() + " is " + std::to_string(std::abs(skew))
+        + " s " + (skew < 0 ? "behind" : "ahead of")
+        + " the broker's clock (grpcAuthMaxClockSkewSeconds=" + std::to_string(maxSkewSeconds)
+        + "): refused as a possible replay; check the client's clock.";
+}
 
 std::optional<AuthorizationHeader> parseAuthorization(QByteArrayView value)
 {
@@ -161,6 +217,9 @@ std::optional<std::string> GrpcAuth::authenticate(const grpc::CallbackServerCont
     // A plain_acl.yml account's whiteRemoteAddress lets its peers in unsigned (remoting's rule).
     if (account && AddressPattern::matchesAny(account->whiteRemoteAddress, peer))
         return std::nullopt;
+    if (std::optional<std::string> stale
+        = checkSignedDateTime(dateTime, QDateTime::currentSecsSinceEpoch(), m_maxClockSkewSeconds))
+        return stale;
     if (!signatureMatches(header->signatureHex, *secret, dateTime))
         return std::string("check signature failed.");
     return std::nullopt;

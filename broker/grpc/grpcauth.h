@@ -11,7 +11,11 @@
 //     the plain_acl.yml account's secretKey, or the ACL 2.0 user's password (the same precedence
 //     as the guard: an ACL 2.0 user unless it is an untouched import of an account the file still
 //     defines). A peer in globalWhiteRemoteAddresses needs no header; an account whose
-//     whiteRemoteAddress matches the peer needs no valid signature (remoting's rules).
+//     whiteRemoteAddress matches the peer needs no valid signature (remoting's rules). A call
+//     that must be signed is refused when its x-mq-date-time is not a date or is more than
+//     grpcAuthMaxClockSkewSeconds (900) away from the broker's clock: a captured call is not
+//     replayable past that (RocketMQ 5.3's proxy does not check the age; signed-request schemes
+//     such as S3's refuse at 15 minutes). It is checked before the signature is computed.
 //  2. Authorization, per internal request (MessagingServiceImpl::invoke): the request is signed
 //     with the caller's key, as a remoting client signs, and put to the guard before dispatch; the
 //     same request then passes the processor table's guard. QueryAssignment, which makes no
@@ -28,6 +32,7 @@
 
 #include <QByteArray>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -54,6 +59,15 @@ struct GrpcCredential
     QByteArray secretKey;
 };
 
+/// x-mq-date-time ("yyyyMMdd'T'HHmmss'Z'", UTC, as the SDKs send it) in seconds since the epoch;
+/// nullopt when it is not that form or not a date.
+std::optional<std::int64_t> parseSignedDateTime(QByteArrayView value);
+/// Why a signed call's x-mq-date-time is refused at `nowSecs` (nullopt: fresh enough): not a
+/// date, or more than `maxSkewSeconds` before or after it (0: not checked at all, as before). The
+/// signature covers the date only, so without this a captured call could be replayed forever.
+std::optional<std::string> checkSignedDateTime(
+    QByteArrayView value, std::int64_t nowSecs, int maxSkewSeconds);
+
 /// The parts of an `authorization` value; nullopt when it is not the SDKs' form.
 struct AuthorizationHeader
 {
@@ -65,8 +79,11 @@ std::optional<AuthorizationHeader> parseAuthorization(QByteArrayView value);
 class GrpcAuth
 {
 public:
-    /// `guard` null: ACL is off and every check passes.
-    explicit GrpcAuth(const acl::AclGuard *guard) : m_guard(guard) { }
+    /// `guard` null: ACL is off and every check passes. `maxClockSkewSeconds`: how far a signed
+    /// call's x-mq-date-time may be from the broker's clock (grpcAuthMaxClockSkewSeconds; 0: any).
+    explicit GrpcAuth(const acl::AclGuard *guard, int maxClockSkewSeconds = 900)
+        : m_guard(guard), m_maxClockSkewSeconds(maxClockSkewSeconds)
+    { }
 
     bool enabled() const { return m_guard != nullptr; }
 
@@ -89,6 +106,7 @@ private:
         const acl::AclAccount **plainAccount) const;
 
     const acl::AclGuard *m_guard;
+    const int m_maxClockSkewSeconds;
 };
 
 } // namespace qrocket::broker::v2

@@ -240,6 +240,10 @@ SendInput sendInputOf(const pb::Message &message, const QByteArray &peer, int ma
     in.body = fromStd(message.body());
     if (sys.body_encoding() == pb::GZIP)
         in.sysFlag |= protocol::SysFlag::Compressed;
+    in.messageType = sys.message_type() == pb::TRANSACTION ? TopicMessageType::Transaction
+        : sys.has_delivery_timestamp()                     ? TopicMessageType::Delay
+        : !sys.message_group().empty()                     ? TopicMessageType::Fifo
+                                                           : TopicMessageType::Normal;
     return in;
 }
 

@@ -12,6 +12,7 @@
 //   - remoting response codes -> v2 status codes.
 // Pure functions, thread-safe.
 
+#include "broker/managers/topicattributes.h"
 #include "clientlib/protocol/messagecodec.h"
 
 #include <QByteArray>
@@ -52,6 +53,9 @@ struct SendInput
     std::int64_t bornTimestamp = 0;
     QByteArray messageId; // UNIQ_KEY
     QByteArray messageGroup; // FIFO: the queue is chosen by it
+    /// As RocketMQ 5.3's proxy reads it from the converted properties: TRANSACTION (message_type
+    /// TRANSACTION), else DELAY (a delivery_timestamp), else FIFO (a message_group), else NORMAL.
+    TopicMessageType messageType = TopicMessageType::Normal;
 };
 /// `peer` is the client's address (the born host when the message has none); `maxBodySize` 0:
 /// unchecked.

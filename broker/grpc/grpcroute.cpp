@@ -75,18 +75,40 @@ pb::Permission permissionOf(int perm)
     return r && w ? pb::READ_WRITE : r ? pb::READ : w ? pb::WRITE : pb::NONE;
 }
 
-void acceptEveryType(pb::MessageQueue *q)
+/// The types a queue accepts, from its topic's message.type as RocketMQ 5.3's RouteActivity
+/// lists them (the SDKs' producers check a message against them before sending): MIXED, and a
+/// topic without the attribute (QRocket), every type.
+void acceptTypes(pb::MessageQueue *q, std::optional<TopicMessageType> declared)
 {
-    // No message.type topic attribute in QRocket yet: every type is accepted (as MIXED).
-    for (const pb::MessageType t : {pb::NORMAL, pb::FIFO, pb::DELAY, pb::TRANSACTION})
-        q->add_accept_message_types(t);
+    switch (declared.value_or(TopicMessageType::Mixed)) {
+    case TopicMessageType::Mixed:
+        for (const pb::MessageType t : {pb::NORMAL, pb::FIFO, pb::DELAY, pb::TRANSACTION})
+            q->add_accept_message_types(t);
+        return;
+    case TopicMessageType::Normal:
+        q->add_accept_message_types(pb::NORMAL);
+        return;
+    case TopicMessageType::Fifo:
+        q->add_accept_message_types(pb::FIFO);
+        return;
+    case TopicMessageType::Delay:
+        q->add_accept_message_types(pb::DELAY);
+        return;
+    case TopicMessageType::Transaction:
+        q->add_accept_message_types(pb::TRANSACTION);
+        return;
+    case TopicMessageType::Unspecified:
+        q->add_accept_message_types(pb::MESSAGE_TYPE_UNSPECIFIED);
+        return;
+    }
 }
 
 /// RocketMQ 5.3 RouteActivity.genMessageQueueFromQueueData: read-only queues first, then
 /// write-only, then read-write (ids counted from 0 across the three); a queue data neither
 /// readable nor writable gives max(1, read, write) NONE queues.
 void addQueues(const QueueData &qd, const pb::Resource &topic, const QByteArray &brokerName,
-    const GrpcBroker &broker, pb::QueryRouteResponse *response)
+    const GrpcBroker &broker, std::optional<TopicMessageType> declared,
+    pb::QueryRouteResponse *response)
 {
     const bool readable = Perm::isReadable(qd.perm);
     const bool writable = Perm::isWriteable(qd.perm);
@@ -110,7 +132,7 @@ void addQueues(const QueueData &qd, const pb::Resource &topic, const QByteArray 
             q->set_id(id++);
             q->set_permission(perm);
             fillEndpoint(q->mutable_broker(), brokerName, broker);
-            acceptEveryType(q);
+            acceptTypes(q, declared);
         }
     };
     add(r, pb::READ);
@@ -136,16 +158,20 @@ void MessagingServiceImpl::fillBroker(pb::Broker *broker) const
 std::optional<MessagingServiceImpl::RouteView> MessagingServiceImpl::routeView(
     const QByteArray &topic, const std::optional<TopicRouteData> &fromNameServer) const
 {
+    // The topic's message.type as this broker has it (the proxy asks its local broker too).
+    const std::optional<TopicConfig> config = m_ctx.topics->find(topic);
+    const std::optional<TopicMessageType> declared
+        = config ? declaredMessageType(config->attributes) : std::nullopt;
     if (fromNameServer) {
-        RouteView view {*fromNameServer, grpcBrokersOf(*fromNameServer)};
+        RouteView view {*fromNameServer, grpcBrokersOf(*fromNameServer), declared};
         if (!view.brokers.empty())
             return view;
     }
     // This broker alone (no name server, or none that knows a gRPC endpoint of the topic).
-    const std::optional<TopicConfig> config = m_ctx.topics->find(topic);
     if (!config)
         return std::nullopt;
     RouteView view;
+    view.messageType = declared;
     view.route.queueDatas.push_back(QueueData {m_options.brokerName, config->readQueueNums,
         config->writeQueueNums, config->perm, config->topicSysFlag});
     view.brokers[m_options.brokerName][0] = GrpcBroker {0, m_options.advertisedHost, m_port.load()};
@@ -210,7 +236,7 @@ grpc::ServerUnaryReactor *MessagingServiceImpl::QueryRoute(grpc::CallbackServerC
             if (brokers == view->brokers.end())
                 continue; // no gRPC endpoint known for it
             for (const auto &[id, broker] : brokers->second)
-                addQueues(qd, request->topic(), qd.brokerName, broker, response);
+                addQueues(qd, request->topic(), qd.brokerName, broker, view->messageType, response);
         }
         finish(reactor, response, pb::OK, "OK");
     });
@@ -248,7 +274,7 @@ grpc::ServerUnaryReactor *MessagingServiceImpl::QueryAssignment(
             q->set_id(-1);
             q->set_permission(permissionOf(qd.perm));
             fillEndpoint(q->mutable_broker(), qd.brokerName, master->second);
-            acceptEveryType(q);
+            acceptTypes(q, view->messageType);
         }
         if (response->assignments_size() == 0)
             finish(reactor, response, pb::FORBIDDEN, "no readable queue");

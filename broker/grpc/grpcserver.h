@@ -51,6 +51,9 @@ struct GrpcServerOptions
     int requestTimeoutMs = 20000;
     /// The consumer retry back-off pushed to clients (the broker's delay levels, ms).
     std::vector<std::int64_t> retryDelaysMs;
+    /// How far a signed call's x-mq-date-time may be from the broker's clock, in seconds
+    /// (grpcAuthMaxClockSkewSeconds, grpcauth.h); 0: not checked.
+    int authMaxClockSkewSeconds = 900;
     /// The broker's tls.server.* (grpctls.h: enforcing makes the port TLS only).
     remoting::TlsSettings tls;
     /// The topic's route from the name servers (every broker, with the gRPC ports they

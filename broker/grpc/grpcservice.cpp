@@ -83,7 +83,10 @@ std::optional<QByteArray> handleTopic(
 
 MessagingServiceImpl::MessagingServiceImpl(
     GrpcServerOptions options, const remoting::ProcessorTable &table, BrokerContext &ctx)
-    : m_options(std::move(options)), m_table(table), m_ctx(ctx), m_auth(ctx.acl)
+    : m_options(std::move(options))
+    , m_table(table)
+    , m_ctx(ctx)
+    , m_auth(ctx.acl, m_options.authMaxClockSkewSeconds)
 { }
 
 Caller MessagingServiceImpl::callerOf(const grpc::CallbackServerContext *context)
@@ -271,6 +274,15 @@ grpc::ServerUnaryReactor *MessagingServiceImpl::SendMessage(grpc::CallbackServer
         return answer(context, response, pb::TOPIC_NOT_FOUND, "topic not found: " + topicName);
     if (!Perm::isWriteable(config->perm) || config->writeQueueNums <= 0)
         return answer(context, response, pb::FORBIDDEN, "the topic is not writable: " + topicName);
+    // The topic's message.type attribute, as RocketMQ 5.3's proxy checks it: by the first
+    // message, not for retry and dead-letter topics; none set takes every type.
+    if (const std::optional<TopicMessageType> declared = declaredMessageType(config->attributes);
+        declared && !messageTypeAccepted(*declared, inputs.front().messageType)
+        && !topicName.starts_with("%RETRY%") && !topicName.starts_with("%DLQ%"))
+        return answer(context, response, pb::MESSAGE_PROPERTY_CONFLICT_WITH_TYPE,
+            "topic " + topicName + " takes " + topicMessageTypeName(*declared)
+                + " messages (its message.type), this one is "
+                + topicMessageTypeName(inputs.front().messageType));
 
     struct Pending
     {

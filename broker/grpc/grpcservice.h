@@ -93,6 +93,9 @@ public:
     {
         protocol::TopicRouteData route;
         std::map<QByteArray, std::map<std::int64_t, GrpcBroker>> brokers;
+        /// The topic's message.type on this broker (nullopt: none, or not here): what its
+        /// queues accept.
+        std::optional<TopicMessageType> messageType;
     };
 
     // --- shared by the handlers ------------------------------------------------------------

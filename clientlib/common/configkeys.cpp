@@ -30,7 +30,7 @@ QString remoteConfigRefusal(QStringView key, const QStringList &daemonKeys)
 {
     if (key.startsWith(QLatin1String("tls."), Qt::CaseInsensitive)
         || key.startsWith(QLatin1String("acl"), Qt::CaseInsensitive) || isSecretConfigKey(key)
-        || containsAny(key, {"accessKey", "whiteRemote", "allowed"}))
+        || containsAny(key, {"accessKey", "whiteRemote", "allowed", "auth"}))
         return QStringLiteral("a security key");
     if (key.startsWith(QLatin1String("storePath")) || key == QLatin1String("configBlackList")
         || endsWithAny(key, {"Path", "Dir", "Home", "File"}))

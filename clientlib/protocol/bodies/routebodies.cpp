@@ -143,6 +143,21 @@ const char *topicFilterTypeName(TopicFilterType t)
     return t == TopicFilterType::MultiTag ? "MULTI_TAG" : "SINGLE_TAG";
 }
 
+namespace {
+
+/// An "attributes" object: its string-valued members (anything else is not an attribute).
+void readAttributes(const JsonValue &v, std::map<QByteArray, QByteArray> &out)
+{
+    if (!v.isObject())
+        return;
+    for (const auto &[name, value] : v.members()) {
+        if (value.isString())
+            out[name.toString()] = value.toString();
+    }
+}
+
+} // namespace
+
 TopicFilterType parseTopicFilterType(const JsonValue &v)
 {
     if (v.isNumber())
@@ -152,8 +167,14 @@ TopicFilterType parseTopicFilterType(const JsonValue &v)
 
 void TopicConfig::write(JsonWriter &w) const
 {
-    w.beginObject()
-        .key("order")
+    w.beginObject();
+    if (!attributes.empty()) {
+        w.key("attributes").beginObject();
+        for (const auto &[name, value] : attributes)
+            w.key(name).value(QByteArrayView(value));
+        w.endObject();
+    }
+    w.key("order")
         .value(order)
         .key("perm")
         .value(perm)
@@ -191,6 +212,7 @@ Result<TopicConfig> TopicConfig::fromJsonValue(const JsonValue &v, QByteArrayVie
     t.topicSysFlag = intOf(v, "topicSysFlag", 0);
     t.order = v["order"].toBool(false);
     t.topicFilterType = parseTopicFilterType(v["topicFilterType"]);
+    readAttributes(v["attributes"], t.attributes);
     if (t.readQueueNums < 0 || t.writeQueueNums < 0)
         return Status::invalidArgument(QStringLiteral("TopicConfig %1: negative queue count")
                                            .arg(QString::fromUtf8(t.topicName)));
@@ -207,7 +229,7 @@ QByteArray TopicConfig::encodeText() const
 Result<TopicConfig> TopicConfig::decodeText(QByteArrayView text)
 {
     const QList<QByteArray> parts = text.toByteArray().split(' ');
-    if (parts.size() != 5)
+    if (parts.size() < 5)
         return Status::invalidArgument(
             QStringLiteral("TopicConfig text needs 5 space-separated tokens, got %1")
                 .arg(parts.size()));
@@ -223,6 +245,12 @@ Result<TopicConfig> TopicConfig::decodeText(QByteArrayView text)
         = parts[4] == "MULTI_TAG" ? TopicFilterType::MultiTag : TopicFilterType::SingleTag;
     if (!ok1 || !ok2 || !ok3)
         return Status::invalidArgument(QStringLiteral("TopicConfig text has a non-numeric field"));
+    // RocketMQ 5's sixth token: the attributes' JSON; ignored when it does not parse (a value
+    // with a space splits it), as RocketMQ ignores it.
+    if (parts.size() == 6) {
+        if (Result<JsonValue> json = parseJson(parts[5], 4))
+            readAttributes(*json, t.attributes);
+    }
     return t;
 }
 

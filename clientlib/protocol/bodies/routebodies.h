@@ -90,6 +90,10 @@ struct TopicConfig
     TopicFilterType topicFilterType = TopicFilterType::SingleTag;
     int topicSysFlag = 0;
     bool order = false;
+    /// RocketMQ 5's topic attributes ("message.type" -> "FIFO"; broker/managers/topicattributes.h).
+    /// JSON: "attributes", an object of strings, written (first, in fastjson's order) only when
+    /// there are some, so a topic without them is the bytes RocketMQ 4.9 writes.
+    std::map<QByteArray, QByteArray> attributes;
 
     TopicConfig() = default;
     explicit TopicConfig(QByteArray name, int queueNums = 16, int p = Perm::Read | Perm::Write)
@@ -103,7 +107,9 @@ struct TopicConfig
     /// `fallbackName` (the table key of topics.json). Not an object, or a negative queue count
     /// ⇒ InvalidArgument.
     static Result<TopicConfig> fromJsonValue(const JsonValue &v, QByteArrayView fallbackName = {});
-    /// Java TopicConfig.encode(): "name readQ writeQ perm filterType" (sysFlag and order lost).
+    /// Java TopicConfig.encode(): "name readQ writeQ perm filterType" (sysFlag and order lost;
+    /// attributes too: the name server has no use for them). decodeText() also takes RocketMQ 5's
+    /// form, which appends the attributes' JSON as a sixth token ("{}" when there are none).
     QByteArray encodeText() const;
     static Result<TopicConfig> decodeText(QByteArrayView text);
 };

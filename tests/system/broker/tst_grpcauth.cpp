@@ -10,6 +10,7 @@
 
 #include "broker/auth/authstore.h"
 #include "broker/common/brokercontext.h"
+#include "broker/grpc/grpcauth.h"
 #include "clientlib/protocol/aclsignature.h"
 #include "clientlib/protocol/bodies/authbodies.h"
 #include "clientlib/remoting/remotingclient.h"
@@ -67,18 +68,22 @@ bool writeFile(const QString &path, const QByteArray &text)
     return f.open(QIODevice::WriteOnly) && f.write(text) == text.size() && f.commit();
 }
 
-std::string dateTimeNow()
+/// x-mq-date-time as the SDKs write it, `offsetSecs` from now.
+std::string dateTimeNow(qint64 offsetSecs = 0)
 {
     return QDateTime::currentDateTimeUtc()
+        .addSecs(offsetSecs)
         .toString(QStringLiteral("yyyyMMdd'T'HHmmss'Z'"))
         .toStdString();
 }
 
-/// The SDKs' metadata: x-mq-date-time and authorization signed with `secret`.
+/// The SDKs' metadata: x-mq-date-time (`date`, default now) and authorization signed with
+/// `secret` over it.
 std::vector<std::pair<std::string, std::string>> signedMetadata(
-    const std::string &accessKey, const std::string &secret)
+    const std::string &accessKey, const std::string &secret, std::string date = {})
 {
-    const std::string date = dateTimeNow();
+    if (date.empty())
+        date = dateTimeNow();
     const QByteArray mac = QMessageAuthenticationCode::hash(QByteArray::fromStdString(date),
         QByteArray::fromStdString(secret), QCryptographicHash::Sha1)
                                .toHex()
@@ -104,6 +109,9 @@ private Q_SLOTS:
     void missingPermissionIsRefused();
     void whiteRemoteAddressAndAcl2Users();
     void garbageHeadersAreRefused();
+    void signedDateTimeIsChecked_data();
+    void signedDateTimeIsChecked();
+    void staleFutureAndMalformedDatesAreRefused();
     void tlsClientConnects();
     void plainClientFailsOnEnforcingPort();
 
@@ -226,9 +234,9 @@ void tst_GrpcAuth::unauthenticatedCallsAreRefused()
     auto noDate = signedMetadata("grpcuser1", "grpc-secret-1");
     noDate.erase(noDate.begin());
     cases.push_back({"no date", noDate, "datetime is null."});
-    // Signed over another date than the one sent.
+    // Signed over another date than the one sent (a fresh one: a stale one is refused first).
     auto otherDate = signedMetadata("grpcuser1", "grpc-secret-1");
-    otherDate[0].second = "20200101T000000Z";
+    otherDate[0].second = dateTimeNow(-60);
     cases.push_back({"other date", otherDate, "check signature failed."});
     cases.push_back(
         {"disabled ACL 2.0 user", signedMetadata("bob", "bob-password"), "User:bob is disabled."});
@@ -408,6 +416,108 @@ std::shared_ptr<grpc::Channel> tlsChannel(quint16 port, const QString &trusted)
 }
 
 } // namespace
+
+void tst_GrpcAuth::signedDateTimeIsChecked_data()
+{
+    QTest::addColumn<QByteArray>("value");
+    QTest::addColumn<qint64>("offset"); // now - the value's time
+    QTest::addColumn<int>("maxSkew");
+    QTest::addColumn<QByteArray>("refusal"); // empty: accepted; else a part of the reason
+
+    QTest::newRow("now") << QByteArray("20261207T023000Z") << qint64(0) << 900 << QByteArray();
+    QTest::newRow("900 s behind") << QByteArray("20261207T021500Z") << qint64(900) << 900
+                                  << QByteArray();
+    QTest::newRow("901 s behind") << QByteArray("20261207T021459Z") << qint64(901) << 900
+                                  << QByteArray("is 901 s behind the broker's clock");
+    QTest::newRow("900 s ahead") << QByteArray("20261207T024500Z") << qint64(-900) << 900
+                                 << QByteArray();
+    QTest::newRow("901 s ahead") << QByteArray("20261207T024501Z") << qint64(-901) << 900
+                                 << QByteArray("is 901 s ahead of the broker's clock");
+    QTest::newRow("a year old") << QByteArray("20251207T023000Z") << qint64(365 * 86400) << 900
+                                << QByteArray("grpcAuthMaxClockSkewSeconds=900");
+    QTest::newRow("a year old, unchecked")
+        << QByteArray("20251207T023000Z") << qint64(365 * 86400) << 0 << QByteArray();
+    QTest::newRow("leap day") << QByteArray("20280229T000000Z") << qint64(0) << 900 << QByteArray();
+    for (const char *bad : {"", "20261207T023000", "20261207 023000Z", "2026-12-07T02:30:00Z",
+             "20261307T023000Z", "20261232T023000Z", "20270229T000000Z", "20261207T243000Z",
+             "20261207T026000Z", "20261207T023060Z", "2026120+T023000Z", "20261207T023000z",
+             "20261207T023000ZZ", "\xff\xfe"})
+        QTest::newRow(bad) << QByteArray(bad) << qint64(0) << 900
+                           << QByteArray("datetime is not yyyyMMdd'T'HHmmss'Z' (UTC).");
+    QTest::newRow("garbage, unchecked") << QByteArray("garbage") << qint64(0) << 0 << QByteArray();
+}
+
+void tst_GrpcAuth::signedDateTimeIsChecked()
+{
+    QFETCH(QByteArray, value);
+    QFETCH(qint64, offset);
+    QFETCH(int, maxSkew);
+    QFETCH(QByteArray, refusal);
+    const std::optional<std::int64_t> at = broker::v2::parseSignedDateTime(value);
+    if (refusal.startsWith("datetime is not")) {
+        QVERIFY(!at);
+    } else {
+        QVERIFY(at || maxSkew == 0);
+        if (at) // the same instant QDateTime reads
+            QCOMPARE(*at,
+                QDateTime(QDate::fromString(QString::fromLatin1(value.left(8)), u"yyyyMMdd"),
+                    QTime::fromString(QString::fromLatin1(value.mid(9, 6)), u"HHmmss"), Qt::UTC)
+                    .toSecsSinceEpoch());
+    }
+    const std::int64_t now = at ? *at + offset : 0;
+    const std::optional<std::string> no = broker::v2::checkSignedDateTime(value, now, maxSkew);
+    if (refusal.isEmpty()) {
+        QVERIFY2(!no, no->c_str());
+    } else {
+        QVERIFY(no);
+        QVERIFY2(no->find(refusal.toStdString()) != std::string::npos, no->c_str());
+    }
+}
+
+void tst_GrpcAuth::staleFutureAndMalformedDatesAreRefused()
+{
+    // Rightly signed over the date sent, but a date too far from the broker's clock (default
+    // grpcAuthMaxClockSkewSeconds=900) or not a date: refused before anything is stored.
+    struct Case
+    {
+        const char *name;
+        std::string date;
+        std::string reason; // empty: accepted
+    };
+    const std::vector<Case> cases {
+        {"10 minutes old", dateTimeNow(-600), {}},
+        {"10 minutes ahead", dateTimeNow(600), {}},
+        {"an hour old (replayed)", dateTimeNow(-3600), " s behind the broker's clock"},
+        {"a day old", dateTimeNow(-86400), " s behind the broker's clock"},
+        {"an hour ahead", dateTimeNow(3600), " s ahead of the broker's clock"},
+        {"year 2000", "20000101T000000Z", " s behind the broker's clock"},
+        {"ISO with dashes", "2026-12-07T02:30:00Z", "datetime is not yyyyMMdd'T'HHmmss'Z'"},
+        {"month 13", "20261307T000000Z", "datetime is not yyyyMMdd'T'HHmmss'Z'"},
+        {"garbage", "not-a-date", "datetime is not yyyyMMdd'T'HHmmss'Z'"},
+    };
+    int accepted = 0;
+    for (const Case &k : cases) {
+        GrpcTestClient c(m_grpcPort, "grpcauth-date@1");
+        c.setExtraMetadata(signedMetadata("grpcuser1", "grpc-secret-1", k.date));
+        const pb::SendMessageResponse sent = c.send({GrpcTestClient::message(
+            "GA", "AUTH-DATE-" + std::to_string(accepted), "dated " + std::string(k.name))});
+        const std::string what = std::string(k.name) + ": " + sent.status().message();
+        if (k.reason.empty()) {
+            QVERIFY2(sent.status().code() == pb::OK, what.c_str());
+            ++accepted;
+            continue;
+        }
+        QVERIFY2(sent.status().code() == pb::UNAUTHORIZED, what.c_str());
+        QVERIFY2(sent.status().message().find(k.reason) != std::string::npos, what.c_str());
+        QCOMPARE(sent.entries_size(), 0);
+        // Streams too.
+        const Received r = c.receive("GG", "GA", 8, 30000, 0);
+        QVERIFY2(r.rpc.ok(), r.rpc.error_message().c_str());
+        QCOMPARE(r.code, pb::UNAUTHORIZED);
+        QVERIFY2(r.message.find(k.reason) != std::string::npos, r.message.c_str());
+    }
+    QCOMPARE(accepted, 2);
+}
 
 void tst_GrpcAuth::tlsClientConnects()
 {

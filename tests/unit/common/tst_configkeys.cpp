@@ -29,7 +29,7 @@ private Q_SLOTS:
                  "tls.server.authClient", "tls.enable", "tls.client.certPath", "tls.client.keyPath",
                  "tls.client.keyPassword", "tls.client.trustCertPath", "tls.client.authServer",
                  "tls.test.mode.enable", "accessKey", "innerAccessKey", "innerSecretKey",
-                 "secretKey", "securityToken"})
+                 "secretKey", "securityToken", "grpcAuthMaxClockSkewSeconds"})
             QTest::newRow(key) << QString::fromLatin1(key);
     }
     void refused()

@@ -1,0 +1,314 @@
+// RocketMQ 5's topic attribute message.type (issue 27) on an in-process broker: set with
+// UPDATE_AND_CREATE_TOPIC's "attributes" ("+message.type=FIFO") and kept in topics.json in
+// RocketMQ 5's layout (a topic without attributes is written as before); a gRPC send whose type
+// (NORMAL, FIFO, DELAY, TRANSACTION) is not its topic's is answered
+// MESSAGE_PROPERTY_CONFLICT_WITH_TYPE and stores nothing, as RocketMQ 5.3's proxy answers; MIXED
+// and a topic without the attribute take every type; QueryRoute lists the accepted types.
+
+#include "broker/common/brokercontext.h"
+#include "broker/managers/topicattributes.h"
+#include "broker/managers/topicconfigmanager.h"
+#include "clientlib/remoting/remotingclient.h"
+#include "storage/messagestore.h"
+#include "tests/system/broker/brokertestutil.h"
+#include "tests/system/broker/grpctestutil.h"
+#include "tests/system/broker/inprocessbroker.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace qrocket;
+using namespace qrocket::brokertest;
+using namespace qrocket::grpctest;
+
+namespace {
+
+constexpr int kUpdateAndCreateTopic = 17;
+constexpr int kGetAllTopicConfig = 21;
+
+/// The message types a send can have, by the gRPC fields that make them.
+enum class Kind { Normal, Fifo, Delay, Transaction };
+
+pb::Message messageOf(Kind kind, const std::string &topic, const std::string &id)
+{
+    pb::Message m = GrpcTestClient::message(topic, id, "body of " + id);
+    pb::SystemProperties *s = m.mutable_system_properties();
+    switch (kind) {
+    case Kind::Normal:
+        break;
+    case Kind::Fifo:
+        s->set_message_type(pb::FIFO);
+        s->set_message_group("group-1");
+        break;
+    case Kind::Delay: {
+        s->set_message_type(pb::DELAY);
+        // An hour ahead: nothing is delivered while the test runs.
+        const auto at = std::chrono::system_clock::now() + std::chrono::hours(1);
+        s->mutable_delivery_timestamp()->set_seconds(
+            std::chrono::duration_cast<std::chrono::seconds>(at.time_since_epoch()).count());
+        break;
+    }
+    case Kind::Transaction:
+        s->set_message_type(pb::TRANSACTION);
+        break;
+    }
+    return m;
+}
+
+} // namespace
+
+class tst_GrpcMessageType final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void attributesAreSetKeptAndChecked_data();
+    void attributesAreSetKeptAndChecked();
+    void updateWithoutAttributesKeepsThem();
+    void topicsJsonKeepsRocketMq5Layout();
+    void textFormReadsRocketMq5Registrations();
+    void sendOfEachTypeToTopicsOfEachType_data();
+    void sendOfEachTypeToTopicsOfEachType();
+    void routeListsTheAcceptedTypes();
+
+private:
+    RemotingCommand createTopic(const QByteArray &topic, const QByteArray &attributes)
+    {
+        RemotingCommand r = request(kUpdateAndCreateTopic,
+            {{"topic", topic}, {"defaultTopic", "TBW102"}, {"readQueueNums", "2"},
+                {"writeQueueNums", "2"}, {"perm", "6"}, {"topicFilterType", "SINGLE_TAG"},
+                {"topicSysFlag", "0"}, {"order", "false"}});
+        if (!attributes.isNull())
+            r.setExt(QByteArrayLiteral("attributes"), attributes);
+        return invoke(m_remoting, localAddr(m_broker->listenPort()), std::move(r));
+    }
+    std::map<QByteArray, QByteArray> attributesOf(const QByteArray &topic)
+    {
+        const auto config = m_broker->context().topics->find(topic);
+        return config ? config->attributes : std::map<QByteArray, QByteArray> {};
+    }
+
+    QTemporaryDir m_dir;
+    std::unique_ptr<broker::BrokerController> m_broker;
+    remoting::RemotingClient m_remoting;
+    quint16 m_grpcPort = 0;
+};
+
+void tst_GrpcMessageType::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    startInProcessBroker(m_broker, m_dir.filePath(QStringLiteral("store")),
+        QStringLiteral("broker-msgtype"), QStringLiteral("127.0.0.1:1"));
+    QVERIFY(m_broker);
+    m_grpcPort = m_broker->grpcPort();
+    QVERIFY(m_grpcPort != 0);
+    for (const char *type : {"NORMAL", "FIFO", "DELAY", "TRANSACTION"}) {
+        const RemotingCommand r
+            = createTopic(QByteArray("MT_") + type, QByteArray("+message.type=") + type);
+        QVERIFY2(r.code == 0, r.remark.constData());
+    }
+    const RemotingCommand plain = createTopic("MT_NONE", {});
+    QCOMPARE(plain.code, 0);
+    // MIXED needs enableMixedMessageType (off by default, as in RocketMQ 5): refused with
+    // INVALID_PARAMETER over the wire; the table takes it directly for the send tests.
+    const RemotingCommand mixed = createTopic("MT_MIXED", "+message.type=MIXED");
+    QCOMPARE(mixed.code, 29);
+    QVERIFY2(mixed.remark.contains("enableMixedMessageType"), mixed.remark.constData());
+    QVERIFY(!m_broker->context().topics->find(QByteArrayLiteral("MT_MIXED")));
+    protocol::TopicConfig config(QByteArrayLiteral("MT_MIXED"), 2, 6);
+    config.attributes[QByteArrayLiteral("message.type")] = QByteArrayLiteral("MIXED");
+    QVERIFY(m_broker->context().topics->updateTopicConfig(config).isOk());
+}
+
+void tst_GrpcMessageType::cleanupTestCase()
+{
+    stopInProcessBroker(m_broker);
+}
+
+void tst_GrpcMessageType::attributesAreSetKeptAndChecked_data()
+{
+    QTest::addColumn<QByteArray>("attributes");
+    QTest::addColumn<int>("code");
+    QTest::addColumn<QByteArray>("type"); // the topic's message.type after it; empty: none
+    QTest::addColumn<QByteArray>("remark"); // a part of the refusal
+
+    QTest::newRow("set") << QByteArray("+message.type=FIFO") << 0 << QByteArray("FIFO")
+                         << QByteArray();
+    QTest::newRow("change") << QByteArray("+message.type=DELAY") << 0 << QByteArray("DELAY")
+                            << QByteArray();
+    QTest::newRow("unknown value") << QByteArray("+message.type=ORDERED") << 1
+                                   << QByteArray("DELAY") << QByteArray("is none of");
+    QTest::newRow("lower case") << QByteArray("+message.type=fifo") << 1 << QByteArray("DELAY")
+                                << QByteArray("is none of");
+    QTest::newRow("unsupported key") << QByteArray("+queue.type=BatchCQ") << 1
+                                     << QByteArray("DELAY") << QByteArray("not supported");
+    QTest::newRow("no sign") << QByteArray("message.type=FIFO") << 1 << QByteArray("DELAY")
+                             << QByteArray("'+key=value' sets");
+    QTest::newRow("twice") << QByteArray("+message.type=FIFO,+message.type=NORMAL") << 1
+                           << QByteArray("DELAY") << QByteArray("twice");
+    QTest::newRow("empty value") << QByteArray("+message.type=") << 1 << QByteArray("DELAY")
+                                 << QByteArray("malformed");
+    QTest::newRow("mixed refused") << QByteArray("+message.type=MIXED") << 29 << QByteArray("DELAY")
+                                   << QByteArray("enableMixedMessageType");
+    QTest::newRow("remove") << QByteArray("-message.type") << 0 << QByteArray() << QByteArray();
+    QTest::newRow("remove again") << QByteArray("-message.type") << 1 << QByteArray()
+                                  << QByteArray("is not set");
+}
+
+void tst_GrpcMessageType::attributesAreSetKeptAndChecked()
+{
+    // One topic through the rows, in order.
+    QFETCH(QByteArray, attributes);
+    QFETCH(int, code);
+    QFETCH(QByteArray, type);
+    QFETCH(QByteArray, remark);
+    const RemotingCommand r = createTopic("MT_ALTER", attributes);
+    QVERIFY2(r.code == code, r.remark.constData());
+    QVERIFY2(r.remark.contains(remark), r.remark.constData());
+    const auto now = attributesOf("MT_ALTER");
+    if (type.isEmpty())
+        QVERIFY(now.empty());
+    else
+        QCOMPARE(now, (std::map<QByteArray, QByteArray> {{"message.type", type}}));
+}
+
+void tst_GrpcMessageType::updateWithoutAttributesKeepsThem()
+{
+    // A RocketMQ 4.x tool's update (no attributes field) changes the queues, keeps the type.
+    QCOMPARE(createTopic("MT_KEEP", "+message.type=TRANSACTION").code, 0);
+    QCOMPARE(createTopic("MT_KEEP", {}).code, 0);
+    QCOMPARE(attributesOf("MT_KEEP"),
+        (std::map<QByteArray, QByteArray> {{"message.type", "TRANSACTION"}}));
+    // A new topic's attributes can only be set.
+    const RemotingCommand r = createTopic("MT_NEW", "-message.type");
+    QCOMPARE(r.code, 1);
+    QVERIFY(!m_broker->context().topics->find(QByteArrayLiteral("MT_NEW")));
+}
+
+void tst_GrpcMessageType::topicsJsonKeepsRocketMq5Layout()
+{
+    // GET_ALL_TOPIC_CONFIG and topics.json: "attributes" first (fastjson's order) where set,
+    // absent elsewhere (the bytes RocketMQ 4.9 writes).
+    const RemotingCommand all
+        = invoke(m_remoting, localAddr(m_broker->listenPort()), request(kGetAllTopicConfig, {}));
+    QCOMPARE(all.code, 0);
+    QVERIFY2(all.body.contains(R"("MT_FIFO":{"attributes":{"message.type":"FIFO"},"order":false,)"),
+        all.body.constData());
+    QVERIFY2(all.body.contains(R"("MT_NONE":{"order":false,"perm":6,)"), all.body.constData());
+    const auto wrapper = protocol::TopicConfigSerializeWrapper::fromJson(all.body);
+    QVERIFY(wrapper);
+    QCOMPARE(wrapper->topicConfigTable.at("MT_DELAY").attributes,
+        (std::map<QByteArray, QByteArray> {{"message.type", "DELAY"}}));
+    QVERIFY(wrapper->topicConfigTable.at("MT_NONE").attributes.empty());
+
+    // What the file holds decodes to the same table (a restart reads it).
+    m_broker->context().topics->persist();
+    QFile file(broker::TopicConfigManager::filePath(m_dir.filePath(QStringLiteral("store"))));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const auto fromFile = protocol::TopicConfigSerializeWrapper::fromJson(file.readAll());
+    QVERIFY(fromFile);
+    QCOMPARE(fromFile->topicConfigTable.at("MT_FIFO").attributes,
+        (std::map<QByteArray, QByteArray> {{"message.type", "FIFO"}}));
+    QCOMPARE(fromFile->topicConfigTable.at("MT_MIXED").attributes,
+        (std::map<QByteArray, QByteArray> {{"message.type", "MIXED"}}));
+
+    // Non-string attribute values are no attributes; the rest of the config still reads.
+    const auto odd = protocol::TopicConfig::fromJsonValue(
+        *protocol::parseJson(R"({"attributes":{"a":1,"b":"x"},"topicName":"T"})"));
+    QVERIFY(odd);
+    QCOMPARE(odd->attributes, (std::map<QByteArray, QByteArray> {{"b", "x"}}));
+}
+
+void tst_GrpcMessageType::textFormReadsRocketMq5Registrations()
+{
+    // RocketMQ 5's TopicConfig.encode() (compressed REGISTER_BROKER) appends the attributes'
+    // JSON, "{}" when there are none; 4.x's has five tokens.
+    auto t = protocol::TopicConfig::decodeText("T1 8 8 6 SINGLE_TAG {}");
+    QVERIFY(t);
+    QCOMPARE(t->writeQueueNums, 8);
+    QVERIFY(t->attributes.empty());
+    t = protocol::TopicConfig::decodeText(R"(T2 4 4 6 SINGLE_TAG {"message.type":"FIFO"})");
+    QVERIFY(t);
+    QCOMPARE(t->attributes, (std::map<QByteArray, QByteArray> {{"message.type", "FIFO"}}));
+    t = protocol::TopicConfig::decodeText("T3 4 4 6 SINGLE_TAG {not json");
+    QVERIFY(t); // ignored, as RocketMQ ignores it
+    QVERIFY(t->attributes.empty());
+    QVERIFY(protocol::TopicConfig::decodeText("T4 4 4 6 SINGLE_TAG").has_value());
+    QVERIFY(!protocol::TopicConfig::decodeText("T5 4 4 6").has_value());
+    QCOMPARE(protocol::TopicConfig::decodeText("T6 1 1 6 SINGLE_TAG")->encodeText(),
+        QByteArray("T6 1 1 6 SINGLE_TAG"));
+}
+
+void tst_GrpcMessageType::sendOfEachTypeToTopicsOfEachType_data()
+{
+    QTest::addColumn<QByteArray>("topic");
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<bool>("accepted");
+
+    const std::vector<std::pair<const char *, Kind>> kinds {{"NORMAL", Kind::Normal},
+        {"FIFO", Kind::Fifo}, {"DELAY", Kind::Delay}, {"TRANSACTION", Kind::Transaction}};
+    for (const char *topicType : {"NORMAL", "FIFO", "DELAY", "TRANSACTION", "MIXED", "NONE"}) {
+        for (const auto &[name, kind] : kinds) {
+            const bool accepted = QByteArrayView(topicType) == "MIXED"
+                || QByteArrayView(topicType) == "NONE" || QByteArrayView(topicType) == name;
+            QTest::addRow("%s message to %s topic", name, topicType)
+                << QByteArray("MT_") + topicType << int(kind) << accepted;
+        }
+    }
+}
+
+void tst_GrpcMessageType::sendOfEachTypeToTopicsOfEachType()
+{
+    QFETCH(QByteArray, topic);
+    QFETCH(int, kind);
+    QFETCH(bool, accepted);
+    static int sent = 0;
+    const std::string id = "MSGTYPE-" + std::to_string(++sent);
+    GrpcTestClient c(m_grpcPort, "msgtype@1");
+    const storage::MessageStore *store = m_broker->context().store;
+    QVERIFY(store);
+    const std::int64_t before = store->commitLogMaxOffset();
+    const pb::SendMessageResponse r = c.send({messageOf(Kind(kind), topic.toStdString(), id)});
+    if (accepted) {
+        QVERIFY2(r.status().code() == pb::OK, r.status().message().c_str());
+        QCOMPARE(r.entries_size(), 1);
+        QVERIFY(store->commitLogMaxOffset() > before);
+        return;
+    }
+    QVERIFY2(
+        r.status().code() == pb::MESSAGE_PROPERTY_CONFLICT_WITH_TYPE, r.status().message().c_str());
+    QCOMPARE(r.entries_size(), 0);
+    QCOMPARE(store->commitLogMaxOffset(), before); // nothing stored
+    // The message names both types.
+    const std::string topicType = topic.mid(3).toStdString();
+    QVERIFY2(r.status().message().find("takes " + topicType + " messages") != std::string::npos,
+        r.status().message().c_str());
+}
+
+void tst_GrpcMessageType::routeListsTheAcceptedTypes()
+{
+    GrpcTestClient c(m_grpcPort, "msgtype-route@1");
+    auto typesOf = [&](const std::string &topic) {
+        pb::QueryRouteRequest req;
+        req.mutable_topic()->set_name(topic);
+        pb::QueryRouteResponse resp;
+        auto ctx = c.context();
+        std::vector<int> types;
+        if (!c.stub().QueryRoute(ctx.get(), req, &resp).ok() || resp.message_queues_size() == 0)
+            return types;
+        for (const int t : resp.message_queues(0).accept_message_types())
+            types.push_back(t);
+        return types;
+    };
+    QCOMPARE(typesOf("MT_FIFO"), std::vector<int> {pb::FIFO});
+    QCOMPARE(typesOf("MT_TRANSACTION"), std::vector<int> {pb::TRANSACTION});
+    const std::vector<int> every {pb::NORMAL, pb::FIFO, pb::DELAY, pb::TRANSACTION};
+    QCOMPARE(typesOf("MT_MIXED"), every);
+    QCOMPARE(typesOf("MT_NONE"), every);
+}
+
+QTEST_GUILESS_MAIN(tst_GrpcMessageType)
+#include "tst_grpcmessagetype.moc"
