@@ -146,6 +146,16 @@ void declareFamilies(MetricsWriter &w)
     w.declare("qrocket_ha_connections", MetricType::Gauge, "Slaves connected to this master.");
     w.declare("qrocket_ha_slave_lag_bytes", MetricType::Gauge,
         "Commit-log bytes a slave has not acknowledged yet.");
+    w.declare("qrocket_consumequeue_mapped_files", MetricType::Gauge,
+        "Consume-queue files mapped now (at most maxMappedConsumeQueueFiles but for an instant).");
+    w.declare("qrocket_consumequeue_mapped_files_limit", MetricType::Gauge,
+        "maxMappedConsumeQueueFiles: consume-queue files kept mapped at most.");
+    w.declare("qrocket_consumequeue_mapping_hits_total", MetricType::Counter,
+        "Consume-queue file uses that found the file mapped.");
+    w.declare("qrocket_consumequeue_mapping_misses_total", MetricType::Counter,
+        "Consume-queue files mapped on use (first uses and re-mappings after an eviction).");
+    w.declare("qrocket_consumequeue_mapping_evictions_total", MetricType::Counter,
+        "Consume-queue mappings released to stay under maxMappedConsumeQueueFiles.");
     w.declare("qrocket_metrics_series_dropped", MetricType::Gauge,
         "Topics, topic@group pairs or per-queue lag series left out by metricsSeriesLimit.");
 }
@@ -395,6 +405,12 @@ QByteArray BrokerMetrics::collect() const
         w.add("qrocket_store_put_messages_total", {}, static_cast<double>(st.putMessageTotal));
         w.add("qrocket_store_put_bytes_total", {}, static_cast<double>(st.putBytesTotal));
         w.add("qrocket_store_get_messages_total", {}, static_cast<double>(st.getMessageTotal));
+        const storage::MappingCache::Stats cq = m_ctx.store->consumeQueueMappings().stats();
+        w.add("qrocket_consumequeue_mapped_files", {}, cq.mapped);
+        w.add("qrocket_consumequeue_mapped_files_limit", {}, cq.capacity);
+        w.add("qrocket_consumequeue_mapping_hits_total", {}, static_cast<double>(cq.hits));
+        w.add("qrocket_consumequeue_mapping_misses_total", {}, static_cast<double>(cq.maps));
+        w.add("qrocket_consumequeue_mapping_evictions_total", {}, static_cast<double>(cq.releases));
     }
     if (m_ctx.stats) {
         w.add("qrocket_pull_found_total", {}, static_cast<double>(m_ctx.stats->getFoundTotal()));

@@ -138,6 +138,14 @@ RemotingCommand AdminProcessor::brokerRuntimeInfo(const RemotingCommand &request
     t.emplace_back(
         QByteArrayLiteral("commitLogDiskRatio_") + commitLogDir.toUtf8(), commitLogRatio);
     t.emplace_back("consumeQueueDiskRatio", BrokerStats::javaDouble(disk.consumeQueueRatio()));
+    // QRocket: the consume queues' mapped files (maxMappedConsumeQueueFiles, mappingcache.h):
+    // mapped now, the cap, uses that found the mapping, mappings made (misses) and released.
+    const storage::MappingCache::Stats cq = store.consumeQueueMappings().stats();
+    t.emplace_back("consumeQueueMappedFiles", QByteArray::number(cq.mapped));
+    t.emplace_back("consumeQueueMappedFilesMax", QByteArray::number(cq.capacity));
+    t.emplace_back("consumeQueueMappingHits", QByteArray::number(cq.hits));
+    t.emplace_back("consumeQueueMappingMisses", QByteArray::number(cq.maps));
+    t.emplace_back("consumeQueueMappingEvictions", QByteArray::number(cq.releases));
     if (m_ctx.stats) {
         for (auto &kv : m_ctx.stats->runtimeInfo())
             t.push_back(std::move(kv));

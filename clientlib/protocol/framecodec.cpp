@@ -217,11 +217,15 @@ qsizetype encodedFrameBound(const RemotingCommand &cmd)
     return 8 + jsonHeaderBound(cmd) + cmd.body.size();
 }
 
-void encodeFrame(const RemotingCommand &cmd, QByteArray &out)
+namespace {
+/// encodeFrame(), or with `withBody` false its head only: the length prefix still counts the body,
+/// which the caller sends right behind it.
+void encodeFrameImpl(const RemotingCommand &cmd, QByteArray &out, bool withBody)
 {
     // One size computation, at most one allocation, then plain stores.
     const qsizetype start = out.size();
-    const qsizetype bound = encodedFrameBound(cmd);
+    const qsizetype body = cmd.body.size();
+    const qsizetype bound = encodedFrameBound(cmd) - (withBody ? 0 : body);
     if (out.capacity() < start + bound)
         out.reserve(std::max(start + bound, out.capacity() + out.capacity() / 2));
     qsizetype headerLen = 0;
@@ -236,15 +240,24 @@ void encodeFrame(const RemotingCommand &cmd, QByteArray &out)
         headerLen = writeJsonHeader(cmd, header) - header;
     }
     char *p = out.data() + start;
-    if (!cmd.body.isEmpty()) {
-        std::memcpy(
-            p + 8 + headerLen, cmd.body.constData(), static_cast<std::size_t>(cmd.body.size()));
-    }
-    const qsizetype frameLen = 8 + headerLen + cmd.body.size();
-    out.resize(start + frameLen);
+    if (withBody && body > 0)
+        std::memcpy(p + 8 + headerLen, cmd.body.constData(), static_cast<std::size_t>(body));
+    const qsizetype frameLen = 8 + headerLen + body;
+    out.resize(start + 8 + headerLen + (withBody ? body : 0));
     writeI32(p, static_cast<std::int32_t>(frameLen - 4));
     const std::uint32_t type = cmd.serializeType == SerializeType::RocketMQ ? 1u : 0u;
     writeU32(p + 4, (type << 24) | (static_cast<std::uint32_t>(headerLen) & 0xFFFFFFu));
+}
+} // namespace
+
+void encodeFrame(const RemotingCommand &cmd, QByteArray &out)
+{
+    encodeFrameImpl(cmd, out, true);
+}
+
+void encodeFrameHead(const RemotingCommand &cmd, QByteArray &out)
+{
+    encodeFrameImpl(cmd, out, false);
 }
 
 void appendSendOkFrame(QByteArray &out, int opaque, QByteArrayView msgId, int queueId,

@@ -45,6 +45,9 @@ DecodeResult decodeFrameSharingBody(const QByteArray &buffer, qsizetype offset,
 /// Appends the encoded frame to `out`, header in `cmd.serializeType`.
 void encodeFrame(const RemotingCommand &cmd, QByteArray &out);
 QByteArray encodeFrame(const RemotingCommand &cmd);
+/// encodeFrame() without the body: the length prefix and header of the frame, to be followed on
+/// the wire by `cmd.body` itself (sent from the caller's buffer instead of a copy).
+void encodeFrameHead(const RemotingCommand &cmd, QByteArray &out);
 
 /// The SEND_OK answer to one stored message, appended to `out` byte for byte as encodeFrame()
 /// encodes the send processor's RemotingCommand for it (JSON header: code 0; extFields msgId,

@@ -80,6 +80,7 @@ void ChannelImpl::detach()
     std::lock_guard lock(m_mutex);
     m_connection = nullptr;
     m_outbox.clear();
+    m_outboxBodies.clear();
 }
 
 void ChannelImpl::close()
@@ -120,12 +121,20 @@ void ChannelImpl::send(RemotingCommand cmd)
         return;
     }
     lock.unlock();
+    // A large body (a prepared whole-table answer shared between requests) is not copied: the
+    // frame's head goes into the outbox, the body by reference (Connection::writeSharedBody).
+    const bool share = cmd.body.size() >= Connection::kShareBodyBytes;
     QByteArray frame;
-    protocol::encodeFrame(cmd, frame);
+    if (share)
+        protocol::encodeFrameHead(cmd, frame);
+    else
+        protocol::encodeFrame(cmd, frame);
     lock.lock();
     if (!m_connection)
         return;
     m_outbox.append(frame);
+    if (share)
+        m_outboxBodies.emplace_back(m_outbox.size(), std::move(cmd.body));
     if (!m_flushPosted) {
         m_flushPosted = true;
         invokeOn(
@@ -159,15 +168,27 @@ bool ChannelImpl::sendEncoded(QByteArrayView frame)
 void ChannelImpl::flushOutbox()
 {
     QByteArray data;
+    std::vector<std::pair<qsizetype, QByteArray>> bodies;
     Connection *connection = nullptr;
     {
         std::lock_guard lock(m_mutex);
         data.swap(m_outbox);
+        bodies.swap(m_outboxBodies);
         m_flushPosted = false;
         connection = m_connection;
     }
-    if (connection && !data.isEmpty())
-        connection->writeBytes(data);
+    if (!connection || data.isEmpty())
+        return;
+    qsizetype at = 0;
+    for (const auto &[end, body] : bodies) {
+        // The frames up to the end of the body's head, then the body.
+        const qsizetype headStart = at;
+        connection->writeBytes(QByteArrayView(data).sliced(at, end - at));
+        at = end;
+        connection->writeSharedBody(body, end - headStart);
+    }
+    if (at < data.size())
+        connection->writeBytes(QByteArrayView(data).sliced(at));
 }
 
 void ChannelImpl::invokeAsync(RemotingCommand request, int timeoutMillis, InvokeCallback callback)

@@ -25,6 +25,7 @@
 #include <memory>
 #include <mutex>
 #include <utility>
+#include <vector>
 
 class QThread;
 
@@ -103,6 +104,9 @@ private:
     bool m_remoteHostValid = false; // guarded by m_mutex
     Connection *m_connection; // guarded by m_mutex; null once closed
     QByteArray m_outbox; // guarded by m_mutex; encoded frames from other threads
+    /// Guarded by m_mutex: large bodies not copied into m_outbox, each with the offset in it
+    /// where it goes (its frame's head ends there).
+    std::vector<std::pair<qsizetype, QByteArray>> m_outboxBodies;
     bool m_flushPosted = false; // guarded by m_mutex
 };
 

@@ -194,7 +194,8 @@ void Connection::onErrorOccurred(QAbstractSocket::SocketError error)
 
 qint64 Connection::unsentBytes() const
 {
-    const qint64 transport = m_socket ? m_socket->bytesToWrite() : m_out.size() - m_outPos;
+    const qint64 transport
+        = m_socket ? m_socket->bytesToWrite() : m_out.size() - m_outPos + outQueueBytes();
     return transport + m_preconnect.size() + m_corked.size();
 }
 
@@ -235,6 +236,10 @@ bool Connection::writeOut(const char *data, qint64 size, QString &error)
             return true;
         error = m_socket->errorString();
         return false;
+    }
+    if (!m_outQueue.empty()) {
+        appendOwnedSegment(data, size); // behind a shared body still waiting
+        return true;
     }
     if (m_outPos < m_out.size()) {
         // The sent prefix goes once it is as large as what is left (each byte moves at most once
@@ -293,12 +298,13 @@ void Connection::onWritable()
         close(QStringLiteral("write failed: ") + qt_error_string(errno));
         return;
     }
-    m_writeNotifier->setEnabled(false);
     m_outPos = 0;
     if (m_out.capacity() > kKeepBufferBytes)
         m_out = QByteArray();
     else
         m_out.resize(0);
+    if (drainOutQueue())
+        m_writeNotifier->setEnabled(false);
 }
 
 void Connection::overCap(qint64 wanted)
@@ -318,6 +324,15 @@ void Connection::sendCommand(const RemotingCommand &cmd)
 {
     if (m_closed)
         return;
+    if (cmd.body.size() >= kShareBodyBytes && writesDescriptor() && m_connected) {
+        // A large body (a prepared whole-table answer) is not copied: the head, then the body
+        // from its own buffer.
+        m_scratch.resize(0);
+        protocol::encodeFrameHead(cmd, m_scratch);
+        writeBytes(m_scratch);
+        writeSharedBody(cmd.body, m_scratch.size());
+        return;
+    }
     if (m_connected && (m_inProcessInput || m_ownerCorked)) {
         // Corked (answers to a read batch): encoded straight behind the frames already waiting
         // (encodeFrame grows the buffer geometrically), not into m_scratch and copied again.
@@ -631,6 +646,7 @@ void Connection::close(const QString &reason)
         ::close(m_fd);
         m_fd = -1;
     }
+    clearOutQueue();
     m_worker->removeConnection(this);
     m_handler->connectionClosed(this);
     auto pending = std::exchange(m_pending, {});

@@ -44,6 +44,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <deque>
+#include <map>
 #include <unordered_map>
 
 class QSocketNotifier;
@@ -141,6 +143,15 @@ public:
 
     void sendCommand(const protocol::RemotingCommand &cmd);
     void writeBytes(QByteArrayView bytes);
+    /// A body of at least this size is not copied into the output: sendCommand() writes the
+    /// frame's head, then the body through writeSharedBody().
+    static constexpr qsizetype kShareBodyBytes = 1024 * 1024;
+    /// Sends `body` right behind the frame head just written (`headBytes` of it, still queued
+    /// maybe). A plain server connection keeps a reference to the body instead of a copy, and
+    /// counts its bytes against maxUnsentBytes once however many of its queued answers hold the
+    /// same buffer (a prepared whole-table body shared between requests: what it costs is one
+    /// copy). Other connections copy it, as writeBytes() does.
+    void writeSharedBody(const QByteArray &body, qint64 headBytes);
     /// Sends `request` with a fresh opaque and completes `callback` on this thread with the
     /// response, Timeout (after timeoutMillis) or Unavailable (connection closed).
     void invoke(protocol::RemotingCommand request, int timeoutMillis, InvokeCallback callback);
@@ -180,6 +191,17 @@ private:
     void processInput();
     void handleFrame(protocol::RemotingCommand cmd);
     qint64 unsentBytes() const;
+    /// A plain server connection: it writes its descriptor itself (and can queue shared bodies).
+    bool writesDescriptor() const { return m_server && !m_socket && m_fd >= 0; }
+    // The queue behind m_out (connectionout.cpp): segments that are either owned bytes or a
+    // reference to a shared body, sent in order once m_out is empty.
+    void appendOwnedSegment(const char *data, qint64 size);
+    void pushSharedSegment(const QByteArray &body);
+    void popOutSegment();
+    /// Sends queued segments until the kernel refuses: true when the queue is empty.
+    bool drainOutQueue();
+    void clearOutQueue();
+    qint64 outQueueBytes() const;
     void overCap(qint64 wanted);
     void flushCorked();
     /// At the in-flight cap: stops reading unless the requests drained meanwhile (true = paused).
@@ -223,6 +245,16 @@ private:
     QSocketNotifier *m_writeNotifier = nullptr;
     QByteArray m_out; // server side: bytes the kernel has not taken yet, from m_outPos
     qsizetype m_outPos = 0;
+    struct OutSegment
+    {
+        QByteArray bytes;
+        bool shared = false;
+    };
+    std::deque<OutSegment> m_outQueue; // server side, behind m_out: see appendOwnedSegment()
+    qsizetype m_outQueuePos = 0; // bytes of the front segment sent
+    qint64 m_outQueueOwned = 0; // unsent bytes of the owned segments
+    qint64 m_outQueueShared = 0; // bytes of the distinct shared bodies queued, each once
+    std::map<std::pair<const char *, qsizetype>, int> m_sharedBodies; // body -> segments
     std::shared_ptr<ChannelImpl> m_channel;
     bool m_connected = false;
     bool m_closed = false;

@@ -185,9 +185,13 @@ MappedFile::Pin MappedFile::pin() const
     m_referenced.store(true, std::memory_order_relaxed);
     std::shared_ptr<const Mapping> made;
     {
-        std::lock_guard lock(m_mapMutex);
-        if (m_map)
-            return Pin(m_map);
+        std::unique_lock lock(m_mapMutex);
+        if (m_map) {
+            Pin hit(m_map);
+            lock.unlock();
+            m_cache->noteHit(); // counted outside the file's lock
+            return hit;
+        }
         ScopedFd fd {::open(QFile::encodeName(m_path).constData(), O_RDWR | O_CLOEXEC)};
         if (fd.fd < 0) {
             qCWarning(lcStore).noquote()

@@ -6,7 +6,9 @@
 #include <QStringList>
 
 #include <algorithm>
+#include <functional>
 #include <sys/resource.h>
+#include <thread>
 #include <vector>
 
 namespace qrocket::storage {
@@ -48,6 +50,33 @@ QString MappingCache::limitWarning() const
                           "may fail to open or map")
         .arg(low.join(QStringLiteral(" and ")))
         .arg(m_capacity);
+}
+
+void MappingCache::noteHit()
+{
+    // The stripe is picked once per thread.
+    static thread_local const std::size_t stripe
+        = std::hash<std::thread::id> {}(std::this_thread::get_id()) % kHitStripes;
+    m_hits[stripe].n.fetch_add(1, std::memory_order_relaxed);
+}
+
+std::uint64_t MappingCache::hitCount() const
+{
+    std::uint64_t sum = 0;
+    for (const HitStripe &s : m_hits)
+        sum += s.n.load(std::memory_order_relaxed);
+    return sum;
+}
+
+MappingCache::Stats MappingCache::stats() const
+{
+    Stats s;
+    s.capacity = m_capacity;
+    s.mapped = mappedCount();
+    s.hits = hitCount();
+    s.maps = mapCount();
+    s.releases = releaseCount();
+    return s;
 }
 
 void MappingCache::unlinkLocked(MappedFile *f)

@@ -17,6 +17,7 @@
 
 #include <QString>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -48,6 +49,19 @@ public:
     /// Mappings made (first uses and re-mappings after a release) and released, since creation.
     std::uint64_t mapCount() const { return m_maps.load(std::memory_order_relaxed); }
     std::uint64_t releaseCount() const { return m_releases.load(std::memory_order_relaxed); }
+    /// Uses (pins) that found the file mapped, since creation (summed over the stripes).
+    std::uint64_t hitCount() const;
+
+    /// The figures above at one moment (each read relaxed: they may be a use apart).
+    struct Stats
+    {
+        int capacity = 0;
+        int mapped = 0;
+        std::uint64_t hits = 0; // uses that found the mapping
+        std::uint64_t maps = 0; // misses: first uses and re-mappings after a release
+        std::uint64_t releases = 0; // evictions by the clock
+    };
+    Stats stats() const;
 
 private:
     friend class MappedFile;
@@ -56,6 +70,9 @@ private:
     /// `f` goes away (its destructor): leaves the clock.
     void forget(MappedFile *f);
     void unlinkLocked(MappedFile *f);
+    /// A use found the file mapped: one relaxed add on this thread's stripe (no lock, and readers
+    /// of different queues on different threads do not share a cache line for it).
+    void noteHit();
 
     const int m_capacity;
     std::mutex m_mutex; // guards the ring (MappedFile::m_lruPrev/m_lruNext/m_inLru) and m_hand
@@ -63,6 +80,12 @@ private:
     std::atomic<int> m_count {0};
     std::atomic<std::uint64_t> m_maps {0};
     std::atomic<std::uint64_t> m_releases {0};
+    struct alignas(64) HitStripe
+    {
+        std::atomic<std::uint64_t> n {0};
+    };
+    static constexpr std::size_t kHitStripes = 16;
+    std::array<HitStripe, kHitStripes> m_hits {};
 };
 
 using MappingCachePtr = std::shared_ptr<MappingCache>;

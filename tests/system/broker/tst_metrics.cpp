@@ -1,12 +1,15 @@
 // GET /metrics of real qrocket-namesrv and qrocket-broker processes: every line of both answers
 // passes a strict exposition parser (tests/testlib/exposition.h) and promtool when installed;
 // the put counter grows by exactly what the test sent; the per-queue lag equals what
-// GET_CONSUME_STATS (qrocket-admin consumerProgress) answers; with aclEnable a scrape needs an
-// ACL admin account's keys (HTTP basic auth); without the keys the endpoint is off.
+// GET_CONSUME_STATS (qrocket-admin consumerProgress) answers; the consume queues' mapping cache
+// (maxMappedConsumeQueueFiles=4 here) shows its evictions in the scrape and in runtime info; with
+// aclEnable a scrape needs an ACL admin account's keys (HTTP basic auth); without the keys the
+// endpoint is off.
 
 #include "clientlib/client/litepullconsumer.h"
 #include "clientlib/client/producer.h"
 #include "clientlib/protocol/bodies/adminbodies.h"
+#include "clientlib/protocol/bodies/routebodies.h"
 #include "clientlib/remoting/remotingclient.h"
 #include "tests/system/broker/brokertestutil.h"
 #include "tests/testlib/daemonprocess.h"
@@ -30,6 +33,7 @@ namespace {
 const QByteArray kTopic = "MetricsTopic";
 const QByteArray kGroup = "metrics-group";
 constexpr int kSent = 37;
+constexpr int kCqCap = 4; // maxMappedConsumeQueueFiles of the broker
 
 const QByteArray kRules = R"(accounts:
   - accessKey: reader01
@@ -69,6 +73,7 @@ private Q_SLOTS:
     void promtoolAcceptsBothAnswers();
     void putCounterGrowsByWhatWasSent();
     void queueLagEqualsConsumeStats();
+    void consumeQueueMappingsStayUnderTheCap();
     void unknownPathsAndMethods();
     void offByDefault();
     void aclNeedsAnAdminAccount();
@@ -122,7 +127,8 @@ void tst_Metrics::initTestCase()
             [&](quint16 port) {
                 m_brokerMetrics = freePort();
                 return brokerConf(port, QDir(dir).filePath(QStringLiteral("store")).toUtf8(),
-                    "metricsPort=" + QByteArray::number(m_brokerMetrics) + "\n");
+                    "metricsPort=" + QByteArray::number(m_brokerMetrics)
+                        + "\nmaxMappedConsumeQueueFiles=" + QByteArray::number(kCqCap) + "\n");
             }),
         qPrintable(m_broker.error()));
     QVERIFY(waitForPort(m_nsMetrics, 10000));
@@ -329,6 +335,76 @@ void tst_Metrics::queueLagEqualsConsumeStats()
              "rocketmq_producer_offset", "rocketmq_consumer_tps", "rocketmq_producer_message_size",
              "rocketmq_producer_tps", "rocketmq_group_get_latency_by_storetime"})
         QVERIFY2(!e->find(family).isEmpty(), family);
+}
+
+void tst_Metrics::consumeQueueMappingsStayUnderTheCap()
+{
+    // 16 queues written, then read back, through a cap of 4 mapped consume-queue files: the cache
+    // must evict (and map again), and never hold more than the cap.
+    constexpr int kTopics = 4;
+    constexpr int kQueues = 4;
+    for (int round = 0; round < 2; ++round) {
+        for (int t = 0; t < kTopics; ++t) {
+            for (int q = 0; q < kQueues; ++q) {
+                const RemotingCommand r = invoke(m_client, localAddr(m_brokerPort),
+                    sendV2("MetricsCq" + QByteArray::number(t), q, "cq " + QByteArray::number(q)));
+                QCOMPARE(r.code, 0);
+            }
+        }
+    }
+    // Dispatched: every queue holds its two messages (each answer maps or hits a queue file).
+    for (int t = 0; t < kTopics; ++t) {
+        for (int q = 0; q < kQueues; ++q) {
+            QTRY_COMPARE_WITH_TIMEOUT(invoke(m_client, localAddr(m_brokerPort),
+                                          request(30,
+                                              {{"topic", "MetricsCq" + QByteArray::number(t)},
+                                                  {"queueId", QByteArray::number(q)}}))
+                                          .extString("offset")
+                                          .toByteArray(),
+                QByteArray("2"), 15000);
+        }
+    }
+
+    QString error;
+    const std::optional<Exposition> e = scrape(m_brokerMetrics, &error);
+    QVERIFY2(e, qPrintable(error));
+    for (const auto &[family, type] :
+        {std::pair<const char *, const char *> {"qrocket_consumequeue_mapped_files", "gauge"},
+            {"qrocket_consumequeue_mapped_files_limit", "gauge"},
+            {"qrocket_consumequeue_mapping_hits_total", "counter"},
+            {"qrocket_consumequeue_mapping_misses_total", "counter"},
+            {"qrocket_consumequeue_mapping_evictions_total", "counter"}})
+        QCOMPARE(e->types.value(family), QByteArray(type));
+    QCOMPARE(e->value("qrocket_consumequeue_mapped_files_limit"), std::optional<double>(kCqCap));
+    const double mapped = e->value("qrocket_consumequeue_mapped_files").value_or(-1);
+    QVERIFY2(mapped >= 1 && mapped <= kCqCap, qPrintable(QString::number(mapped)));
+    const double evictions = e->value("qrocket_consumequeue_mapping_evictions_total").value_or(-1);
+    const double misses = e->value("qrocket_consumequeue_mapping_misses_total").value_or(-1);
+    QVERIFY2(evictions > 0, qPrintable(QString::number(evictions)));
+    // 16 files, each mapped at least once, most of them twice (evicted in between).
+    QVERIFY2(misses > kTopics * kQueues, qPrintable(QString::number(misses)));
+    QVERIFY(e->value("qrocket_consumequeue_mapping_hits_total").value_or(-1) > 0);
+
+    // The same figures in GET_BROKER_RUNTIME_INFO (nothing was sent or read in between).
+    const RemotingCommand r = invoke(m_client, localAddr(m_brokerPort), request(28));
+    QCOMPARE(r.code, 0);
+    const Result<protocol::KVTable> kv = protocol::KVTable::fromJson(r.body);
+    QVERIFY(kv);
+    const auto number = [&](const char *key) {
+        const auto it = kv->table.find(QByteArray(key));
+        return it == kv->table.end() ? -1.0 : it->second.toDouble();
+    };
+    QCOMPARE(number("consumeQueueMappedFilesMax"), double(kCqCap));
+    QVERIFY(number("consumeQueueMappedFiles") >= 1 && number("consumeQueueMappedFiles") <= kCqCap);
+    QVERIFY(number("consumeQueueMappingEvictions") >= evictions);
+    QVERIFY(number("consumeQueueMappingMisses") >= misses);
+    QVERIFY(number("consumeQueueMappingHits") > 0);
+    qInfo().noquote() << QStringLiteral("cap %1: mapped %2, misses %3, evictions %4, hits %5")
+                             .arg(kCqCap)
+                             .arg(mapped)
+                             .arg(misses)
+                             .arg(evictions)
+                             .arg(number("consumeQueueMappingHits"));
 }
 
 void tst_Metrics::unknownPathsAndMethods()

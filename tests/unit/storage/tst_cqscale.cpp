@@ -131,6 +131,16 @@ void tst_CqScale::pinOutlivesRelease()
     QVERIFY(cache->mappedCount() <= 2);
     QVERIFY(cache->releaseCount() >= 3);
     QVERIFY(!files[0]->isMapped());
+    // Five first uses: five misses, no hit; using the newest file again is a hit, not a mapping.
+    QCOMPARE(cache->mapCount(), std::uint64_t(5));
+    QCOMPARE(cache->hitCount(), std::uint64_t(0));
+    QVERIFY(files[4]->pin());
+    const MappingCache::Stats st = cache->stats();
+    QCOMPARE(st.hits, std::uint64_t(1));
+    QCOMPARE(st.maps, std::uint64_t(5));
+    QCOMPARE(st.releases, cache->releaseCount());
+    QCOMPARE(st.capacity, 2);
+    QVERIFY(st.mapped <= 2);
     std::memcpy(held.data() + 5, "-still", 6); // still mapped for its holder
     held = {};
     // A new mapping sees what went through the old one (MAP_SHARED: one page cache).
