@@ -2,6 +2,7 @@
 
 #include <QDateTime>
 #include <QEventLoop>
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTimer>
 
@@ -526,8 +527,16 @@ int SoakRun::finish()
         static_cast<long long>(t.deliveries), static_cast<long long>(t.lost),
         static_cast<long long>(t.duplicates), static_cast<long long>(t.unackedDelivered),
         static_cast<long long>(t.foreign));
-    if (t.lost > 0)
-        std::printf("some lost keys: %s\n", m_ledger.someLost(20).join(' ').constData());
+    if (t.lost > 0) {
+        // Every lost key, and the run's directory kept: the stores say where each one is.
+        const QString path = m_dir->filePath(QStringLiteral("lost-keys.txt"));
+        QFile f(path);
+        if (f.open(QIODevice::WriteOnly))
+            f.write(m_ledger.someLost(int(std::min<std::int64_t>(t.lost, 10000000))).join('\n'));
+        m_dir->setAutoRemove(false);
+        std::printf("some lost keys: %s\nall in %s (the run's directory is kept)\n",
+            m_ledger.someLost(20).join(' ').constData(), qPrintable(path));
+    }
     std::printf("switches %zu (skipped %d, restart failures %d); churn steps %d (failures %d)\n",
         m_switches.size(), m_skippedSwitches, m_restartFailures, m_churnCount, m_churnFailures);
     std::printf("%6s %7s %10s %11s %8s %11s\n", "switch", "killed", "new", "elected(ms)", "RTO(ms)",
