@@ -206,6 +206,13 @@ std::optional<Election> SoakCluster::election()
     return e;
 }
 
+void SoakCluster::saveOutput(int i, const QString &path)
+{
+    QFile f(path);
+    if (f.open(QIODevice::WriteOnly))
+        f.write(m_brokers[std::size_t(i)]->output());
+}
+
 std::vector<SoakCluster::Daemon> SoakCluster::daemons()
 {
     std::vector<Daemon> out;

@@ -73,6 +73,9 @@ public:
     /// The last `bytes` of what replica i printed since it was last started.
     QByteArray brokerTail(int i, int bytes);
 
+    /// Writes what replica i printed since it was last started to `path`.
+    void saveOutput(int i, const QString &path);
+
     /// Names and pids of the daemons, in table order ("etcd", "namesrv", "broker0", ...).
     struct Daemon
     {

@@ -332,6 +332,10 @@ void SoakRun::stepSwitch(std::int64_t now)
                 m_switches.size(), static_cast<long long>(kNoAckLimitMs / 1000),
                 static_cast<long long>(r.electedMs), qPrintable(m_stats.lastError));
         }
+        m_cluster->saveOutput(r.killed,
+            m_dir->filePath(QStringLiteral("broker%1-until-switch%2.log")
+                                .arg(r.killed)
+                                .arg(m_switches.size())));
         if (!m_cluster->startBroker(r.killed)) {
             ++m_restartFailures;
             say("switch %zu: restarting broker%d failed: %s", m_switches.size(), r.killed,
@@ -575,6 +579,12 @@ int SoakRun::finish()
     std::printf("verdict: %s\n", ok ? "PASS" : "FAIL");
     std::fflush(stdout);
     m_cluster->stop();
+    if (!ok) { // the evidence: each broker's output since its last start (earlier ones are saved)
+        m_dir->setAutoRemove(false);
+        for (int i = 0; i < m_cluster->replicas(); ++i)
+            m_cluster->saveOutput(i, m_dir->filePath(QStringLiteral("broker%1-last.log").arg(i)));
+        std::printf("run directory kept: %s\n", qPrintable(m_dir->path()));
+    }
     return ok ? 0 : 1;
 }
 
