@@ -150,6 +150,8 @@ Status ControllerMode::startBroker(bool asMaster, const QByteArray &haMaster)
     if (Status st = config.validate(); !st)
         return st;
     m_broker = std::make_unique<BrokerController>(config, store);
+    if (m_diskSpaceProbe)
+        m_broker->setDiskSpaceProbe(m_diskSpaceProbe);
     m_broker->setEpochHistory([this] {
         std::lock_guard lock(m_historyMutex);
         return m_history;

@@ -26,6 +26,7 @@
 // Threads: the owning thread's event loop (the daemon's main thread).
 
 #include "broker/config/brokerconfig.h"
+#include "storage/core/diskspace.h"
 #include "storage/core/storeconfig.h"
 
 #include <QObject>
@@ -56,6 +57,9 @@ public:
         QObject *parent = nullptr);
     ~ControllerMode() override;
 
+    /// The disk-space probe of every broker it starts (the daemon's QROCKET_DISK_SPACE_FILE
+    /// test seam); before start(). Unset: statvfs.
+    void setDiskSpaceProbe(storage::DiskSpaceProbe probe) { m_diskSpaceProbe = std::move(probe); }
     /// Opens the store as a slave, starts serving and joins the election.
     Status start();
     /// Resigns (a master revokes its lease: the others elect at once) and stops the broker.
@@ -88,6 +92,7 @@ private:
 
     BrokerConfig m_config;
     storage::MessageStoreConfig m_storeConfig;
+    storage::DiskSpaceProbe m_diskSpaceProbe;
     std::unique_ptr<EpochFile> m_epochs;
     std::unique_ptr<BrokerController> m_broker;
     std::unique_ptr<Elector> m_elector; // after m_broker: destroyed first

@@ -68,9 +68,19 @@ int main(int argc, char *argv[])
         qCInfo(lcBroker) << "signal" << signalNumber << "received, shutting down";
         QCoreApplication::quit();
     });
+    // Test seam: the store's partitions as a file gives them ("total free available", bytes)
+    // instead of statvfs, so that a system test can fill and free the disk of a real daemon (in
+    // controller mode too: each broker the election starts gets it).
+    qrocket::storage::DiskSpaceProbe diskSpaceProbe;
+    if (const QString file = qEnvironmentVariable("QROCKET_DISK_SPACE_FILE"); !file.isEmpty()) {
+        qCWarning(lcBroker).noquote() << "disk space read from" << file
+                                      << "(QROCKET_DISK_SPACE_FILE, for tests), not measured";
+        diskSpaceProbe = qrocket::storage::diskSpaceFileProbe(file);
+    }
     if (config.broker.enableControllerMode) {
         // The election decides the role; the broker is restarted in-process at each change.
         controller::ControllerMode mode(config.broker, config.store);
+        mode.setDiskSpaceProbe(diskSpaceProbe);
         if (auto st = mode.start(); !st)
             return fail(st.message());
         const int rc = QCoreApplication::exec();
@@ -78,13 +88,8 @@ int main(int argc, char *argv[])
         return rc;
     }
     BrokerController controller(config.broker, config.store);
-    // Test seam: the store's partitions as a file gives them ("total free available", bytes)
-    // instead of statvfs, so that a system test can fill and free the disk of a real daemon.
-    if (const QString file = qEnvironmentVariable("QROCKET_DISK_SPACE_FILE"); !file.isEmpty()) {
-        qCWarning(lcBroker).noquote() << "disk space read from" << file
-                                      << "(QROCKET_DISK_SPACE_FILE, for tests), not measured";
-        controller.setDiskSpaceProbe(qrocket::storage::diskSpaceFileProbe(file));
-    }
+    if (diskSpaceProbe)
+        controller.setDiskSpaceProbe(diskSpaceProbe);
     if (auto st = controller.initialize(); !st)
         return fail(st.message());
     if (auto st = controller.start(); !st)
