@@ -16,8 +16,8 @@
 // At the end it stops sending, waits (at most --drain-seconds) for the consumers to catch up and
 // checks that every acknowledged send was delivered at least once: lost and duplicate counts.
 // Exit code: 0 when nothing was lost and every switch recovered, 1 otherwise, 2 when the cluster
-// or the clients could not be set up. SIGINT/SIGTERM end the load early (then the same checks);
-// every child process dies with the program (PR_SET_PDEATHSIG).
+// or the clients could not be set up, 77 without an etcd binary (skipped). SIGINT/SIGTERM end the
+// load early (then the same checks); every child process dies with the program (PR_SET_PDEATHSIG).
 
 #include "clientlib/common/signalwatcher.h"
 #include "tests/soak/soakcluster.h"

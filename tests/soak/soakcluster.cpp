@@ -25,6 +25,8 @@ ProcStats procStats(qint64 pid)
     for (const QByteArray &line : status.readAll().split('\n')) {
         if (line.startsWith("VmRSS:"))
             s.rssKiB = line.mid(6).simplified().split(' ').value(0).toLongLong();
+        else if (line.startsWith("RssAnon:"))
+            s.anonKiB = line.mid(8).simplified().split(' ').value(0).toLongLong();
         else if (line.startsWith("Threads:"))
             s.threads = line.mid(8).simplified().toInt();
     }

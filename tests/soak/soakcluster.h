@@ -31,6 +31,8 @@ inline const QByteArray kBrokerName = QByteArrayLiteral("broker-soak");
 struct ProcStats
 {
     std::int64_t rssKiB = -1;
+    std::int64_t anonKiB = -1; // RssAnon: RSS without mapped files (a store's mmapped files
+                               // count in RSS as their pages are touched; a leak shows here)
     int fds = -1;
     int threads = -1;
 };

@@ -105,8 +105,9 @@ private:
     std::int64_t m_prevFailed = 0;
     std::int64_t m_prevDeliveries = 0;
     std::int64_t m_prevThrottled = 0;
-    /// Per daemon name: RSS (KiB), fds, threads and pid per interval (the trend at the end).
-    std::map<QString, std::vector<std::array<std::int64_t, 4>>> m_trend;
+    /// Per daemon name: RSS (KiB), fds, threads, pid and RssAnon (KiB) per interval (the trend
+    /// at the end).
+    std::map<QString, std::vector<std::array<std::int64_t, 5>>> m_trend;
 };
 
 } // namespace qrocket::soak
