@@ -324,6 +324,11 @@ void SoakRun::stepSwitch(std::int64_t now)
         if (!acked && now - r.killedAt < kNoAckLimitMs)
             return;
         m_stats.watchKilled = -1;
+        if (r.newMaster < 0) { // the acknowledgement came before a poll saw the new record
+            const auto e = m_cluster->election();
+            if (e && e->master >= 0 && e->epoch > m_oldEpoch)
+                r.newMaster = e->master; // elected: unknown, before the RTO
+        }
         if (acked) {
             r.rtoMs = first - r.killedAt;
             say("switch %zu: new master broker%d elected after %lld ms; RTO %lld ms (kill to "
