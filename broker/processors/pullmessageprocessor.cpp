@@ -104,6 +104,11 @@ void PullMessageProcessor::processRequest(
         respond(std::move(*response));
 }
 
+bool PullMessageProcessor::rejectRequest() const
+{
+    return !m_ctx.config->isMaster() && !m_ctx.config->slaveReadEnable;
+}
+
 void PullMessageProcessor::executeWakeup(HeldPull &&pull)
 {
     if (pull.channel && !pull.channel->isActive())
@@ -253,8 +258,13 @@ std::optional<RemotingCommand> PullMessageProcessor::process(const remoting::Cha
     if (config.slaveReadEnable)
         suggest = result.suggestPullingFromSlave ? groupConfig->whichBrokerWhenConsumeSlowly
                                                  : groupConfig->brokerId;
-    if (!config.isMaster() && !config.slaveReadEnable)
+    std::int64_t nextBeginOffset = result.nextBeginOffset;
+    if (!config.isMaster() && !config.slaveReadEnable) {
+        // Only when the role changed after rejectRequest() let the pull in (a parked pull woken
+        // on a broker that became a slave): nothing is served, so nothing may be skipped.
         response.code = toInt(ResponseCode::PullRetryImmediately);
+        nextBeginOffset = queueOffset;
+    }
     if (response.code == toInt(ResponseCode::PullOffsetMoved)) {
         // RocketMQ: a master (or a slave with offsetCheckInSlave) corrects the offset and posts
         // an OFFSET_MOVED_EVENT; any other slave asks for an immediate retry instead.
@@ -266,7 +276,7 @@ std::optional<RemotingCommand> PullMessageProcessor::process(const remoting::Cha
         }
     }
     response.setExt("suggestWhichBrokerId", suggest);
-    response.setExt("nextBeginOffset", result.nextBeginOffset);
+    response.setExt("nextBeginOffset", nextBeginOffset);
     response.setExt("minOffset", result.minOffset);
     response.setExt("maxOffset", result.maxOffset);
     if (response.code == toInt(ResponseCode::Success)) {

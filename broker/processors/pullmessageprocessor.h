@@ -33,6 +33,12 @@ public:
 
     void processRequest(const remoting::ChannelPtr &channel, remoting::RemotingCommand request,
         remoting::Responder respond) override;
+    /// A slave without slaveReadEnable refuses pulls (SYSTEM_BUSY, "[REJECTREQUEST]..."), as
+    /// RocketMQ 5 does: the client retries later and refreshes its route, which names the
+    /// master. RocketMQ 4.9.7's answer, PULL_RETRY_IMMEDIATELY with the next offset past what
+    /// the slave found, made a client that pulled from a slave (a stale route after a master
+    /// switch: the killed master back as a follower at the same address) skip those messages.
+    bool rejectRequest() const override;
     /// Re-executes a parked pull without allowing it to be parked again.
     void executeWakeup(HeldPull &&pull);
 

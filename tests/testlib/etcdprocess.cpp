@@ -128,6 +128,11 @@ bool EtcdProcess::isRunning() const
     return m_process && m_process->state() != QProcess::NotRunning;
 }
 
+qint64 EtcdProcess::pid() const
+{
+    return isRunning() ? m_process->processId() : -1;
+}
+
 QByteArray EtcdProcess::output()
 {
     if (m_process)

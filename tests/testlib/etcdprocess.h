@@ -33,6 +33,8 @@ public:
     void pause();
     void resume();
     bool isRunning() const;
+    /// The process id; -1 when not running.
+    qint64 pid() const;
     /// "http://127.0.0.1:<client port>".
     QString endpoint() const;
     quint16 clientPort() const { return m_clientPort; }

@@ -160,9 +160,8 @@ bool tst_TwoMasters::start(Broker &b)
             + "\nmappedFileSizeCommitLog=" + QByteArray::number(kCommitLogFileSize)
             + "\nmappedFileSizeConsumeQueue=60000\nhaSendHeartbeatInterval=1000\n"
               "haHousekeepingInterval=3000\nautoCreateTopicEnable=false\n"
-            // A slave serves messages only with slaveReadEnable, as in RocketMQ 4.9.7; without
-            // it a pull is answered PULL_RETRY_IMMEDIATELY past what it found, which a client
-            // takes as "nothing matched" and skips.
+            // A slave serves messages only with slaveReadEnable, as in RocketMQ; without it a
+            // pull is refused (SYSTEM_BUSY, RocketMQ 5's rule).
             + (slave ? "slaveReadEnable=true\n" : "");
     });
 }
