@@ -164,8 +164,12 @@ private slots:
         const qint64 grownMiB = (rssPeak - rssBefore) / 1024;
         qInfo("%d answers of %lld MiB (%lld MiB) read slowly; RSS grew by at most %lld MiB", kReads,
             kBodyBytes >> 20, (kReads * kBodyBytes) >> 20, grownMiB);
-        // Copies would be 160 MiB; the answers hold references to one body.
+        // Copies would be 160 MiB; the answers hold references to one body. Under ASan the
+        // figure says nothing: its quarantine (256 MiB) keeps the test's own freed frames (each
+        // answer is read into one 4 MiB buffer and decoded into another: 320 MiB in all).
+#if !defined(__SANITIZE_ADDRESS__)
         QVERIFY2(grownMiB < 64, qPrintable(QStringLiteral("RSS grew by %1 MiB").arg(grownMiB)));
+#endif
     }
 
     void neverReaderIsCutOff()
