@@ -228,6 +228,26 @@ qint64 Connection::readSome(char *data, qint64 size, QString &error)
     }
 }
 
+qint64 Connection::sendNow(const char *data, qint64 size, QString &error)
+{
+    qint64 done = 0;
+    while (done < size) {
+        const ssize_t n = ::send(
+            m_fd, data + done, static_cast<std::size_t>(size - done), MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0) {
+            done += n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break;
+        error = qt_error_string(errno);
+        return -1;
+    }
+    return done;
+}
+
 bool Connection::writeOut(const char *data, qint64 size, QString &error)
 {
     if (m_socket) {
@@ -256,21 +276,9 @@ bool Connection::writeOut(const char *data, qint64 size, QString &error)
         m_out.append(data, size); // keep the order: behind what the kernel has not taken yet
         return true;
     }
-    qint64 done = 0;
-    while (done < size) {
-        const ssize_t n = ::send(
-            m_fd, data + done, static_cast<std::size_t>(size - done), MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (n > 0) {
-            done += n;
-            continue;
-        }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            break;
-        error = qt_error_string(errno);
+    const qint64 done = sendNow(data, size, error);
+    if (done < 0)
         return false;
-    }
     if (done < size) {
         m_out.resize(0);
         m_out.append(data + done, size - done);
@@ -284,19 +292,16 @@ void Connection::onWritable()
 {
     if (m_closed)
         return;
-    while (m_outPos < m_out.size()) {
-        const ssize_t n = ::send(m_fd, m_out.constData() + m_outPos,
-            static_cast<std::size_t>(m_out.size() - m_outPos), MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (n > 0) {
-            m_outPos += n; // server side: writing is not activity (a peer reading a trickle)
-            continue;
+    if (m_outPos < m_out.size()) {
+        QString error;
+        const qint64 n = sendNow(m_out.constData() + m_outPos, m_out.size() - m_outPos, error);
+        if (n < 0) {
+            close(QStringLiteral("write failed: ") + error);
+            return;
         }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        m_outPos += n; // server side: writing is not activity (a peer reading a trickle)
+        if (m_outPos < m_out.size())
             return; // the notifier stays enabled
-        close(QStringLiteral("write failed: ") + qt_error_string(errno));
-        return;
     }
     m_outPos = 0;
     if (m_out.capacity() > kKeepBufferBytes)

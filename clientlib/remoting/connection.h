@@ -223,6 +223,9 @@ private:
     qint64 readSome(char *data, qint64 size, QString &error);
     /// Transport writes: all of it is taken (sent or queued in order) or false on error.
     bool writeOut(const char *data, qint64 size, QString &error);
+    /// Plain descriptor: sends what the kernel takes now (the socket never blocks); the bytes
+    /// sent, fewer than `size` when its buffer is full, or -1 with the reason in `error`.
+    qint64 sendNow(const char *data, qint64 size, QString &error);
 
     const ConnectionOptions m_options;
     ConnectionHandler *const m_handler;

@@ -6,9 +6,6 @@
 
 #include <QSocketNotifier>
 
-#include <cerrno>
-#include <sys/socket.h>
-
 namespace qrocket::remoting {
 
 namespace {
@@ -68,24 +65,20 @@ bool Connection::drainOutQueue()
     while (!m_outQueue.empty()) {
         const OutSegment &front = m_outQueue.front();
         const qsizetype left = front.bytes.size() - m_outQueuePos;
-        const ssize_t n = ::send(m_fd, front.bytes.constData() + m_outQueuePos,
-            static_cast<std::size_t>(left), MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (n > 0) {
-            if (n == left) {
-                popOutSegment();
-            } else {
-                m_outQueuePos += n;
-                if (!front.shared)
-                    m_outQueueOwned -= n;
-            }
+        QString error;
+        const qint64 n = sendNow(front.bytes.constData() + m_outQueuePos, left, error);
+        if (n < 0) {
+            close(QStringLiteral("write failed: ") + error);
+            return false;
+        }
+        if (n == left) {
+            popOutSegment();
             continue;
         }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            return false; // the write notifier stays enabled
-        close(QStringLiteral("write failed: ") + qt_error_string(errno));
-        return false;
+        m_outQueuePos += n;
+        if (!front.shared)
+            m_outQueueOwned -= n;
+        return false; // the socket's buffer is full: the write notifier stays enabled
     }
     return true;
 }
@@ -127,19 +120,10 @@ void Connection::writeSharedBody(const QByteArray &body, qint64 headBytes)
         pushSharedSegment(body); // the write notifier is on while anything waits
         return;
     }
-    qint64 done = 0;
-    while (done < body.size()) {
-        const ssize_t n = ::send(m_fd, body.constData() + done,
-            static_cast<std::size_t>(body.size() - done), MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (n > 0) {
-            done += n;
-            continue;
-        }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            break;
-        close(QStringLiteral("write failed: ") + qt_error_string(errno));
+    QString error;
+    const qint64 done = sendNow(body.constData(), body.size(), error);
+    if (done < 0) {
+        close(QStringLiteral("write failed: ") + error);
         return;
     }
     if (done == body.size())
