@@ -1,6 +1,8 @@
 // The sample cluster layouts resources/conf/2m-2s-sync and 2m-2s-async, started as written: each
 // file's text as it is, followed only by the keys its comment says to set when the brokers share
-// one machine (listenPort, storePathRootDir, namesrvAddr, and loopback brokerIP1/2). Two name
+// one machine (listenPort, storePathRootDir, namesrvAddr, and loopback brokerIP1/2), and a 64 MiB
+// commit-log file instead of the default 1 GiB: the store preallocates its files, and four
+// brokers' gigabytes are more than a shared CI disk may have free. Two name
 // servers; each slave must find its own master through them, each master must have its slave,
 // and sends must work on both masters, also after one master is killed.
 
@@ -74,7 +76,8 @@ void tst_ClusterLayouts::layoutStartsAsWritten()
             *brokers.back(), store + QStringLiteral(".properties"), port, [&](quint16 p) {
                 return asWritten + "\nlistenPort=" + QByteArray::number(p)
                     + "\nstorePathRootDir=" + store.toUtf8() + "\nnamesrvAddr=" + namesrvAddr
-                    + "\nbrokerIP1=127.0.0.1\nbrokerIP2=127.0.0.1\n";
+                    + "\nbrokerIP1=127.0.0.1\nbrokerIP2=127.0.0.1\n"
+                    + "mapedFileSizeCommitLog=67108864\n";
             }));
         ports[name] = port;
     }
@@ -107,6 +110,7 @@ void tst_ClusterLayouts::layoutStartsAsWritten()
             QCOMPARE(b->stop(), 0);
     ns1.stop();
     ns2.stop();
+    QVERIFY(QDir(root).removeRecursively()); // the next layout's brokers need the space
 }
 
 QTEST_GUILESS_MAIN(tst_ClusterLayouts)
