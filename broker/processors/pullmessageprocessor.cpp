@@ -106,7 +106,13 @@ void PullMessageProcessor::processRequest(
 
 bool PullMessageProcessor::rejectRequest() const
 {
-    return !m_ctx.config->isMaster() && !m_ctx.config->slaveReadEnable;
+    return refusesReads();
+}
+
+bool PullMessageProcessor::refusesReads() const
+{
+    const BrokerConfig &config = *m_ctx.config;
+    return config.enableControllerMode && !config.isMaster() && !config.slaveReadEnable;
 }
 
 void PullMessageProcessor::executeWakeup(HeldPull &&pull)
@@ -259,12 +265,16 @@ std::optional<RemotingCommand> PullMessageProcessor::process(const remoting::Cha
         suggest = result.suggestPullingFromSlave ? groupConfig->whichBrokerWhenConsumeSlowly
                                                  : groupConfig->brokerId;
     std::int64_t nextBeginOffset = result.nextBeginOffset;
-    if (!config.isMaster() && !config.slaveReadEnable) {
+    if (refusesReads()) {
         // Only when the role changed after rejectRequest() let the pull in (a parked pull woken
-        // on a broker that became a slave): nothing is served, so nothing may be skipped.
+        // on a broker that became a follower): nothing is served, so nothing may be skipped.
         response.code = toInt(ResponseCode::PullRetryImmediately);
         nextBeginOffset = queueOffset;
     }
+    // A plain-mode slave without slaveReadEnable serves what it has, as RocketMQ 4.9.7 does
+    // (its status mapping overrides the slave's retry code): FOUND is SUCCESS with the exact
+    // next offset, suggestWhichBrokerId the master (0). Every other status keeps the requested
+    // offset here: the store corrects offsets on a slave only with offsetCheckInSlave.
     if (response.code == toInt(ResponseCode::PullOffsetMoved)) {
         // RocketMQ: a master (or a slave with offsetCheckInSlave) corrects the offset and posts
         // an OFFSET_MOVED_EVENT; any other slave asks for an immediate retry instead.

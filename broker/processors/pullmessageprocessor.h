@@ -33,16 +33,19 @@ public:
 
     void processRequest(const remoting::ChannelPtr &channel, remoting::RemotingCommand request,
         remoting::Responder respond) override;
-    /// A slave without slaveReadEnable refuses pulls (SYSTEM_BUSY, "[REJECTREQUEST]..."), as
-    /// RocketMQ 5 does: the client retries later and refreshes its route, which names the
-    /// master. RocketMQ 4.9.7's answer, PULL_RETRY_IMMEDIATELY with the next offset past what
-    /// the slave found, made a client that pulled from a slave (a stale route after a master
-    /// switch: the killed master back as a follower at the same address) skip those messages.
+    /// In controller mode a follower without slaveReadEnable refuses pulls (SYSTEM_BUSY,
+    /// "[REJECTREQUEST]...", RocketMQ 5's rule): the client retries later and refreshes its
+    /// route, which names the elected master. A client with a stale route after a master switch
+    /// (the killed master back as a follower at the same address) must not read there.
+    /// In plain master/slave mode the slave serves pulls whatever slaveReadEnable says, as
+    /// RocketMQ 4.9.7 does (measured: broker/ha/INTEROP.md), suggesting the master for the next.
     bool rejectRequest() const override;
     /// Re-executes a parked pull without allowing it to be parked again.
     void executeWakeup(HeldPull &&pull);
 
 private:
+    /// Controller mode, a follower, no slaveReadEnable: no pull is served (rejectRequest()).
+    bool refusesReads() const;
     /// The response, or nullopt when the request was parked (it is answered later).
     std::optional<remoting::RemotingCommand> process(const remoting::ChannelPtr &channel,
         const remoting::RemotingCommand &request, const remoting::Responder &respond,

@@ -6,6 +6,7 @@
 // takes the sends; the RTO (kill to the first acknowledged send on the new master) is printed;
 // every acknowledged message is on the new master at the offset its msgId names, byte for byte; the
 // killed broker is started again and rejoins as a follower whose commit log equals the master's.
+// A follower (before and after each switch) refuses pulls: no slaveReadEnable.
 
 #include "broker/controller/elector.h"
 #include "broker/controller/etcdclient.h"
@@ -48,6 +49,23 @@ private:
     std::optional<ElectionRecord> readRecord(const QByteArray &key);
     int masterIndex(std::int64_t aboveEpoch = 0); // -1: none (of a higher epoch)
     bool waitSyncStateSetOfTwo(int ms);
+    /// A pull of Failover queue 0 at offset 0 sent to broker i: true when it is refused as a
+    /// controller-mode follower without slaveReadEnable refuses it (SYSTEM_BUSY,
+    /// "[REJECTREQUEST]", no offsets), unlike a plain-mode slave, which serves it as 4.9.7 does.
+    bool followerRefusesPulls(int i)
+    {
+        const RemotingCommand r = call(m_client, m_ports[i],
+            request(11,
+                {{"consumerGroup", "G_failover"}, {"topic", "Failover"}, {"queueId", "0"},
+                    {"queueOffset", "0"}, {"maxMsgNums", "32"}, {"sysFlag", "4"},
+                    {"commitOffset", "0"}, {"suspendTimeoutMillis", "0"}, {"subscription", "*"},
+                    {"subVersion", "0"}}));
+        if (r.code == 2 && r.remark.startsWith("[REJECTREQUEST]") && r.body.isEmpty()
+            && !r.ext("nextBeginOffset"))
+            return true;
+        qWarning("broker %d answered the pull %d (%s)", i, r.code, r.remark.constData());
+        return false;
+    }
     std::int64_t maxOffset(int i)
     {
         return runtimeLong(m_client, m_ports[i], "commitLogMaxOffset");
@@ -171,6 +189,7 @@ void TestFailover::killedMasterIsReplaced()
         QTRY_VERIFY_WITH_TIMEOUT(
             call(m_client, m_ports[m], sendV2("Failover", 0, "probe")).code == 0, 15000);
         QVERIFY(call(m_client, m_ports[s], sendV2("Failover", 0, "probe")).code != 0); // a slave
+        QVERIFY(followerRefusesPulls(s));
 
         FailoverProducer producer(m_ports, "c" + QByteArray::number(cycle), 4);
         QTRY_VERIFY_WITH_TIMEOUT(producer.ackedBy(m) > 50, 15000);
@@ -229,6 +248,9 @@ void TestFailover::killedMasterIsReplaced()
                         QStringLiteral(" after %1")
                             .arg(QString::fromUtf8(out.mid(cut, out.indexOf('\n', cut) - cut)))));
         QVERIFY(call(m_client, m_ports[m], sendV2("Failover", 0, "probe")).code != 0);
+        // A consumer whose route still names this address (it was the master) reads nothing
+        // here: the follower refuses its pull, so it retries and finds the new master.
+        QVERIFY(followerRefusesPulls(m));
         const QByteArray a = readCommitLog(m_stores[m], 0, target);
         const QByteArray b = readCommitLog(m_stores[s], 0, target);
         QCOMPARE(a.size(), qsizetype(target));

@@ -2,7 +2,7 @@
 // SIGKILLed at random moments under load (every acknowledged send is on the slave, byte for
 // byte, and the restarted master and the slave agree), an ASYNC_MASTER's lag and its clean stop,
 // a slave restarted under load, a slave whose commit log is ahead of its master, bad input on
-// the HA port, and a slave without slaveReadEnable refusing pulls. Producers speak raw
+// the HA port, and a slave without slaveReadEnable serving pulls as 4.9.7 does. Producers speak raw
 // SEND_MESSAGE_V2 frames; every wait is bounded.
 
 #include "broker/ha/haprotocol.h"
@@ -32,7 +32,7 @@ private Q_SLOTS:
     void slaveAheadOfMasterIsRefused();
     void badInputOnHaPort();
     void slaveServesConsumersWhenMasterDies();
-    void slaveWithoutReadEnableRefusesPulls();
+    void slaveWithoutReadEnableServesPulls();
     void slaveFollowsOverIpv6();
 
 private:
@@ -407,14 +407,13 @@ void tst_HaReplication::slaveServesConsumersWhenMasterDies()
     namesrv.stop();
 }
 
-void tst_HaReplication::slaveWithoutReadEnableRefusesPulls()
+void tst_HaReplication::slaveWithoutReadEnableServesPulls()
 {
-    // A pull that reaches a slave without slaveReadEnable (a client with a stale route: in
-    // controller mode the killed master comes back as a follower at the same address) is
-    // refused, as RocketMQ 5 does (SYSTEM_BUSY, "[REJECTREQUEST]"): the client retries later
-    // and refreshes its route. RocketMQ 4.9.7 answered PULL_RETRY_IMMEDIATELY with the next
-    // offset past what the slave found, and the client skipped those messages (found by
-    // qrocket-soak: acknowledged messages never delivered after a master switch).
+    // Plain master/slave mode: a slave without slaveReadEnable serves the pulls that reach it,
+    // as RocketMQ 4.9.7 does (measured against 4.9.7, broker/ha/INTEROP.md): FOUND is SUCCESS
+    // with the messages and the exact next offset, suggestWhichBrokerId the master (0). What
+    // it does not have never moves nextBeginOffset past the requested offset (an answer past
+    // what was returned is what a client skips). Controller mode refuses instead (tst_failover).
     // With a name server: the slave syncs the topic from its master (as it would in a cluster),
     // so what it answers is about reading, not an unknown topic.
     DaemonProcess namesrv(QStringLiteral("qrocket-namesrv"));
@@ -433,31 +432,62 @@ void tst_HaReplication::slaveWithoutReadEnableRefusesPulls()
     // GET_ALL_TOPIC_CONFIG: the topic reached the slave (the sync runs 3 s after its start).
     QTRY_VERIFY_WITH_TIMEOUT(
         call(m_client, p.slavePort, request(21)).body.contains("HaNoRead"), 20000);
-    auto pull = [&](quint16 port) {
+    auto pull = [&](quint16 port, std::int64_t offset) {
         return call(m_client, port,
             request(11,
                 {{"consumerGroup", "G_noread"}, {"topic", "HaNoRead"}, {"queueId", "0"},
-                    {"queueOffset", "0"}, {"maxMsgNums", "32"}, {"sysFlag", "4"},
-                    {"commitOffset", "0"}, {"suspendTimeoutMillis", "0"}, {"subscription", "*"},
-                    {"subVersion", "0"}}));
+                    {"queueOffset", QByteArray::number(offset)}, {"maxMsgNums", "32"},
+                    {"sysFlag", "4"}, {"commitOffset", "0"}, {"suspendTimeoutMillis", "0"},
+                    {"subscription", "*"}, {"subVersion", "0"}}));
     };
-    // The slave has the messages (its consume queue too) but serves none and moves no offset.
-    QTRY_COMPARE_WITH_TIMEOUT(
-        runtimeLong(m_client, p.slavePort, "commitLogMaxOffset"), maxOffset(p.masterPort), 5000);
-    const RemotingCommand refused = pull(p.slavePort);
-    const QByteArray *next = refused.ext("nextBeginOffset");
-    qInfo("the slave answered %d, nextBeginOffset %s", refused.code,
-        next ? next->constData() : "(none)");
-    QCOMPARE(refused.code, 2); // SYSTEM_BUSY
-    QVERIFY2(refused.remark.startsWith("[REJECTREQUEST]"), refused.remark.constData());
-    QVERIFY(refused.body.isEmpty());
-    QVERIFY(!refused.ext("nextBeginOffset"));
-    // The master serves them all from offset 0.
-    const RemotingCommand served = pull(p.masterPort);
-    QCOMPARE(served.code, 0);
-    const auto recs = records(served.body);
+    auto longExt
+        = [](const RemotingCommand &r, const char *key) { return r.extLong(key).value_or(-1); };
+    // The slave's consume queue holds all ten (it is built from the replicated commit log).
+    QTRY_COMPARE_WITH_TIMEOUT(longExt(pull(p.slavePort, 0), "maxOffset"), std::int64_t(10), 10000);
+
+    const RemotingCommand served = pull(p.slavePort, 0);
+    qInfo("the slave answered %d (%s), nextBeginOffset %lld, suggestWhichBrokerId %lld",
+        served.code, served.remark.constData(),
+        static_cast<long long>(longExt(served, "nextBeginOffset")),
+        static_cast<long long>(longExt(served, "suggestWhichBrokerId")));
+    QCOMPARE(served.code, 0); // SUCCESS
+    QCOMPARE(served.remark, QByteArray("FOUND"));
+    QCOMPARE(longExt(served, "nextBeginOffset"), std::int64_t(10));
+    QCOMPARE(longExt(served, "minOffset"), std::int64_t(0));
+    QCOMPARE(longExt(served, "maxOffset"), std::int64_t(10));
+    QCOMPARE(longExt(served, "suggestWhichBrokerId"), std::int64_t(0)); // the master
+    auto recs = records(served.body);
     QCOMPARE(recs.size(), size_t(10));
-    QCOMPARE(QByteArray(recs.front().body.toByteArray()), QByteArray("m-0"));
+    for (size_t i = 0; i < recs.size(); ++i)
+        QCOMPARE(QByteArray(recs[i].body.toByteArray()), "m-" + num(int(i)));
+
+    // Part of the queue: the next offset is right after the last message returned.
+    const RemotingCommand part = pull(p.slavePort, 4);
+    QCOMPARE(part.code, 0);
+    QCOMPARE(longExt(part, "nextBeginOffset"), std::int64_t(10));
+    recs = records(part.body);
+    QCOMPARE(recs.size(), size_t(6));
+    QCOMPARE(QByteArray(recs.front().body.toByteArray()), QByteArray("m-4"));
+
+    // Offsets the slave does not have (yet): nothing served, the offset stays where it was.
+    const RemotingCommand atEnd = pull(p.slavePort, 10); // OFFSET_OVERFLOW_ONE
+    QCOMPARE(atEnd.code, 19); // PULL_NOT_FOUND
+    QCOMPARE(atEnd.remark, QByteArray("OFFSET_OVERFLOW_ONE"));
+    QVERIFY(atEnd.body.isEmpty());
+    QCOMPARE(longExt(atEnd, "nextBeginOffset"), std::int64_t(10));
+    QCOMPARE(longExt(atEnd, "suggestWhichBrokerId"), std::int64_t(0));
+    const RemotingCommand beyond = pull(p.slavePort, 25); // OFFSET_OVERFLOW_BADLY
+    // A slave without offsetCheckInSlave corrects nothing: PULL_RETRY_IMMEDIATELY at 25.
+    QCOMPARE(beyond.code, 20); // PULL_RETRY_IMMEDIATELY
+    QCOMPARE(beyond.remark, QByteArray("OFFSET_OVERFLOW_BADLY"));
+    QVERIFY(beyond.body.isEmpty());
+    QCOMPARE(longExt(beyond, "nextBeginOffset"), std::int64_t(25));
+
+    // The master serves the same, and suggests itself.
+    const RemotingCommand fromMaster = pull(p.masterPort, 0);
+    QCOMPARE(fromMaster.code, 0);
+    QCOMPARE(longExt(fromMaster, "nextBeginOffset"), std::int64_t(10));
+    QCOMPARE(records(fromMaster.body).size(), size_t(10));
     QCOMPARE(p.slave.stop(), 0);
     QCOMPARE(p.master.stop(), 0);
     namesrv.stop();

@@ -160,8 +160,9 @@ bool tst_TwoMasters::start(Broker &b)
             + "\nmappedFileSizeCommitLog=" + QByteArray::number(kCommitLogFileSize)
             + "\nmappedFileSizeConsumeQueue=60000\nhaSendHeartbeatInterval=1000\n"
               "haHousekeepingInterval=3000\nautoCreateTopicEnable=false\n"
-            // A slave serves messages only with slaveReadEnable, as in RocketMQ; without it a
-            // pull is refused (SYSTEM_BUSY, RocketMQ 5's rule).
+            // A plain-mode slave serves the pulls that reach it with or without
+            // slaveReadEnable, as RocketMQ 4.9.7 does (broker/ha/INTEROP.md); set here as
+            // deployments that read from their slaves set it.
             + (slave ? "slaveReadEnable=true\n" : "");
     });
 }
