@@ -217,19 +217,56 @@ Status topicClusterList(Context &ctx, client::Admin &admin)
     return {};
 }
 
-QString topicConfigText(const protocol::TopicConfig &c)
+/// mqadmin 5's ", attributes={k=v, ...}" (Java's Map.toString) for `entries`; empty when there
+/// are none, where mqadmin 4.9 (which QRocket's text follows) prints nothing either.
+QString attributesText(const std::vector<std::pair<QByteArray, QByteArray>> &entries)
+{
+    if (entries.empty())
+        return {};
+    QStringList items;
+    for (const auto &[key, value] : entries)
+        items << QString::fromUtf8(key + '=' + value);
+    return QStringLiteral(", attributes={%1}").arg(items.join(QStringLiteral(", ")));
+}
+
+/// An -a value ("+message.type=FIFO,-key") as mqadmin 5's updateTopic keeps it in the printed
+/// TopicConfig: "+key" -> value, "-key" -> "" (printed "-key="), in the order given.
+std::vector<std::pair<QByteArray, QByteArray>> modificationEntries(const QByteArray &modification)
+{
+    std::vector<std::pair<QByteArray, QByteArray>> entries;
+    if (modification.isEmpty())
+        return entries;
+    for (const QByteArray &item : modification.split(',')) {
+        const qsizetype eq = item.indexOf('=');
+        entries.emplace_back(
+            eq < 0 ? item : item.left(eq), eq < 0 ? QByteArray() : item.mid(eq + 1));
+    }
+    return entries;
+}
+
+/// mqadmin's TopicConfig line; `attributes` (see attributesText) end it when there are any.
+QString topicConfigText(const protocol::TopicConfig &c,
+    const std::vector<std::pair<QByteArray, QByteArray>> &attributes)
 {
     return QStringLiteral(
-        "TopicConfig [topicName=%1, readQueueNums=%2, writeQueueNums=%3, perm=%4, "
-        "topicFilterType=%5, topicSysFlag=%6, order=%7]")
-        .arg(QString::fromUtf8(c.topicName))
-        .arg(c.readQueueNums)
-        .arg(c.writeQueueNums)
-        .arg(permText(c.perm),
-            c.topicFilterType == protocol::TopicFilterType::SingleTag ? QStringLiteral("SINGLE_TAG")
-                                                                      : QStringLiteral("MULTI_TAG"))
-        .arg(c.topicSysFlag)
-        .arg(c.order ? QStringLiteral("true") : QStringLiteral("false"));
+               "TopicConfig [topicName=%1, readQueueNums=%2, writeQueueNums=%3, perm=%4, "
+               "topicFilterType=%5, topicSysFlag=%6, order=%7")
+               .arg(QString::fromUtf8(c.topicName))
+               .arg(c.readQueueNums)
+               .arg(c.writeQueueNums)
+               .arg(permText(c.perm),
+                   c.topicFilterType == protocol::TopicFilterType::SingleTag
+                       ? QStringLiteral("SINGLE_TAG")
+                       : QStringLiteral("MULTI_TAG"))
+               .arg(c.topicSysFlag)
+               .arg(c.order ? QStringLiteral("true") : QStringLiteral("false"))
+        + attributesText(attributes) + QLatin1Char(']');
+}
+
+/// A topic's config as a broker keeps it, with its attributes when it has any.
+QString topicConfigText(const protocol::TopicConfig &c)
+{
+    return topicConfigText(c, {c.attributes.begin(), c.attributes.end()});
 }
 
 Result<int> permOf(Context &ctx, int fallback)
@@ -265,10 +302,15 @@ Status updateTopic(Context &ctx)
     config.perm = *perm;
     config.order = *order;
     config.topicSysFlag = (*unit ? 1 : 0) | (*unitSub ? 2 : 0);
+    // RocketMQ 5's attribute changes, passed through as given: the broker checks them (syntax,
+    // known keys and values) and its refusal is the error printed.
+    const QByteArray attributes = ctx.bytes("a");
+    if (ctx.has("a"))
+        ctx.out().value(QStringLiteral("attributes"), QString::fromUtf8(attributes));
     return ctx.withAdmin([&](client::Admin &admin) -> Status {
         if (ctx.has("b")) {
             const QByteArray addr = ctx.bytes("b");
-            if (Status s = admin.createOrUpdateTopic(addr, config); !s)
+            if (Status s = admin.createOrUpdateTopic(addr, config, attributes); !s)
                 return s;
             if (*order) {
                 auto overview = admin.clusterOverview(false);
@@ -290,13 +332,13 @@ Status updateTopic(Context &ctx)
                 QJsonObject {{QStringLiteral("address"), QString::fromUtf8(addr)},
                     {QStringLiteral("status"), QStringLiteral("OK")}});
         } else {
-            auto r = admin.createOrUpdateTopicInCluster(ctx.bytes("c"), config);
+            auto r = admin.createOrUpdateTopicInCluster(ctx.bytes("c"), config, attributes);
             if (!r)
                 return r.error();
             if (Status s = reportFanOut(ctx, *r, "create topic to %s success.%n"); !s)
                 return s;
         }
-        ctx.out().text("%s%n", {topicConfigText(config)});
+        ctx.out().text("%s%n", {topicConfigText(config, modificationEntries(attributes))});
         return {};
     });
 }
@@ -421,6 +463,9 @@ const CommandSpec kCommands[] = {
     {"updateTopic", "Update or create topic",
         {{'b', "brokerAddr", true, false, "create topic to which broker"},
             {'c', "clusterName", true, false, "create topic to which cluster"},
+            {'a', "attributes", true, false,
+                "RocketMQ 5 topic attributes to change, comma-separated: +key=value sets, -key "
+                "removes (+message.type=FIFO; keys: message.type)"},
             {'t', "topic", true, true, kTopicName},
             {'r', "readQueueNums", true, false, "set read queue nums (default 8)"},
             {'w', "writeQueueNums", true, false, "set write queue nums (default 8)"},

@@ -23,6 +23,7 @@ private slots:
     void clusterListJson();
     void brokerStatus();
     void topicLifecycle();
+    void topicAttributes();
     void topicStatusCountsSentMessages();
     void allocateMQ();
     void brokerConfig();
@@ -146,8 +147,11 @@ void TestAdminTopics::topicLifecycle()
     QVERIFY2(r.exitCode == 0, r.describe().constData());
     QVERIFY(r.out.contains(QStringLiteral("create topic to %1 success.").arg(m_addr0)));
     QVERIFY(r.out.contains(QStringLiteral("create topic to %1 success.").arg(m_addr1)));
-    QVERIFY(r.out.contains(
-        QLatin1String("TopicConfig [topicName=AdmT, readQueueNums=3, writeQueueNums=3, perm=RW-")));
+    // Without -a the line is mqadmin 4.9's, to the byte (no RocketMQ 5 "attributes=").
+    QVERIFY2(r.lines().contains(QLatin1String(
+                 "TopicConfig [topicName=AdmT, readQueueNums=3, writeQueueNums=3, "
+                 "perm=RW-, topicFilterType=SINGLE_TAG, topicSysFlag=0, order=false]")),
+        qPrintable(r.out));
 
     r = at({"topicRoute", "-t", "AdmT"});
     QVERIFY2(r.exitCode == 0, r.describe().constData());
@@ -201,6 +205,79 @@ void TestAdminTopics::topicLifecycle()
     r = at({"topicRoute", "-t", "AdmT"});
     QCOMPARE(r.exitCode, 1);
     QVERIFY(r.err.contains(QLatin1String("TOPIC_NOT_EXIST(17)")));
+}
+
+/// RocketMQ 5's topic attributes through updateTopic -a: set on every master, read back with
+/// GET_ALL_TOPIC_CONFIG, kept by an update without -a, removed with -key, and the broker's
+/// refusals (unknown key, unknown type, MIXED without enableMixedMessageType) printed with exit 1.
+void TestAdminTopics::topicAttributes()
+{
+    const QByteArray topic("AdmAttr");
+    const auto attributesAt = [&](const QString &addr) {
+        auto c = m_admin->topicConfig(addr.toUtf8(), topic);
+        return c ? c->attributes : std::map<QByteArray, QByteArray> {{"error", "no topic"}};
+    };
+    const std::map<QByteArray, QByteArray> fifo {{"message.type", "FIFO"}};
+
+    Run r = at({"updateTopic", "-c", "DefaultCluster", "-t", "AdmAttr", "-r", "2", "-w", "2", "-a",
+        "+message.type=FIFO"});
+    QVERIFY2(r.exitCode == 0, r.describe().constData());
+    QVERIFY2(r.lines().contains(QLatin1String(
+                 "TopicConfig [topicName=AdmAttr, readQueueNums=2, writeQueueNums=2, perm=RW-, "
+                 "topicFilterType=SINGLE_TAG, topicSysFlag=0, order=false, "
+                 "attributes={+message.type=FIFO}]")),
+        qPrintable(r.out));
+    QCOMPARE(attributesAt(m_addr0), fifo);
+    QCOMPARE(attributesAt(m_addr1), fifo);
+
+    // An update without -a (here updateTopicPerm, which re-sends the broker's config) keeps them,
+    // and the config it prints shows them.
+    r = at(argv({"updateTopicPerm", "-t", "AdmAttr", "-p", "4", "-b"}) << m_addr0);
+    QVERIFY2(r.exitCode == 0, r.describe().constData());
+    QVERIFY2(r.out.contains(QLatin1String("order=false, attributes={message.type=FIFO}].")),
+        qPrintable(r.out));
+    QCOMPARE(attributesAt(m_addr0), fifo);
+
+    // The broker's refusals: exit 1, its reason on stderr, the attributes unchanged.
+    struct Refused
+    {
+        const char *attributes;
+        const char *reason;
+    };
+    for (const Refused &bad : {Refused {"+queue.type=BatchCQ", "queue.type is not supported"},
+             Refused {"+message.type=BOGUS", "message.type BOGUS is none of"},
+             Refused {"+message.type=MIXED", "enableMixedMessageType=false"},
+             Refused {"message.type=FIFO", "'+key=value' sets an attribute"}}) {
+        r = at(argv({"updateTopic", "-t", "AdmAttr", "-r", "2", "-w", "2", "-b"})
+            << m_addr1 << QStringLiteral("-a") << QString::fromUtf8(bad.attributes));
+        QVERIFY2(r.exitCode == 1, r.describe().constData());
+        QVERIFY2(r.err.contains(QLatin1String(bad.reason)), r.describe().constData());
+        QVERIFY2(r.err.contains(QLatin1String("qrocket-admin: updateTopic: ")),
+            r.describe().constData());
+        QVERIFY2(!r.out.contains(QLatin1String("success")), r.describe().constData());
+        QCOMPARE(attributesAt(m_addr1), fifo);
+    }
+    // Over the cluster, each master's refusal is printed and the exit is 1 too.
+    r = at({"updateTopic", "-c", "DefaultCluster", "-t", "AdmAttr", "-r", "2", "-w", "2", "-a",
+        "+cleanup.policy=COMPACTION"});
+    QVERIFY2(r.exitCode == 1, r.describe().constData());
+    QVERIFY2(r.err.count(QLatin1String("cleanup.policy is not supported")) >= 2,
+        r.describe().constData());
+
+    // "-key" removes it (the value after -a may start with '-', as with mqadmin).
+    r = at(argv({"updateTopic", "-t", "AdmAttr", "-r", "2", "-w", "2", "-a", "-message.type", "-b"})
+        << m_addr0);
+    QVERIFY2(r.exitCode == 0, r.describe().constData());
+    QVERIFY2(r.out.contains(QLatin1String("order=false, attributes={-message.type=}]")),
+        qPrintable(r.out));
+    QCOMPARE(attributesAt(m_addr0), (std::map<QByteArray, QByteArray> {}));
+    QCOMPARE(attributesAt(m_addr1), fifo);
+    // Removing what is not there is refused.
+    r = at(argv({"updateTopic", "-t", "AdmAttr", "-a", "-message.type", "-b"}) << m_addr0);
+    QVERIFY2(r.exitCode == 1, r.describe().constData());
+    QVERIFY2(r.err.contains(QLatin1String("to remove is not set")), r.describe().constData());
+
+    QVERIFY(at({"deleteTopic", "-c", "DefaultCluster", "-t", "AdmAttr"}).exitCode == 0);
 }
 
 void TestAdminTopics::topicStatusCountsSentMessages()

@@ -241,6 +241,18 @@ QROCKET_ADMIN_CALL(Result<FanOutResult>, createOrUpdateTopicInCluster,
     (const QByteArray &cluster, const TopicConfig &config, Callback<FanOutResult> callback,
         int timeoutMs),
     Callback<FanOutResult>, doCreateTopicInCluster(call, cluster, config))
+QROCKET_ADMIN_CALL(Status, createOrUpdateTopic,
+    (const QByteArray &brokerAddr, const TopicConfig &config, const QByteArray &attributes,
+        int timeoutMs),
+    (const QByteArray &brokerAddr, const TopicConfig &config, const QByteArray &attributes,
+        StatusCallback callback, int timeoutMs),
+    StatusCallback, doCreateTopic(call, brokerAddr, config, attributes))
+QROCKET_ADMIN_CALL(Result<FanOutResult>, createOrUpdateTopicInCluster,
+    (const QByteArray &cluster, const TopicConfig &config, const QByteArray &attributes,
+        int timeoutMs),
+    (const QByteArray &cluster, const TopicConfig &config, const QByteArray &attributes,
+        Callback<FanOutResult> callback, int timeoutMs),
+    Callback<FanOutResult>, doCreateTopicInCluster(call, cluster, config, attributes))
 QROCKET_ADMIN_CALL(Result<FanOutResult>, deleteTopic,
     (const QByteArray &topic, const QByteArray &cluster, int timeoutMs),
     (const QByteArray &topic, const QByteArray &cluster, Callback<FanOutResult> callback,

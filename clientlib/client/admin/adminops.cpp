@@ -283,7 +283,8 @@ Result<protocol::TopicConfig> doTopicConfig(
     return it->second;
 }
 
-RemotingCommand createTopicRequest(Call &call, const protocol::TopicConfig &c)
+RemotingCommand createTopicRequest(
+    Call &call, const protocol::TopicConfig &c, const QByteArray &attributes)
 {
     protocol::CreateTopicRequestHeader h;
     h.topic = c.topicName;
@@ -294,6 +295,10 @@ RemotingCommand createTopicRequest(Call &call, const protocol::TopicConfig &c)
     h.topicFilterType = protocol::topicFilterTypeName(c.topicFilterType);
     h.topicSysFlag = c.topicSysFlag;
     h.order = c.order;
+    // Not c.attributes: those are the topic's state, this is a change to it. Without one the
+    // field stays out (a 4.9 broker's request as before; a 5.x broker keeps the attributes).
+    if (!attributes.isEmpty())
+        h.attributes = attributes;
     return call.api().request(toInt(RequestCode::UpdateAndCreateTopic), h);
 }
 
@@ -306,13 +311,14 @@ Status checkTopicConfig(const protocol::TopicConfig &c)
     return {};
 }
 
-Status doCreateTopic(Call &call, const QByteArray &addr, const protocol::TopicConfig &c)
+Status doCreateTopic(Call &call, const QByteArray &addr, const protocol::TopicConfig &c,
+    const QByteArray &attributes)
 {
     if (Status s = requireName(addr, "broker address"); !s)
         return s;
     if (Status s = checkTopicConfig(c); !s)
         return s;
-    return invokeBroker(call, {{}, addr}, createTopicRequest(call, c)).status();
+    return invokeBroker(call, {{}, addr}, createTopicRequest(call, c, attributes)).status();
 }
 
 RemotingCommand putKvRequest(
@@ -333,8 +339,8 @@ RemotingCommand deleteKvRequest(Call &call, const QByteArray &ns, const QByteArr
     return call.api().request(toInt(RequestCode::DeleteKvConfig), h);
 }
 
-Result<FanOutResult> doCreateTopicInCluster(
-    Call &call, const QByteArray &cluster, const protocol::TopicConfig &c)
+Result<FanOutResult> doCreateTopicInCluster(Call &call, const QByteArray &cluster,
+    const protocol::TopicConfig &c, const QByteArray &attributes)
 {
     if (Status s = requireName(cluster, "cluster"); !s)
         return s;
@@ -343,8 +349,8 @@ Result<FanOutResult> doCreateTopicInCluster(
     auto masters = clusterPeers(call, cluster, false);
     if (!masters)
         return masters.error();
-    FanOutResult out
-        = toAllBrokers(call, *masters, [&](const Peer &) { return createTopicRequest(call, c); });
+    FanOutResult out = toAllBrokers(
+        call, *masters, [&](const Peer &) { return createTopicRequest(call, c, attributes); });
     if (c.order) {
         QByteArray conf;
         for (const Peer &p : *masters) {

@@ -37,19 +37,22 @@ Result<protocol::TopicConfigSerializeWrapper> doAllTopicConfig(Call &call, const
 Result<protocol::TopicConfig> doTopicConfig(
     Call &call, const QByteArray &addr, const QByteArray &topic);
 
-RemotingCommand createTopicRequest(Call &call, const protocol::TopicConfig &c);
+/// `attributes`: RocketMQ 5's attribute changes ("+key=value,-key"), sent only when not empty.
+RemotingCommand createTopicRequest(
+    Call &call, const protocol::TopicConfig &c, const QByteArray &attributes = {});
 
 Status checkTopicConfig(const protocol::TopicConfig &c);
 
-Status doCreateTopic(Call &call, const QByteArray &addr, const protocol::TopicConfig &c);
+Status doCreateTopic(Call &call, const QByteArray &addr, const protocol::TopicConfig &c,
+    const QByteArray &attributes = {});
 
 RemotingCommand putKvRequest(
     Call &call, const QByteArray &ns, const QByteArray &key, const QByteArray &value);
 
 RemotingCommand deleteKvRequest(Call &call, const QByteArray &ns, const QByteArray &key);
 
-Result<FanOutResult> doCreateTopicInCluster(
-    Call &call, const QByteArray &cluster, const protocol::TopicConfig &c);
+Result<FanOutResult> doCreateTopicInCluster(Call &call, const QByteArray &cluster,
+    const protocol::TopicConfig &c, const QByteArray &attributes = {});
 
 Result<FanOutResult> doDeleteTopic(Call &call, const QByteArray &topic, const QByteArray &cluster);
 

@@ -10,7 +10,8 @@ QROCKET_HEADER_CODEC_IMPL(CreateTopicRequestHeader,
     headerField<&CreateTopicRequestHeader::perm>("perm", kRequired),
     headerField<&CreateTopicRequestHeader::topicFilterType>("topicFilterType", kRequired),
     headerField<&CreateTopicRequestHeader::topicSysFlag>("topicSysFlag", kOptional),
-    headerField<&CreateTopicRequestHeader::order>("order", kRequired))
+    headerField<&CreateTopicRequestHeader::order>("order", kRequired),
+    headerField<&CreateTopicRequestHeader::attributes>("attributes", kOptional))
 
 QROCKET_HEADER_CODEC_IMPL(
     DeleteTopicRequestHeader, headerField<&DeleteTopicRequestHeader::topic>("topic", kRequired))

@@ -18,6 +18,9 @@ struct CreateTopicRequestHeader
     QByteArray topicFilterType; // required
     std::optional<std::int32_t> topicSysFlag;
     bool order = false; // required
+    /// RocketMQ 5's attribute changes, "+key=value,-key" (a String in 5.x's header). A null
+    /// value is not written, so a 4.9 broker sees the same fields as before 5.x.
+    QByteArray attributes;
 
     QROCKET_HEADER_CODEC(CreateTopicRequestHeader);
 };

@@ -314,6 +314,60 @@ private slots:
         QCOMPARE(qc.extString("changed"), QByteArrayView("true"));
     }
 
+    /// UPDATE_AND_CREATE_TOPIC's RocketMQ 5 "attributes" field: written only when given, so a
+    /// request without attributes has the fields (and order) it had before the field existed,
+    /// and mqadmin 4.9.7's captured request decodes with none.
+    void createTopicAttributes()
+    {
+        CreateTopicRequestHeader h;
+        h.topic = "T";
+        h.defaultTopic = "TBW102";
+        h.readQueueNums = 2;
+        h.writeQueueNums = 3;
+        h.perm = 6;
+        h.topicFilterType = "SINGLE_TAG";
+        h.topicSysFlag = 0;
+        const std::vector<RemotingCommand::ExtField> before
+            = {{"topic", "T"}, {"defaultTopic", "TBW102"}, {"readQueueNums", "2"},
+                {"writeQueueNums", "3"}, {"perm", "6"}, {"topicFilterType", "SINGLE_TAG"},
+                {"topicSysFlag", "0"}, {"order", "false"}};
+        RemotingCommand plain = RemotingCommand::createRequest(17);
+        h.encode(plain);
+        QCOMPARE(plain.extFields, before);
+
+        h.attributes = "+message.type=FIFO";
+        RemotingCommand with = RemotingCommand::createRequest(17);
+        h.encode(with);
+        std::vector<RemotingCommand::ExtField> expected = before;
+        expected.emplace_back("attributes", "+message.type=FIFO");
+        QCOMPARE(with.extFields, expected);
+        const auto back = CreateTopicRequestHeader::decode(with);
+        QVERIFY(back.has_value());
+        QCOMPARE(back->attributes, QByteArray("+message.type=FIFO"));
+        QVERIFY(CreateTopicRequestHeader::decode(plain)->attributes.isNull());
+
+        bool sawMqadmin = false;
+        for (const GoldenFrame &f : qrocket::testing::loadGoldenFrames()) {
+            if (f.scenario != QLatin1String("mqadmin-updateTopic") || f.code != 17
+                || f.kind != QLatin1String("request"))
+                continue;
+            RemotingCommand cmd;
+            QCOMPARE(decodeFrame(f.frame, cmd).status, DecodeStatus::Ok);
+            const auto d = CreateTopicRequestHeader::decode(cmd);
+            QVERIFY(d.has_value());
+            QVERIFY(d->attributes.isNull());
+            RemotingCommand again = RemotingCommand::createRequest(17);
+            d->encode(again);
+            QVERIFY(!again.hasExt("attributes"));
+            // Every field re-encoded is one mqadmin sent, with its text.
+            for (const auto &[key, value] : again.extFields) {
+                QVERIFY2(cmd.ext(key) && *cmd.ext(key) == value, key.constData());
+            }
+            sawMqadmin = true;
+        }
+        QVERIFY(sawMqadmin);
+    }
+
     void codeNames()
     {
         QCOMPARE(QByteArray(requestCodeName(toInt(RequestCode::SendMessageV2))),
