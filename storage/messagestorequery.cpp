@@ -138,7 +138,10 @@ GetMessageResult MessageStore::getMessage(QByteArrayView /*group*/, QByteArrayVi
     }
     if (offset > r.maxOffset) {
         r.status = GetMessageStatus::OffsetOverflowBadly;
-        r.nextBeginOffset = correction(r.minOffset == 0 ? r.minOffset : r.maxOffset);
+        // RocketMQ 4.9.7 (DefaultMessageStore.getMessage): always the end of the queue. Earlier
+        // releases went back to the start when the queue's minimum was 0, which replayed the
+        // whole queue to a consumer whose offset outlived a wiped store.
+        r.nextBeginOffset = correction(r.maxOffset);
         return r;
     }
     const ConsumeQueue::IndexBuffer buf = cq->indexBuffer(offset);

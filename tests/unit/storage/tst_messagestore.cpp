@@ -114,7 +114,7 @@ void tst_MessageStore::getMessageStatusTable()
     const Row rows[] = {
         {"Nope", 5, GetMessageStatus::NoMatchedLogicQueue, 0}, {"T", 0, GetMessageStatus::Found, 3},
         {"T", 2, GetMessageStatus::Found, 3}, {"T", 3, GetMessageStatus::OffsetOverflowOne, 3},
-        {"T", 9, GetMessageStatus::OffsetOverflowBadly, 0}, // min == 0: back to min
+        {"T", 9, GetMessageStatus::OffsetOverflowBadly, 3}, // to the end, as 4.9.7
     };
     for (const Row &row : rows) {
         const GetMessageResult r = f.store->getMessage("g", row.topic, 0, row.offset, 32);
