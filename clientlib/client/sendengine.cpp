@@ -6,7 +6,10 @@
 // retriable?) and finish(). Where the steps after a response run is the only difference between
 // the modes: an async send's on the callback pool (the I/O thread hands them over at once), a
 // sync send's on the thread that waits for it (awaitSync), so a sync send is an async send plus a
-// wait. A oneway send is one attempt that finishes as soon as its request is handed over.
+// wait. A oneway send is one attempt that finishes as soon as its request is handed over. An
+// async send's first attempt goes out from its caller's thread when nothing in it can block
+// (startOnCaller: route cached, master known), else from the pool; its outcome is always handled
+// on the pool.
 
 #include "clientlib/client/logging.h"
 #include "clientlib/client/producerimpl.h"
