@@ -152,6 +152,9 @@ public:
     /// transport's.
     Result<std::shared_ptr<const TopicPublishInfo>> publishInfo(
         const QByteArray &topic, bool refresh = false, int defaultTopicQueueNums = 0);
+    /// The cached publish info of `topic` when it has queues, else null; never blocks on the
+    /// name server (the async send's fast start).
+    std::shared_ptr<const TopicPublishInfo> cachedPublishInfo(const QByteArray &topic) const;
     /// The route of `topic` from the name server now, and the cache updated with it.
     Result<protocol::TopicRouteData> refreshTopicRoute(const QByteArray &topic);
     /// The readable queues of `topic` (cached; fetched when absent).

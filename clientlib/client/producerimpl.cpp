@@ -179,25 +179,35 @@ Result<PreparedMessage> ProducerImpl::prepare(const Message &msg) const
     PreparedMessage p;
     p.topic = msg.topic();
     p.flag = msg.flag();
-    protocol::MessageProperties props = msg.properties();
-    if (!props.contains(MC::UniqClientMessageIdKeyIdx))
-        props.set(MC::UniqClientMessageIdKeyIdx.toByteArray(),
-            uniqueIds(m_options.client.resolvedClientIP()).next());
-    p.uniqueIds = props.value(MC::UniqClientMessageIdKeyIdx);
-    if (p.topic.startsWith(protocol::topics::kRetryPrefix)) {
-        if (const QByteArray *v = props.find(MC::ReconsumeTime)) {
-            p.reconsumeTimes = v->toInt();
-            props.remove(MC::ReconsumeTime);
+    const protocol::MessageProperties &given = msg.properties();
+    Result<QByteArray> encoded = QByteArray();
+    if (!p.topic.startsWith(protocol::topics::kRetryPrefix)
+        && !given.contains(MC::UniqClientMessageIdKeyIdx)) {
+        // Every plain send: a new UNIQ_KEY appended while encoding, the properties not copied.
+        p.uniqueIds = uniqueIds(m_options.client.resolvedClientIP()).next();
+        encoded = given.encodeCheckedAppending(MC::UniqClientMessageIdKeyIdx, p.uniqueIds);
+    } else {
+        protocol::MessageProperties props = given;
+        if (!props.contains(MC::UniqClientMessageIdKeyIdx))
+            props.set(MC::UniqClientMessageIdKeyIdx.toByteArray(),
+                uniqueIds(m_options.client.resolvedClientIP()).next());
+        p.uniqueIds = props.value(MC::UniqClientMessageIdKeyIdx);
+        if (p.topic.startsWith(protocol::topics::kRetryPrefix)) {
+            if (const QByteArray *v = props.find(MC::ReconsumeTime)) {
+                p.reconsumeTimes = v->toInt();
+                props.remove(MC::ReconsumeTime);
+            }
+            if (const QByteArray *v = props.find(MC::MaxReconsumeTimes)) {
+                p.maxReconsumeTimes = v->toInt();
+                props.remove(MC::MaxReconsumeTimes);
+            }
         }
-        if (const QByteArray *v = props.find(MC::MaxReconsumeTimes)) {
-            p.maxReconsumeTimes = v->toInt();
-            props.remove(MC::MaxReconsumeTimes);
-        }
+        encoded = props.encodeChecked();
     }
-    if (props.value(MC::TransactionPrepared) == "true")
+    // Neither key is touched above: the given properties answer for the encoded ones.
+    if (given.value(MC::TransactionPrepared) == "true")
         p.sysFlag |= protocol::SysFlag::TransactionPrepared;
-    p.reply = props.value(MC::MessageType) == "reply";
-    auto encoded = props.encodeChecked();
+    p.reply = given.value(MC::MessageType) == "reply";
     if (!encoded)
         return encoded.error();
     p.properties = std::move(encoded).value();

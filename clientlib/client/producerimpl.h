@@ -102,6 +102,11 @@ private:
         PreparedMessage msg, std::optional<MessageQueue> fixed, int retries, Mode mode);
     void run(const std::shared_ptr<Send> &send);
     void attempt(const std::shared_ptr<Send> &send);
+    /// An async send's first attempt on the calling thread when nothing in it can block (route
+    /// cached, master known); false (nothing changed but the queue counter) otherwise.
+    bool startOnCaller(const std::shared_ptr<Send> &send);
+    /// The attempt's request (send->mq, send->addr) on the wire; `left` ms until the deadline.
+    void dispatch(const std::shared_ptr<Send> &send, int left);
     void onResponse(const std::shared_ptr<Send> &send, Result<RemotingCommand> response);
     void finish(const std::shared_ptr<Send> &send, Result<SendResult> result);
     void finishWithLast(const std::shared_ptr<Send> &send);

@@ -125,6 +125,16 @@ Result<std::vector<MessageQueue>> ClientInstance::subscribeQueues(const QByteArr
     return subscribeQueuesOf(topic, *route);
 }
 
+std::shared_ptr<const TopicPublishInfo> ClientInstance::cachedPublishInfo(
+    const QByteArray &topic) const
+{
+    std::lock_guard lock(d->mutex);
+    const auto it = d->routes.constFind(topic);
+    if (it != d->routes.cend() && it->publish && it->publish->ok())
+        return it->publish;
+    return nullptr;
+}
+
 QByteArray ClientInstance::masterAddress(const QByteArray &brokerName) const
 {
     std::lock_guard lock(d->mutex);

@@ -6,13 +6,16 @@
 // retriable?) and finish(). Where the steps after a response run is the only difference between
 // the modes: an async send's on the callback pool (the I/O thread hands them over at once), a
 // sync send's on the thread that waits for it (awaitSync), so a sync send is an async send plus a
-// wait. A oneway send is one attempt that finishes as soon as its request is handed over.
+// wait. A oneway send is one attempt that finishes as soon as its request is handed over. An
+// async send's first attempt goes out from its caller's thread when nothing in it can block
+// (startOnCaller: route cached, master known), else from the pool; its outcome is always handled
+// on the pool.
 
 #include "clientlib/client/logging.h"
 #include "clientlib/client/producerimpl.h"
 #include "clientlib/protocol/responsecode.h"
 
-#include <QList>
+#include <QVarLengthArray>
 
 #include <thread>
 
@@ -60,11 +63,12 @@ struct ProducerImpl::Send
     Clock::time_point deadline;
     std::shared_ptr<const TopicPublishInfo> info;
     QByteArray lastBroker;
-    QList<QByteArray> brokersSent;
+    QVarLengthArray<QByteArray, 3> brokersSent; // no allocation for up to three attempts
     MessageQueue mq; // the attempt in flight: its queue, broker address and start
     QByteArray addr;
     Clock::time_point sentAt;
     std::optional<Result<SendResult>> last; // the last attempt's outcome
+    std::optional<Result<RemotingCommand>> response; // Async: from deliver() to onResponse()
     SendCallback callback; // Async: the caller's
     std::shared_ptr<ProducerImpl> owner; // alive while the send runs
     SyncWait wait; // Sync and Oneway: where the caller waits
@@ -109,10 +113,38 @@ void ProducerImpl::sendPreparedAsync(
         std::lock_guard lock(m_inflightMutex);
         ++m_inflight;
     }
-    // The first step (route lookup, maybe a blocking name-server call) runs on the pool, so
-    // sendAsync never blocks its caller.
+    // A cached route and a known master: the first attempt goes out from here (handing a request
+    // to the remoting client never blocks), saving a thread hand-over per send. Otherwise the
+    // first step (route lookup, maybe a blocking name-server call) runs on the pool, so sendAsync
+    // never blocks its caller. Either way the outcome is handled on the pool.
+    if (startOnCaller(send))
+        return;
     if (!m_callbacks->execute([send] { send->owner->run(send); }))
         finish(send, Status::unavailable(QStringLiteral("producer shut down")));
+}
+
+bool ProducerImpl::startOnCaller(const std::shared_ptr<Send> &send)
+{
+    auto info = m_instance->cachedPublishInfo(send->msg.topic);
+    if (!info)
+        return false;
+    const int left = remainingMs(send->deadline);
+    if (left <= 0)
+        return false; // the pool reports the timeout
+    MessageQueue mq = send->fixed
+        ? *send->fixed
+        : m_faults.select(*info, send->lastBroker, m_options.sendLatencyFaultEnable);
+    QByteArray addr = m_instance->masterAddress(mq.brokerName);
+    if (addr.isEmpty())
+        return false; // the pool refreshes the route (blocking) and selects again
+    send->info = std::move(info);
+    send->mq = std::move(mq);
+    send->addr = std::move(addr);
+    send->lastBroker = send->mq.brokerName;
+    send->brokersSent.push_back(send->mq.brokerName);
+    ++send->attempts;
+    dispatch(send, left);
+    return true;
 }
 
 // -- the steps --------------------------------------------------------------------------------
@@ -179,22 +211,27 @@ void ProducerImpl::attempt(const std::shared_ptr<Send> &send)
                 QStringLiteral("The broker[%1] not exist").arg(QString::fromUtf8(mq.brokerName)));
             continue;
         }
-        RemotingCommand request
-            = m_instance->api().sendRequest(header(send->msg, mq), send->msg.body, send->msg.reply);
-        if (send->mode == Mode::Oneway) {
-            m_instance->api().invokeOneway(addr, std::move(request));
-            finish(send, SendResult());
-            return;
-        }
-        send->sentAt = Clock::now();
-        m_instance->api().invokeAsync(addr, std::move(request), left,
-            [send = send](Result<RemotingCommand> response) mutable {
-                // The I/O thread: hand the outcome to where the send's steps run, at once.
-                ProducerImpl *self = send->owner.get();
-                self->deliver(std::move(send), std::move(response));
-            });
+        dispatch(send, left);
         return;
     }
+}
+
+void ProducerImpl::dispatch(const std::shared_ptr<Send> &send, int left)
+{
+    RemotingCommand request = m_instance->api().sendRequest(
+        header(send->msg, send->mq), send->msg.body, send->msg.reply);
+    if (send->mode == Mode::Oneway) {
+        m_instance->api().invokeOneway(send->addr, std::move(request));
+        finish(send, SendResult());
+        return;
+    }
+    send->sentAt = Clock::now();
+    m_instance->api().invokeAsync(send->addr, std::move(request), left,
+        [send = send](Result<RemotingCommand> response) mutable {
+            // The I/O thread: hand the outcome to where the send's steps run, at once.
+            ProducerImpl *self = send->owner.get();
+            self->deliver(std::move(send), std::move(response));
+        });
 }
 
 void ProducerImpl::onResponse(const std::shared_ptr<Send> &send, Result<RemotingCommand> response)
@@ -313,8 +350,13 @@ void ProducerImpl::deliver(std::shared_ptr<Send> send, Result<RemotingCommand> r
         w.wake.notify_one();
         return;
     }
-    auto step = [send, response = std::move(response)]() mutable {
-        send->owner->onResponse(send, std::move(response));
+    // The response travels in the send (its steps never overlap), so the task is one pointer:
+    // handing it over (and keeping it for the fallback) copies no command.
+    send->response.emplace(std::move(response));
+    auto step = [send] {
+        Result<RemotingCommand> r = std::move(*send->response);
+        send->response.reset();
+        send->owner->onResponse(send, std::move(r));
     };
     if (!m_callbacks->execute(step))
         std::thread(std::move(step)).detach(); // the pool is closed: never the I/O thread

@@ -63,15 +63,56 @@ QByteArray MessageProperties::encode() const
     return out;
 }
 
-Result<QByteArray> MessageProperties::encodeChecked() const
+namespace {
+
+bool encodable(QByteArrayView name, QByteArrayView value)
 {
-    QByteArray out = encode();
+    return !name.isEmpty() && !value.isEmpty() && !name.contains(kNameValueSeparator)
+        && !name.contains(kPropertySeparator) && !value.contains(kPropertySeparator);
+}
+
+Result<QByteArray> lengthChecked(QByteArray out)
+{
     if (out.size() > kMaxPropertiesLength)
         return Status::invalidArgument(
             QStringLiteral("properties of %1 bytes exceed the limit of %2 bytes")
                 .arg(out.size())
                 .arg(kMaxPropertiesLength));
     return out;
+}
+
+} // namespace
+
+Result<QByteArray> MessageProperties::encodeCheckedAppending(
+    QByteArrayView name, QByteArrayView value) const
+{
+    qsizetype size = name.size() + value.size() + 2;
+    for (const Entry &e : m_entries)
+        size += e.first.size() + e.second.size() + 2;
+    QByteArray out;
+    out.reserve(size);
+    for (const Entry &e : m_entries) {
+        if (!encodable(e))
+            continue;
+        if (!out.isEmpty())
+            out.append(kPropertySeparator);
+        out.append(e.first);
+        out.append(kNameValueSeparator);
+        out.append(e.second);
+    }
+    if (encodable(name, value)) {
+        if (!out.isEmpty())
+            out.append(kPropertySeparator);
+        out.append(name);
+        out.append(kNameValueSeparator);
+        out.append(value);
+    }
+    return lengthChecked(std::move(out));
+}
+
+Result<QByteArray> MessageProperties::encodeChecked() const
+{
+    return lengthChecked(encode());
 }
 
 const QByteArray *MessageProperties::find(QByteArrayView name) const

@@ -77,6 +77,10 @@ public:
     QByteArray encode() const;
     /// encode(), or InvalidArgument when longer than 32767 bytes (the record's i16 length).
     Result<QByteArray> encodeChecked() const;
+    /// encodeChecked() of these properties with `name` = `value` appended, as set() of a name
+    /// not present followed by encodeChecked() gives, without copying them (one allocation).
+    /// `name` must not be present.
+    Result<QByteArray> encodeCheckedAppending(QByteArrayView name, QByteArrayView value) const;
 
     const QByteArray *find(QByteArrayView name) const;
     QByteArray value(QByteArrayView name, const QByteArray &fallback = {}) const;

@@ -18,6 +18,7 @@
 
 #include <arpa/inet.h>
 #include <map>
+#include <mutex>
 #include <netinet/in.h>
 #include <set>
 #include <sys/socket.h>
@@ -228,6 +229,7 @@ class tst_ClientFrames : public QObject
 private slots:
     void framesMatchTheJavaClient();
     void everyRequestPassesTheOneHook();
+    void asyncSendsFromSeveralThreads();
 };
 
 void tst_ClientFrames::framesMatchTheJavaClient()
@@ -374,6 +376,76 @@ void tst_ClientFrames::everyRequestPassesTheOneHook()
     }
     for (int code : {105, 310, 320, 34, 35, 202})
         QVERIFY2(codes.count(code), qPrintable(QStringLiteral("no request %1").arg(code)));
+}
+
+void tst_ClientFrames::asyncSendsFromSeveralThreads()
+{
+    // With the route cached an async send's request goes out from its caller's thread; the
+    // callbacks still run on the producer's pool only, once each, with every send answered, and
+    // each request carries its own UNIQ_KEY and a complete V2 header (a TSan target).
+    RecordingServer server;
+    ProducerOptions po;
+    po.group = "async_threads_producer";
+    po.client.namesrvAddr = server.address();
+    po.client.clientIP = "127.0.0.1";
+    po.client.instanceName = "asyncthreads";
+    Producer producer(po);
+    QVERIFY(producer.start().isOk());
+    QVERIFY_OK(producer.sendSync(Message("AsyncTopic", "route"))); // the route, cached
+    constexpr int kThreads = 4;
+    constexpr int kPerThread = 100;
+    std::mutex mutex;
+    std::set<std::thread::id> callers;
+    std::set<std::thread::id> callbackThreads;
+    std::set<QByteArray> msgIds;
+    int ok = 0;
+    int failed = 0;
+    std::vector<std::thread> senders;
+    for (int t = 0; t < kThreads; ++t) {
+        senders.emplace_back([&] {
+            {
+                std::lock_guard lock(mutex);
+                callers.insert(std::this_thread::get_id());
+            }
+            for (int i = 0; i < kPerThread; ++i) {
+                producer.sendAsync(Message("AsyncTopic", "async"), [&](Result<SendResult> r) {
+                    std::lock_guard lock(mutex);
+                    callbackThreads.insert(std::this_thread::get_id());
+                    if (r && r->status == SendStatus::SendOk) {
+                        ++ok;
+                        msgIds.insert(r->msgId);
+                    } else {
+                        ++failed;
+                    }
+                });
+            }
+        });
+    }
+    for (std::thread &t : senders)
+        t.join();
+    QVERIFY(waitFor(
+        [&] {
+            std::lock_guard lock(mutex);
+            return ok + failed == kThreads * kPerThread;
+        },
+        10000));
+    std::lock_guard lock(mutex);
+    QCOMPARE(failed, 0);
+    QCOMPARE(ok, kThreads * kPerThread);
+    QCOMPARE(static_cast<int>(msgIds.size()), kThreads * kPerThread);
+    for (const std::thread::id &id : callbackThreads)
+        QVERIFY(!callers.count(id) && id != std::this_thread::get_id());
+    int sends = 0;
+    for (const RemotingCommand &c : server.requests(310)) {
+        QVERIFY(c.extString("b") == "AsyncTopic");
+        if (c.body != "async")
+            continue;
+        ++sends;
+        for (const char *key : {"a", "c", "d", "e", "f", "g", "h", "i", "j", "k", "m", "n"})
+            QVERIFY2(c.hasExt(QByteArrayView(key, 1)), key);
+        QVERIFY(msgIds.count(protocol::findProperty(c.extString("i"), "UNIQ_KEY").toByteArray()));
+    }
+    QCOMPARE(sends, kThreads * kPerThread);
 }
 
 QTEST_GUILESS_MAIN(tst_ClientFrames)

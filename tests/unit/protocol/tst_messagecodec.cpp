@@ -513,6 +513,38 @@ private slots:
                        "b"));
     }
 
+    /// encodeCheckedAppending(name, value) == set(name, value) then encodeChecked(), for
+    /// properties with skipped (unencodable) entries, none at all, and an unencodable addition.
+    void encodeCheckedAppendingMatchesSetThenEncode()
+    {
+        MessageProperties plain;
+        plain.set("TAGS", "t");
+        plain.set("KEYS", "k1 k2");
+        MessageProperties skipped;
+        skipped.set("EMPTY", "");
+        skipped.set("BAD\x01NAME", "v");
+        skipped.set("WAIT", "true");
+        MessageProperties onlySkipped;
+        onlySkipped.set("BAD", "x\x02y");
+        for (const MessageProperties &given : {MessageProperties(), plain, skipped, onlySkipped}) {
+            for (const QByteArray &value : {QByteArray("7F0000011A2B18B4AAC2"), QByteArray(),
+                     QByteArray("a\x02"
+                                "b")}) {
+                MessageProperties set = given;
+                set.set("UNIQ_KEY", value);
+                const auto expected = set.encodeChecked();
+                const auto appended = given.encodeCheckedAppending("UNIQ_KEY", value);
+                QVERIFY(expected.has_value());
+                QVERIFY(appended.has_value());
+                QCOMPARE(*appended, *expected);
+            }
+        }
+        MessageProperties big;
+        big.set("K", QByteArray(32760, 'x'));
+        QVERIFY(big.encodeChecked().has_value());
+        QVERIFY(!big.encodeCheckedAppending("UNIQ_KEY", "0123456789").has_value());
+    }
+
     void goldenBatch()
     {
         int batches = 0;

@@ -103,6 +103,51 @@ private slots:
         QCOMPARE(*SendMessageResponseHeader::decode(response), r);
     }
 
+    /// encodeV2() into a fresh command (every send's path: static keys, numbers sharing one
+    /// buffer) writes exactly what the field table writes into a command that already has
+    /// fields, and its values stay '\0'-terminated and independent of each other.
+    void encodeV2FastPathMatchesTable()
+    {
+        SendMessageRequestHeader extremes = fullHeader();
+        extremes.defaultTopicQueueNums = std::numeric_limits<std::int32_t>::min();
+        extremes.queueId = std::numeric_limits<std::int32_t>::max();
+        extremes.sysFlag = -1;
+        extremes.bornTimestamp = std::numeric_limits<std::int64_t>::min();
+        extremes.flag = 0;
+        extremes.reconsumeTimes = std::numeric_limits<std::int32_t>::min();
+        extremes.maxReconsumeTimes = -7;
+        SendMessageRequestHeader minimal = fullHeader();
+        minimal.properties = QByteArray();
+        minimal.reconsumeTimes.reset();
+        minimal.maxReconsumeTimes.reset();
+        minimal.brokerName = QByteArray();
+        for (const SendMessageRequestHeader &h : {fullHeader(), extremes, minimal}) {
+            RemotingCommand fast = RemotingCommand::createRequest(310);
+            h.encodeV2(fast);
+            RemotingCommand table = RemotingCommand::createRequest(310);
+            table.setExt(QByteArrayLiteral("zz"), QByteArrayLiteral("first")); // general path
+            h.encodeV2(table);
+            QVERIFY(table.removeExt("zz"));
+            QCOMPARE(fast.extFields, table.extFields);
+            QCOMPARE(encodeFrame(fast), encodeFrame(table));
+            for (const auto &[key, value] : fast.extFields)
+                QCOMPARE(qstrlen(value.constData()), static_cast<std::size_t>(value.size()));
+            QCOMPARE(*SendMessageRequestHeader::decode(fast), h);
+        }
+        // A value written to detaches from the shared number buffer.
+        RemotingCommand cmd = RemotingCommand::createRequest(310);
+        fullHeader().encodeV2(cmd);
+        QByteArray *queueId = nullptr;
+        for (auto &[key, value] : cmd.extFields)
+            if (key == "e")
+                queueId = &value;
+        QVERIFY(queueId);
+        queueId->append("99");
+        QCOMPARE(cmd.extString("e"), QByteArrayView("299"));
+        QCOMPARE(cmd.extString("d"), QByteArrayView("4"));
+        QCOMPARE(cmd.extString("f"), QByteArrayView("769"));
+    }
+
     void headerNumbers_data()
     {
         QTest::addColumn<QByteArray>("text");
