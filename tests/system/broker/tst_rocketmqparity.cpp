@@ -562,7 +562,7 @@ void tst_RocketmqParity::correctedPullPostsOffsetMovedEvent()
     const protocol::MessageRecordView &rec = recs.front();
     QCOMPARE(rec.body.toByteArray(),
         QByteArray("{\"consumerGroup\":\"G_moved\",\"messageQueue\":{\"brokerName\":"
-                   "\"broker-moved\",\"queueId\":1,\"topic\":\"MovedTopic\"},\"offsetNew\":0,"
+                   "\"broker-moved\",\"queueId\":1,\"topic\":\"MovedTopic\"},\"offsetNew\":1,"
                    "\"offsetRequest\":50}"));
     const QByteArray properties = rec.properties.toByteArray();
     QVERIFY2(properties.contains("TAGS\x01G_moved") && properties.contains("KEYS\x01G_moved"),
