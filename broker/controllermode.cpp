@@ -160,8 +160,11 @@ Status ControllerMode::startBroker(bool asMaster, const QByteArray &haMaster)
         return st;
     // A new master's SyncStateSet is itself alone: it acknowledges on its own until a replica
     // qualifies (Elector::setReplicaAcksHook turns the wait on first).
-    if (asMaster)
+    if (asMaster) {
         applyAckRule({}, 1);
+        if (ha::HAService *server = m_broker->haService())
+            server->setNewSlavesFromFirstByte(!m_storeConfig.syncFromLastFile);
+    }
     return {};
 }
 

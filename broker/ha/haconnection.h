@@ -125,7 +125,10 @@ private:
     std::int64_t streamStart()
     {
         std::int64_t next = m_requestOffset.load();
-        if (next == 0) {
+        if (next == 0 && m_service.newSlavesFromFirstByte()) {
+            // Controller mode: a new replica copies the whole log (RocketMQ 5's default).
+            next = std::max<std::int64_t>(0, m_service.m_store.commitLogMinOffset());
+        } else if (next == 0) {
             // A new slave starts at the beginning of the last commit-log file (RocketMQ).
             const std::int64_t end = m_service.m_store.commitLogMaxOffset();
             next = std::max<std::int64_t>(0, end - end % m_service.m_fileSize);

@@ -123,6 +123,11 @@ public:
     void setAckPeers(std::vector<QByteArray> peers, int needed);
     /// The acknowledged offset of `peer`'s live connection, -1 without one.
     std::int64_t ackOffsetOf(const QByteArray &peer) const;
+    /// Controller mode (syncFromLastFile=false): a slave whose first report is 0 (an empty commit
+    /// log) is sent the master's whole log from its minimum offset instead of from the start of
+    /// its last file (RocketMQ 4.9's rule, kept for plain master/slave).
+    void setNewSlavesFromFirstByte(bool on) { m_newSlavesFromFirstByte.store(on); }
+    bool newSlavesFromFirstByte() const { return m_newSlavesFromFirstByte.load(); }
     int connectionCount() const { return m_live.load(std::memory_order_acquire); }
     /// Connections closed at accept because the peer is not in the allow list.
     std::int64_t refusedByAddress() const { return m_refusedByAddress.load(); }
@@ -190,6 +195,7 @@ private:
     // setAckPeers(): m_peerMode is read on every report; the rest under m_ackMutex (taken
     // before m_connectionsMutex).
     std::atomic<bool> m_peerMode {false};
+    std::atomic<bool> m_newSlavesFromFirstByte {false};
     std::mutex m_ackMutex;
     std::vector<QByteArray> m_ackPeers;
     int m_ackNeeded = 0;

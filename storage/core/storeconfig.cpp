@@ -105,6 +105,7 @@ void MessageStoreConfig::bind(ConfigSchema &s)
     s.add("inSyncReplicas", &inSyncReplicas);
     s.add("minInSyncReplicas", &minInSyncReplicas);
     s.add("haMaxTimeSlaveNotCatchup", &haMaxTimeSlaveNotCatchup);
+    s.add("syncFromLastFile", &syncFromLastFile);
 }
 
 int MessageStoreConfig::normalizedTimerPrecisionMs() const

@@ -89,6 +89,11 @@ struct MessageStoreConfig
     // disconnected or lagging) is removed from the set in etcd before acknowledgements stop
     // waiting for it.
     std::int64_t haMaxTimeSlaveNotCatchup = 15000;
+    // Controller mode, on the master: where a replica with an empty commit log starts copying.
+    // false (RocketMQ 5's default): at the master's first byte, so every replica holds the whole
+    // log and any of them can take over without consumers behind it losing messages; true: at
+    // the start of the master's last file (plain master/slave mode always does this, as 4.9).
+    bool syncFromLastFile = false;
     // Timer messages (RocketMQ 5's keys; broker/timer/). timerPrecisionMs is rounded down to
     // 100, 200, 500 or 1000 as RocketMQ's setter does.
     bool timerWheelEnable = true;

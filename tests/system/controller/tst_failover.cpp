@@ -7,6 +7,9 @@
 // every acknowledged message is on the new master at the offset its msgId names, byte for byte; the
 // killed broker is started again and rejoins as a follower whose commit log equals the master's.
 // A follower (before and after each switch) refuses pulls: no slaveReadEnable.
+// Last, a third broker joins the same brokerName and the cycles run again with three replicas
+// (QROCKET_FAILOVER_CYCLES_3, default 2): any member of the SyncStateSet may win, the other
+// follower moves to the new master, and all three commit logs agree at the end of each cycle.
 
 #include "broker/controller/elector.h"
 #include "broker/controller/etcdclient.h"
@@ -40,6 +43,7 @@ private slots:
     void diskSeamReachesTheBrokers();
     void killedMasterIsReplaced();
     void frozenEtcdFencesTheMaster();
+    void threeReplicasKilledMasterIsReplaced();
     void cleanup();
     void cleanupTestCase();
 
@@ -48,7 +52,13 @@ private:
     /// The master and state records in etcd (nullopt: absent or etcd did not answer).
     std::optional<ElectionRecord> readRecord(const QByteArray &key);
     int masterIndex(std::int64_t aboveEpoch = 0); // -1: none (of a higher epoch)
-    bool waitSyncStateSetOfTwo(int ms);
+    bool waitSyncStateSetOf(int members, int ms);
+    /// The kill cycles over the first m_replicas brokers.
+    void runKillCycles(int cycles);
+    std::vector<quint16> activePorts() const
+    {
+        return std::vector<quint16>(m_ports.begin(), m_ports.begin() + m_replicas);
+    }
     /// A pull of Failover queue 0 at offset 0 sent to broker i: true when it is refused as a
     /// controller-mode follower without slaveReadEnable refuses it (SYSTEM_BUSY,
     /// "[REJECTREQUEST]", no offsets), unlike a plain-mode slave, which serves it as 4.9.7 does.
@@ -74,9 +84,11 @@ private:
     QTemporaryDir m_dir;
     EtcdProcess m_etcd;
     DaemonProcess m_namesrv {QStringLiteral("qrocket-namesrv")};
-    std::array<std::unique_ptr<DaemonProcess>, 2> m_brokers;
-    std::array<quint16, 2> m_ports {};
-    std::array<QString, 2> m_stores;
+    static constexpr int kMaxReplicas = 3;
+    int m_replicas = 2; // brokers started so far (the first cases run two)
+    std::array<std::unique_ptr<DaemonProcess>, kMaxReplicas> m_brokers;
+    std::array<quint16, kMaxReplicas> m_ports {};
+    std::array<QString, kMaxReplicas> m_stores;
     quint16 m_nsPort = 0;
     remoting::RemotingClient m_client;
     std::unique_ptr<EtcdClient> m_etcdClient;
@@ -105,7 +117,7 @@ void TestFailover::cleanup()
 {
     if (!QTest::currentTestFailed())
         return;
-    for (int i = 0; i < 2; ++i)
+    for (int i = 0; i < m_replicas; ++i)
         if (m_brokers[i])
             qInfo("broker %d (port %u) said:\n%s", i, m_ports[i],
                 m_brokers[i]->output().right(8000).constData());
@@ -139,19 +151,19 @@ int TestFailover::masterIndex(std::int64_t aboveEpoch)
     const auto rec = readRecord("/qrocket/FoCluster/broker-fo/master");
     if (!rec || rec->epoch <= aboveEpoch)
         return -1;
-    for (int i = 0; i < 2; ++i)
+    for (int i = 0; i < m_replicas; ++i)
         if (rec->masterAddr == localAddr(m_ports[i]))
             return i;
     return -1;
 }
 
-bool TestFailover::waitSyncStateSetOfTwo(int ms)
+bool TestFailover::waitSyncStateSetOf(int members, int ms)
 {
     QElapsedTimer clock;
     clock.start();
     while (clock.elapsed() < ms) {
         const auto rec = readRecord("/qrocket/FoCluster/broker-fo/master");
-        if (rec && rec->syncStateSet.size() == 2)
+        if (rec && rec->syncStateSet.size() == std::size_t(members))
             return true;
         QTest::qWait(100);
     }
@@ -170,32 +182,60 @@ void TestFailover::diskSeamReachesTheBrokers()
 
 void TestFailover::killedMasterIsReplaced()
 {
-    // One master is elected; it answers sends, the other refuses them.
+    runKillCycles(qEnvironmentVariableIntValue("QROCKET_FAILOVER_CYCLES") > 0
+            ? qEnvironmentVariableIntValue("QROCKET_FAILOVER_CYCLES")
+            : 3);
+}
+
+void TestFailover::threeReplicasKilledMasterIsReplaced()
+{
+    // A third broker of the same brokerName: it follows, catches up and joins the SyncStateSet.
+    m_stores[2] = m_dir.filePath(QStringLiteral("store2"));
+    m_brokers[2] = std::make_unique<DaemonProcess>(QStringLiteral("qrocket-broker"));
+    m_replicas = 3;
+    QVERIFY2(startBroker(2), qPrintable(m_brokers[2]->error()));
+    QVERIFY2(waitSyncStateSetOf(3, 60000), "the third broker never joined the SyncStateSet");
+    runKillCycles(qEnvironmentVariableIntValue("QROCKET_FAILOVER_CYCLES_3") > 0
+            ? qEnvironmentVariableIntValue("QROCKET_FAILOVER_CYCLES_3")
+            : 2);
+}
+
+void TestFailover::runKillCycles(int cycles)
+{
+    // One master is elected; it answers sends, the others refuse them.
     QTRY_VERIFY_WITH_TIMEOUT(masterIndex() >= 0, 20000);
-    const int cycles = qEnvironmentVariableIntValue("QROCKET_FAILOVER_CYCLES") > 0
-        ? qEnvironmentVariableIntValue("QROCKET_FAILOVER_CYCLES")
-        : 3;
     const quint32 seed = QRandomGenerator::global()->generate();
-    qInfo("failover cycles %d, seed %u, lease TTL %d s", cycles, seed, kTtlSeconds);
+    qInfo("%d replicas, failover cycles %d, seed %u, lease TTL %d s", m_replicas, cycles, seed,
+        kTtlSeconds);
     QRandomGenerator rng(seed);
     std::vector<qint64> rtos;
     std::int64_t totalAcked = 0;
     for (int cycle = 0; cycle < cycles; ++cycle) {
+        const auto before = readRecord("/qrocket/FoCluster/broker-fo/master");
+        QVERIFY(before);
         const int m = masterIndex();
         QVERIFY(m >= 0);
-        const int s = 1 - m;
-        // The follower caught up and is in the SyncStateSet: it may take over.
-        QVERIFY2(waitSyncStateSetOfTwo(30000), "the follower never joined the SyncStateSet");
+        // Every follower caught up and is in the SyncStateSet: any of them may take over.
+        QVERIFY2(waitSyncStateSetOf(m_replicas, 30000), "a follower never joined the SyncStateSet");
         QTRY_VERIFY_WITH_TIMEOUT(
             call(m_client, m_ports[m], sendV2("Failover", 0, "probe")).code == 0, 15000);
-        QVERIFY(call(m_client, m_ports[s], sendV2("Failover", 0, "probe")).code != 0); // a slave
-        QVERIFY(followerRefusesPulls(s));
+        for (int i = 0; i < m_replicas; ++i) {
+            if (i == m)
+                continue;
+            QVERIFY(call(m_client, m_ports[i], sendV2("Failover", 0, "probe")).code != 0);
+            QVERIFY(followerRefusesPulls(i));
+        }
 
-        FailoverProducer producer(m_ports, "c" + QByteArray::number(cycle), 4);
+        FailoverProducer producer(
+            activePorts(), QByteArray::number(m_replicas) + "c" + QByteArray::number(cycle), 4);
         QTRY_VERIFY_WITH_TIMEOUT(producer.ackedBy(m) > 50, 15000);
         QTest::qWait(int(rng.bounded(50, 400)));
         const std::int64_t killedAt = steadyMs();
         m_brokers[m]->kill();
+        // The new master: the first record of a higher epoch (latched: the wait cannot flap).
+        int s = -1;
+        QTRY_VERIFY_WITH_TIMEOUT(s >= 0 || (s = masterIndex(before->epoch)) >= 0, 30000);
+        QVERIFY(s != m);
         QTRY_VERIFY_WITH_TIMEOUT(producer.ackedBy(s) > 20, 30000);
         producer.stop();
         const std::vector<AckedAt> acked = producer.acked();
@@ -204,9 +244,9 @@ void TestFailover::killedMasterIsReplaced()
             if (a.broker == s && (firstOnNew < 0 || a.atMs < firstOnNew))
                 firstOnNew = a.atMs;
         rtos.push_back(firstOnNew - killedAt);
-        qInfo("cycle %d: RTO %lld ms (SIGKILL of the master to the first acknowledged send on "
-              "the new one), %zu sends acknowledged",
-            cycle, static_cast<long long>(firstOnNew - killedAt), acked.size());
+        qInfo("%d replicas, cycle %d: RTO %lld ms (SIGKILL of the master to the first "
+              "acknowledged send on the new one), %zu sends acknowledged",
+            m_replicas, cycle, static_cast<long long>(firstOnNew - killedAt), acked.size());
         QCOMPARE(masterIndex(), s);
 
         // RPO 0: every acknowledged send is on the new master, at its offset, byte for byte.
@@ -227,10 +267,11 @@ void TestFailover::killedMasterIsReplaced()
         totalAcked += static_cast<std::int64_t>(acked.size());
 
         // The killed broker comes back and follows: its log becomes the master's (cut first
-        // to the last offset both share, when it wrote past where the new master's epoch began).
-        // Waited for in steps that cannot flap (QTRY evaluates its condition again after its
-        // loop): the new master's end, stable once the producer stopped; the restarted broker
-        // following it (after any cut); its log reaching that end.
+        // to the last offset both share, when it wrote past where the new master's epoch began);
+        // any other follower moves to the new master. Waited for in steps that cannot flap
+        // (QTRY evaluates its condition again after its loop): the new master's end, stable once
+        // the producer stopped; the restarted broker following it (after any cut); every log
+        // reaching that end.
         const auto record = readRecord("/qrocket/FoCluster/broker-fo/master");
         QVERIFY(record);
         std::int64_t target = -1;
@@ -238,29 +279,38 @@ void TestFailover::killedMasterIsReplaced()
         QVERIFY2(startBroker(m), qPrintable(m_brokers[m]->error()));
         const QByteArray following = "controller: running as slave of " + record->masterHaAddr;
         QTRY_VERIFY_WITH_TIMEOUT(m_brokers[m]->output().contains(following), 30000);
-        std::int64_t reached = -1;
-        QTRY_VERIFY_WITH_TIMEOUT((reached = std::max(reached, maxOffset(m))) >= target, 30000);
         const QByteArray out = m_brokers[m]->output();
         const qsizetype cut = out.indexOf("cutting the commit log from");
-        qInfo("cycle %d: the killed broker rejoined as a follower%s", cycle,
-            cut < 0 ? " (nothing to cut)"
-                    : qPrintable(
-                        QStringLiteral(" after %1")
-                            .arg(QString::fromUtf8(out.mid(cut, out.indexOf('\n', cut) - cut)))));
         QVERIFY(call(m_client, m_ports[m], sendV2("Failover", 0, "probe")).code != 0);
         // A consumer whose route still names this address (it was the master) reads nothing
         // here: the follower refuses its pull, so it retries and finds the new master.
         QVERIFY(followerRefusesPulls(m));
-        const QByteArray a = readCommitLog(m_stores[m], 0, target);
-        const QByteArray b = readCommitLog(m_stores[s], 0, target);
-        QCOMPARE(a.size(), qsizetype(target));
-        QVERIFY(a == b);
+        const QByteArray master = readCommitLog(m_stores[s], 0, target);
+        for (int i = 0; i < m_replicas; ++i) {
+            if (i == s)
+                continue;
+            std::int64_t reached = -1;
+            QTRY_VERIFY_WITH_TIMEOUT((reached = std::max(reached, maxOffset(i))) >= target, 30000);
+            const QByteArray log = readCommitLog(m_stores[i], 0, target);
+            QCOMPARE(log.size(), qsizetype(target));
+            QVERIFY2(log == master,
+                qPrintable(
+                    QStringLiteral("replica %1's commit log differs from the master's").arg(i)));
+        }
+        qInfo("%d replicas, cycle %d: the killed broker rejoined as a follower%s; all %d logs "
+              "agree up to %lld",
+            m_replicas, cycle,
+            cut < 0 ? " (nothing to cut)"
+                    : qPrintable(
+                        QStringLiteral(" after %1")
+                            .arg(QString::fromUtf8(out.mid(cut, out.indexOf('\n', cut) - cut)))),
+            m_replicas, static_cast<long long>(target));
     }
     qint64 worst = 0;
     for (qint64 r : rtos)
         worst = std::max(worst, r);
-    qInfo("acknowledged sends checked: %lld; worst RTO %lld ms over %d cycles",
-        static_cast<long long>(totalAcked), static_cast<long long>(worst), cycles);
+    qInfo("%d replicas: acknowledged sends checked: %lld; worst RTO %lld ms over %d cycles",
+        m_replicas, static_cast<long long>(totalAcked), static_cast<long long>(worst), cycles);
     QVERIFY(worst < 15000);
 }
 
@@ -272,7 +322,7 @@ void TestFailover::frozenEtcdFencesTheMaster()
     const int m = masterIndex();
     const auto before = readRecord("/qrocket/FoCluster/broker-fo/master");
     QVERIFY(m >= 0 && before);
-    QVERIFY(waitSyncStateSetOfTwo(30000));
+    QVERIFY(waitSyncStateSetOf(2, 30000));
     QTRY_VERIFY_WITH_TIMEOUT(
         call(m_client, m_ports[m], sendV2("Failover", 0, "probe")).code == 0, 15000);
     m_etcd.pause();
