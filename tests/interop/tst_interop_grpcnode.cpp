@@ -144,7 +144,7 @@ void tst_InteropGrpcNode::scenario_data()
     QTest::addColumn<QString>("name");
     for (const char *s : {"normalSendReceiveAck", "fifoMessageGroup", "delayDeliveryTimestamp",
              "invisibleTimeRedelivery", "changeInvisibleDuration", "grpcToRemoting",
-             "remotingToGrpc", "transactionWithCheck", "twoBrokers"})
+             "remotingToGrpc", "transactionWithCheck", "twoBrokers", "pushConsumer"})
         QTest::newRow(s) << QString::fromLatin1(s);
 }
 
