@@ -252,35 +252,40 @@ grpc::ServerUnaryReactor *MessagingServiceImpl::QueryAssignment(
         finish(reactor, response, pb::ILLEGAL_CONSUMER_GROUP, "group name cannot be empty");
         return reactor;
     }
-    withRoute(fromStd(request->topic().name()), [reactor, request, response](RouteViewPtr view) {
-        if (!view) {
-            finish(reactor, response, pb::TOPIC_NOT_FOUND,
-                "topic not found: " + request->topic().name());
-            return;
-        }
-        // POP: one assignment per readable broker (its master), queue -1 (every queue of
-        // it). QRocket's groups have no consumeMessageOrderly yet: no per-queue FIFO ones.
-        for (const QueueData &qd : view->route.queueDatas) {
-            if (!Perm::isReadable(qd.perm) || qd.readQueueNums <= 0)
-                continue;
-            const auto brokers = view->brokers.find(qd.brokerName);
-            if (brokers == view->brokers.end())
-                continue;
-            const auto master = brokers->second.find(protocol::kMasterBrokerId);
-            if (master == brokers->second.end())
-                continue;
-            pb::MessageQueue *q = response->add_assignments()->mutable_message_queue();
-            *q->mutable_topic() = request->topic();
-            q->set_id(-1);
-            q->set_permission(permissionOf(qd.perm));
-            fillEndpoint(q->mutable_broker(), qd.brokerName, master->second);
-            acceptTypes(q, view->messageType);
-        }
-        if (response->assignments_size() == 0)
-            finish(reactor, response, pb::FORBIDDEN, "no readable queue");
-        else
-            finish(reactor, response, pb::OK, "OK");
-    });
+    const bool fifo = fifoGroup(fromStd(request->group().name()));
+    withRoute(
+        fromStd(request->topic().name()), [reactor, request, response, fifo](RouteViewPtr view) {
+            if (!view) {
+                finish(reactor, response, pb::TOPIC_NOT_FOUND,
+                    "topic not found: " + request->topic().name());
+                return;
+            }
+            // POP: one assignment per readable broker (its master), queue -1 (every queue of it);
+            // for a FIFO group (consumeMessageOrderly) one per readable queue, as RocketMQ 5.3's
+            // proxy answers (its receives still pop the whole broker, in order).
+            for (const QueueData &qd : view->route.queueDatas) {
+                if (!Perm::isReadable(qd.perm) || qd.readQueueNums <= 0)
+                    continue;
+                const auto brokers = view->brokers.find(qd.brokerName);
+                if (brokers == view->brokers.end())
+                    continue;
+                const auto master = brokers->second.find(protocol::kMasterBrokerId);
+                if (master == brokers->second.end())
+                    continue;
+                for (int id = fifo ? 0 : -1; id < (fifo ? qd.readQueueNums : 0); ++id) {
+                    pb::MessageQueue *q = response->add_assignments()->mutable_message_queue();
+                    *q->mutable_topic() = request->topic();
+                    q->set_id(id);
+                    q->set_permission(permissionOf(qd.perm));
+                    fillEndpoint(q->mutable_broker(), qd.brokerName, master->second);
+                    acceptTypes(q, view->messageType);
+                }
+            }
+            if (response->assignments_size() == 0)
+                finish(reactor, response, pb::FORBIDDEN, "no readable queue");
+            else
+                finish(reactor, response, pb::OK, "OK");
+        });
     return reactor;
 }
 

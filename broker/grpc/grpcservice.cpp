@@ -3,6 +3,7 @@
 #include "broker/common/brokercontext.h"
 #include "broker/config/topicconfig.h"
 #include "broker/grpc/grpctransaction.h"
+#include "broker/managers/subscriptiongroupmanager.h"
 #include "broker/managers/topicconfigmanager.h"
 #include "broker/timer/timertransform.h"
 #include "clientlib/common/hash.h"
@@ -120,6 +121,14 @@ void MessagingServiceImpl::invoke(
 bool MessagingServiceImpl::topicExists(const QByteArray &topic) const
 {
     return !topic.isEmpty() && m_ctx.topics->find(topic).has_value();
+}
+
+bool MessagingServiceImpl::fifoGroup(const QByteArray &group) const
+{
+    if (group.isEmpty() || !m_ctx.subscriptionGroups)
+        return false;
+    const auto g = m_ctx.subscriptionGroups->find(group);
+    return g && g->consumeMessageOrderly;
 }
 
 // --- Heartbeat, NotifyClientTermination ------------------------------------------------------

@@ -114,6 +114,9 @@ public:
     /// Stores `reported` and returns the settings the broker answers with.
     pb::Settings applySettings(const QByteArray &clientId, const pb::Settings &reported);
     bool topicExists(const QByteArray &topic) const;
+    /// RocketMQ 5's FIFO group: its subscription group has consumeMessageOrderly (as the proxy
+    /// reads SubscriptionGroupConfig for QueryAssignment, the Telemetry settings and its pops).
+    bool fifoGroup(const QByteArray &group) const;
     /// HEART_BEAT with a producer record per topic of `settings`' publishing (nothing else).
     void registerPublisher(const Caller &caller, const pb::Settings &settings);
     /// Makes a popped message visible again soon (its stream's client went away).

@@ -236,6 +236,10 @@ grpc::ServerWriteReactor<pb::ReceiveMessageResponse> *MessagingServiceImpl::Rece
     // As the proxy: MAX (a new group starts at the end, unless the queue still starts at 0 in
     // memory: initPopOffsetByCheckMsgInMem).
     h.initMode = protocol::ConsumeInitMode::Max;
+    // A FIFO group pops in order: from each queue, the next messages only once the ones handed
+    // out before were acknowledged (or, not acknowledged in time, again before them).
+    if (fifoGroup(group))
+        h.order = true;
     if (request->has_filter_expression() && !request->filter_expression().expression().empty()) {
         h.expType = request->filter_expression().type() == pb::SQL ? QByteArrayLiteral("SQL92")
                                                                    : QByteArrayLiteral("TAG");
@@ -333,7 +337,7 @@ pb::Settings MessagingServiceImpl::applySettings(
         pb::Subscription *sub = s.mutable_subscription();
         sub->set_receive_batch_size(kMaxBatchSize);
         setMillis(sub->mutable_long_polling_timeout(), kMaxLongPollingMs);
-        sub->set_fifo(false); // no consumeMessageOrderly group attribute yet
+        sub->set_fifo(sub->has_group() && fifoGroup(fromStd(sub->group().name())));
         int retryMaxTimes = 16;
         if (sub->has_group() && !sub->group().name().empty() && m_ctx.subscriptionGroups) {
             if (auto g = m_ctx.subscriptionGroups->find(fromStd(sub->group().name())))

@@ -21,17 +21,22 @@ const char *kGroupName = "consumer group name";
 QString groupConfigText(const SubscriptionGroupConfig &c)
 {
     auto b = [](bool v) { return v ? QStringLiteral("true") : QStringLiteral("false"); };
-    return QStringLiteral("SubscriptionGroupConfig [groupName=%1, consumeEnable=%2, "
-                          "consumeFromMinEnable=%3, consumeBroadcastEnable=%4, retryQueueNums=%5, "
-                          "retryMaxTimes=%6, brokerId=%7, whichBrokerWhenConsumeSlowly=%8, "
-                          "notifyConsumerIdsChangedEnable=%9]")
-        .arg(QString::fromUtf8(c.groupName), b(c.consumeEnable), b(c.consumeFromMinEnable),
-            b(c.consumeBroadcastEnable))
-        .arg(c.retryQueueNums)
-        .arg(c.retryMaxTimes)
-        .arg(c.brokerId)
-        .arg(c.whichBrokerWhenConsumeSlowly)
-        .arg(b(c.notifyConsumerIdsChangedEnable));
+    QString text
+        = QStringLiteral("SubscriptionGroupConfig [groupName=%1, consumeEnable=%2, "
+                         "consumeFromMinEnable=%3, consumeBroadcastEnable=%4, retryQueueNums=%5, "
+                         "retryMaxTimes=%6, brokerId=%7, whichBrokerWhenConsumeSlowly=%8, "
+                         "notifyConsumerIdsChangedEnable=%9]")
+              .arg(QString::fromUtf8(c.groupName), b(c.consumeEnable), b(c.consumeFromMinEnable),
+                  b(c.consumeBroadcastEnable))
+              .arg(c.retryQueueNums)
+              .arg(c.retryMaxTimes)
+              .arg(c.brokerId)
+              .arg(c.whichBrokerWhenConsumeSlowly)
+              .arg(b(c.notifyConsumerIdsChangedEnable));
+    // RocketMQ 5's field, only when set: a group without it prints as 4.9's mqadmin does.
+    if (c.consumeMessageOrderly)
+        text.insert(text.size() - 1, QStringLiteral(", consumeMessageOrderly=true"));
+    return text;
 }
 
 Status updateSubGroup(Context &ctx)
@@ -48,9 +53,10 @@ Status updateSubGroup(Context &ctx)
     auto brokerId = ctx.integer("i", c.brokerId);
     auto slowly = ctx.integer("w", c.whichBrokerWhenConsumeSlowly);
     auto notify = ctx.boolean("a", c.notifyConsumerIdsChangedEnable);
-    for (const Status &s :
-        {consumeEnable.status(), fromMin.status(), broadcast.status(), retryQueues.status(),
-            retryMax.status(), brokerId.status(), slowly.status(), notify.status()}) {
+    auto orderly = ctx.boolean("o", false);
+    for (const Status &s : {consumeEnable.status(), fromMin.status(), broadcast.status(),
+             retryQueues.status(), retryMax.status(), brokerId.status(), slowly.status(),
+             notify.status(), orderly.status()}) {
         if (!s)
             return s;
     }
@@ -62,6 +68,7 @@ Status updateSubGroup(Context &ctx)
     c.brokerId = *brokerId;
     c.whichBrokerWhenConsumeSlowly = *slowly;
     c.notifyConsumerIdsChangedEnable = *notify;
+    c.consumeMessageOrderly = *orderly;
     return ctx.withAdmin([&](client::Admin &admin) -> Status {
         if (ctx.has("b")) {
             if (Status s = admin.createOrUpdateSubscriptionGroup(ctx.bytes("b"), c); !s)
@@ -524,13 +531,16 @@ Status getConsumerConfig(Context &ctx, client::Admin &admin)
         const SubscriptionGroupConfig &c = it->second;
         ctx.out().text("=============================%s:%s=============================\n",
             {data.cluster, brokerName});
-        const std::vector<std::pair<const char *, Cell>> fields {{"groupName", c.groupName},
+        std::vector<std::pair<const char *, Cell>> fields {{"groupName", c.groupName},
             {"consumeEnable", c.consumeEnable}, {"consumeFromMinEnable", c.consumeFromMinEnable},
             {"consumeBroadcastEnable", c.consumeBroadcastEnable},
             {"retryQueueNums", c.retryQueueNums}, {"retryMaxTimes", c.retryMaxTimes},
             {"brokerId", c.brokerId},
             {"whichBrokerWhenConsumeSlowly", c.whichBrokerWhenConsumeSlowly},
             {"notifyConsumerIdsChangedEnable", c.notifyConsumerIdsChangedEnable}};
+        // RocketMQ 5's FIFO flag, where mqadmin 5 lists it; only when set (4.9's output else).
+        if (c.consumeMessageOrderly)
+            fields.insert(fields.begin() + 4, {"consumeMessageOrderly", true});
         QJsonObject o {{QStringLiteral("cluster"), QString::fromUtf8(data.cluster)},
             {QStringLiteral("brokerName"), QString::fromUtf8(brokerName)}};
         for (const auto &[name, value] : fields) {
@@ -558,7 +568,8 @@ const CommandSpec kCommands[] = {
             {'i', "brokerId", true, false, "consumer from which broker id"},
             {'w', "whichBrokerWhenConsumeSlowly", true, false,
                 "which broker id when consume slowly"},
-            {'a', "notifyConsumerIdsChanged", true, false, "notify consumerId changed"}},
+            {'a', "notifyConsumerIdsChanged", true, false, "notify consumerId changed"},
+            {'o', "consumeMessageOrderly", true, false, "consume message orderly"}},
         updateSubGroup},
     {"deleteSubGroup", "Delete subscription group from broker.",
         {{'b', "brokerAddr", true, false, "delete subscription group from which broker"},

@@ -141,6 +141,17 @@ void TestAdminGroups::subscriptionGroups()
         fields(lineStartingWith(r, QStringLiteral("retryMaxTimes"))).last(), QStringLiteral("5"));
     QCOMPARE(fields(lineStartingWith(r, QStringLiteral("consumeBroadcastEnable"))).last(),
         QStringLiteral("false"));
+    QVERIFY(lineStartingWith(r, QStringLiteral("consumeMessageOrderly")).isNull());
+    // RocketMQ 5's FIFO group flag (mqadmin 5's -o): printed and stored only when set.
+    r = at({"updateSubGroup", "-c", "DefaultCluster", "-g", "SG", "-o", "true"});
+    QVERIFY2(r.exitCode == 0, r.describe().constData());
+    QVERIFY(r.out.contains(QLatin1String("consumeMessageOrderly=true]")));
+    r = at({"getConsumerConfig", "-g", "SG"});
+    QCOMPARE(fields(lineStartingWith(r, QStringLiteral("consumeMessageOrderly"))).last(),
+        QStringLiteral("true"));
+    r = at({"updateSubGroup", "-c", "DefaultCluster", "-g", "SG", "-o", "maybe"});
+    QCOMPARE(r.exitCode, 2); // a usage error
+    QVERIFY(r.err.contains(QLatin1String("-o,--consumeMessageOrderly wants true or false")));
     r = at({"deleteSubGroup", "-c", "DefaultCluster", "-g", "SG"});
     QVERIFY2(r.exitCode == 0, r.describe().constData());
     QVERIFY(r.out.startsWith(QStringLiteral(

@@ -386,6 +386,8 @@ void SubscriptionGroupConfig::write(JsonWriter &w) const
     w.key("consumeBroadcastEnable").value(consumeBroadcastEnable);
     w.key("consumeEnable").value(consumeEnable);
     w.key("consumeFromMinEnable").value(consumeFromMinEnable);
+    if (consumeMessageOrderly)
+        w.key("consumeMessageOrderly").value(true);
     w.key("groupName").value(QByteArrayView(groupName));
     w.key("notifyConsumerIdsChangedEnable").value(notifyConsumerIdsChangedEnable);
     w.key("retryMaxTimes").value(retryMaxTimes);
@@ -414,6 +416,7 @@ Result<SubscriptionGroupConfig> SubscriptionGroupConfig::fromJsonValue(
     c.consumeEnable = v["consumeEnable"].toBool(true);
     c.consumeFromMinEnable = v["consumeFromMinEnable"].toBool(true);
     c.consumeBroadcastEnable = v["consumeBroadcastEnable"].toBool(true);
+    c.consumeMessageOrderly = v["consumeMessageOrderly"].toBool(false);
     c.retryQueueNums = intOf(v, "retryQueueNums", 1);
     c.retryMaxTimes = intOf(v, "retryMaxTimes", 16);
     c.brokerId = longOf(v, "brokerId", 0);

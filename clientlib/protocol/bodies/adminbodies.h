@@ -178,6 +178,11 @@ struct SubscriptionGroupConfig
     bool consumeEnable = true;
     bool consumeFromMinEnable = true;
     bool consumeBroadcastEnable = true;
+    /// RocketMQ 5's FIFO group (SubscriptionGroupConfig.consumeMessageOrderly): POP consumers
+    /// of it (the gRPC SDKs) receive each queue's messages in order, the next one only after
+    /// the previous was acknowledged. Written to JSON only when true, so a group without it is
+    /// byte for byte what RocketMQ 4.9 writes.
+    bool consumeMessageOrderly = false;
     int retryQueueNums = 1;
     int retryMaxTimes = 16;
     std::int64_t brokerId = 0;

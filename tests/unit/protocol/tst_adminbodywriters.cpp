@@ -149,6 +149,13 @@ private slots:
         custom.whichBrokerWhenConsumeSlowly = 0;
         custom.notifyConsumerIdsChangedEnable = false;
         roundTrip(custom);
+        // RocketMQ 5's FIFO flag: written (in fastjson's key order) only when set.
+        SubscriptionGroupConfig fifo {"F"};
+        fifo.consumeMessageOrderly = true;
+        QVERIFY(fifo.toJson().contains(
+            R"("consumeFromMinEnable":true,"consumeMessageOrderly":true,"groupName":"F")"));
+        roundTrip(fifo);
+        QVERIFY(!SubscriptionGroupConfig::fromJson(R"({"groupName":"X"})")->consumeMessageOrderly);
         // A table entry without a name takes its key.
         auto named = SubscriptionGroupConfig::fromJsonValue(*parseJson("{}"), "FromKey");
         QCOMPARE(named->groupName, QByteArray("FromKey"));
