@@ -144,7 +144,8 @@ void tst_InteropGrpcNode::scenario_data()
     QTest::addColumn<QString>("name");
     for (const char *s : {"normalSendReceiveAck", "fifoMessageGroup", "delayDeliveryTimestamp",
              "invisibleTimeRedelivery", "changeInvisibleDuration", "grpcToRemoting",
-             "remotingToGrpc", "transactionWithCheck", "twoBrokers", "pushConsumer"})
+             "remotingToGrpc", "transactionWithCheck", "twoBrokers", "pushConsumer",
+             "fifoPushConsumer"})
         QTest::newRow(s) << QString::fromLatin1(s);
 }
 
