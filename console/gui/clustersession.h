@@ -241,6 +241,7 @@ private:
 
     std::map<QByteArray, ReplicaAnswer> m_replicaAnswers; // by address
     std::vector<ElectionState> m_elections;
+    bool m_electionsDirty = false;
 
     std::vector<TopicInfo> m_topics;
     std::vector<QByteArray> m_systemTopics;

@@ -5,10 +5,13 @@
 // The console does not talk to etcd. Per brokerName the newest epoch any replica reports wins; its
 // master is the replica that says it is master itself (else what the others say, else the name
 // server's brokerId 0). A new epoch or master is an election: kept with the wall time it was seen.
+// Cost: one small request per controller-mode replica a tick, and one rebuild (linear in the
+// brokers) per event-loop pass however many answers it brought.
 
 #include "console/gui/clustersession.h"
 
 #include <QDateTime>
+#include <QTimer>
 
 #include <algorithm>
 
@@ -73,7 +76,14 @@ void ClusterSession::pollElections()
                         a.masterAddr = r->masterAddr;
                         a.syncStateSet = r->syncStateSet;
                     }
-                    rebuildElections();
+                    // One rebuild for every answer of the same event-loop pass.
+                    if (m_electionsDirty)
+                        return;
+                    m_electionsDirty = true;
+                    QTimer::singleShot(0, this, [this] {
+                        m_electionsDirty = false;
+                        rebuildElections();
+                    });
                 }),
             kEpochTimeoutMs);
     }
@@ -87,13 +97,14 @@ void ClusterSession::rebuildElections()
         if (b.controllerMode && b.everRegistered)
             groups[{b.cluster, b.brokerName}].push_back(&b);
     }
+    std::map<std::pair<QByteArray, QByteArray>, ElectionState> previous;
+    for (ElectionState &old : m_elections)
+        previous.emplace(std::make_pair(old.cluster, old.brokerName), std::move(old));
     std::vector<ElectionState> next;
     for (const auto &[key, members] : groups) {
         ElectionState st;
-        for (ElectionState &old : m_elections) {
-            if (old.cluster == key.first && old.brokerName == key.second)
-                st = std::move(old);
-        }
+        if (auto it = previous.find(key); it != previous.end())
+            st = std::move(it->second);
         st.cluster = key.first;
         st.brokerName = key.second;
         auto answerOf = [this](const BrokerInfo *b) -> const ReplicaAnswer * {
