@@ -111,6 +111,12 @@ public:
     {
         m_ctx.epochHistory = std::move(history);
     }
+    /// Controller mode's master and SyncStateSet (BrokerContext::electionState). Set before
+    /// initialize().
+    void setElectionState(std::function<std::pair<QByteArray, std::vector<QByteArray>>()> state)
+    {
+        m_ctx.electionState = std::move(state);
+    }
     Status initialize();
     Status start();
     /// Unregisters from the name servers, stops the servers, flushes and closes the store and

@@ -154,6 +154,10 @@ Status ControllerMode::startBroker(bool asMaster, const QByteArray &haMaster)
         std::lock_guard lock(m_historyMutex);
         return m_history;
     });
+    m_broker->setElectionState([elector = m_elector.get()] {
+        const ElectionRecord r = elector->recordSnapshot();
+        return std::make_pair(r.masterAddr, r.syncStateSet);
+    });
     if (asMaster)
         m_broker->setWriteGate([elector = m_elector.get()] { return elector->writesAllowed(); });
     if (Status st = m_broker->initialize(); !st)

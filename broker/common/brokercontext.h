@@ -99,6 +99,10 @@ struct BrokerContext
     /// (GET_BROKER_EPOCH_CACHE); unset outside controller mode (the cache is then empty).
     /// Called on the thread that serves admin requests.
     std::function<std::vector<std::pair<std::int64_t, std::int64_t>>()> epochHistory;
+    /// Controller mode: the master and the SyncStateSet (broker addresses) of the election
+    /// record this broker last saw in etcd (GET_BROKER_EPOCH_CACHE's QRocket fields); unset
+    /// outside controller mode. Any thread.
+    std::function<std::pair<QByteArray, std::vector<QByteArray>>()> electionState;
     /// POP state of one group (every group when empty), as kGetPopStats answers it without the
     /// modes (explainGroup); unset when there is no POP service. Any thread.
     std::function<protocol::PopStatsBody(const QByteArray &group)> popStats;

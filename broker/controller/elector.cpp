@@ -425,7 +425,7 @@ void Elector::observe()
             }
             if (rec->masterAddr == m_options.brokerAddr) {
                 if (kv.lease == m_leaseId) {
-                    m_record = *rec; // ours, as written
+                    setRecord(*rec); // ours, as written
                 } else if (m_role != Role::Master && kv.lease != 0) {
                     // Held by a lease of ours given up after a fence: let it go at once.
                     m_etcd->revokeLease(kv.lease, [](Status) {});
@@ -438,7 +438,7 @@ void Elector::observe()
             const bool changed = m_role != Role::Follower || rec->masterAddr != m_record.masterAddr
                 || rec->epoch != m_record.epoch;
             m_role = Role::Follower;
-            m_record = *rec;
+            setRecord(*rec);
             if (changed) {
                 qCInfo(lcBrokerHa).noquote() << "controller:" << m_options.brokerName << "master is"
                                              << rec->masterAddr << "epoch" << rec->epoch;
@@ -526,7 +526,7 @@ void Elector::won(const ElectionRecord &record, std::int64_t masterCreateRevisio
         m_leaseId = 0;
         return;
     }
-    m_record = record;
+    setRecord(record);
     m_masterCreateRevision = masterCreateRevision;
     m_caughtUpMark = -1;
     m_joining.clear();
@@ -539,6 +539,13 @@ void Elector::won(const ElectionRecord &record, std::int64_t masterCreateRevisio
                                  << entry.startOffset;
     emit becameMaster(record.epoch);
     checkFence();
+}
+
+void Elector::setRecord(ElectionRecord record)
+{
+    m_record = std::move(record);
+    std::lock_guard lock(m_snapshotMutex);
+    m_snapshot = m_record;
 }
 
 void Elector::setSyncStateSet(std::vector<QByteArray> members, std::function<void(bool)> done)
@@ -561,7 +568,7 @@ void Elector::setSyncStateSet(std::vector<QByteArray> members, std::function<voi
         [this, next, lease, finish](Result<EtcdTxnResult> r) {
             const bool ok = r && r->succeeded && lease == m_leaseId && m_role == Role::Master;
             if (ok)
-                m_record = next;
+                setRecord(next);
             else
                 qCWarning(lcBrokerHa).noquote()
                     << "controller: SyncStateSet not recorded:"

@@ -39,6 +39,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 namespace qrocket::broker::controller {
@@ -105,6 +106,13 @@ public:
     std::int64_t epoch() const { return m_record.epoch; }
     /// The master record last seen (master: its own).
     const ElectionRecord &record() const { return m_record; }
+    /// A copy of record(), from any thread (the admin thread answers GET_BROKER_EPOCH_CACHE
+    /// with its master and SyncStateSet).
+    ElectionRecord recordSnapshot() const
+    {
+        std::lock_guard lock(m_snapshotMutex);
+        return m_snapshot;
+    }
     QByteArray masterKey() const;
     QByteArray stateKey() const;
 
@@ -169,6 +177,8 @@ private:
     /// by members that did not for maxNotCatchupMs (README: the rules).
     void manageSyncStateSet();
     void publishAckRule(std::vector<QByteArray> peers);
+    /// Every change of m_record goes through here (it keeps recordSnapshot() in step).
+    void setRecord(ElectionRecord record);
 
     ElectorOptions m_options;
     std::function<std::int64_t()> m_commitLogEnd;
@@ -198,6 +208,8 @@ private:
     Role m_role = Role::Stopped;
     std::atomic<bool> m_writable {false};
     ElectionRecord m_record;
+    mutable std::mutex m_snapshotMutex;
+    ElectionRecord m_snapshot; // guarded by m_snapshotMutex: m_record, for other threads
     std::int64_t m_leaseId = 0;
     bool m_leasePending = false;
     bool m_keepAlivePending = false;

@@ -10,7 +10,9 @@
 // Epoch cache: in controller mode the broker's epoch history, each entry's endOffset the next
 // entry's start (the last one open: Long.MAX_VALUE, which RocketMQ's mqadmin replaces with
 // maxOffset when it prints); outside controller mode, unlike RocketMQ 5 (SYSTEM_ERROR "this
-// request only for controllerMode"), an empty list, so that tools can ask any broker.
+// request only for controllerMode"), an empty list, so that tools can ask any broker. In
+// controller mode QRocket adds the master and SyncStateSet of the election record the broker
+// last saw (habodies.h), what the console's election view shows.
 
 #include "broker/common/brokercontext.h"
 #include "broker/config/brokerconfig.h"
@@ -77,6 +79,8 @@ RemotingCommand AdminProcessor::epochCache(const RemotingCommand &request)
             cache.epochList.push_back(e);
         }
     }
+    if (m_ctx.electionState)
+        std::tie(cache.masterAddr, cache.syncStateSet) = m_ctx.electionState();
     RemotingCommand response = makeResponse(request, toInt(ResponseCode::Success));
     response.body = cache.toJson();
     return response;

@@ -121,6 +121,7 @@ void ClusterSession::tick()
     pollCluster();
     pollLiveness();
     pollBrokerConfigs();
+    pollElections();
     if (m_tick % 5 == 0 || catalog)
         pollStoreFiles();
     if (catalog) {
@@ -376,6 +377,7 @@ void ClusterSession::pollBrokerConfigs()
                     info->diskMaxUsedSpaceRatio = r->value(u"diskMaxUsedSpaceRatio");
                     info->diskSpaceCleanForciblyRatio = r->value(u"diskSpaceCleanForciblyRatio");
                     info->diskSpaceWarningLevelRatio = r->value(u"diskSpaceWarningLevelRatio");
+                    info->controllerMode = r->value(u"enableControllerMode") == u"true";
                     emit brokersUpdated();
                     emit storageUpdated();
                 }),

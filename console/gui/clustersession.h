@@ -103,6 +103,13 @@ public:
     const PartState &livenessPart() const { return m_liveness; }
     const std::deque<BrokerSample> &history(const QByteArray &address) const;
 
+    // -- controller mode: elections (every tick, one GET_BROKER_EPOCH_CACHE per replica) -----
+    static constexpr int kElectionHistory = 8;
+    /// Every controller-mode brokerName (brokers whose config says enableControllerMode), by
+    /// cluster and name; empty without controller-mode brokers (nothing is asked then).
+    const std::vector<ElectionState> &elections() const { return m_elections; }
+    const ElectionState *election(const QByteArray &brokerName) const;
+
     // -- topics and groups ----------------------------------------------------------------
     const std::vector<TopicInfo> &topics() const { return m_topics; }
     const std::vector<QByteArray> &systemTopics() const { return m_systemTopics; }
@@ -173,6 +180,8 @@ public:
 
 signals:
     void brokersUpdated();
+    /// elections() changed (an answer arrived, an election was seen).
+    void electionsUpdated();
     void topicsUpdated();
     void groupsUpdated();
     void storageUpdated();
@@ -205,6 +214,8 @@ private:
     void pollFocusTopic();
     void pollTopicRates();
     void pollFocusGroup();
+    void pollElections();
+    void rebuildElections();
     void applyOverview(Result<client::ClusterOverview> r);
     void applyLiveness(Result<client::admin::BrokerLiveness> r);
     BrokerInfo *brokerAt(const QByteArray &address);
@@ -227,6 +238,10 @@ private:
     PartState m_liveness;
     std::int64_t m_livenessProbeTick = 0;
     bool m_storeNotSupported = false;
+
+    std::map<QByteArray, ReplicaAnswer> m_replicaAnswers; // by address
+    std::vector<ElectionState> m_elections;
+    bool m_electionsDirty = false;
 
     std::vector<TopicInfo> m_topics;
     std::vector<QByteArray> m_systemTopics;

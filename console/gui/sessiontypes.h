@@ -90,6 +90,8 @@ struct BrokerInfo
     QString diskMaxUsedSpaceRatio;
     QString diskSpaceCleanForciblyRatio;
     QString diskSpaceWarningLevelRatio;
+    /// enableControllerMode=true: its master is elected through etcd (the election view).
+    bool controllerMode = false;
 
     // storeFiles (QRocket broker extension)
     std::optional<client::admin::StoreFiles> storeFiles;
@@ -154,6 +156,63 @@ struct GroupInfo
 
     friend bool operator==(const GroupInfo &, const GroupInfo &) = default;
 };
+
+/// One controller-mode replica's GET_BROKER_EPOCH_CACHE, as it last answered (its own view of
+/// the election record: QRocket's masterAddr / syncStateSet fields).
+struct ReplicaAnswer
+{
+    bool ok = false;
+    QString error;
+    std::int64_t okMono = 0;
+    std::int64_t epoch = 0; // the newest epoch of its history (0: none)
+    std::int64_t maxOffset = 0;
+    QByteArray masterAddr;
+    std::vector<QByteArray> syncStateSet;
+};
+
+/// One replica in the election view.
+struct ReplicaView
+{
+    QByteArray address;
+    enum class Role { Master, Follower, Unreachable } role = Role::Unreachable;
+    bool registered = false;
+    bool inSyncStateSet = false;
+    std::int64_t maxOffset = -1; // -1: unknown
+    std::int64_t behind = -1; // the master's commit-log end minus its own; -1: unknown
+    QString error; // why it is unreachable
+
+    friend bool operator==(const ReplicaView &, const ReplicaView &) = default;
+};
+
+/// An election the console saw: a new epoch (or master) for a brokerName.
+struct ElectionEvent
+{
+    std::int64_t epochMs = 0; // wall clock when the console saw it
+    std::int64_t epoch = 0;
+    QByteArray master;
+    QByteArray previousMaster; // empty for the first one seen
+    /// False for the state found when the console connected (not seen as it happened).
+    bool live = true;
+
+    friend bool operator==(const ElectionEvent &, const ElectionEvent &) = default;
+};
+
+/// A controller-mode brokerName: its master and epoch, SyncStateSet, replicas and the last
+/// elections seen (newest first).
+struct ElectionState
+{
+    QByteArray cluster;
+    QByteArray brokerName;
+    QByteArray master; // empty until a replica answered
+    std::int64_t epoch = 0;
+    std::vector<QByteArray> syncStateSet;
+    std::int64_t masterMaxOffset = -1;
+    std::vector<ReplicaView> replicas; // the master first, then by address
+    std::deque<ElectionEvent> history;
+    /// Monotonic ms of the last election seen live (0: none): the view highlights it a while.
+    std::int64_t changedMono = 0;
+};
+QString replicaRoleText(ReplicaView::Role r);
 
 /// One topic's rates at one time (the per-topic charts).
 struct TopicRateSample

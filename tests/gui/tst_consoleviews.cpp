@@ -12,6 +12,7 @@
 #include "console/gui/clusterview.h"
 #include "console/gui/clusterwidget.h"
 #include "console/gui/consumersview.h"
+#include "console/gui/electionmodel.h"
 #include "console/gui/format.h"
 #include "console/gui/groupmodel.h"
 #include "console/gui/mainwindow.h"
@@ -405,6 +406,10 @@ void tst_ConsoleViews::diskFullShowsOneFigureEverywhere()
     const QByteArray addr1 = m_cluster->brokerAddress(1).toUtf8();
     ClusterSession *session = m_cw->session();
     BrokerModel *brokers = m_cw->clusterView()->model();
+    // Plain master/slave brokers: no elections asked, the panel stays hidden.
+    QVERIFY(session->elections().empty());
+    QVERIFY(!m_cw->clusterView()->electionPanel()->isVisible());
+    QCOMPARE(m_cw->clusterView()->electionModel()->rowCount(), 0);
     const auto gauge1 = [&] { return m_cw->storageView()->gaugeFor(addr1); };
     const auto diskCell = [&]() -> QString {
         for (int r = 0; r < brokers->rowCount(); ++r) {

@@ -98,7 +98,15 @@ QByteArray EpochEntryCache::toJson() const
         w.endObject();
     }
     w.endArray();
+    if (!masterAddr.isEmpty())
+        w.key("masterAddr").value(QByteArrayView(masterAddr));
     w.key("maxOffset").value(maxOffset);
+    if (!masterAddr.isEmpty()) {
+        w.key("syncStateSet").beginArray();
+        for (const QByteArray &m : syncStateSet)
+            w.value(QByteArrayView(m));
+        w.endArray();
+    }
     w.endObject();
     return w.take();
 }
@@ -123,6 +131,11 @@ Result<EpochEntryCache> EpochEntryCache::fromJson(QByteArrayView json)
     });
     if (!list)
         return list;
+    c.masterAddr = (*o)["masterAddr"].toString();
+    auto set = stringArray(*o, what, "syncStateSet");
+    if (!set)
+        return set.error();
+    c.syncStateSet = std::move(*set);
     return c;
 }
 

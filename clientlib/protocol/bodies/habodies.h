@@ -11,6 +11,10 @@
 //   GET_BROKER_EPOCH_CACHE (1007) EpochEntryCache
 //     {"brokerId":..,"brokerName":..,"clusterName":..,
 //      "epochList":[{"endOffset":..,"epoch":..,"startOffset":..}],"maxOffset":..}
+//     QRocket extension, only in controller mode (RocketMQ's readers ignore unknown fields):
+//      "masterAddr":.. (the master this replica last saw in etcd) and "syncStateSet":[..]
+//      (that record's SyncStateSet, broker addresses), so the console shows elections without
+//      a connection to etcd. Absent outside controller mode (the body stays RocketMQ's).
 //
 // Neither request has a header. The writers keep fastjson's (alphabetical) field order; the
 // readers take the fields in any order and tolerate unknown ones. A master fills the
@@ -89,6 +93,9 @@ struct EpochEntryCache
     std::int64_t brokerId = 0;
     std::vector<EpochEntryInfo> epochList;
     std::int64_t maxOffset = 0; // the broker's commit-log end
+    // QRocket extension (controller mode only; empty otherwise): the election record last seen.
+    QByteArray masterAddr;
+    std::vector<QByteArray> syncStateSet;
 
     friend bool operator==(const EpochEntryCache &, const EpochEntryCache &) = default;
     QByteArray toJson() const;

@@ -129,6 +129,26 @@ private slots:
                        R"("maxOffset":4096})"));
     }
 
+    void epochEntryCacheCarriesTheElectionInControllerMode()
+    {
+        // QRocket's fields (the console's election view): written only when there is a master,
+        // so a plain broker's body stays RocketMQ's (the round trip above).
+        EpochEntryCache c;
+        c.brokerName = "b";
+        c.epochList = {{2, 0, std::numeric_limits<std::int64_t>::max()}};
+        c.maxOffset = 10;
+        c.masterAddr = "127.0.0.1:10911";
+        c.syncStateSet = {"127.0.0.1:10911", "127.0.0.1:10921"};
+        roundTrip(c);
+        QCOMPARE(c.toJson(),
+            QByteArray(
+                R"({"brokerId":0,"brokerName":"b","clusterName":"",)"
+                R"("epochList":[{"endOffset":9223372036854775807,"epoch":2,"startOffset":0}],)"
+                R"("masterAddr":"127.0.0.1:10911","maxOffset":10,)"
+                R"("syncStateSet":["127.0.0.1:10911","127.0.0.1:10921"]})"));
+        QVERIFY(!EpochEntryCache::fromJson(R"({"syncStateSet":{}})").has_value());
+    }
+
     void epochEntryCacheReadsJavasShape()
     {
         // An entry without endOffset is open (Java's default Long.MAX_VALUE).
