@@ -102,6 +102,100 @@ private slots:
         }
     }
 
+    // RegisterBrokerBody::fromJson reads the topic table topic by topic (no tree of the whole
+    // document); every form the tolerant reader takes must give what the tree gives, and every
+    // body the tree rejects must still be rejected.
+    void registerBodyForms_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        const QByteArray topic
+            = "{\"topicName\":\"T1\",\"readQueueNums\":3,\"writeQueueNums\":5,\"perm\":6,"
+              "\"topicFilterType\":\"MULTI_TAG\",\"topicSysFlag\":1,\"order\":true,"
+              "\"attributes\":{\"message.type\":\"FIFO\"}}";
+        const QByteArray dv = "{\"counter\":7,\"timestamp\":1700000000123}";
+        QTest::addRow("plain") << QByteArray("{\"filterServerList\":[\"a:1\"],"
+                                             "\"topicConfigSerializeWrapper\":{\"dataVersion\":"
+            + dv + ",\"topicConfigTable\":{\"T1\":" + topic + ",\"T2\":{\"readQueueNums\":1}}}}");
+        QTest::addRow("spaces, wrapper first") << QByteArray(
+            "{ \n \"topicConfigSerializeWrapper\" : { \"topicConfigTable\" : { "
+            "\"T1\" : "
+            + topic + " } , \"dataVersion\" : " + dv + " } ,\r\n\t\"filterServerList\" : [ ] } ");
+        QTest::addRow("single quotes, trailing commas, unknown members")
+            << QByteArray("{'extra':{\"x\":[1,\"]}\"]},'topicConfigSerializeWrapper':"
+                          "{'topicConfigTable':{'T\\u00e9':{'readQueueNums':2,},},'y':null,},}");
+        QTest::addRow("escaped names")
+            << QByteArray("{\"topicConfigSerializeWrapper\":{\"topicConfigTable\":{\"a\\\"b\\\\c\":"
+                          "{\"perm\":2}}}}");
+        QTest::addRow("unquoted key (tree's path)")
+            << QByteArray("{\"topicConfigSerializeWrapper\":{\"topicConfigTable\":{7:{}}}}");
+        QTest::addRow("duplicate topic (last wins)")
+            << QByteArray("{\"topicConfigSerializeWrapper\":{\"topicConfigTable\":{\"T\":{\"perm\":"
+                          "2},\"T\":{\"perm\":4}}}}");
+        QTest::addRow("duplicate table (tree's path)")
+            << QByteArray("{\"topicConfigSerializeWrapper\":{\"topicConfigTable\":{\"A\":{}},"
+                          "\"topicConfigTable\":{\"B\":{}}}}");
+        QTest::addRow("null wrapper") << QByteArray("{\"topicConfigSerializeWrapper\":null}");
+        QTest::addRow("empty") << QByteArray("{}");
+        // Rejected by the tree: rejected here too.
+        QTest::addRow("bad: missing value")
+            << QByteArray("{\"x\":,\"topicConfigSerializeWrapper\":{}}");
+        QTest::addRow("bad: unbalanced unknown member")
+            << QByteArray("{\"x\":[1},\"topicConfigSerializeWrapper\":{}}");
+        QTest::addRow("bad: topic not an object")
+            << QByteArray("{\"topicConfigSerializeWrapper\":{\"topicConfigTable\":{\"T\":[]}}}");
+        QTest::addRow("bad: negative queues")
+            << QByteArray("{\"topicConfigSerializeWrapper\":{\"topicConfigTable\":{\"T\":{"
+                          "\"readQueueNums\":-1}}}}");
+        QTest::addRow("bad: dataVersion") << QByteArray(
+            "{\"topicConfigSerializeWrapper\":{\"dataVersion\":[],\"topicConfigTable\":{}}}");
+        QTest::addRow("bad: filter list") << QByteArray("{\"filterServerList\":{}}");
+        QTest::addRow("bad: trailing text") << QByteArray("{\"filterServerList\":[]} x");
+        QTest::addRow("bad: unterminated") << QByteArray(
+            "{\"topicConfigSerializeWrapper\":{\"topicConfigTable\":{\"T\":{\"perm\":2}");
+        QTest::addRow("bad: unterminated string")
+            << QByteArray("{\"topicConfigSerializeWrapper\":{\"topicConfigTable\":{\"T");
+    }
+
+    void registerBodyForms()
+    {
+        QFETCH(QByteArray, json);
+        // What the whole document's tree gives.
+        std::optional<RegisterBrokerBody> expected;
+        if (auto tree = parseJson(json); tree && tree->isObject()) {
+            RegisterBrokerBody b;
+            auto filters = bodyjson::stringList(
+                (*tree)["filterServerList"], "RegisterBrokerBody", "filterServerList");
+            const JsonValue &w = (*tree)["topicConfigSerializeWrapper"];
+            auto wrapper = w.isNull()
+                ? Result<TopicConfigSerializeWrapper>(TopicConfigSerializeWrapper {})
+                : TopicConfigSerializeWrapper::fromJsonValue(w);
+            if (filters && wrapper) {
+                b.filterServerList = *filters;
+                b.topicConfigSerializeWrapper = *wrapper;
+                expected = b;
+            }
+        }
+        const auto body = RegisterBrokerBody::fromJson(json);
+        QCOMPARE(body.has_value(), expected.has_value());
+        if (expected)
+            QCOMPARE(*body, *expected);
+    }
+
+    void registerBodyOfManyTopics()
+    {
+        RegisterBrokerBody b;
+        b.filterServerList = {"f:1"};
+        for (int i = 0; i < 5000; ++i) {
+            TopicConfig t("Many_" + QByteArray::number(i), 1 + i % 16);
+            if (i % 7 == 0)
+                t.attributes["message.type"] = "DELAY";
+            b.topicConfigSerializeWrapper.topicConfigTable[t.topicName] = t;
+        }
+        const auto back = RegisterBrokerBody::fromJson(b.toJson());
+        QVERIFY2(back.has_value(), qPrintable(back.status().toString()));
+        QCOMPARE(*back, b);
+    }
+
     void compressedRegisterHandWritten()
     {
         // protocol.md §3.1: zlib( i32 n1, DataVersion JSON, i32 count, {i32 len, "name r w perm
