@@ -25,12 +25,12 @@
 #include "clientlib/remoting/remotingclient.h"
 #include "tests/testlib/daemonprocess.h"
 #include "tests/testlib/frametap.h"
+#include "tests/testlib/metadataload.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDir>
 #include <QElapsedTimer>
-#include <QEventLoop>
 #include <QFile>
 #include <QLoggingCategory>
 #include <QTemporaryDir>
@@ -40,57 +40,22 @@
 #include <cstdio>
 #include <functional>
 #include <mutex>
-#include <unistd.h>
 #include <vector>
 
 using namespace qrocket;
 using protocol::RemotingCommand;
+using testlib::cpuMs;
+using testlib::createTopicRequest;
 using testlib::DaemonProcess;
 using testlib::FrameTap;
+using testlib::PipelineResult;
+using testlib::spinUntil;
+using testlib::statusKib;
 
 namespace {
 
 constexpr int kRegisterBroker = 103;
 constexpr int kQueryDataVersion = 322;
-
-/// VmRSS or VmHWM of a process in KiB (0 when unknown).
-qint64 statusKib(qint64 pid, const char *field)
-{
-    QFile f(QStringLiteral("/proc/%1/status").arg(pid));
-    if (!f.open(QIODevice::ReadOnly))
-        return 0;
-    for (const QByteArray &line : f.readAll().split('\n')) {
-        if (line.startsWith(field))
-            return line.mid(qsizetype(qstrlen(field))).trimmed().split(' ').value(0).toLongLong();
-    }
-    return 0;
-}
-
-/// utime + stime of a process in milliseconds.
-qint64 cpuMs(qint64 pid)
-{
-    QFile f(QStringLiteral("/proc/%1/stat").arg(pid));
-    if (!f.open(QIODevice::ReadOnly))
-        return 0;
-    const QByteArray stat = f.readAll();
-    const QList<QByteArray> fields = stat.mid(stat.lastIndexOf(')') + 2).split(' ');
-    const long ticks = ::sysconf(_SC_CLK_TCK);
-    return (fields.value(11).toLongLong() + fields.value(12).toLongLong()) * 1000 / ticks;
-}
-
-RemotingCommand createTopicRequest(const QByteArray &topic, int queues)
-{
-    RemotingCommand r = RemotingCommand::createRequest(17);
-    r.setExt("topic", topic);
-    r.setExt("defaultTopic", QByteArrayLiteral("TBW102"));
-    r.setExt("readQueueNums", queues);
-    r.setExt("writeQueueNums", queues);
-    r.setExt("perm", 6);
-    r.setExt("topicFilterType", QByteArrayLiteral("SINGLE_TAG"));
-    r.setExt("topicSysFlag", 0);
-    r.setExtBool("order", false);
-    return r;
-}
 
 QByteArray topicName(int i)
 {
@@ -99,87 +64,8 @@ QByteArray topicName(int i)
 
 RemotingCommand createGroupRequest(int i)
 {
-    RemotingCommand r = RemotingCommand::createRequest(200);
-    r.body = "{\"groupName\":\"BenchGroup_" + QByteArray::number(i).rightJustified(6, '0') + "\"}";
-    return r;
-}
-
-/// Runs the event loop until `done` or `timeoutMs`; true when done.
-bool spinUntil(const std::function<bool()> &done, int timeoutMs)
-{
-    QElapsedTimer t;
-    t.start();
-    while (!done()) {
-        if (t.hasExpired(timeoutMs))
-            return false;
-        QEventLoop loop;
-        QTimer::singleShot(5, &loop, &QEventLoop::quit);
-        loop.exec();
-    }
-    return true;
-}
-
-struct PipelineResult
-{
-    bool finished = false;
-    qint64 elapsedMs = 0;
-    int failed = 0;
-    QByteArray firstFailure;
-    qint64 bodyBytes = 0; // of the last answer
-    double meanLatencyMs = 0;
-};
-
-/// Sends `total` requests (`make(i)`) to `addr`, `window` in flight on one connection, and waits
-/// for every answer (code 0 expected).
-PipelineResult pipeline(remoting::RemotingClient &client, const QByteArray &addr, int total,
-    int window, const std::function<RemotingCommand(int)> &make, int timeoutMs)
-{
-    struct State
-    {
-        std::atomic<int> sent {0};
-        std::atomic<int> done {0};
-        std::atomic<int> failed {0};
-        std::atomic<qint64> bodyBytes {0};
-        std::atomic<qint64> latencyNs {0};
-        std::mutex failMutex;
-        QByteArray firstFailure;
-        QElapsedTimer clock;
-    };
-    auto st = std::make_shared<State>();
-    st->clock.start();
-    std::function<void()> sendNext = [&, st] {
-        const int i = st->sent.fetch_add(1);
-        if (i >= total)
-            return;
-        const qint64 startNs = st->clock.nsecsElapsed();
-        client.invokeAsync(addr, make(i), 60000, [&, st, startNs](Result<RemotingCommand> r) {
-            st->latencyNs.fetch_add(st->clock.nsecsElapsed() - startNs);
-            if (!r || r->code != 0) {
-                std::lock_guard lock(st->failMutex);
-                if (st->failed.fetch_add(1) == 0)
-                    st->firstFailure = r ? r->remark : r.error().message().toUtf8();
-            } else {
-                st->bodyBytes.store(r->body.size());
-            }
-            st->done.fetch_add(1);
-            sendNext();
-        });
-    };
-    for (int i = 0; i < std::min(window, total); ++i)
-        sendNext();
-    PipelineResult out;
-    out.finished = spinUntil([&] { return st->done.load() == total; }, timeoutMs);
-    out.elapsedMs = st->clock.elapsed();
-    out.failed = st->failed.load();
-    {
-        std::lock_guard lock(st->failMutex);
-        out.firstFailure = st->firstFailure;
-    }
-    out.bodyBytes = st->bodyBytes.load();
-    out.meanLatencyMs = st->latencyNs.load() / 1e6 / std::max(1, st->done.load());
-    if (!out.finished) // answers still to come would call into this frame's captures
-        client.shutdown();
-    return out;
+    return testlib::createGroupRequest(
+        "BenchGroup_" + QByteArray::number(i).rightJustified(6, '0'));
 }
 
 } // namespace
@@ -394,8 +280,8 @@ int main(int argc, char **argv)
 
     bool readsOk = true;
     if (groups > 0) {
-        const PipelineResult g
-            = pipeline(client, brokerAddr, groups, window, createGroupRequest, 30 * 60 * 1000);
+        const PipelineResult g = testlib::pipeline(
+            client, brokerAddr, groups, window, createGroupRequest, 30 * 60 * 1000);
         std::printf("%d subscription groups in %.1f s: %.0f creations/s, %d failed%s%s\n", groups,
             g.elapsedMs / 1000.0, groups * 1000.0 / std::max<qint64>(1, g.elapsedMs), g.failed,
             g.firstFailure.isEmpty() ? "" : "; first failure: ", g.firstFailure.constData());
@@ -416,7 +302,7 @@ int main(int argc, char **argv)
         std::printf("%-42s %12s %12s %14s %8s\n", "request", "requests/s", "body bytes", "mean ms",
             "failed");
         for (const Read &k : kinds) {
-            const PipelineResult r = pipeline(
+            const PipelineResult r = testlib::pipeline(
                 client, *k.addr, reads, readWindow,
                 [&](int) { return RemotingCommand::createRequest(k.code); }, 10 * 60 * 1000);
             std::printf("%-42s %12.0f %12lld %14.2f %8d\n", k.name,

@@ -49,6 +49,25 @@ void appendChunk(QByteArray &out, QByteArrayView chunk)
     out.append(chunk.data(), chunk.size());
 }
 
+/// What RegisterBrokerBody::fromJson gave when it read the whole document as one tree.
+std::optional<RegisterBrokerBody> registerBodyByTree(const QByteArray &json)
+{
+    auto tree = parseJson(json);
+    if (!tree || !tree->isObject())
+        return std::nullopt;
+    auto filters = bodyjson::stringList(
+        (*tree)["filterServerList"], "RegisterBrokerBody", "filterServerList");
+    const JsonValue &w = (*tree)["topicConfigSerializeWrapper"];
+    auto wrapper = w.isNull() ? Result<TopicConfigSerializeWrapper>(TopicConfigSerializeWrapper {})
+                              : TopicConfigSerializeWrapper::fromJsonValue(w);
+    if (!filters || !wrapper)
+        return std::nullopt;
+    RegisterBrokerBody b;
+    b.filterServerList = *filters;
+    b.topicConfigSerializeWrapper = *wrapper;
+    return b;
+}
+
 } // namespace
 
 class tst_Bodies : public QObject
@@ -100,6 +119,128 @@ private slots:
             if (!d.cmd.body.isEmpty())
                 QVERIFY(KVTable::fromJson(d.cmd.body).has_value());
         }
+    }
+
+    // RegisterBrokerBody::fromJson reads the topic table topic by topic (no tree of the whole
+    // document); every form the tolerant reader takes must give what the tree gives, and every
+    // body the tree rejects must still be rejected.
+    void registerBodyForms_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        const QByteArray topic
+            = "{\"topicName\":\"T1\",\"readQueueNums\":3,\"writeQueueNums\":5,\"perm\":6,"
+              "\"topicFilterType\":\"MULTI_TAG\",\"topicSysFlag\":1,\"order\":true,"
+              "\"attributes\":{\"message.type\":\"FIFO\"}}";
+        const QByteArray dv = "{\"counter\":7,\"timestamp\":1700000000123}";
+        QTest::addRow("plain") << QByteArray("{\"filterServerList\":[\"a:1\"],"
+                                             "\"topicConfigSerializeWrapper\":{\"dataVersion\":"
+            + dv + ",\"topicConfigTable\":{\"T1\":" + topic + ",\"T2\":{\"readQueueNums\":1}}}}");
+        QTest::addRow("spaces, wrapper first") << QByteArray(
+            "{ \n \"topicConfigSerializeWrapper\" : { \"topicConfigTable\" : { "
+            "\"T1\" : "
+            + topic + " } , \"dataVersion\" : " + dv + " } ,\r\n\t\"filterServerList\" : [ ] } ");
+        QTest::addRow("single quotes, trailing commas, unknown members")
+            << QByteArray("{'extra':{\"x\":[1,\"]}\"]},'topicConfigSerializeWrapper':"
+                          "{'topicConfigTable':{'T\\u00e9':{'readQueueNums':2,},},'y':null,},}");
+        QTest::addRow("escaped names")
+            << QByteArray("{\"topicConfigSerializeWrapper\":{\"topicConfigTable\":{\"a\\\"b\\\\c\":"
+                          "{\"perm\":2}}}}");
+        QTest::addRow("unquoted key (tree's path)")
+            << QByteArray("{\"topicConfigSerializeWrapper\":{\"topicConfigTable\":{7:{}}}}");
+        QTest::addRow("duplicate topic (last wins)")
+            << QByteArray("{\"topicConfigSerializeWrapper\":{\"topicConfigTable\":{\"T\":{\"perm\":"
+                          "2},\"T\":{\"perm\":4}}}}");
+        QTest::addRow("duplicate table (tree's path)")
+            << QByteArray("{\"topicConfigSerializeWrapper\":{\"topicConfigTable\":{\"A\":{}},"
+                          "\"topicConfigTable\":{\"B\":{}}}}");
+        QTest::addRow("null wrapper") << QByteArray("{\"topicConfigSerializeWrapper\":null}");
+        QTest::addRow("empty") << QByteArray("{}");
+        // Rejected by the tree: rejected here too.
+        QTest::addRow("bad: missing value")
+            << QByteArray("{\"x\":,\"topicConfigSerializeWrapper\":{}}");
+        QTest::addRow("bad: unbalanced unknown member")
+            << QByteArray("{\"x\":[1},\"topicConfigSerializeWrapper\":{}}");
+        QTest::addRow("bad: topic not an object")
+            << QByteArray("{\"topicConfigSerializeWrapper\":{\"topicConfigTable\":{\"T\":[]}}}");
+        QTest::addRow("bad: negative queues")
+            << QByteArray("{\"topicConfigSerializeWrapper\":{\"topicConfigTable\":{\"T\":{"
+                          "\"readQueueNums\":-1}}}}");
+        QTest::addRow("bad: dataVersion") << QByteArray(
+            "{\"topicConfigSerializeWrapper\":{\"dataVersion\":[],\"topicConfigTable\":{}}}");
+        QTest::addRow("bad: filter list") << QByteArray("{\"filterServerList\":{}}");
+        QTest::addRow("bad: trailing text") << QByteArray("{\"filterServerList\":[]} x");
+        QTest::addRow("bad: unterminated") << QByteArray(
+            "{\"topicConfigSerializeWrapper\":{\"topicConfigTable\":{\"T\":{\"perm\":2}");
+        QTest::addRow("bad: unterminated string")
+            << QByteArray("{\"topicConfigSerializeWrapper\":{\"topicConfigTable\":{\"T");
+    }
+
+    void registerBodyForms()
+    {
+        QFETCH(QByteArray, json);
+        const std::optional<RegisterBrokerBody> expected = registerBodyByTree(json);
+        const auto body = RegisterBrokerBody::fromJson(json);
+        QCOMPARE(body.has_value(), expected.has_value());
+        if (expected)
+            QCOMPARE(*body, *expected);
+    }
+
+    // Mutated bodies (bytes replaced, inserted, removed; a fixed seed): the topic-by-topic read
+    // and the tree agree on each, accepted or not.
+    void registerBodyMutations()
+    {
+        const QByteArray seed = "{\"filterServerList\":[\"a:1\"],\"topicConfigSerializeWrapper\":"
+                                "{\"dataVersion\":{\"counter\":7,\"timestamp\":1},"
+                                "\"topicConfigTable\":{\"T1\":{\"topicName\":\"T1\","
+                                "\"readQueueNums\":3,\"perm\":6,\"attributes\":{\"k\":\"v\"}},"
+                                "'T2':{\"order\":true,},\"T\\u00e9\":{}}}}";
+        const char alphabet[] = "{}[]:,\"'\\ 0a-ntu";
+        std::uint32_t state = 12345;
+        const auto next = [&state] {
+            state = state * 1664525u + 1013904223u;
+            return state >> 8;
+        };
+        int accepted = 0;
+        for (int i = 0; i < 20000; ++i) {
+            QByteArray json = seed;
+            for (int k = 1 + int(next() % 3); k > 0; --k) {
+                const qsizetype at = qsizetype(next() % std::uint32_t(json.size()));
+                const char c = alphabet[next() % (sizeof alphabet - 1)];
+                switch (next() % 3) {
+                case 0:
+                    json[at] = c;
+                    break;
+                case 1:
+                    json.insert(at, c);
+                    break;
+                default:
+                    json.remove(at, 1);
+                }
+            }
+            const std::optional<RegisterBrokerBody> expected = registerBodyByTree(json);
+            const auto body = RegisterBrokerBody::fromJson(json);
+            QVERIFY2(body.has_value() == expected.has_value(), json.constData());
+            if (expected) {
+                QVERIFY2(*body == *expected, json.constData());
+                ++accepted;
+            }
+        }
+        QVERIFY(accepted > 1000); // not only rejections
+    }
+
+    void registerBodyOfManyTopics()
+    {
+        RegisterBrokerBody b;
+        b.filterServerList = {"f:1"};
+        for (int i = 0; i < 5000; ++i) {
+            TopicConfig t("Many_" + QByteArray::number(i), 1 + i % 16);
+            if (i % 7 == 0)
+                t.attributes["message.type"] = "DELAY";
+            b.topicConfigSerializeWrapper.topicConfigTable[t.topicName] = t;
+        }
+        const auto back = RegisterBrokerBody::fromJson(b.toJson());
+        QVERIFY2(back.has_value(), qPrintable(back.status().toString()));
+        QCOMPARE(*back, b);
     }
 
     void compressedRegisterHandWritten()
