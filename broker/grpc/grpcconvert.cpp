@@ -11,6 +11,8 @@
 #include <QList>
 
 #include <array>
+#include <charconv>
+#include <optional>
 #include <utility>
 
 namespace qrocket::broker::v2 {
@@ -74,6 +76,76 @@ SendInput refuse(pb::Code code, std::string reason)
     in.reason = std::move(reason);
     return in;
 }
+
+QByteArrayView viewOf(const std::string &s)
+{
+    return QByteArrayView(s.data(), static_cast<qsizetype>(s.size()));
+}
+
+/// A decimal number's text, kept for a PropertyList's view of it.
+class Number
+{
+public:
+    QByteArrayView of(std::int64_t v)
+    {
+        const auto r = std::to_chars(m_text.data(), m_text.data() + m_text.size(), v);
+        return QByteArrayView(m_text.data(), r.ptr - m_text.data());
+    }
+
+private:
+    std::array<char, 24> m_text {};
+};
+
+/// MessageProperties' entries and encodeChecked() over views (their strings outlive it).
+class PropertyList
+{
+public:
+    /// Appends; the name must not be present (set() when it may be: a name that is not one of
+    /// the system names users may not take).
+    void add(QByteArrayView name, QByteArrayView value) { m_entries.emplace_back(name, value); }
+    /// Replaces the value of `name` in place, else appends (MessageProperties::set()).
+    void set(QByteArrayView name, QByteArrayView value)
+    {
+        for (auto &e : m_entries)
+            if (e.first == name) {
+                e.second = value;
+                return;
+            }
+        add(name, value);
+    }
+    /// `name\x01value` joined by `\x02`, entries that would not survive a round trip skipped
+    /// (as MessageProperties::encode()); nullopt when longer than the record's i16 allows.
+    std::optional<QByteArray> encodeChecked() const
+    {
+        qsizetype size = 0;
+        for (const auto &[name, value] : m_entries)
+            size += name.size() + value.size() + 2;
+        QByteArray out;
+        out.reserve(size);
+        for (const auto &[name, value] : m_entries) {
+            if (name.isEmpty() || value.isEmpty() || name.contains(protocol::kNameValueSeparator)
+                || name.contains(protocol::kPropertySeparator)
+                || value.contains(protocol::kPropertySeparator))
+                continue;
+            if (!out.isEmpty())
+                out.append(protocol::kPropertySeparator);
+            out.append(name);
+            out.append(protocol::kNameValueSeparator);
+            out.append(value);
+        }
+        if (out.size() > protocol::kMaxPropertiesLength)
+            return std::nullopt;
+        return out;
+    }
+
+private:
+    // Sixteen entries cover a message without user properties without a reallocation.
+    std::vector<std::pair<QByteArrayView, QByteArrayView>> m_entries = [] {
+        std::vector<std::pair<QByteArrayView, QByteArrayView>> v;
+        v.reserve(16);
+        return v;
+    }();
+};
 
 // Host "a.b.c.d:port" of a record's host field.
 std::string hostText(const protocol::HostAddress &h)
@@ -174,21 +246,26 @@ SendInput sendInputOf(const pb::Message &message, const QByteArray &peer, int ma
     if (sys.message_id().empty() || isBlank(sys.message_id()))
         return refuse(pb::ILLEGAL_MESSAGE_ID, "message id cannot be empty");
 
-    protocol::MessageProperties props;
+    // The properties are encoded straight from views of the request's strings (the converted
+    // message's hot path: one allocation instead of a map of copies). The entries and their
+    // order are MessageProperties::set()'s: a name set again replaces its value in place (only
+    // CHECK_IMMUNITY_TIME_IN_SECONDS, __SHARDINGKEY and TRACE_CONTEXT, not system names, can be
+    // both a user property and set below).
+    PropertyList props;
     for (const auto &[key, value] : message.user_properties()) {
         if (isSystemProperty(QByteArrayView(key.data(), static_cast<qsizetype>(key.size()))))
             return refuse(pb::ILLEGAL_MESSAGE_PROPERTY_KEY, "property is used by system: " + key);
         if (key.empty() || hasControlCharacter(key) || hasControlCharacter(value))
             return refuse(pb::ILLEGAL_MESSAGE_PROPERTY_KEY,
                 "a property's key or value cannot be empty or contain control characters");
-        props.set(fromStd(key), fromStd(value));
+        props.add(viewOf(key), viewOf(value));
     }
     if (sys.has_tag()) {
         if (sys.tag().empty() || isBlank(sys.tag()) || hasControlCharacter(sys.tag())
             || sys.tag().find('|') != std::string::npos)
             return refuse(
                 pb::ILLEGAL_MESSAGE_TAG, "tag is blank or contains '|' or control characters");
-        props.set(Name::Tags.toByteArray(), fromStd(sys.tag()));
+        props.add(Name::Tags, viewOf(sys.tag()));
     }
     QByteArray keys;
     for (const std::string &k : sys.keys()) {
@@ -198,41 +275,42 @@ SendInput sendInputOf(const pb::Message &message, const QByteArray &peer, int ma
             return refuse(pb::ILLEGAL_MESSAGE_KEY, "key is blank or contains control characters");
         if (!keys.isEmpty())
             keys += ' ';
-        keys += fromStd(k);
+        keys.append(viewOf(k));
     }
     if (!keys.isEmpty())
-        props.set(Name::Keys.toByteArray(), keys);
+        props.add(Name::Keys, keys);
     SendInput in;
     in.messageId = fromStd(sys.message_id());
-    props.set(Name::UniqKey.toByteArray(), in.messageId);
+    props.add(Name::UniqKey, in.messageId);
+    Number immunity, deliverMs, reconsume, born;
     if (sys.message_type() == pb::TRANSACTION) {
-        props.set(Name::TranMsg.toByteArray(), QByteArrayLiteral("true"));
+        props.add(Name::TranMsg, "true");
         in.sysFlag |= protocol::SysFlag::TransactionPrepared;
         if (sys.has_orphaned_transaction_recovery_duration())
-            props.set(Name::CheckImmunity.toByteArray(),
-                QByteArray::number(sys.orphaned_transaction_recovery_duration().seconds()));
+            props.set(Name::CheckImmunity,
+                immunity.of(sys.orphaned_transaction_recovery_duration().seconds()));
     }
     if (sys.has_delivery_timestamp())
-        props.set(Name::TimerDeliverMs.toByteArray(),
-            QByteArray::number(millisOf(sys.delivery_timestamp())));
-    props.set(Name::ReconsumeTime.toByteArray(), QByteArray::number(sys.delivery_attempt()));
-    props.set(Name::ProducerGroup.toByteArray(), fromStd(message.topic().name()));
+        props.add(Name::TimerDeliverMs, deliverMs.of(millisOf(sys.delivery_timestamp())));
+    props.add(Name::ReconsumeTime, reconsume.of(sys.delivery_attempt()));
+    props.add(Name::ProducerGroup, viewOf(message.topic().name()));
     if (!sys.message_group().empty()) {
         if (isBlank(sys.message_group()) || hasControlCharacter(sys.message_group()))
             return refuse(
                 pb::ILLEGAL_MESSAGE_GROUP, "message group is blank or contains control characters");
         in.messageGroup = fromStd(sys.message_group());
-        props.set(Name::ShardingKey.toByteArray(), in.messageGroup);
+        props.set(Name::ShardingKey, in.messageGroup);
     }
     if (!sys.trace_context().empty())
-        props.set(Name::TraceContext.toByteArray(), fromStd(sys.trace_context()));
-    const QByteArray bornHost = sys.born_host().empty() ? peer : fromStd(sys.born_host());
+        props.set(Name::TraceContext, viewOf(sys.trace_context()));
+    const QByteArrayView bornHost
+        = sys.born_host().empty() ? QByteArrayView(peer) : viewOf(sys.born_host());
     if (!bornHost.isEmpty())
-        props.set(Name::BornHost.toByteArray(), bornHost);
+        props.add(Name::BornHost, bornHost);
     in.bornTimestamp = sys.has_born_timestamp() ? millisOf(sys.born_timestamp()) : 0;
     if (in.bornTimestamp > 0)
-        props.set(Name::BornTimestamp.toByteArray(), QByteArray::number(in.bornTimestamp));
-    auto encoded = props.encodeChecked();
+        props.add(Name::BornTimestamp, born.of(in.bornTimestamp));
+    std::optional<QByteArray> encoded = props.encodeChecked();
     if (!encoded)
         return refuse(pb::MESSAGE_PROPERTIES_TOO_LARGE, "the message's properties are too large");
     in.properties = std::move(*encoded);

@@ -80,6 +80,25 @@ std::optional<QByteArray> handleTopic(
     return protocol::popRealTopic(topic, group, e.retry);
 }
 
+/// A send's result entry from its SEND_MESSAGE_V2 answer.
+void fillSendEntry(
+    pb::SendResultEntry *entry, const RemotingCommand &r, std::string id, bool transactional)
+{
+    entry->set_message_id(std::move(id));
+    if (r.code == 0) {
+        setStatus(entry->mutable_status(), pb::OK, "OK");
+        if (auto rh = protocol::SendMessageResponseHeader::decode(r)) {
+            entry->set_offset(rh->queueOffset);
+            if (transactional)
+                entry->set_transaction_id(transactionIdOfSend(r));
+        }
+        if (const QByteArray *recall = r.ext("recallHandle"))
+            entry->set_recall_handle(toStd(*recall));
+    } else {
+        setStatus(entry->mutable_status(), codeOfRemoting(r.code), remarkOf(r));
+    }
+}
+
 } // namespace
 
 MessagingServiceImpl::MessagingServiceImpl(
@@ -293,19 +312,12 @@ grpc::ServerUnaryReactor *MessagingServiceImpl::SendMessage(grpc::CallbackServer
                 + " messages (its message.type), this one is "
                 + topicMessageTypeName(inputs.front().messageType));
 
-    struct Pending
-    {
-        std::mutex mutex;
-        std::size_t left = 0;
-    };
-    auto pending = std::make_shared<Pending>();
-    pending->left = inputs.size();
     for (std::size_t i = 0; i < inputs.size(); ++i)
         response->add_entries();
     grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
     const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
-    for (std::size_t i = 0; i < inputs.size(); ++i) {
-        SendInput &in = inputs[i];
+    // SEND_MESSAGE_V2 of one converted message.
+    auto requestOf = [&](SendInput &in) {
         // FIFO: one message group, one queue: RocketMQ 5.3's proxy takes
         // Hashing.consistentHash(group.hashCode(), writable queues). The proxy counts the
         // writable queues of every broker; a client sends to the broker it chose from the route,
@@ -323,29 +335,43 @@ grpc::ServerUnaryReactor *MessagingServiceImpl::SendMessage(grpc::CallbackServer
         h.queueId = static_cast<std::int32_t>(pick % static_cast<std::uint32_t>(writeQueues));
         h.sysFlag = in.sysFlag;
         h.bornTimestamp = in.bornTimestamp > 0 ? in.bornTimestamp : now;
-        h.properties = in.properties;
+        h.properties = std::move(in.properties);
         h.reconsumeTimes = 0;
         RemotingCommand req = RemotingCommand::createRequest(toInt(RequestCode::SendMessageV2));
         h.encodeV2(req);
         req.body = std::move(in.body);
-        invoke(caller, std::move(req), m_options.requestTimeoutMs,
+        return req;
+    };
+    // The usual call, one message: its entry and the call's status are set by the one answer
+    // (no shared counter, lock or set of codes).
+    if (inputs.size() == 1) {
+        SendInput &in = inputs.front();
+        invoke(caller, requestOf(in), m_options.requestTimeoutMs,
+            [reactor, response, id = toStd(in.messageId),
+                transactional = (in.sysFlag & protocol::SysFlag::TransactionPrepared) != 0](
+                RemotingCommand r) mutable {
+                pb::SendResultEntry *entry = response->mutable_entries(0);
+                fillSendEntry(entry, r, std::move(id), transactional);
+                *response->mutable_status() = entry->status();
+                reactor->Finish(grpc::Status::OK);
+            });
+        return reactor;
+    }
+    struct Pending
+    {
+        std::mutex mutex;
+        std::size_t left = 0;
+    };
+    auto pending = std::make_shared<Pending>();
+    pending->left = inputs.size();
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        SendInput &in = inputs[i];
+        invoke(caller, requestOf(in), m_options.requestTimeoutMs,
             [pending, reactor, response, i, id = toStd(in.messageId),
                 transactional = (in.sysFlag & protocol::SysFlag::TransactionPrepared) != 0](
-                RemotingCommand r) {
+                RemotingCommand r) mutable {
                 pb::SendResultEntry entry;
-                entry.set_message_id(id);
-                if (r.code == 0) {
-                    setStatus(entry.mutable_status(), pb::OK, "OK");
-                    if (auto rh = protocol::SendMessageResponseHeader::decode(r)) {
-                        entry.set_offset(rh->queueOffset);
-                        if (transactional)
-                            entry.set_transaction_id(transactionIdOfSend(r));
-                    }
-                    if (const QByteArray *recall = r.ext("recallHandle"))
-                        entry.set_recall_handle(toStd(*recall));
-                } else {
-                    setStatus(entry.mutable_status(), codeOfRemoting(r.code), remarkOf(r));
-                }
+                fillSendEntry(&entry, r, std::move(id), transactional);
                 std::unique_lock lock(pending->mutex);
                 *response->mutable_entries(static_cast<int>(i)) = std::move(entry);
                 if (--pending->left != 0)

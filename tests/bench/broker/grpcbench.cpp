@@ -5,7 +5,7 @@
 // within 1.5x of the remoting one. A program that prints figures; never a test.
 //
 //   qrocket-bench-grpc [--seconds S] [--window W] [--size BYTES] [--rounds N] [--channels C]
-//                      [--receivers R]
+//                      [--receivers R] [--only remoting|grpc|floor]
 //
 // Then receive + ack: R threads each pop 32 messages at a time from what the remoting rows sent
 // and acknowledge them, over remoting (POP_MESSAGE, then the 32 ACK_MESSAGEs at once) and over
@@ -18,6 +18,9 @@
 //
 // --channels: gRPC connections the window is spread over (default 1, as RocketMQ's SDKs keep one
 // per endpoint; gRPC serialises each HTTP/2 connection's work on both sides).
+//
+// --only: that send row alone, --rounds times, and nothing else (a profiler on the broker then
+// sees one path; each row also prints how many messages it sent).
 //
 // Each round runs remoting then gRPC for S seconds each (the rows alternate so that neither
 // always comes first on a machine whose load changes); the store flushes asynchronously.
@@ -141,6 +144,11 @@ int main(int argc, char **argv)
         QStringLiteral("n"), QStringLiteral("1")});
     parser.addOption({QStringLiteral("receivers"), QStringLiteral("receive+ack threads"),
         QStringLiteral("n"), QStringLiteral("8")});
+    parser.addOption({QStringLiteral("only"), QStringLiteral("one send row: remoting, grpc, floor"),
+        QStringLiteral("path")});
+    parser.addOption({QStringLiteral("start-timeout"),
+        QStringLiteral("seconds the broker may take to listen (a profiler's wrapper)"),
+        QStringLiteral("s"), QStringLiteral("10")});
     parser.addOption({QStringLiteral("acl"), QStringLiteral("aclEnable: signed requests")});
     parser.process(app);
     const bool acl = parser.isSet(QStringLiteral("acl"));
@@ -150,6 +158,15 @@ int main(int argc, char **argv)
     const int rounds = std::max(1, parser.value(QStringLiteral("rounds")).toInt());
     const int channels = std::max(1, parser.value(QStringLiteral("channels")).toInt());
     const int receivers = std::max(1, parser.value(QStringLiteral("receivers")).toInt());
+    const QString only = parser.value(QStringLiteral("only"));
+    // A broker started through a profiler (QROCKET_BIN_DIR naming a wrapper) takes longer.
+    const int startTimeoutMs
+        = std::max(10000, parser.value(QStringLiteral("start-timeout")).toInt() * 1000);
+    if (!only.isEmpty() && only != QLatin1String("remoting") && only != QLatin1String("grpc")
+        && only != QLatin1String("floor")) {
+        std::fprintf(stderr, "--only: remoting, grpc or floor\n");
+        return 1;
+    }
 
     if (qEnvironmentVariableIsEmpty("QROCKET_BIN_DIR"))
         qputenv("QROCKET_BIN_DIR", QCoreApplication::applicationDirPath().toLocal8Bit());
@@ -196,16 +213,23 @@ int main(int argc, char **argv)
             ctx.AddMetadata("authorization", authorization);
         }
     };
-    const bool started = testlib::startOnFreePort(
-        broker, dir.filePath(QStringLiteral("broker.conf")), port, [&](quint16 p) {
-            grpcPort = testlib::freePort();
-            return "brokerName=bench-grpc\nbrokerIP1=127.0.0.1\nbrokerIP2=127.0.0.1\n"
-                   "namesrvAddr=127.0.0.1:1\nlistenPort="
-                + QByteArray::number(p) + "\ngrpcServerPort=" + QByteArray::number(grpcPort)
-                + "\nstorePathRootDir=" + store.toUtf8() + "\n"
-                + (acl ? "aclEnable=true\nrocketmqHome=" + home.toUtf8() + "\n" : QByteArray());
-        });
-    if (!started || !testlib::waitForPort(grpcPort, 10000)) {
+    auto config = [&](quint16 p) {
+        grpcPort = testlib::freePort();
+        return "brokerName=bench-grpc\nbrokerIP1=127.0.0.1\nbrokerIP2=127.0.0.1\n"
+               "namesrvAddr=127.0.0.1:1\nlistenPort="
+            + QByteArray::number(p) + "\ngrpcServerPort=" + QByteArray::number(grpcPort)
+            + "\nstorePathRootDir=" + store.toUtf8() + "\n"
+            + (acl ? "aclEnable=true\nrocketmqHome=" + home.toUtf8() + "\n" : QByteArray());
+    };
+    // startOnFreePort(), with the start timeout of --start-timeout.
+    bool started = false;
+    for (int attempt = 0; attempt < 5 && !started; ++attempt) {
+        port = testlib::freePort();
+        started = port >= 1026
+            && broker.start(dir.filePath(QStringLiteral("broker.conf")), config(port), port, {},
+                startTimeoutMs);
+    }
+    if (!started || !testlib::waitForPort(grpcPort, startTimeoutMs)) {
         std::fprintf(stderr, "broker did not start: %s\n", qPrintable(broker.error()));
         return 1;
     }
@@ -288,7 +312,18 @@ int main(int argc, char **argv)
     std::printf("qrocket-bench-grpc: body %d B, %d in flight, %d gRPC connection(s), %.1f s per "
                 "row, async flush%s\n",
         size, window, channels, seconds, acl ? ", aclEnable (signed requests)" : "");
-    std::printf("%-6s %-10s %12s %10s\n", "round", "path", "msgs/s", "failed");
+    std::printf("%-6s %-10s %12s %10s %10s\n", "round", "path", "msgs/s", "failed", "sent");
+    if (!only.isEmpty()) {
+        for (int round = 1; round <= rounds; ++round) {
+            const Row r = only == QLatin1String("remoting") ? remotingRow()
+                : only == QLatin1String("grpc")             ? grpcRow()
+                                                            : floorRow();
+            std::printf("%-6d %-10s %12.0f %10lld %10lld\n", round, qPrintable(only), r.rate(),
+                static_cast<long long>(r.failed), static_cast<long long>(r.ok));
+        }
+        broker.stop(120000);
+        return 0;
+    }
     double remotingSum = 0, grpcSum = 0;
     for (int round = 1; round <= rounds; ++round) {
         const bool grpcFirst = round % 2 == 0;
@@ -296,8 +331,8 @@ int main(int argc, char **argv)
             const bool grpcNow = (i == 0) == grpcFirst;
             const Row r = grpcNow ? grpcRow() : remotingRow();
             (grpcNow ? grpcSum : remotingSum) += r.rate();
-            std::printf("%-6d %-10s %12.0f %10lld\n", round, grpcNow ? "gRPC" : "remoting",
-                r.rate(), static_cast<long long>(r.failed));
+            std::printf("%-6d %-10s %12.0f %10lld %10lld\n", round, grpcNow ? "gRPC" : "remoting",
+                r.rate(), static_cast<long long>(r.failed), static_cast<long long>(r.ok));
             std::fflush(stdout);
         }
     }
