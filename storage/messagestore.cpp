@@ -590,7 +590,8 @@ ConsumeQueue *MessageStore::findOrCreateConsumeQueue(QByteArrayView topic, int q
     if (!slot) {
         slot = std::make_unique<ConsumeQueue>(topic.toByteArray(), queueId,
             m_config.consumeQueueDir(),
-            consumeQueueFileSizeFor(topic, m_config.mappedFileSizeConsumeQueue), m_cqMappings);
+            consumeQueueFileSizeFor(topic, m_config.mappedFileSizeConsumeQueue), m_cqMappings,
+            isLmqName(topic));
         if (isLmqName(topic))
             m_lmqQueueCount.fetch_add(1, std::memory_order_relaxed);
     }

@@ -25,13 +25,15 @@ bool allZero(const char *p, std::int64_t n)
 }
 } // namespace
 
-ConsumeQueue::ConsumeQueue(
-    QByteArray topic, int queueId, const QString &rootDir, int fileSize, MappingCachePtr cache)
+ConsumeQueue::ConsumeQueue(QByteArray topic, int queueId, const QString &rootDir, int fileSize,
+    MappingCachePtr cache, bool sparse)
     : m_topic(std::move(topic))
     , m_queueId(queueId)
     , m_queue(rootDir + u'/' + QString::fromUtf8(m_topic) + u'/' + QString::number(queueId),
           fileSize, std::move(cache))
-{ }
+{
+    m_queue.setSparse(sparse);
+}
 
 ConsumeQueue::Unit ConsumeQueue::decodeUnit(const char *p)
 {
@@ -47,6 +49,7 @@ ConsumeQueue::RecoverResult ConsumeQueue::recover()
     size_t index = all.size() > 3 ? all.size() - 3 : 0;
     std::int64_t validEnd = all[index]->fileFromOffset();
     std::int64_t maxPhy = -1;
+    bool tailZero = false; // the bytes after validEnd are zero already
     for (; index < all.size(); ++index) {
         const auto &f = all[index];
         const MappedFile::Pin p = f->pin();
@@ -70,8 +73,9 @@ ConsumeQueue::RecoverResult ConsumeQueue::recover()
         }
         validEnd = f->fileFromOffset() + pos;
         if (pos < size) {
-            const bool tailClean = allZero(p.data() + pos, size - pos);
             const bool isLast = index + 1 == all.size();
+            const bool tailClean = allZero(p.data() + pos, f->dataEnd(p, pos) - pos);
+            tailZero = tailClean && isLast;
             if (!tailClean || !isLast || pos == 0) {
                 r.damaged = true;
                 r.detail = QStringLiteral("%1: invalid unit at index %2 (file %3 position %4)%5")
@@ -91,7 +95,7 @@ ConsumeQueue::RecoverResult ConsumeQueue::recover()
             break;
         }
     }
-    m_queue.truncateDirty(validEnd);
+    m_queue.truncateDirty(validEnd, tailZero);
     if (m_queue.isEmpty() && r.damaged)
         qCWarning(lcStoreRecovery).noquote()
             << "consume queue" << m_queue.dir() << "emptied by recovery";
@@ -132,6 +136,8 @@ Status ConsumeQueue::putUnit(
         return Status::ioError(QStringLiteral("cannot map %1").arg(f->path()));
     std::int64_t current = f->fileFromOffset() + f->wrotePosition();
     if (wasEmpty) {
+        if (Status st = f->reserve(pin, expected - f->fileFromOffset()); !st)
+            return st;
         fillPlaceholders(pin.data(), 0, expected - f->fileFromOffset());
         f->setWrotePosition(expected - f->fileFromOffset());
         m_minLogicOffset = expected;
@@ -152,6 +158,8 @@ Status ConsumeQueue::putUnit(
             if (!pin)
                 return Status::ioError(QStringLiteral("cannot map %1").arg(f->path()));
             const std::int64_t end = std::min(expected, f->fileFromOffset() + f->fileSize());
+            if (Status st = f->reserve(pin, end - f->fileFromOffset()); !st)
+                return st;
             fillPlaceholders(pin.data(), current - f->fileFromOffset(), end - f->fileFromOffset());
             f->setWrotePosition(end - f->fileFromOffset());
             current = end;
@@ -165,6 +173,8 @@ Status ConsumeQueue::putUnit(
             return Status::ioError(QStringLiteral("cannot map %1").arg(f->path()));
     }
     const std::int64_t pos = expected - f->fileFromOffset();
+    if (Status st = f->reserve(pin, pos + kUnitSize); !st)
+        return st;
     char *d = pin.data() + pos;
     writeI64(d, commitLogOffset);
     writeI32(d + 8, size);

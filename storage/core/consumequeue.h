@@ -41,9 +41,10 @@ public:
         QString detail;
     };
 
-    /// With a `cache` the queue's files are mapped only while used (mappingcache.h).
+    /// With a `cache` the queue's files are mapped only while used (mappingcache.h); `sparse`
+    /// (with a cache; light queues) files take disk blocks only for the pages written.
     ConsumeQueue(QByteArray topic, int queueId, const QString &rootDir, int fileSize,
-        MappingCachePtr cache = {});
+        MappingCachePtr cache = {}, bool sparse = false);
 
     const QByteArray &topic() const { return m_topic; }
     int queueId() const { return m_queueId; }
