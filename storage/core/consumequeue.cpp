@@ -43,6 +43,7 @@ ConsumeQueue::Unit ConsumeQueue::decodeUnit(const char *p)
 ConsumeQueue::RecoverResult ConsumeQueue::recover()
 {
     RecoverResult r;
+    m_recoveredFirstPos = m_recoveredFirstPhy = -1;
     const auto all = m_queue.files();
     if (all.empty())
         return r;
@@ -67,8 +68,13 @@ ConsumeQueue::RecoverResult ConsumeQueue::recover()
             const Unit u = decodeUnit(p.data() + pos);
             if (!validUnit(u))
                 break;
-            if (!isPlaceholder(u))
+            if (!isPlaceholder(u)) {
                 maxPhy = u.commitLogOffset + u.size;
+                if (index == 0 && m_recoveredFirstPos < 0) {
+                    m_recoveredFirstPos = pos;
+                    m_recoveredFirstPhy = u.commitLogOffset;
+                }
+            }
             ++r.units;
         }
         validEnd = f->fileFromOffset() + pos;
@@ -136,6 +142,7 @@ Status ConsumeQueue::putUnit(
         return Status::ioError(QStringLiteral("cannot map %1").arg(f->path()));
     std::int64_t current = f->fileFromOffset() + f->wrotePosition();
     if (wasEmpty) {
+        m_recoveredFirstPos = m_recoveredFirstPhy = -1;
         if (Status st = f->reserve(pin, expected - f->fileFromOffset()); !st)
             return st;
         fillPlaceholders(pin.data(), 0, expected - f->fileFromOffset());
@@ -226,6 +233,7 @@ std::int64_t ConsumeQueue::rollNextFile(std::int64_t index) const
 
 void ConsumeQueue::truncateDirtyLogicFiles(std::int64_t phyOffset)
 {
+    m_recoveredFirstPos = m_recoveredFirstPhy = -1;
     for (;;) {
         MappedFilePtr f = m_queue.lastFile();
         if (!f) {
@@ -259,6 +267,17 @@ void ConsumeQueue::truncateDirtyLogicFiles(std::int64_t phyOffset)
     }
 }
 
+void ConsumeQueue::correctMinOffsetAfterRecovery(std::int64_t commitLogMinOffset)
+{
+    MappedFilePtr f = m_queue.firstFile();
+    if (f && m_recoveredFirstPos >= 0 && m_recoveredFirstPhy >= commitLogMinOffset
+        && m_recoveredFirstPos + kUnitSize <= f->wrotePosition()) {
+        m_minLogicOffset = f->fileFromOffset() + m_recoveredFirstPos;
+        return;
+    }
+    correctMinOffset(commitLogMinOffset);
+}
+
 void ConsumeQueue::correctMinOffset(std::int64_t commitLogMinOffset)
 {
     MappedFilePtr f = m_queue.firstFile();
@@ -282,6 +301,7 @@ int ConsumeQueue::deleteExpiredFiles(
     std::int64_t commitLogMinOffset, const std::function<void()> &beforeCorrection)
 {
     int deleted = 0;
+    m_recoveredFirstPos = m_recoveredFirstPhy = -1;
     const auto all = m_queue.files();
     for (size_t i = 0; i + 1 < all.size(); ++i) {
         const auto &f = all[i];
@@ -310,6 +330,7 @@ int ConsumeQueue::deleteExpiredFiles(
 void ConsumeQueue::destroy()
 {
     m_queue.destroy();
+    m_recoveredFirstPos = m_recoveredFirstPhy = -1;
     m_maxPhysicOffset = -1;
     m_minLogicOffset = 0;
 }
