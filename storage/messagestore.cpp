@@ -14,6 +14,7 @@
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QSaveFile>
 
 #include <algorithm>
@@ -590,7 +591,8 @@ ConsumeQueue *MessageStore::findOrCreateConsumeQueue(QByteArrayView topic, int q
     if (!slot) {
         slot = std::make_unique<ConsumeQueue>(topic.toByteArray(), queueId,
             m_config.consumeQueueDir(),
-            consumeQueueFileSizeFor(topic, m_config.mappedFileSizeConsumeQueue), m_cqMappings);
+            consumeQueueFileSizeFor(topic, m_config.mappedFileSizeConsumeQueue), m_cqMappings,
+            isLmqName(topic));
         if (isLmqName(topic))
             m_lmqQueueCount.fetch_add(1, std::memory_order_relaxed);
     }
@@ -650,6 +652,49 @@ int MessageStore::deleteTopics(const QList<QByteArray> &requested)
                                          [&](ConsumeQueue *q) { return q->topic() == topic; })
                                   << "consume queues";
     }
+    return static_cast<int>(doomed.size());
+}
+
+int MessageStore::deleteExpiredLightQueues(std::int64_t commitLogMinOffset)
+{
+    if (m_lmqQueueCount.load(std::memory_order_relaxed) == 0)
+        return 0;
+    std::vector<ConsumeQueue *> doomed;
+    {
+        // As deleteTopics(): no dispatch while queues go, so that no write re-creates them
+        // before their files are gone. The queues are retired, not freed (raw pointers).
+        std::lock_guard dispatchLock(m_dispatchMutex);
+        std::unique_lock lock(m_cqMutex);
+        for (auto it = m_consumeQueues.begin(); it != m_consumeQueues.end();) {
+            ConsumeQueue *cq = it->second.get();
+            const std::int64_t end = cq->maxPhysicOffset(); // -1: no unit (just created)
+            // The commit log's next offset for the queue must still be what was filed: a
+            // message appended since (filed after this) would otherwise get an offset the
+            // re-created queue had already given out.
+            if (!isLmqName(cq->topic()) || end < 0 || end > commitLogMinOffset
+                || !m_commitLog.removeQueueOffsetIf(
+                    cq->topic(), cq->queueId(), cq->maxOffsetInQueue())) {
+                ++it;
+                continue;
+            }
+            m_lmqQueueCount.fetch_sub(1, std::memory_order_relaxed);
+            doomed.push_back(cq);
+            m_retiredQueues.push_back(std::move(it->second));
+            it = m_consumeQueues.erase(it);
+        }
+        if (doomed.empty())
+            return 0;
+        m_dispatchQueue = nullptr;
+        m_dispatchQueueId = -1;
+        m_dispatchTopic.clear();
+        for (ConsumeQueue *cq : doomed) {
+            cq->destroy(); // removes "%LMQ%name/0", and leaves "%LMQ%name" empty
+            QDir().rmdir(QFileInfo(cq->files().dir()).path());
+        }
+    }
+    qCInfo(lcStoreClean).noquote()
+        << "deleted" << doomed.size()
+        << "light queues whose messages all lie below commit-log min offset" << commitLogMinOffset;
     return static_cast<int>(doomed.size());
 }
 
@@ -743,6 +788,7 @@ void MessageStore::cleanLogicFiles(std::int64_t commitLogMinOffset)
         cqFiles += cq->deleteExpiredFiles(commitLogMinOffset, step);
     }
     const int idxFiles = m_index->deleteExpiredFiles(commitLogMinOffset);
+    deleteExpiredLightQueues(commitLogMinOffset);
     {
         // Deleted topics whose old records are all gone need no entry any more.
         std::lock_guard lock(m_dispatchMutex);

@@ -208,6 +208,13 @@ public:
 
     ConsumeQueue *findConsumeQueue(QByteArrayView topic, int queueId) const;
     /// Consume queues of light-queue ("%LMQ%") topics.
+    /// Deletes the light queues (`%LMQ%` consume queues) whose every message lies below
+    /// `commitLogMinOffset` (the commit-log files holding them were deleted): their files and
+    /// directories and their next queue offset, as RocketMQ's cleanExpiredConsumerQueue does. A
+    /// queue named by a message appended but not yet filed is kept. A light queue named again
+    /// later starts at offset 0. Runs after each commit-log clean-up (cleanLogicFiles); returns
+    /// how many went.
+    int deleteExpiredLightQueues(std::int64_t commitLogMinOffset);
     int lmqConsumeQueueCount() const { return m_lmqQueueCount.load(std::memory_order_relaxed); }
     std::vector<ConsumeQueue *> consumeQueues() const;
     /// The consume queues' mapped files (maxMappedConsumeQueueFiles).

@@ -254,7 +254,7 @@ Status StoreRecovery::run(bool lastExitOk)
     s.m_commitLog.clearQueueOffsets();
     const std::int64_t clMin = s.m_commitLog.minOffset();
     for (ConsumeQueue *cq : s.consumeQueues()) {
-        cq->correctMinOffset(clMin);
+        cq->correctMinOffsetAfterRecovery(clMin);
         s.m_commitLog.setQueueOffset(cq->topic(), cq->queueId(), cq->maxOffsetInQueue());
     }
     rep.elapsedMs = timer.elapsed();

@@ -561,6 +561,20 @@ void CommitLog::removeQueueOffset(QByteArrayView topic, int queueId)
         m_queueOffsets.erase(it);
 }
 
+bool CommitLog::removeQueueOffsetIf(QByteArrayView topic, int queueId, std::int64_t expectedNext)
+{
+    char buf[160];
+    std::lock_guard lock(m_putMutex);
+    auto it = m_queueOffsets.find(topicQueueKey(topic, queueId, buf));
+    if (it == m_queueOffsets.end())
+        return true;
+    if (it->second != expectedNext)
+        return false;
+    m_lastSlot = nullptr;
+    m_queueOffsets.erase(it);
+    return true;
+}
+
 void CommitLog::removeTopicQueueOffsets(QByteArrayView topic)
 {
     const std::string_view t(topic.data(), static_cast<size_t>(topic.size()));

@@ -87,6 +87,10 @@ public:
     /// Next queue offset of every topic-queue ("topic-queueId" -> offset); recovery sets it.
     void setQueueOffset(QByteArrayView topic, int queueId, std::int64_t next);
     void removeQueueOffset(QByteArrayView topic, int queueId);
+    /// Forgets the next queue offset of (topic, queueId) if it is still `expectedNext`, under the
+    /// put lock: no append has given the queue an offset beyond it. True when forgotten (or when
+    /// there was no entry).
+    bool removeQueueOffsetIf(QByteArrayView topic, int queueId, std::int64_t expectedNext);
     /// Forgets the next queue offsets of every queue of `topic` (topic deleted).
     void removeTopicQueueOffsets(QByteArrayView topic);
     void clearQueueOffsets();

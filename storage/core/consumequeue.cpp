@@ -25,13 +25,15 @@ bool allZero(const char *p, std::int64_t n)
 }
 } // namespace
 
-ConsumeQueue::ConsumeQueue(
-    QByteArray topic, int queueId, const QString &rootDir, int fileSize, MappingCachePtr cache)
+ConsumeQueue::ConsumeQueue(QByteArray topic, int queueId, const QString &rootDir, int fileSize,
+    MappingCachePtr cache, bool sparse)
     : m_topic(std::move(topic))
     , m_queueId(queueId)
     , m_queue(rootDir + u'/' + QString::fromUtf8(m_topic) + u'/' + QString::number(queueId),
           fileSize, std::move(cache))
-{ }
+{
+    m_queue.setSparse(sparse);
+}
 
 ConsumeQueue::Unit ConsumeQueue::decodeUnit(const char *p)
 {
@@ -41,12 +43,14 @@ ConsumeQueue::Unit ConsumeQueue::decodeUnit(const char *p)
 ConsumeQueue::RecoverResult ConsumeQueue::recover()
 {
     RecoverResult r;
+    m_recoveredFirstPos = m_recoveredFirstPhy = -1;
     const auto all = m_queue.files();
     if (all.empty())
         return r;
     size_t index = all.size() > 3 ? all.size() - 3 : 0;
     std::int64_t validEnd = all[index]->fileFromOffset();
     std::int64_t maxPhy = -1;
+    bool tailZero = false; // the bytes after validEnd are zero already
     for (; index < all.size(); ++index) {
         const auto &f = all[index];
         const MappedFile::Pin p = f->pin();
@@ -64,14 +68,20 @@ ConsumeQueue::RecoverResult ConsumeQueue::recover()
             const Unit u = decodeUnit(p.data() + pos);
             if (!validUnit(u))
                 break;
-            if (!isPlaceholder(u))
+            if (!isPlaceholder(u)) {
                 maxPhy = u.commitLogOffset + u.size;
+                if (index == 0 && m_recoveredFirstPos < 0) {
+                    m_recoveredFirstPos = pos;
+                    m_recoveredFirstPhy = u.commitLogOffset;
+                }
+            }
             ++r.units;
         }
         validEnd = f->fileFromOffset() + pos;
         if (pos < size) {
-            const bool tailClean = allZero(p.data() + pos, size - pos);
             const bool isLast = index + 1 == all.size();
+            const bool tailClean = allZero(p.data() + pos, f->dataEnd(p, pos) - pos);
+            tailZero = tailClean && isLast;
             if (!tailClean || !isLast || pos == 0) {
                 r.damaged = true;
                 r.detail = QStringLiteral("%1: invalid unit at index %2 (file %3 position %4)%5")
@@ -91,7 +101,7 @@ ConsumeQueue::RecoverResult ConsumeQueue::recover()
             break;
         }
     }
-    m_queue.truncateDirty(validEnd);
+    m_queue.truncateDirty(validEnd, tailZero);
     if (m_queue.isEmpty() && r.damaged)
         qCWarning(lcStoreRecovery).noquote()
             << "consume queue" << m_queue.dir() << "emptied by recovery";
@@ -132,6 +142,9 @@ Status ConsumeQueue::putUnit(
         return Status::ioError(QStringLiteral("cannot map %1").arg(f->path()));
     std::int64_t current = f->fileFromOffset() + f->wrotePosition();
     if (wasEmpty) {
+        m_recoveredFirstPos = m_recoveredFirstPhy = -1;
+        if (Status st = f->reserve(pin, expected - f->fileFromOffset()); !st)
+            return st;
         fillPlaceholders(pin.data(), 0, expected - f->fileFromOffset());
         f->setWrotePosition(expected - f->fileFromOffset());
         m_minLogicOffset = expected;
@@ -152,6 +165,8 @@ Status ConsumeQueue::putUnit(
             if (!pin)
                 return Status::ioError(QStringLiteral("cannot map %1").arg(f->path()));
             const std::int64_t end = std::min(expected, f->fileFromOffset() + f->fileSize());
+            if (Status st = f->reserve(pin, end - f->fileFromOffset()); !st)
+                return st;
             fillPlaceholders(pin.data(), current - f->fileFromOffset(), end - f->fileFromOffset());
             f->setWrotePosition(end - f->fileFromOffset());
             current = end;
@@ -165,6 +180,8 @@ Status ConsumeQueue::putUnit(
             return Status::ioError(QStringLiteral("cannot map %1").arg(f->path()));
     }
     const std::int64_t pos = expected - f->fileFromOffset();
+    if (Status st = f->reserve(pin, pos + kUnitSize); !st)
+        return st;
     char *d = pin.data() + pos;
     writeI64(d, commitLogOffset);
     writeI32(d + 8, size);
@@ -216,6 +233,7 @@ std::int64_t ConsumeQueue::rollNextFile(std::int64_t index) const
 
 void ConsumeQueue::truncateDirtyLogicFiles(std::int64_t phyOffset)
 {
+    m_recoveredFirstPos = m_recoveredFirstPhy = -1;
     for (;;) {
         MappedFilePtr f = m_queue.lastFile();
         if (!f) {
@@ -249,6 +267,17 @@ void ConsumeQueue::truncateDirtyLogicFiles(std::int64_t phyOffset)
     }
 }
 
+void ConsumeQueue::correctMinOffsetAfterRecovery(std::int64_t commitLogMinOffset)
+{
+    MappedFilePtr f = m_queue.firstFile();
+    if (f && m_recoveredFirstPos >= 0 && m_recoveredFirstPhy >= commitLogMinOffset
+        && m_recoveredFirstPos + kUnitSize <= f->wrotePosition()) {
+        m_minLogicOffset = f->fileFromOffset() + m_recoveredFirstPos;
+        return;
+    }
+    correctMinOffset(commitLogMinOffset);
+}
+
 void ConsumeQueue::correctMinOffset(std::int64_t commitLogMinOffset)
 {
     MappedFilePtr f = m_queue.firstFile();
@@ -272,6 +301,7 @@ int ConsumeQueue::deleteExpiredFiles(
     std::int64_t commitLogMinOffset, const std::function<void()> &beforeCorrection)
 {
     int deleted = 0;
+    m_recoveredFirstPos = m_recoveredFirstPhy = -1;
     const auto all = m_queue.files();
     for (size_t i = 0; i + 1 < all.size(); ++i) {
         const auto &f = all[i];
@@ -300,6 +330,7 @@ int ConsumeQueue::deleteExpiredFiles(
 void ConsumeQueue::destroy()
 {
     m_queue.destroy();
+    m_recoveredFirstPos = m_recoveredFirstPhy = -1;
     m_maxPhysicOffset = -1;
     m_minLogicOffset = 0;
 }

@@ -41,9 +41,10 @@ public:
         QString detail;
     };
 
-    /// With a `cache` the queue's files are mapped only while used (mappingcache.h).
+    /// With a `cache` the queue's files are mapped only while used (mappingcache.h); `sparse`
+    /// (with a cache; light queues) files take disk blocks only for the pages written.
     ConsumeQueue(QByteArray topic, int queueId, const QString &rootDir, int fileSize,
-        MappingCachePtr cache = {});
+        MappingCachePtr cache = {}, bool sparse = false);
 
     const QByteArray &topic() const { return m_topic; }
     int queueId() const { return m_queueId; }
@@ -72,6 +73,10 @@ public:
     void truncateDirtyLogicFiles(std::int64_t phyOffset);
     /// Sets the min offset to the first unit whose commitLogOffset >= commitLogMinOffset.
     void correctMinOffset(std::int64_t commitLogMinOffset);
+    /// The same, at the end of recovery: when recover() saw the first file's first unit and it
+    /// is not below commitLogMinOffset, without mapping the file again (with a million light
+    /// queues and a cold cache, a second open and read of each first file took most of a start).
+    void correctMinOffsetAfterRecovery(std::int64_t commitLogMinOffset);
     /// Deletes files (never the last) whose last unit lies below commitLogMinOffset, then
     /// corrects the min offset (calling `beforeCorrection` in between when a file went).
     int deleteExpiredFiles(
@@ -89,6 +94,11 @@ private:
     MappedFileQueue m_queue;
     std::atomic<std::int64_t> m_maxPhysicOffset {-1};
     std::atomic<std::int64_t> m_minLogicOffset {0};
+    // recover(): the first file's first unit that is no placeholder (its position in the file
+    // and commit-log offset), or -1; any later change to the files forgets it (reput and
+    // clean-up threads: atomics, read by recovery only).
+    std::atomic<std::int64_t> m_recoveredFirstPos {-1};
+    std::atomic<std::int64_t> m_recoveredFirstPhy {-1};
 };
 
 } // namespace qrocket::storage

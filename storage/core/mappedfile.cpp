@@ -108,9 +108,11 @@ MappedFile::Mapping::~Mapping()
 }
 
 Result<std::shared_ptr<MappedFile>> MappedFile::open(const QString &path,
-    std::int64_t fileFromOffset, std::int64_t fileSize, bool mustCreate, MappingCachePtr cache)
+    std::int64_t fileFromOffset, std::int64_t fileSize, bool mustCreate, MappingCachePtr cache,
+    bool sparse)
 {
     std::shared_ptr<MappedFile> f(new MappedFile);
+    f->m_sparse = sparse && cache != nullptr;
     f->m_path = path;
     f->m_fileFromOffset = fileFromOffset;
     f->m_fileSize = fileSize;
@@ -134,6 +136,20 @@ Result<std::shared_ptr<MappedFile>> MappedFile::open(const QString &path,
                 .arg(fileSize));
     if (!mustCreate && st.st_size < fileSize)
         f->m_wasShort = fileSize - st.st_size;
+    if (f->m_sparse) {
+        // No blocks: the writer reserves pages as it reaches them (reserve()).
+        if (st.st_size < fileSize && ::ftruncate(fd.fd, fileSize) != 0) {
+            const int err = errno;
+            if (mustCreate)
+                ::unlink(native.constData());
+            return Status::ioError(QStringLiteral("cannot size %1 to %2 bytes: %3")
+                                       .arg(path)
+                                       .arg(fileSize)
+                                       .arg(errnoText(err)));
+        }
+        f->m_cache = std::move(cache); // mapped by the first pin()
+        return f;
+    }
     // Reserve every block now: a full disk fails here, cleanly, instead of SIGBUS later.
     const int rc = ::posix_fallocate(fd.fd, 0, fileSize);
     if (rc != 0) {
@@ -203,6 +219,11 @@ MappedFile::Pin MappedFile::pin() const
             qCWarning(lcStore).noquote() << base.error().message();
             return {};
         }
+        // A sparse (light-queue) file is mostly holes and read a few units at a time: no
+        // read-ahead, so a use brings the pages it touches into the page cache and no others
+        // (with a million queues, recovery would otherwise read and keep the whole 80 KB of each).
+        if (m_sparse)
+            ::madvise(*base, static_cast<size_t>(m_fileSize), MADV_RANDOM);
         m_map = std::make_shared<const Mapping>(std::exchange(fd.fd, -1), *base, m_fileSize);
         made = m_map;
     }
@@ -353,6 +374,35 @@ Status MappedFile::sync()
     return {};
 }
 
+Status MappedFile::reserve(const Pin &pin, std::int64_t end)
+{
+    if (!m_sparse || end <= m_reservedEnd)
+        return {};
+    const std::int64_t from = m_reservedEnd / kPageSize * kPageSize;
+    const std::int64_t to = std::min(m_fileSize, (end + kPageSize - 1) / kPageSize * kPageSize);
+    const int rc = ::posix_fallocate(pin.fd(), from, to - from);
+    if (rc != 0)
+        return Status::ioError(QStringLiteral("cannot reserve bytes %1..%2 of %3: %4")
+                                   .arg(from)
+                                   .arg(to)
+                                   .arg(m_path, errnoText(rc)));
+    m_reservedEnd = to;
+    return {};
+}
+
+std::int64_t MappedFile::dataEnd(const Pin &pin, std::int64_t from) const
+{
+    if (!m_sparse || !pin)
+        return m_fileSize;
+    const std::int64_t pageEnd
+        = std::min(m_fileSize, (from + kPageSize - 1) / kPageSize * kPageSize);
+    if (pageEnd >= m_fileSize)
+        return m_fileSize;
+    errno = 0;
+    const off_t next = ::lseek(pin.fd(), pageEnd, SEEK_DATA);
+    return next < 0 && errno == ENXIO ? pageEnd : m_fileSize; // ENXIO: holes to the end
+}
+
 void MappedFile::truncateTo(std::int64_t pos)
 {
     pos = std::clamp<std::int64_t>(pos, 0, m_fileSize);
@@ -368,6 +418,23 @@ void MappedFile::truncateTo(std::int64_t pos)
     const std::int64_t pageEnd
         = std::min(m_fileSize, (pos + kPageSize - 1) / kPageSize * kPageSize);
     std::memset(p.data() + pos, 0, static_cast<size_t>(pageEnd - pos));
+    if (m_sparse) {
+        // A sparse file's writer reserves before it writes (reserve()), so its pages beyond the
+        // truncation point can go back to holes. The partial page held units (a consume queue
+        // is written from its start): it is allocated, and zeroing it above was safe.
+        if (pageEnd < m_fileSize
+            && ::fallocate(p.fd(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, pageEnd,
+                   m_fileSize - pageEnd)
+                != 0
+            && ::fallocate(p.fd(), FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, pageEnd,
+                   m_fileSize - pageEnd)
+                != 0)
+            std::memset(p.data() + pageEnd, 0, static_cast<size_t>(m_fileSize - pageEnd));
+        m_reservedEnd = std::min(m_reservedEnd, pageEnd);
+        setWrotePosition(pos);
+        setFlushedPosition(pos);
+        return;
+    }
     if (pageEnd < m_fileSize
         && ::fallocate(
                p.fd(), FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, pageEnd, m_fileSize - pageEnd)

@@ -12,7 +12,10 @@
 // held; the cache may release the file's own reference to an idle mapping (mappingcache.h).
 //
 // Full disk: the file is preallocated with posix_fallocate when created, so ENOSPC fails the
-// creation with a Status instead of raising SIGBUS on a later write into a hole.
+// creation with a Status instead of raising SIGBUS on a later write into a hole. A sparse file
+// (light queues: a million of them must not cost 80 KB of disk each) is created with no blocks;
+// its writer reserves the pages it is about to write with reserve() first, which fails cleanly
+// on a full disk in the same way.
 
 #include "clientlib/common/result.h"
 #include "storage/core/mappingcache.h"
@@ -41,9 +44,10 @@ public:
     /// Creates (preallocated, zero-filled) or opens an existing file of `fileSize` bytes. An
     /// existing shorter file is extended with zeros and reported through wasShort(). With a
     /// `cache` the file is lazy: it is closed again once checked, and mapped by pin().
+    /// `sparse` (lazy files only): no blocks are reserved at creation, see reserve().
     static Result<std::shared_ptr<MappedFile>> open(const QString &path,
         std::int64_t fileFromOffset, std::int64_t fileSize, bool mustCreate,
-        MappingCachePtr cache = {});
+        MappingCachePtr cache = {}, bool sparse = false);
     ~MappedFile();
     MappedFile(const MappedFile &) = delete;
     MappedFile &operator=(const MappedFile &) = delete;
@@ -154,6 +158,17 @@ public:
     /// not fault; else MADV_POPULATE_READ). Contents are not changed, so it may run beside the
     /// writer. Best effort: 0, or the errno of madvise (EINVAL: the kernel cannot do it).
     int populate(std::int64_t from, std::int64_t to, bool writable);
+    bool isSparse() const { return m_sparse; }
+    /// A sparse file: allocates the disk blocks of every page below `end` not yet reserved by
+    /// this object (those below the first reserve() of an opened file are assumed written, as a
+    /// consume queue's are), through the descriptor of `pin`. Call before writing those bytes
+    /// through the mapping: a full disk is then an IoError here, not a SIGBUS in the write.
+    /// No-op for other files. One writer.
+    Status reserve(const Pin &pin, std::int64_t end);
+    /// Where the bytes of [from, fileSize) that may be non-zero end: a sparse file's holes
+    /// read as zeros, so a tail with no data after `from`'s page ends there (SEEK_DATA); the
+    /// file size otherwise. Lets recovery check a light queue's tail without reading its holes.
+    std::int64_t dataEnd(const Pin &pin, std::int64_t from) const;
     /// Zeroes [pos, fileSize) and sets wrote/flushed positions to `pos` (recovery truncation).
     void truncateTo(std::int64_t pos);
     /// Last-modified time of the file on disk (ms since epoch), 0 when unknown.
@@ -185,6 +200,8 @@ private:
     std::atomic<std::int64_t> m_flushedPosition {0};
     std::atomic<std::int64_t> m_storeTimestamp {0};
     std::atomic<bool> m_unlinked {false};
+    bool m_sparse = false;
+    std::int64_t m_reservedEnd = 0; // sparse: pages below are allocated (the writer's)
 };
 
 using MappedFilePtr = std::shared_ptr<MappedFile>;

@@ -33,7 +33,7 @@ Status MappedFileQueue::load()
                     .arg(d.filePath(name))
                     .arg(start)
                     .arg(m_fileSize));
-        auto f = MappedFile::open(d.filePath(name), start, m_fileSize, false, m_cache);
+        auto f = MappedFile::open(d.filePath(name), start, m_fileSize, false, m_cache, m_sparse);
         if (!f)
             return f.error();
         if (!loaded.empty() && loaded.back()->fileFromOffset() + m_fileSize != start)
@@ -82,7 +82,7 @@ Result<MappedFilePtr> MappedFileQueue::lastFileForWrite(std::int64_t startOffset
     }
     if (!f)
         f = MappedFile::open(
-            m_dir + u'/' + offsetToFileName(next), next, m_fileSize, true, m_cache);
+            m_dir + u'/' + offsetToFileName(next), next, m_fileSize, true, m_cache, m_sparse);
     if (!f)
         return f.error();
     {
@@ -242,7 +242,7 @@ std::int64_t MappedFileQueue::storeTimestampAtFlushedWhere() const
     return ts;
 }
 
-std::int64_t MappedFileQueue::truncateDirty(std::int64_t offset)
+std::int64_t MappedFileQueue::truncateDirty(std::int64_t offset, bool tailIsZero)
 {
     discardPreallocated();
     std::int64_t discarded = 0;
@@ -259,7 +259,12 @@ std::int64_t MappedFileQueue::truncateDirty(std::int64_t offset)
             const std::int64_t pos = offset - last->fileFromOffset();
             if (pos >= 0 && pos < last->fileSize()) {
                 discarded += std::max<std::int64_t>(0, last->wrotePosition() - pos);
-                last->truncateTo(pos);
+                if (tailIsZero && doomed.empty()) {
+                    last->setWrotePosition(pos);
+                    last->setFlushedPosition(pos);
+                } else {
+                    last->truncateTo(pos);
+                }
             }
         }
     }

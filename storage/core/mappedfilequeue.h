@@ -40,6 +40,9 @@ public:
         m_headBytes = headBytes;
         m_headWritable = headWritable;
     }
+    /// New and loaded files are sparse (MappedFile::open; lazy queues only): their writer
+    /// reserves pages with MappedFile::reserve() before writing them.
+    void setSparse(bool on) { m_sparse = on; }
     std::int64_t fileSize() const { return m_fileSize; }
 
     /// Maps every file of the directory. Files that are not 20-digit names are ignored; a file
@@ -83,7 +86,9 @@ public:
     /// Drops everything at and after global `offset`: files starting at or after it are deleted,
     /// the file holding it is zeroed from there on. Returns the number of bytes discarded beyond
     /// `offset`.
-    std::int64_t truncateDirty(std::int64_t offset);
+    /// `tailIsZero`: the caller saw that the bytes from `offset` to the end of its file are
+    /// zero (recovery of a clean consume queue): that file's positions are set, nothing written.
+    std::int64_t truncateDirty(std::int64_t offset, bool tailIsZero = false);
     /// Removes `file` from the queue (it must be the first) and unlinks it; holders keep reading.
     bool removeFirst(const MappedFilePtr &file);
     /// Deletes every file and the directory's contents.
@@ -105,6 +110,7 @@ private:
     std::vector<MappedFilePtr> m_files;
     std::atomic<std::int64_t> m_flushedWhere {0};
     QStringList m_loadWarnings;
+    bool m_sparse = false;
     bool m_preallocate = false;
     bool m_prefault = false;
     std::int64_t m_headBytes = 0;

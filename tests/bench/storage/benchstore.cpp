@@ -5,6 +5,11 @@
 // --only runs the append cases whose label contains TEXT ("read"/"recovery" need the ASYNC
 // 1 KiB one-writer case); --no-limits skips the machine limits and --messages stops each case
 // after N messages (for instruction counts under callgrind, where time means nothing).
+// --lmq N [--lmq-per-message K]: light queues at scale instead (RIP-28, issue 30): files N light
+// queues (%LMQ%q0..), K named per message's INNER_MULTI_DISPATCH as a sender would (default
+// 1,000), then prints disk (files, directories, apparent and allocated bytes), memory (anonymous
+// RSS and per queue), mappings, descriptors, and the times to file, stop cleanly, reopen after the
+// clean stop, reopen after a crash and remove the store.
 
 #include "benchbaselines.h"
 #include "storage/core/mappedfile.h"
@@ -18,8 +23,11 @@
 
 #include <atomic>
 #include <cstdio>
+#include <ftw.h>
 #include <future>
+#include <malloc.h>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <thread>
 #include <vector>
 
@@ -37,6 +45,8 @@ struct Options
     bool limits = true;
     std::int64_t maxMessages = 0; // 0: bounded by seconds/bytes only
     QString syncWrite = QStringLiteral("auto"); // pwrite | mmap | auto (fastest flush limit)
+    int lmq = 0; // > 0: the light-queue case alone, with this many queues
+    int lmqPerMessage = 1000;
 };
 
 struct Figures
@@ -149,6 +159,196 @@ void line(const char *what, const Figures &f, double value, double limit, const 
     std::fflush(stdout);
 }
 
+// --- light queues at scale (--lmq) ----------------------------------------------------------
+
+struct DiskUse
+{
+    std::int64_t files = 0, dirs = 0, apparent = 0, allocated = 0;
+};
+DiskUse g_walk; // nftw has no user pointer
+
+DiskUse diskUse(const QString &root)
+{
+    g_walk = {};
+    ::nftw(
+        QFile::encodeName(root).constData(),
+        [](const char *, const struct stat *st, int type, FTW *) {
+            if (type == FTW_F) {
+                ++g_walk.files;
+                g_walk.apparent += st->st_size;
+            } else if (type == FTW_D) {
+                ++g_walk.dirs;
+            }
+            g_walk.allocated += static_cast<std::int64_t>(st->st_blocks) * 512;
+            return 0;
+        },
+        64, FTW_PHYS);
+    return g_walk;
+}
+
+/// A field of /proc/self/status in KiB (RssAnon, RssFile, VmRSS).
+std::int64_t statusKb(const char *field)
+{
+    QFile f(QStringLiteral("/proc/self/status"));
+    if (!f.open(QIODevice::ReadOnly))
+        return -1;
+    const QByteArray key = QByteArray(field) + ':';
+    for (const QByteArray &l : f.readAll().split('\n'))
+        if (l.startsWith(key))
+            return l.mid(key.size()).trimmed().split(' ').value(0).toLongLong();
+    return -1;
+}
+
+std::int64_t lineCount(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll().count('\n') : -1;
+}
+
+std::int64_t fdCount()
+{
+    return QDir(QStringLiteral("/proc/self/fd"))
+        .entryList(QDir::AllEntries | QDir::NoDotAndDotDot)
+        .size();
+}
+
+QByteArray lmqName(int i)
+{
+    return "%LMQ%q" + QByteArray::number(i);
+}
+
+MessageStoreConfig lmqConfig(const QString &root, int queues)
+{
+    MessageStoreConfig c;
+    c.storePathRootDir = root;
+    c.mappedFileSizeCommitLog = 256LL * 1024 * 1024;
+    c.maxMessageSize = 1024 * 1024;
+    c.enableLmq = true;
+    c.enableMultiDispatch = true;
+    c.maxLmqConsumeQueueNum = queues + 10;
+    return c;
+}
+
+std::int64_t heapInUse()
+{
+    return static_cast<std::int64_t>(mallinfo2().uordblks);
+}
+std::int64_t g_heapBase = 0;
+
+void printProcess(const char *when, std::int64_t anonBaseKb, int queues)
+{
+    const std::int64_t anon = statusKb("RssAnon");
+    const std::int64_t heap = heapInUse() - g_heapBase;
+    std::printf(
+        "  %-26s RssAnon %7.1f MiB (+%.1f MiB over the empty store = %.2f KiB/queue), "
+        "RssFile %.1f MiB, mappings %lld, fds %lld; heap in use +%.1f MiB = %.2f KiB/queue\n",
+        when, static_cast<double>(anon) / 1024.0, static_cast<double>(anon - anonBaseKb) / 1024.0,
+        static_cast<double>(anon - anonBaseKb) / queues,
+        static_cast<double>(statusKb("RssFile")) / 1024.0,
+        static_cast<long long>(lineCount(QStringLiteral("/proc/self/maps"))),
+        static_cast<long long>(fdCount()), static_cast<double>(heap) / 1048576.0,
+        static_cast<double>(heap) / 1024.0 / queues);
+    std::fflush(stdout);
+}
+
+int runLmq(const QString &root, const Options &o)
+{
+    const int n = o.lmq;
+    const QString dir = root + QStringLiteral("/lmq");
+    const MessageStoreConfig c = lmqConfig(dir, n);
+    std::printf(
+        "light queues: %d, %d named per message, store %s\n", n, o.lmqPerMessage, qPrintable(dir));
+    StoreOptions so;
+    so.runCleanService = false;
+    auto store = std::make_unique<MessageStore>(c, so);
+    if (const auto st = store->open(); !st) {
+        std::fprintf(stderr, "open failed: %s\n", qPrintable(st.toString()));
+        return 1;
+    }
+    const std::int64_t anonBase = statusKb("RssAnon");
+    g_heapBase = heapInUse();
+    printProcess("empty store", anonBase, n);
+    QElapsedTimer t;
+    t.start();
+    for (int first = 0; first < n; first += o.lmqPerMessage) {
+        QByteArray names;
+        for (int i = first; i < std::min(n, first + o.lmqPerMessage); ++i) {
+            if (!names.isEmpty())
+                names += ',';
+            names += lmqName(i);
+        }
+        MessageExtBrokerInner m = benchMessage(256, 0);
+        m.properties += QByteArray("\x02INNER_MULTI_DISPATCH\x01") + names;
+        const PutMessageResult r = store->putMessageAndWait(m);
+        if (!r.isOk()) {
+            std::fprintf(stderr, "put failed: %s %s\n", putMessageStatusName(r.status),
+                qPrintable(r.remark));
+            return 1;
+        }
+    }
+    if (!store->waitForDispatch(3600 * 1000)) {
+        std::fprintf(stderr, "dispatch did not finish\n");
+        return 1;
+    }
+    const std::int64_t createMs = t.elapsed();
+    std::printf("  filed %d light queues in %lld ms (%.1f us/queue); store counts %d\n", n,
+        static_cast<long long>(createMs), 1000.0 * static_cast<double>(createMs) / n,
+        store->lmqConsumeQueueCount());
+    printProcess("after filing", anonBase, n);
+    t.restart();
+    store->shutdown();
+    store.reset();
+    std::printf("  clean stop: %lld ms\n", static_cast<long long>(t.elapsed()));
+    t.restart();
+    const DiskUse d = diskUse(dir);
+    const DiskUse q = diskUse(dir + QStringLiteral("/consumequeue"));
+    std::printf(
+        "  disk: store %lld files, %lld directories, apparent %.1f MiB, allocated %.1f MiB; "
+        "consumequeue/ %lld files, %lld directories, apparent %.1f MiB, allocated %.1f MiB "
+        "(%.2f KiB/queue) [walk %lld ms]\n",
+        static_cast<long long>(d.files), static_cast<long long>(d.dirs),
+        static_cast<double>(d.apparent) / 1048576.0, static_cast<double>(d.allocated) / 1048576.0,
+        static_cast<long long>(q.files), static_cast<long long>(q.dirs),
+        static_cast<double>(q.apparent) / 1048576.0, static_cast<double>(q.allocated) / 1048576.0,
+        static_cast<double>(q.allocated) / 1024.0 / n, static_cast<long long>(t.elapsed()));
+    std::fflush(stdout);
+    for (const bool crash : {false, true}) {
+        if (crash) {
+            QFile abort(dir + QStringLiteral("/abort"));
+            abort.open(QIODevice::WriteOnly);
+            abort.close();
+        }
+        t.restart();
+        store = std::make_unique<MessageStore>(c, so);
+        if (const auto st = store->open(); !st) {
+            std::fprintf(stderr, "reopen failed: %s\n", qPrintable(st.toString()));
+            return 1;
+        }
+        const std::int64_t openMs = t.elapsed();
+        const RecoveryReport &rep = store->recoveryReport();
+        std::printf("  reopen after %s: %lld ms (consume queues %lld ms, %d queues, re-dispatched "
+                    "%lld records); counts %d\n",
+            crash ? "a crash" : "a clean stop", static_cast<long long>(openMs),
+            static_cast<long long>(rep.consumeQueueLoadMs), rep.consumeQueues,
+            static_cast<long long>(rep.redispatchedRecords), store->lmqConsumeQueueCount());
+        int bad = 0;
+        for (int i = 0; i < n; i += std::max(1, n / 1000))
+            if (store->getMessage("g", lmqName(i), 0, 0, 1).status != GetMessageStatus::Found)
+                ++bad;
+        if (bad > 0)
+            std::printf("  !! %d sampled light queues not readable\n", bad);
+        printProcess(crash ? "after crash reopen" : "after clean reopen", anonBase, n);
+        t.restart();
+        store->shutdown();
+        store.reset();
+        std::printf("  clean stop: %lld ms\n", static_cast<long long>(t.elapsed()));
+    }
+    t.restart();
+    QDir(dir).removeRecursively();
+    std::printf("  store removed in %lld ms\n", static_cast<long long>(t.elapsed()));
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -176,10 +376,15 @@ int main(int argc, char **argv)
             && (args[i + 1] == QLatin1String("pwrite") || args[i + 1] == QLatin1String("mmap")
                 || args[i + 1] == QLatin1String("auto")))
             o.syncWrite = args[++i];
+        else if (args[i] == QLatin1String("--lmq") && i + 1 < args.size())
+            o.lmq = args[++i].toInt();
+        else if (args[i] == QLatin1String("--lmq-per-message") && i + 1 < args.size())
+            o.lmqPerMessage = std::max(1, args[++i].toInt());
         else {
             std::fprintf(stderr,
                 "usage: qrocket-bench-store [--dir D] [--seconds S] [--quick] [--warm] [--only "
-                "TEXT] [--no-limits] [--messages N] [--sync-write pwrite|mmap|auto]\n");
+                "TEXT] [--no-limits] [--messages N] [--sync-write pwrite|mmap|auto] [--lmq N "
+                "[--lmq-per-message K]]\n");
             return 2;
         }
     }
@@ -191,6 +396,8 @@ int main(int argc, char **argv)
         return 1;
     }
     const QString root = tmp.path();
+    if (o.lmq > 0)
+        return runLmq(root, o);
     std::printf("qrocket-bench-store: %s, %.1f s per append case, commit-log files 256 MiB\n",
         qPrintable(root), o.seconds);
 

@@ -8,6 +8,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <sys/stat.h>
+
 using namespace qrocket::storage;
 using namespace qrocket::storage::test;
 
@@ -24,6 +26,7 @@ private slots:
     void recoverStopsAtZeroedUnitAndReportsDamage();
     void truncateDirtyLogicFilesDropsUnitsPastOffset();
     void deleteExpiredFilesKeepsLast();
+    void sparseQueueTakesBlocksAsWritten();
 };
 
 void tst_ConsumeQueue::readsGoldenExcerpts_data()
@@ -168,6 +171,60 @@ void tst_ConsumeQueue::truncateDirtyLogicFilesDropsUnitsPastOffset()
     cq.truncateDirtyLogicFiles(0);
     QCOMPARE(cq.maxOffsetInQueue(), 0);
     QCOMPARE(cq.maxPhysicOffset(), -1);
+}
+
+namespace {
+/// Bytes of disk the file holds (blocks), -1 when it cannot be looked at.
+qint64 allocatedBytes(const QString &path)
+{
+    struct stat st
+    { };
+    if (::stat(QFile::encodeName(path).constData(), &st) != 0)
+        return -1;
+    return static_cast<qint64>(st.st_blocks) * 512;
+}
+} // namespace
+
+// A light queue's files are sparse (issue 30: a million 80 KB files must not take 80 GB): blocks
+// are reserved page by page as units reach them, recovery truncation gives the pages beyond back,
+// and the queue goes on after a reopen as a preallocated one does.
+void tst_ConsumeQueue::sparseQueueTakesBlocksAsWritten()
+{
+    QTemporaryDir dir;
+    constexpr int kFileSize = 20 * 4096; // a light queue's file
+    const QString path = dir.path() + QStringLiteral("/%LMQ%a/0/00000000000000000000");
+    auto cache = std::make_shared<MappingCache>(64);
+    {
+        ConsumeQueue cq("%LMQ%a", 0, dir.path(), kFileSize, cache, true);
+        QVERIFY(cq.putUnit(100, 10, 0, 0).isOk());
+        QCOMPARE(QFileInfo(path).size(), qint64(kFileSize));
+        const qint64 one = allocatedBytes(path);
+        QVERIFY2(one > 0 && one <= 8192, qPrintable(QString::number(one)));
+        for (int i = 1; i < 500; ++i) // 10,000 bytes: three pages
+            QVERIFY(cq.putUnit(100 + i * 10, 10, 0, i).isOk());
+        const qint64 three = allocatedBytes(path);
+        QVERIFY2(three >= 12288 && three <= 16384, qPrintable(QString::number(three)));
+        cq.truncateDirtyLogicFiles(100 + 100 * 10); // keeps units 0..99: 2,000 bytes, one page
+        QCOMPARE(cq.maxOffsetInQueue(), 100);
+        const qint64 back = allocatedBytes(path);
+        QVERIFY2(back > 0 && back <= 8192, qPrintable(QString::number(back)));
+        QVERIFY(static_cast<bool>(cq.flush(0)));
+    }
+    ConsumeQueue cq("%LMQ%a", 0, dir.path(), kFileSize, cache, true);
+    QVERIFY(cq.load().isOk());
+    const auto r = cq.recover();
+    QVERIFY2(!r.damaged, qPrintable(r.detail));
+    QCOMPARE(r.units, 100);
+    QCOMPARE(cq.maxPhysicOffset(), 100 + 100 * 10);
+    for (int i = 100; i < 1000; ++i) // past the pages given back: reserved again
+        QVERIFY(cq.putUnit(100 + i * 10, 10, 0, i).isOk());
+    ConsumeQueue::Unit u;
+    for (int i : {0, 99, 100, 205, 999}) {
+        QVERIFY(cq.unit(i, u));
+        QCOMPARE(u.commitLogOffset, 100 + i * 10);
+    }
+    const qint64 five = allocatedBytes(path); // 20,000 bytes
+    QVERIFY2(five >= 20000 && five <= 24576, qPrintable(QString::number(five)));
 }
 
 void tst_ConsumeQueue::deleteExpiredFilesKeepsLast()

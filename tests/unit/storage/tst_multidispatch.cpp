@@ -6,9 +6,12 @@
 #include "storage/core/recordutil.h"
 #include "tests/unit/storage/storetestutil.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <atomic>
 
 using namespace qrocket;
 using namespace qrocket::storage;
@@ -30,6 +33,7 @@ private slots:
     void deleteLightQueueAndLimit();
     void lightQueueFilesAreSmall();
     void waitingMessagesAreNotDispatched();
+    void expiredLightQueuesAreDeleted();
 };
 
 namespace {
@@ -353,6 +357,65 @@ void tst_MultiDispatch::lightQueueFilesAreSmall()
     s = openStore(lmqConfig(dir.path()));
     QVERIFY(s);
     QCOMPARE(bodyAt(*s, "%LMQ%small", 0, 0), QByteArray("m"));
+}
+
+// Issue 30: a light queue whose messages all went with the commit-log files that held them is
+// deleted by the clean-up that deleted those files (files, directories, its next offset), as
+// RocketMQ's cleanExpiredConsumerQueue; queues with a message left stay, and a deleted one
+// named again starts at 0, also across a clean stop and a crash.
+void tst_MultiDispatch::expiredLightQueuesAreDeleted()
+{
+    QTemporaryDir dir;
+    MessageStoreConfig c = lmqConfig(dir.path());
+    c.mappedFileSizeCommitLog = 4096; // three 1 KB messages a file
+    c.maxMessageSize = 2048;
+    std::atomic<std::int64_t> now {QDateTime::currentMSecsSinceEpoch()};
+    StoreOptions options;
+    options.runCleanService = false;
+    options.clock = [&now] { return now.load(); };
+    auto s = std::make_unique<MessageStore>(c, options);
+    QVERIFY(s->open().isOk());
+    QVERIFY(s->putMessageAndWait(lmqMessage("T", 0, "old", "%LMQ%old,%LMQ%kept")).isOk());
+    for (int i = 0; i < 12; ++i)
+        QVERIFY(s->putMessageAndWait(message("T", 0, QByteArray(1000, 'x'))).isOk());
+    QVERIFY(s->putMessageAndWait(lmqMessage("T", 0, "new", "%LMQ%kept,%LMQ%fresh")).isOk());
+    QVERIFY(s->waitForDispatch(5000));
+    QCOMPARE(s->lmqConsumeQueueCount(), 3);
+    const QString cq = dir.filePath(QStringLiteral("consumequeue/"));
+    QVERIFY(QDir(cq + QStringLiteral("%LMQ%old/0")).exists());
+    // Five days on, a manual clean-up deletes every commit-log file but the last.
+    now += 5LL * 24 * 3600 * 1000;
+    s->cleanService().requestManualDelete();
+    for (int i = 0; i < 20 && s->commitLogMinOffset() == 0; ++i)
+        s->cleanService().run();
+    QVERIFY(s->commitLogMinOffset() > 0);
+    QCOMPARE(s->lmqConsumeQueueCount(), 2);
+    QVERIFY(!s->findConsumeQueue("%LMQ%old", 0));
+    QVERIFY(!QDir(cq + QStringLiteral("%LMQ%old")).exists());
+    QCOMPARE(s->maxOffsetInQueue("%LMQ%kept", 0), 2);
+    QCOMPARE(bodyAt(*s, "%LMQ%kept", 0, 1), QByteArray("new"));
+    QCOMPARE(bodyAt(*s, "%LMQ%fresh", 0, 0), QByteArray("new"));
+    // Named again: a new queue from offset 0.
+    QVERIFY(s->putMessageAndWait(lmqMessage("T", 0, "again", "%LMQ%old")).isOk());
+    QVERIFY(s->waitForDispatch(5000));
+    QCOMPARE(s->maxOffsetInQueue("%LMQ%old", 0), 1);
+    QCOMPARE(bodyAt(*s, "%LMQ%old", 0, 0), QByteArray("again"));
+    // A run with nothing expired deletes nothing.
+    QCOMPARE(s->deleteExpiredLightQueues(s->commitLogMinOffset()), 0);
+    for (const bool crash : {false, true}) {
+        s.reset();
+        if (crash) {
+            QFile abort(dir.filePath(QStringLiteral("abort")));
+            QVERIFY(abort.open(QIODevice::WriteOnly));
+        }
+        s = std::make_unique<MessageStore>(c, options);
+        QVERIFY(s->open().isOk());
+        QVERIFY(s->waitForDispatch(5000));
+        QCOMPARE(s->lmqConsumeQueueCount(), 3);
+        QCOMPARE(s->maxOffsetInQueue("%LMQ%old", 0), 1);
+        QCOMPARE(bodyAt(*s, "%LMQ%old", 0, 0), QByteArray("again"));
+        QCOMPARE(s->maxOffsetInQueue("%LMQ%kept", 0), 2);
+    }
 }
 
 void tst_MultiDispatch::waitingMessagesAreNotDispatched()
