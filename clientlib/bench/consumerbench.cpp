@@ -6,16 +6,166 @@
 // Lines: "Current Time: ... TPS: N FAIL: N AVG(B2C) RT(ms): N AVG(S2C) RT(ms): N MAX(B2C)
 // RT(ms): N MAX(S2C) RT(ms): N", then the interval's B2C p50/p99/p999 (born on the producer
 // to consumed; S2C: stored on the broker to consumed; both use the two hosts' wall clocks).
+// --floor true: before the consumer starts, the pull path's own floor over the same backlog: a
+// raw PULL_MESSAGE loop (no client library: pre-built headers on a bare RemotingClient, one pull
+// in flight per queue as the push consumer has, the same batch of 32, nothing decoded), from each
+// queue's minimum offset, as many messages as --quantity; printed as "Floor: ..." before the
+// consumer's lines and again beside its [Complete] line.
 
 #include "clientlib/bench/benchmodes.h"
 #include "clientlib/bench/benchrun.h"
+#include "clientlib/client/admin/admin.h"
 #include "clientlib/client/pushconsumer.h"
+#include "clientlib/protocol/headers/pullheaders.h"
+#include "clientlib/protocol/requestcode.h"
+#include "clientlib/protocol/responsecode.h"
+#include "clientlib/remoting/remotingclient.h"
 
 #include <QDateTime>
+#include <QElapsedTimer>
 
+#include <condition_variable>
+#include <mutex>
 #include <random>
 
 namespace qrocket::bench {
+
+namespace {
+
+struct FloorResult
+{
+    std::int64_t messages = 0;
+    double seconds = 0;
+    int queues = 0;
+    QString error; // empty when it ran
+    double rate() const { return seconds > 0 ? double(messages) / seconds : 0; }
+};
+
+/// The raw pull loop (see the header comment): every queue of `topic` pulled from its minimum
+/// offset, `batch` at a time, one request in flight per queue, until `quantity` messages came
+/// back (0: until every queue answered PULL_NOT_FOUND). Never commits an offset.
+FloorResult rawPullFloor(const client::ClientConfig &config, const QByteArray &topic,
+    const QByteArray &group, int batch, std::int64_t quantity)
+{
+    FloorResult out;
+    client::AdminOptions ao;
+    ao.client = config;
+    ao.client.instanceName = "qrocket-bench-floor";
+    client::Admin admin(ao);
+    if (Status s = admin.start(); !s) {
+        out.error = s.toString();
+        return out;
+    }
+    auto route = admin.topicRoute(topic);
+    if (!route) {
+        out.error = route.error().toString();
+        return out;
+    }
+    auto stats = admin.topicStats(topic);
+    admin.shutdown();
+    if (!stats) {
+        out.error = stats.error().toString();
+        return out;
+    }
+    struct Queue
+    {
+        QByteArray address;
+        protocol::PullMessageRequestHeader header;
+    };
+    std::vector<Queue> queues;
+    for (const auto &[mq, offsets] : stats->offsetTable) {
+        for (const protocol::BrokerData &b : route->brokerDatas) {
+            if (b.brokerName != mq.brokerName || b.masterAddr().isEmpty())
+                continue;
+            Queue q;
+            q.address = b.masterAddr();
+            q.header.consumerGroup = group;
+            q.header.topic = topic;
+            q.header.queueId = mq.queueId;
+            q.header.queueOffset = offsets.minOffset;
+            q.header.maxMsgNums = batch;
+            // The expression rides along (no heartbeat registered the group): never suspended,
+            // never a commit.
+            q.header.sysFlag = protocol::PullSysFlag::Subscription;
+            q.header.subscription = "*";
+            q.header.expressionType = "TAG";
+            q.header.brokerName = mq.brokerName;
+            queues.push_back(std::move(q));
+        }
+    }
+    out.queues = int(queues.size());
+    if (queues.empty()) {
+        out.error = QStringLiteral("no queue to pull");
+        return out;
+    }
+    remoting::RemotingClient rc;
+    std::mutex mutex;
+    std::condition_variable cv;
+    int running = int(queues.size());
+    std::atomic<std::int64_t> pulled {0};
+    QString error;
+    std::function<void(std::size_t)> pullOne = [&](std::size_t i) {
+        Queue &q = queues[i];
+        protocol::RemotingCommand request = protocol::RemotingCommand::createRequest(
+            protocol::toInt(protocol::RequestCode::PullMessage));
+        q.header.encode(request);
+        rc.invokeAsync(
+            q.address, std::move(request), 10000, [&, i](Result<protocol::RemotingCommand> r) {
+                Queue &qq = queues[i];
+                bool more = false;
+                if (!r) {
+                    std::lock_guard lock(mutex);
+                    error = r.error().toString();
+                } else if (r->code == int(protocol::ResponseCode::Success)) {
+                    auto h = protocol::PullMessageResponseHeader::decode(*r);
+                    if (h && h->nextBeginOffset > qq.header.queueOffset) {
+                        const std::int64_t n = h->nextBeginOffset - qq.header.queueOffset;
+                        qq.header.queueOffset = h->nextBeginOffset;
+                        more = quantity <= 0 || pulled.fetch_add(n) + n < quantity;
+                    }
+                } else if (r->code != int(protocol::ResponseCode::PullNotFound)) {
+                    std::lock_guard lock(mutex);
+                    error = QStringLiteral("PULL_MESSAGE answered %1: %2")
+                                .arg(r->code)
+                                .arg(QString::fromUtf8(r->remark));
+                }
+                if (more) {
+                    pullOne(i);
+                    return;
+                }
+                std::lock_guard lock(mutex);
+                if (--running == 0)
+                    cv.notify_all();
+            });
+    };
+    QElapsedTimer timer;
+    timer.start();
+    for (std::size_t i = 0; i < queues.size(); ++i)
+        pullOne(i);
+    {
+        std::unique_lock lock(mutex);
+        cv.wait(lock, [&] { return running == 0; });
+    }
+    out.seconds = double(timer.nsecsElapsed()) / 1e9;
+    out.messages = pulled.load();
+    out.error = error;
+    rc.shutdown();
+    return out;
+}
+
+void printFloor(std::FILE *f, const FloorResult &floor, int batch)
+{
+    if (!floor.error.isEmpty()) {
+        std::fprintf(f, "Floor: raw pull loop failed: %s\n", qPrintable(floor.error));
+        return;
+    }
+    std::fprintf(f,
+        "Floor: raw PULL_MESSAGE loop, %d queues, batch %d, one in flight per queue: %lld msgs "
+        "in %.3f s, TPS: %.0f\n",
+        floor.queues, batch, static_cast<long long>(floor.messages), floor.seconds, floor.rate());
+}
+
+} // namespace
 
 int runConsumer(const QStringList &arguments)
 {
@@ -37,6 +187,10 @@ int runConsumer(const QStringList &arguments)
     args.addOption({QStringLiteral("quantity")},
         QStringLiteral("Stop after consuming this many messages (0: no limit), Default: 0"),
         QStringLiteral("0"));
+    args.addOption({QStringLiteral("floor")},
+        QStringLiteral("First pull the same backlog with a raw PULL_MESSAGE loop (no client "
+                       "library) and print its rate beside the consumer's, Default: false"),
+        QStringLiteral("false"));
     int exitCode = 0;
     if (!args.parse(arguments, &exitCode))
         return exitCode;
@@ -49,7 +203,8 @@ int runConsumer(const QStringList &arguments)
     const auto broadcasting = args.boolean(QStringLiteral("broadcasting"));
     const auto quantity
         = args.integer(QStringLiteral("quantity"), 0, std::numeric_limits<std::int64_t>::max());
-    if (!threads || !prefix || !failRate || !broadcasting || !quantity)
+    const auto floorWanted = args.boolean(QStringLiteral("floor"));
+    if (!threads || !prefix || !failRate || !broadcasting || !quantity || !floorWanted)
         return 2;
     const QByteArray topic = args.topic();
     QByteArray group = args.text(QStringLiteral("g")).trimmed().toUtf8();
@@ -69,6 +224,13 @@ int runConsumer(const QStringList &arguments)
         = *broadcasting ? client::MessageModel::Broadcasting : client::MessageModel::Clustering;
     options.consumeFromWhere = source->fromFirst ? client::ConsumeFromWhere::ConsumeFromFirstOffset
                                                  : client::ConsumeFromWhere::ConsumeFromLastOffset;
+    std::optional<FloorResult> floor;
+    if (*floorWanted) {
+        floor = rawPullFloor(options.client, topic, group + "_floor", options.pullBatchSize,
+            std::int64_t(*quantity));
+        printFloor(args.lines(), *floor, options.pullBatchSize);
+        std::fflush(args.lines());
+    }
     client::PushConsumer consumer(options);
     const client::MessageSelector selector = source->sql
         ? client::MessageSelector::bySql(source->expression)
@@ -154,6 +316,8 @@ int runConsumer(const QStringList &arguments)
             qlonglong(all.latency.maxMicros / 1000), qlonglong(all.latency2.maxMicros / 1000),
             ms(all.latency.percentile(0.5)), ms(all.latency.percentile(0.99)),
             ms(all.latency.percentile(0.999)));
+        if (floor)
+            printFloor(stdout, *floor, options.pullBatchSize);
     }
     return 0;
 }

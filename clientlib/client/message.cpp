@@ -83,11 +83,17 @@ QByteArray MessageExt::msgId() const
     return uniq && !uniq->isEmpty() ? *uniq : m_offsetMsgId;
 }
 
-Result<MessageExt> MessageExt::fromRecord(
-    const protocol::MessageRecordView &r, const QByteArray &brokerName, qsizetype maxBody)
+Result<MessageExt> MessageExt::fromRecord(const protocol::MessageRecordView &r,
+    const QByteArray &brokerName, qsizetype maxBody, QByteArray *topicCache)
 {
     MessageExt m;
-    m.setTopic(r.topic.toByteArray());
+    if (!topicCache) {
+        m.setTopic(r.topic.toByteArray());
+    } else {
+        if (*topicCache != r.topic)
+            *topicCache = r.topic.toByteArray();
+        m.setTopic(*topicCache);
+    }
     m.setFlag(r.flag);
     m.properties() = protocol::MessageProperties::parse(r.properties);
     if (r.sysFlag & protocol::SysFlag::Compressed) {
@@ -123,6 +129,7 @@ Result<std::vector<MessageExt>> MessageExt::decodeAll(
 {
     std::vector<MessageExt> out;
     qsizetype pos = 0;
+    QByteArray topic; // shared by the records of one topic (a pull answers one queue)
     while (pos < body.size()) {
         protocol::MessageRecordView view;
         const auto r = protocol::decodeRecord(body.sliced(pos), view, checkCrc);
@@ -131,7 +138,7 @@ Result<std::vector<MessageExt>> MessageExt::decodeAll(
                 QStringLiteral("bad message record at body offset %1: %2")
                     .arg(pos)
                     .arg(r.error.isEmpty() ? QStringLiteral("blank record") : r.error));
-        auto m = fromRecord(view, brokerName);
+        auto m = fromRecord(view, brokerName, 64 * 1024 * 1024, &topic);
         if (!m)
             return m.error();
         out.push_back(std::move(m).value());

@@ -106,9 +106,11 @@ public:
     std::int64_t preparedTransactionOffset() const { return m_preparedTransactionOffset; }
 
     /// Decodes one stored record (protocol.md §5.1). Compressed bodies are inflated (at most
-    /// `maxBody` bytes); `brokerName` is the broker it came from.
+    /// `maxBody` bytes); `brokerName` is the broker it came from. `topicCache` (optional): the
+    /// topic text of the previous record, shared when this one has the same (decodeAll).
     static Result<MessageExt> fromRecord(const protocol::MessageRecordView &record,
-        const QByteArray &brokerName, qsizetype maxBody = 64 * 1024 * 1024);
+        const QByteArray &brokerName, qsizetype maxBody = 64 * 1024 * 1024,
+        QByteArray *topicCache = nullptr);
     /// Decodes a pull, query or view body: stored records back to back (§5.6). A record that is
     /// truncated or corrupt is an error naming its offset in the body.
     static Result<std::vector<MessageExt>> decodeAll(

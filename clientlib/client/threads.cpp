@@ -111,11 +111,27 @@ struct WorkerPool::State
     bool stopping = false; // guarded by mutex
     int alive = 0; // threads still in run(), core and extra, guarded by mutex
     int idle = 0; // threads waiting for a task, guarded by mutex
+    /// Wake-ups signalled and not yet taken by a waiting thread, guarded by mutex. Tasks wake
+    /// one waiting thread at a time: a thread that takes a task and leaves more behind wakes the
+    /// next one when no wake-up is under way. Short tasks are then run by the threads already
+    /// awake (not one futex wake and context switch per task); long ones still spread over
+    /// every thread, one wake-up latency apart.
+    int signalled = 0;
     int minThreads = 1;
     int maxThreads = 1;
     int nextIndex = 0; // guarded by mutex
     std::chrono::milliseconds keepAlive {60000};
     std::vector<std::thread> threads; // the core threads: the constructor and shutdown only
+
+    /// Called with the mutex held: whether to wake one more waiting thread (after unlocking)
+    /// for the queued tasks; counts the wake-up as under way.
+    bool wakeOneLocked()
+    {
+        if (queue.empty() || idle <= signalled || signalled > 0)
+            return false;
+        ++signalled;
+        return true;
+    }
 
     /// A core thread waits for work forever; an extra one (above minThreads) retires after
     /// keepAlive without a task, as ThreadPoolExecutor's non-core threads do.
@@ -124,17 +140,31 @@ struct WorkerPool::State
         nameThread(name + '-' + QByteArray::number(index));
         t_owner = this;
         std::unique_lock lock(mutex);
-        auto ready = [&] { return stopping || !queue.empty(); };
         for (;;) {
             ++idle;
-            const bool woke
-                = core ? (wake.wait(lock, ready), true) : wake.wait_for(lock, keepAlive, ready);
+            bool woke = true;
+            while (!stopping && queue.empty()) {
+                const bool timedOut = core
+                    ? (wake.wait(lock), false)
+                    : wake.wait_for(lock, keepAlive) == std::cv_status::timeout;
+                // Whatever woke it (the signal, a spurious wake-up, the time-out), the signal
+                // under way counts as taken: it can never stay pending and block the next one.
+                if (signalled > 0)
+                    --signalled;
+                if (timedOut && !stopping && queue.empty()) {
+                    woke = false;
+                    break;
+                }
+            }
             --idle;
             if (!woke || stopping)
                 break;
             std::function<void()> task = std::move(queue.front());
             queue.pop_front();
+            const bool wakeNext = wakeOneLocked();
             lock.unlock();
+            if (wakeNext)
+                wake.notify_one();
             runGuarded(task, name);
             task = nullptr; // captured state released outside the lock
             lock.lock();
@@ -196,15 +226,18 @@ bool WorkerPool::execute(std::function<void()> task)
     // A task may destroy this pool as soon as it is queued (a shutdown from inside): the state
     // is kept alive here for the signal after the unlock.
     const std::shared_ptr<State> state = m_state;
+    bool wakeNext = false;
     {
         std::lock_guard lock(state->mutex);
         if (state->stopping)
             return false;
         state->queue.push_back(std::move(task));
         growLocked(state, 1);
+        wakeNext = state->wakeOneLocked();
     }
     // Signalled after the unlock, so the woken thread does not run into the mutex held here.
-    state->wake.notify_one();
+    if (wakeNext)
+        state->wake.notify_one();
     return true;
 }
 
@@ -213,8 +246,7 @@ bool WorkerPool::executeAll(std::vector<std::function<void()>> tasks)
     if (tasks.empty())
         return true;
     const std::shared_ptr<State> state = m_state; // as in execute(): the pool may go first
-    int wakeUp = 0;
-    bool everyone = false;
+    bool wakeNext = false;
     {
         std::lock_guard lock(state->mutex);
         if (state->stopping)
@@ -222,16 +254,11 @@ bool WorkerPool::executeAll(std::vector<std::function<void()>> tasks)
         for (std::function<void()> &t : tasks)
             state->queue.push_back(std::move(t));
         growLocked(state, static_cast<int>(tasks.size()));
-        // A busy thread takes the next task without waiting: wake only as many waiting ones as
-        // there are tasks.
-        wakeUp = std::min(static_cast<int>(tasks.size()), state->idle);
-        everyone = wakeUp == state->idle;
+        // One waiting thread; it wakes the next while tasks are left (State::signalled).
+        wakeNext = state->wakeOneLocked();
     }
-    if (everyone)
-        state->wake.notify_all();
-    else
-        for (int i = 0; i < wakeUp; ++i)
-            state->wake.notify_one();
+    if (wakeNext)
+        state->wake.notify_one();
     return true;
 }
 

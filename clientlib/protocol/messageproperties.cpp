@@ -3,6 +3,8 @@
 #include "clientlib/protocol/dedupe.h"
 #include "clientlib/protocol/messagecodec.h"
 
+#include <algorithm>
+
 namespace qrocket::protocol {
 
 namespace {
@@ -26,6 +28,44 @@ void forEachProperty(QByteArrayView text, Fn &&fn)
     }
 }
 
+/// A QByteArray over static text: copies share it without touching a reference count.
+QByteArray staticText(QByteArrayView text)
+{
+    return QByteArray::fromRawData(text.data(), text.size());
+}
+
+/// The names interned by internedName(), and the two values most properties have (WAIT=true,
+/// TRACE_ON=false).
+const std::vector<QByteArray> &internedNames()
+{
+    namespace MC = MessageConst;
+    static const std::vector<QByteArray> names = [] {
+        std::vector<QByteArray> v;
+        for (const QByteArrayView n : {MC::UniqClientMessageIdKeyIdx, MC::WaitStoreMsgOk, MC::Tags,
+                 MC::Keys, MC::MinOffset, MC::MaxOffset, MC::ConsumeStartTimestamp, MC::TraceSwitch,
+                 MC::MsgRegion, MC::DelayTimeLevel, MC::RetryTopic, MC::RealTopic, MC::RealQueueId,
+                 MC::TransactionPrepared, MC::ProducerGroup, MC::ReconsumeTime,
+                 MC::MaxReconsumeTimes, MC::OriginMessageId, MC::Cluster, MC::TransactionId,
+                 MC::StartDeliverTime, MC::InstanceId, MC::CorrelationId, MC::ReplyToClient,
+                 MC::Ttl, MC::MessageType, MC::InnerMultiDispatch, MC::InnerMultiQueueOffset,
+                 MC::BuyerId, MC::TransferFlag, MC::CorrectionFlag, MC::Mq2Flag,
+                 MC::TransactionPreparedQueueOffset, MC::TransactionCheckTimes,
+                 MC::CheckImmunityTimeInSeconds, MC::ArriveTime, MC::PushReplyTime})
+            v.push_back(staticText(n));
+        return v;
+    }();
+    return names;
+}
+
+QByteArray internedValue(QByteArrayView value)
+{
+    if (value == "true")
+        return staticText("true");
+    if (value == "false")
+        return staticText("false");
+    return value.toByteArray();
+}
+
 bool encodable(const MessageProperties::Entry &e)
 {
     return !e.first.isEmpty() && !e.second.isEmpty() && !e.first.contains(kNameValueSeparator)
@@ -37,11 +77,24 @@ bool encodable(const MessageProperties::Entry &e)
 MessageProperties MessageProperties::parse(QByteArrayView text)
 {
     MessageProperties props;
+    // Room for every segment and for the three a consumer adds (MIN_OFFSET, MAX_OFFSET,
+    // CONSUME_START_TIME): no reallocation on the way to a listener.
+    props.m_entries.reserve(
+        static_cast<std::size_t>(std::count(text.begin(), text.end(), kPropertySeparator)) + 4);
     forEachProperty(text, [&](QByteArrayView name, QByteArrayView value) {
-        props.m_entries.emplace_back(name.toByteArray(), value.toByteArray());
+        props.m_entries.emplace_back(internedName(name), internedValue(value));
     });
     detail::dedupeKeepLastValue(props.m_entries);
     return props;
+}
+
+QByteArray MessageProperties::internedName(QByteArrayView name)
+{
+    for (const QByteArray &known : internedNames()) {
+        if (known.size() == name.size() && known.front() == name.front() && known == name)
+            return known;
+    }
+    return name.toByteArray();
 }
 
 QByteArray MessageProperties::encode() const

@@ -70,6 +70,11 @@ public:
     MessageProperties() = default;
     /// The tolerant parser of §5.3; never fails.
     static MessageProperties parse(QByteArrayView text);
+    /// `name` as a QByteArray: for the well-known names of MessageConst one that points at
+    /// their static text (no allocation, no reference count to bump when copied), otherwise a
+    /// copy. parse() names its entries this way; hot paths that set a well-known property use it
+    /// instead of MessageConst::X.toByteArray().
+    static QByteArray internedName(QByteArrayView name);
 
     /// `name\x01value` joined by `\x02`, no trailing separator. Entries with a null value, an
     /// empty name or value, or containing a separator byte are skipped (they would not survive a

@@ -34,6 +34,7 @@ private slots:
     void startOffsetIsRocketMQs();
     void processQueueNeverCommitsPastAnInFlightMessage();
     void processQueueOrderlyCommit();
+    void processQueueWithoutMessageCopies();
     void localOffsetFileIsJavasJson();
     void tagExpressions();
     void hashSelectorIsJavas();
@@ -42,6 +43,7 @@ private slots:
     void workerPoolShutsDownFromInside();
     void workerPoolGrowsToMaxAndRetiresExtras();
     void workerPoolExecuteAll();
+    void workerPoolWakesEveryCoreThreadForLongTasks();
 };
 
 namespace {
@@ -235,6 +237,25 @@ void tst_ClientUnits::processQueueOrderlyCommit()
     QVERIFY(pq.putMessages({at(4)}));
 }
 
+void tst_ClientUnits::processQueueWithoutMessageCopies()
+{
+    // A concurrent consumer's queue keeps offsets and sizes only: the same counts, bytes, span
+    // and commit offsets as with the messages kept.
+    ProcessQueue pq;
+    pq.putMessages({at(10), at(11), at(12), at(13)}, false);
+    QCOMPARE(pq.messageCount(), std::int64_t(4));
+    QCOMPARE(pq.messageBytes(), std::int64_t(4)); // four one-byte bodies
+    QCOMPARE(pq.maxSpan(), std::int64_t(3));
+    pq.putMessages({at(12)}, false); // pulled twice: counted once
+    QCOMPARE(pq.messageCount(), std::int64_t(4));
+    QCOMPARE(pq.removeMessages({at(11), at(13)}), std::int64_t(10));
+    QCOMPARE(pq.messageBytes(), std::int64_t(2));
+    QCOMPARE(pq.removeMessages({at(10), at(12)}), std::int64_t(14));
+    QCOMPARE(pq.messageCount(), std::int64_t(0));
+    QCOMPARE(pq.messageBytes(), std::int64_t(0));
+    QCOMPARE(pq.info().cachedMsgCount, std::int64_t(0));
+}
+
 void tst_ClientUnits::localOffsetFileIsJavasJson()
 {
     // What the Java client writes (fastjson, MessageQueue objects as keys).
@@ -299,6 +320,24 @@ void tst_ClientUnits::messageProperties()
     m.setProperty("user", "v");
     m.setProperty("user", QByteArray());
     QVERIFY(m.property("user").isEmpty());
+    // Parsed names and values are interned where well known; they read and compare as any.
+    const auto parsed
+        = protocol::MessageProperties::parse("UNIQ_KEY\x01u1\x02WAIT\x01true\x02mine\x01"
+                                             "false\x02TAGS\x01t");
+    QCOMPARE(parsed.size(), std::size_t(4));
+    QCOMPARE(parsed.value("WAIT"), QByteArray("true"));
+    QCOMPARE(parsed.value("mine"), QByteArray("false"));
+    QCOMPARE(parsed.entries()[0].first, QByteArray("UNIQ_KEY"));
+    QCOMPARE(parsed.encode(),
+        QByteArray("UNIQ_KEY\x01u1\x02WAIT\x01true\x02mine\x01"
+                   "false\x02TAGS\x01t"));
+    QCOMPARE(protocol::MessageProperties::internedName("MIN_OFFSET"), QByteArray("MIN_OFFSET"));
+    QCOMPARE(protocol::MessageProperties::internedName("MIN_OFFSETS"), QByteArray("MIN_OFFSETS"));
+    QCOMPARE(protocol::MessageProperties::internedName("user"), QByteArray("user"));
+    QByteArray name = protocol::MessageProperties::internedName("TAGS");
+    name[0] = 'X'; // a copy of the static text, which stays as it was
+    QCOMPARE(name, QByteArray("XAGS"));
+    QCOMPARE(protocol::MessageProperties::internedName("TAGS"), QByteArray("TAGS"));
 }
 
 void tst_ClientUnits::schedulerRunsCancelsAndShutsDownFromInside()
@@ -360,6 +399,36 @@ void tst_ClientUnits::workerPoolShutsDownFromInside()
     QTest::qWait(50);
 }
 
+void tst_ClientUnits::workerPoolWakesEveryCoreThreadForLongTasks()
+{
+    // Twenty idle core threads (a push consumer's default pool), twenty tasks that wait for each
+    // other: the wake-ups passed from thread to thread reach all of them, by execute() and by
+    // executeAll(), without growing the pool.
+    WorkerPool pool("tst-wake", 20);
+    for (int round = 0; round < 2; ++round) {
+        std::atomic<int> running {0};
+        std::atomic<bool> release {false};
+        std::atomic<int> done {0};
+        const auto blocking = [&] {
+            ++running;
+            while (!release.load())
+                std::this_thread::yield();
+            ++done;
+        };
+        if (round == 0) {
+            for (int i = 0; i < 20; ++i)
+                QVERIFY(pool.execute(blocking));
+        } else {
+            std::vector<std::function<void()>> tasks(20, blocking);
+            QVERIFY(pool.executeAll(std::move(tasks)));
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(running.load(), 20, 5000);
+        QCOMPARE(pool.threadCount(), 20);
+        release = true;
+        QTRY_COMPARE_WITH_TIMEOUT(done.load(), 20, 5000);
+    }
+}
+
 QTEST_GUILESS_MAIN(tst_ClientUnits)
 void tst_ClientUnits::workerPoolGrowsToMaxAndRetiresExtras()
 {
@@ -404,9 +473,9 @@ void tst_ClientUnits::workerPoolGrowsToMaxAndRetiresExtras()
 
 void tst_ClientUnits::workerPoolExecuteAll()
 {
-    // A batch handed over at once wakes as many waiting threads as it has tasks, grows the pool
-    // by as many as no waiting thread takes, and runs each task once; a shut-down pool refuses
-    // the batch and drops it.
+    // A batch handed over at once wakes a waiting thread, which wakes the next while tasks are
+    // left; it grows the pool by as many as no waiting thread takes, and runs each task once; a
+    // shut-down pool refuses the batch and drops it.
     WorkerPool pool("tst-all", 2, 6, std::chrono::milliseconds(100));
     std::atomic<int> running {0};
     std::atomic<bool> release {false};

@@ -52,8 +52,15 @@ void ConcurrentConsumeService::consume(
     if (pq->dropped)
         return;
     const PushConsumerOptions &options = m_consumer.m_options;
-    std::vector<MessageExt> forListener = msgs;
-    prepareForListener(forListener);
+    // The listener's view: in place when that can be undone exactly (the usual case: no copy
+    // of every message), else a prepared copy; `msgs` as pulled is what a failure sends back.
+    std::vector<MessageExt> copy;
+    const bool inPlace = prepareInPlace(msgs);
+    if (!inPlace) {
+        copy = msgs;
+        prepareForListener(copy);
+    }
+    const std::vector<MessageExt> &forListener = inPlace ? msgs : copy;
     ConsumeConcurrentlyContext ctx;
     ctx.messageQueue = mq;
     ConsumeConcurrentlyStatus status = ConsumeConcurrentlyStatus::ReconsumeLater;
@@ -75,6 +82,10 @@ void ConcurrentConsumeService::consume(
     int ackIndex = status == ConsumeConcurrentlyStatus::ConsumeSuccess
         ? std::min(ctx.ackIndex, size - 1)
         : -1;
+    if (inPlace) {
+        for (int i = ackIndex + 1; i < size; ++i)
+            undoPrepareInPlace(msgs[static_cast<std::size_t>(i)]);
+    }
     st.consumedOk += ackIndex + 1;
     st.consumedFailed += size - ackIndex - 1;
     std::vector<MessageExt> retryLocally;

@@ -18,7 +18,16 @@ ConsumeService::~ConsumeService() = default;
 
 void ConsumeService::prepareForListener(std::vector<MessageExt> &msgs) const
 {
-    const QByteArray now = QByteArray::number(currentTimeMillis());
+    // The text of the current millisecond, made once per millisecond and thread (a consumer
+    // with consumeMessageBatchMaxSize 1 comes here once per message).
+    thread_local std::int64_t cachedMs = -1;
+    thread_local QByteArray cachedText;
+    if (const std::int64_t ms = currentTimeMillis(); ms != cachedMs) {
+        cachedMs = ms;
+        cachedText = QByteArray::number(ms);
+    }
+    const QByteArray now = cachedText;
+    const QByteArray name = protocol::MessageProperties::internedName(MC::ConsumeStartTimestamp);
     for (MessageExt &m : msgs) {
         // A redelivery from %RETRY%<group> shows the topic it was first sent to.
         if (m.topic() == m_consumer.m_retryTopic) {
@@ -26,8 +35,24 @@ void ConsumeService::prepareForListener(std::vector<MessageExt> &msgs) const
             if (!original.isEmpty())
                 m.setTopic(original);
         }
-        m.setProperty(MC::ConsumeStartTimestamp.toByteArray(), now);
+        m.setProperty(name, now);
     }
+}
+
+bool ConsumeService::prepareInPlace(std::vector<MessageExt> &msgs) const
+{
+    for (const MessageExt &m : msgs) {
+        if (m.topic() == m_consumer.m_retryTopic
+            || m.properties().contains(MC::ConsumeStartTimestamp))
+            return false;
+    }
+    prepareForListener(msgs);
+    return true;
+}
+
+void ConsumeService::undoPrepareInPlace(MessageExt &msg)
+{
+    msg.removeProperty(MC::ConsumeStartTimestamp);
 }
 
 bool ConsumeService::runListener(

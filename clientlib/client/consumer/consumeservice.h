@@ -53,6 +53,13 @@ protected:
     /// The copies the listener sees: a retried message under its original topic, and the
     /// consume start time.
     void prepareForListener(std::vector<MessageExt> &msgs) const;
+    /// prepareForListener() on the messages themselves (no copy) when undoPrepareInPlace() can
+    /// give them back exactly as pulled: none is a redelivery from the retry topic and none
+    /// carries CONSUME_START_TIME yet (then the property is appended last and removing it restores
+    /// the entries in order). False (nothing changed) otherwise: prepare a copy.
+    bool prepareInPlace(std::vector<MessageExt> &msgs) const;
+    /// Takes CONSUME_START_TIME off messages prepareInPlace() prepared.
+    static void undoPrepareInPlace(MessageExt &msg);
 
     PushConsumerImpl &m_consumer;
 };

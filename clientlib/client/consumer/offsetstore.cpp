@@ -14,8 +14,12 @@ namespace qrocket::client {
 void OffsetStore::updateOffset(const MessageQueue &mq, std::int64_t offset, bool increaseOnly)
 {
     std::lock_guard lock(m_mutex);
-    auto [it, inserted] = m_table.emplace(mq, offset);
-    if (!inserted && (!increaseOnly || offset > it->second))
+    // Look up before inserting: emplace() would build (allocate) a node on every call, and a
+    // consumer calls this once per consumed batch.
+    const auto it = m_table.find(mq);
+    if (it == m_table.end())
+        m_table.emplace(mq, offset);
+    else if (!increaseOnly || offset > it->second)
         it->second = offset;
 }
 

@@ -2,13 +2,17 @@
 
 namespace qrocket::client {
 
-bool ProcessQueue::putMessages(const std::vector<MessageExt> &msgs)
+bool ProcessQueue::putMessages(const std::vector<MessageExt> &msgs, bool keepMessages)
 {
     std::lock_guard lock(m_mutex);
     for (const MessageExt &m : msgs) {
-        if (m_messages.emplace(m.queueOffset(), m).second) {
+        const qsizetype bytes = m.body().size();
+        const bool added = keepMessages
+            ? m_messages.try_emplace(m.queueOffset(), Held {bytes, m}).second
+            : m_messages.try_emplace(m.queueOffset(), Held {bytes, MessageExt()}).second;
+        if (added) {
             ++m_count;
-            m_bytes += m.body().size();
+            m_bytes += bytes;
         }
         if (m.queueOffset() > m_maxOffset)
             m_maxOffset = m.queueOffset();
@@ -38,7 +42,7 @@ std::int64_t ProcessQueue::removeMessages(std::span<const std::int64_t> queueOff
         const auto it = m_messages.find(queueOffset);
         if (it == m_messages.end())
             continue;
-        m_bytes -= it->second.body().size();
+        m_bytes -= it->second.bytes;
         --m_count;
         m_messages.erase(it);
     }
@@ -69,7 +73,7 @@ std::vector<MessageExt> ProcessQueue::takeMessages(int n)
     std::lock_guard lock(m_mutex);
     while (static_cast<int>(out.size()) < n && !m_messages.empty()) {
         auto it = m_messages.begin();
-        out.push_back(it->second);
+        out.push_back(it->second.msg);
         m_consuming.emplace(it->first, std::move(it->second));
         m_messages.erase(it);
     }
@@ -84,9 +88,9 @@ std::int64_t ProcessQueue::commit()
     if (m_consuming.empty())
         return -1;
     const std::int64_t offset = m_consuming.rbegin()->first + 1;
-    for (const auto &[off, m] : m_consuming) {
+    for (const auto &[off, held] : m_consuming) {
         --m_count;
-        m_bytes -= m.body().size();
+        m_bytes -= held.bytes;
     }
     m_consuming.clear();
     return offset;
@@ -97,7 +101,7 @@ void ProcessQueue::makeMessagesToConsumeAgain(const std::vector<MessageExt> &msg
     std::lock_guard lock(m_mutex);
     for (const MessageExt &m : msgs) {
         m_consuming.erase(m.queueOffset());
-        m_messages.emplace(m.queueOffset(), m);
+        m_messages.try_emplace(m.queueOffset(), Held {m.body().size(), m});
     }
 }
 

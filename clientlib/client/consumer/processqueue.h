@@ -26,8 +26,10 @@ public:
     static constexpr std::int64_t kPullMaxIdleMs = 120000;
 
     /// Adds pulled messages; true when an orderly consumer should start a consume task (it was
-    /// idle and now has messages).
-    bool putMessages(const std::vector<MessageExt> &msgs);
+    /// idle and now has messages). `keepMessages` false (a concurrent consumer, which hands the
+    /// messages themselves to its tasks): only their offsets and sizes are kept, no copy of each
+    /// message; takeMessages() then has nothing to give.
+    bool putMessages(const std::vector<MessageExt> &msgs, bool keepMessages = true);
     /// Removes consumed messages, named by their queue offsets; the offset to commit (the first
     /// one left, or one past the highest seen when none is left), -1 when the queue was already
     /// empty.
@@ -75,9 +77,14 @@ public:
     Info info() const;
 
 private:
+    struct Held
+    {
+        qsizetype bytes = 0; // body size
+        MessageExt msg; // empty unless put with keepMessages
+    };
     mutable std::mutex m_mutex;
-    std::map<std::int64_t, MessageExt> m_messages; // guarded by m_mutex
-    std::map<std::int64_t, MessageExt> m_consuming; // orderly, guarded by m_mutex
+    std::map<std::int64_t, Held> m_messages; // guarded by m_mutex
+    std::map<std::int64_t, Held> m_consuming; // orderly, guarded by m_mutex
     std::int64_t m_bytes = 0; // guarded by m_mutex
     std::int64_t m_count = 0; // buffered + consuming, guarded by m_mutex
     std::int64_t m_maxOffset = -1; // highest offset ever put, guarded by m_mutex

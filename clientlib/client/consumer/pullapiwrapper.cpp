@@ -76,19 +76,31 @@ void PullAPIWrapper::processPullResult(const MessageQueue &mq, PullResult &resul
         return;
     const bool filterTags
         = sub.expressionType == "TAG" && !sub.tagsSet.empty() && !sub.classFilterMode;
-    std::vector<MessageExt> kept;
-    kept.reserve(result.messages.size());
-    for (MessageExt &m : result.messages) {
-        if (filterTags
-            && std::find(sub.tagsSet.begin(), sub.tagsSet.end(), m.tags()) == sub.tagsSet.end())
-            continue;
-        if (stampOffsets) {
-            m.setProperty(MC::MinOffset.toByteArray(), QByteArray::number(result.minOffset));
-            m.setProperty(MC::MaxOffset.toByteArray(), QByteArray::number(result.maxOffset));
+    // MIN_OFFSET/MAX_OFFSET as RocketMQ stamps them: the same two texts for the whole batch
+    // (shared, not one allocation per message), interned names.
+    const QByteArray minName = protocol::MessageProperties::internedName(MC::MinOffset);
+    const QByteArray maxName = protocol::MessageProperties::internedName(MC::MaxOffset);
+    const QByteArray minText = stampOffsets ? QByteArray::number(result.minOffset) : QByteArray();
+    const QByteArray maxText = stampOffsets ? QByteArray::number(result.maxOffset) : QByteArray();
+    std::vector<MessageExt> &msgs = result.messages;
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < msgs.size(); ++i) {
+        MessageExt &m = msgs[i];
+        if (filterTags) {
+            const QByteArray *tags = m.properties().find(MC::Tags);
+            const QByteArray tag = tags ? *tags : QByteArray();
+            if (std::find(sub.tagsSet.begin(), sub.tagsSet.end(), tag) == sub.tagsSet.end())
+                continue;
         }
-        kept.push_back(std::move(m));
+        if (stampOffsets) {
+            m.setProperty(minName, minText);
+            m.setProperty(maxName, maxText);
+        }
+        if (kept != i)
+            msgs[kept] = std::move(m);
+        ++kept;
     }
-    result.messages = std::move(kept);
+    msgs.erase(msgs.begin() + static_cast<std::ptrdiff_t>(kept), msgs.end());
 }
 
 } // namespace qrocket::client

@@ -474,7 +474,8 @@ void PushConsumerImpl::onPullResult(PullRequest request, Result<PullResult> resu
             static_cast<long long>(msgs.empty() ? -1 : msgs.front().queueOffset()),
             static_cast<long long>(request.nextOffset));
         if (!msgs.empty()) {
-            const bool dispatch = request.pq->putMessages(msgs);
+            // A concurrent consumer's tasks carry the messages: the queue keeps offsets and sizes.
+            const bool dispatch = request.pq->putMessages(msgs, orderly());
             m_consumeService->submitConsumeRequest(
                 std::move(msgs), request.pq, request.mq, dispatch);
         }
