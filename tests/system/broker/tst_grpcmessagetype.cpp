@@ -3,20 +3,26 @@
 // RocketMQ 5's layout (a topic without attributes is written as before); a gRPC send whose type
 // (NORMAL, FIFO, DELAY, TRANSACTION) is not its topic's is answered
 // MESSAGE_PROPERTY_CONFLICT_WITH_TYPE and stores nothing, as RocketMQ 5.3's proxy answers; MIXED
-// and a topic without the attribute take every type; QueryRoute lists the accepted types.
+// and a topic without the attribute take every type; QueryRoute lists the accepted types. A FIFO
+// consumer group (consumeMessageOrderly) is told so, gets one assignment per queue and pops in
+// order.
 
 #include "broker/common/brokercontext.h"
 #include "broker/managers/topicattributes.h"
 #include "broker/managers/topicconfigmanager.h"
+#include "clientlib/protocol/bodies/adminbodies.h"
 #include "clientlib/remoting/remotingclient.h"
 #include "storage/messagestore.h"
 #include "tests/system/broker/brokertestutil.h"
 #include "tests/system/broker/grpctestutil.h"
 #include "tests/system/broker/inprocessbroker.h"
 
+#include <QElapsedTimer>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <set>
 
 using namespace qrocket;
 using namespace qrocket::brokertest;
@@ -73,6 +79,7 @@ private Q_SLOTS:
     void sendOfEachTypeToTopicsOfEachType_data();
     void sendOfEachTypeToTopicsOfEachType();
     void routeListsTheAcceptedTypes();
+    void fifoConsumerGroupPopsInOrder();
 
 private:
     RemotingCommand createTopic(const QByteArray &topic, const QByteArray &attributes)
@@ -308,6 +315,103 @@ void tst_GrpcMessageType::routeListsTheAcceptedTypes()
     const std::vector<int> every {pb::NORMAL, pb::FIFO, pb::DELAY, pb::TRANSACTION};
     QCOMPARE(typesOf("MT_MIXED"), every);
     QCOMPARE(typesOf("MT_NONE"), every);
+}
+
+void tst_GrpcMessageType::fifoConsumerGroupPopsInOrder()
+{
+    // RocketMQ 5's FIFO group: consumeMessageOrderly on its subscription group (mqadmin 5's
+    // updateSubGroup -o true sends this body).
+    protocol::SubscriptionGroupConfig group("GGO");
+    group.consumeMessageOrderly = true;
+    QVERIFY(group.toJson().contains("\"consumeMessageOrderly\":true"));
+    QCOMPARE(invoke(m_remoting, localAddr(m_broker->listenPort()), request(200, {}, group.toJson()))
+                 .code,
+        0);
+    QCOMPARE(createTopic("MT_ORDER", {}).code, 0);
+    auto client = std::make_unique<GrpcTestClient>(m_grpcPort, "fifo-client@1");
+
+    // The settings it gets through Telemetry say FIFO (another group's do not).
+    auto ctx = client->context();
+    auto stream = client->stub().Telemetry(ctx.get());
+    for (const char *name : {"GGO", "GG"}) {
+        pb::TelemetryCommand consumer;
+        pb::Settings *s = consumer.mutable_settings();
+        s->set_client_type(pb::SIMPLE_CONSUMER);
+        s->mutable_subscription()->mutable_group()->set_name(name);
+        QVERIFY(stream->Write(consumer));
+        pb::TelemetryCommand answer;
+        QVERIFY(stream->Read(&answer));
+        QCOMPARE(answer.settings().subscription().fifo(), std::string(name) == "GGO");
+    }
+    QVERIFY(stream->WritesDone());
+    QVERIFY(stream->Finish().ok());
+
+    // QueryAssignment: one assignment per queue for a FIFO group, as RocketMQ 5.3's proxy.
+    pb::QueryAssignmentRequest a;
+    a.mutable_topic()->set_name("MT_ORDER");
+    a.mutable_group()->set_name("GGO");
+    pb::QueryAssignmentResponse ar;
+    auto ctx2 = client->context();
+    QVERIFY(client->stub().QueryAssignment(ctx2.get(), a, &ar).ok());
+    QCOMPARE(ar.status().code(), pb::OK);
+    std::set<int> ids;
+    for (const pb::Assignment &x : ar.assignments())
+        ids.insert(x.message_queue().id());
+    QCOMPARE(ids, (std::set<int> {0, 1}));
+
+    // A new topic: the new group starts at its first message (RocketMQ 5.3's rule).
+    for (int i = 0; i < 5; ++i) {
+        pb::Message m = GrpcTestClient::message(
+            "MT_ORDER", "ID-O-" + std::to_string(i), "o-" + std::to_string(i));
+        m.mutable_system_properties()->set_message_type(pb::FIFO);
+        m.mutable_system_properties()->set_message_group("order-7");
+        QCOMPARE(client->send({m}).status().code(), pb::OK);
+    }
+    const auto receiveOne = [&](std::int64_t invisibleMs) {
+        return client->receive("GGO", "MT_ORDER", 1, invisibleMs, 1000);
+    };
+    const auto ackOf = [&](const pb::Message &m) {
+        return client
+            ->ack("GGO", "MT_ORDER", m.system_properties().message_id(),
+                m.system_properties().receipt_handle())
+            .status()
+            .code();
+    };
+    Received r = receiveOne(30000);
+    QCOMPARE(int(r.messages.size()), 1);
+    QCOMPARE(r.messages[0].body(), std::string("o-0"));
+    // o-0 is in flight: its queue gives nothing more until it is acknowledged.
+    QCOMPARE(receiveOne(30000).code, pb::MESSAGE_NOT_FOUND);
+    QCOMPARE(ackOf(r.messages[0]), pb::OK);
+    r = receiveOne(2000);
+    QCOMPARE(int(r.messages.size()), 1);
+    QCOMPARE(r.messages[0].body(), std::string("o-1"));
+    QCOMPARE(r.messages[0].system_properties().delivery_attempt(), 1);
+    // Not acknowledged within its 2 s: o-1 comes again, before anything after it.
+    std::vector<pb::Message> again;
+    QElapsedTimer t;
+    t.start();
+    while (again.empty() && t.elapsed() < 30000) {
+        Received x = receiveOne(30000);
+        for (pb::Message &m : x.messages)
+            again.push_back(std::move(m));
+    }
+    QCOMPARE(int(again.size()), 1);
+    QCOMPARE(again[0].body(), std::string("o-1"));
+    QCOMPARE(again[0].system_properties().delivery_attempt(), 2);
+    QCOMPARE(ackOf(again[0]), pb::OK);
+    // The rest, in order.
+    std::vector<std::string> rest;
+    t.restart();
+    while (rest.size() < 3 && t.elapsed() < 30000) {
+        Received x = client->receive("GGO", "MT_ORDER", 32, 30000, 1000);
+        for (const pb::Message &m : x.messages) {
+            rest.push_back(m.body());
+            QCOMPARE(ackOf(m), pb::OK);
+        }
+    }
+    QCOMPARE(rest, (std::vector<std::string> {"o-2", "o-3", "o-4"}));
+    QCOMPARE(client->receive("GGO", "MT_ORDER", 32, 30000, 1000).code, pb::MESSAGE_NOT_FOUND);
 }
 
 QTEST_GUILESS_MAIN(tst_GrpcMessageType)

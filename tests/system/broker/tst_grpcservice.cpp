@@ -7,7 +7,6 @@
 // that go away in the middle of a long poll or a Telemetry stream.
 
 #include "clientlib/common/hash.h"
-#include "clientlib/protocol/bodies/adminbodies.h"
 #include "clientlib/protocol/messageproperties.h"
 #include "clientlib/remoting/remotingclient.h"
 #include "tests/system/broker/grpctestutil.h"
@@ -59,7 +58,6 @@ private Q_SLOTS:
     void notifyClientTermination();
     void sendReceiveAck();
     void fifoGroupOneQueue();
-    void fifoGroupPopsInOrder();
     void deliveryTimeThroughTheTimer();
     void invisibleTimeRedelivery();
     void changeInvisibleDuration();
@@ -130,7 +128,7 @@ void tst_GrpcService::initTestCase()
     QVERIFY2(waitForPort(m_grpcPort, 10000), m_broker->output().constData());
     m_client = std::make_unique<GrpcTestClient>(m_grpcPort, "grpc-test-client@1");
     for (const char *t : {"GT", "GFIFO", "GDELAY", "GREDO", "GCHG", "GX1", "GX2", "GBAD", "GOFF",
-             "GRECALL", "GDLQT", "GORDER"})
+             "GRECALL", "GDLQT"})
         createTopic(t, 4);
 }
 
@@ -353,99 +351,6 @@ void tst_GrpcService::fifoGroupOneQueue()
     QCOMPARE(int(queues.size()), 1);
     // The proxy's queue: Hashing.consistentHash("order-42".hashCode(), 4 writable queues).
     QCOMPARE(*queues.begin(), consistentHash(javaStringHash("order-42"), 4));
-}
-
-void tst_GrpcService::fifoGroupPopsInOrder()
-{
-    // RocketMQ 5's FIFO group: consumeMessageOrderly on its subscription group (mqadmin 5's
-    // updateSubGroup -o true sends this body).
-    protocol::SubscriptionGroupConfig group("GGO");
-    group.consumeMessageOrderly = true;
-    QVERIFY(group.toJson().contains("\"consumeMessageOrderly\":true"));
-    QCOMPARE(call(request(200, {}, group.toJson())).code, 0);
-
-    // The settings it gets through Telemetry say FIFO (another group's do not).
-    auto ctx = m_client->context();
-    auto stream = m_client->stub().Telemetry(ctx.get());
-    for (const char *name : {"GGO", "GG"}) {
-        pb::TelemetryCommand consumer;
-        pb::Settings *s = consumer.mutable_settings();
-        s->set_client_type(pb::SIMPLE_CONSUMER);
-        s->mutable_subscription()->mutable_group()->set_name(name);
-        QVERIFY(stream->Write(consumer));
-        pb::TelemetryCommand answer;
-        QVERIFY(stream->Read(&answer));
-        QCOMPARE(answer.settings().subscription().fifo(), std::string(name) == "GGO");
-    }
-    QVERIFY(stream->WritesDone());
-    QVERIFY(stream->Finish().ok());
-
-    // QueryAssignment: one assignment per queue for a FIFO group, as RocketMQ 5.3's proxy.
-    pb::QueryAssignmentRequest a;
-    a.mutable_topic()->set_name("GORDER");
-    a.mutable_group()->set_name("GGO");
-    pb::QueryAssignmentResponse ar;
-    auto ctx2 = m_client->context();
-    QVERIFY(m_client->stub().QueryAssignment(ctx2.get(), a, &ar).ok());
-    QCOMPARE(ar.status().code(), pb::OK);
-    std::set<int> ids;
-    for (const pb::Assignment &x : ar.assignments())
-        ids.insert(x.message_queue().id());
-    QCOMPARE(ids, (std::set<int> {0, 1, 2, 3}));
-
-    startGroup(*m_client, "GGO", "GORDER");
-    for (int i = 0; i < 5; ++i) {
-        pb::Message m = GrpcTestClient::message(
-            "GORDER", "ID-O-" + std::to_string(i), "o-" + std::to_string(i));
-        m.mutable_system_properties()->set_message_type(pb::FIFO);
-        m.mutable_system_properties()->set_message_group("order-7");
-        QCOMPARE(m_client->send({m}).status().code(), pb::OK);
-    }
-    const auto receiveOne = [&](std::int64_t invisibleMs) {
-        return m_client->receive("GGO", "GORDER", 1, invisibleMs, 1000);
-    };
-    const auto ackOf = [&](const pb::Message &m) {
-        return m_client
-            ->ack("GGO", "GORDER", m.system_properties().message_id(),
-                m.system_properties().receipt_handle())
-            .status()
-            .code();
-    };
-    Received r = receiveOne(30000);
-    QCOMPARE(int(r.messages.size()), 1);
-    QCOMPARE(r.messages[0].body(), std::string("o-0"));
-    // o-0 is in flight: its queue gives nothing more until it is acknowledged.
-    QCOMPARE(receiveOne(30000).code, pb::MESSAGE_NOT_FOUND);
-    QCOMPARE(ackOf(r.messages[0]), pb::OK);
-    r = receiveOne(2000);
-    QCOMPARE(int(r.messages.size()), 1);
-    QCOMPARE(r.messages[0].body(), std::string("o-1"));
-    QCOMPARE(r.messages[0].system_properties().delivery_attempt(), 1);
-    // Not acknowledged within its 2 s: o-1 comes again, before anything after it.
-    std::vector<pb::Message> again;
-    QElapsedTimer t;
-    t.start();
-    while (again.empty() && t.elapsed() < 30000) {
-        Received x = receiveOne(30000);
-        for (pb::Message &m : x.messages)
-            again.push_back(std::move(m));
-    }
-    QCOMPARE(int(again.size()), 1);
-    QCOMPARE(again[0].body(), std::string("o-1"));
-    QCOMPARE(again[0].system_properties().delivery_attempt(), 2);
-    QCOMPARE(ackOf(again[0]), pb::OK);
-    // The rest, in order.
-    std::vector<std::string> rest;
-    t.restart();
-    while (rest.size() < 3 && t.elapsed() < 30000) {
-        Received x = m_client->receive("GGO", "GORDER", 32, 30000, 1000);
-        for (const pb::Message &m : x.messages) {
-            rest.push_back(m.body());
-            QCOMPARE(ackOf(m), pb::OK);
-        }
-    }
-    QCOMPARE(rest, (std::vector<std::string> {"o-2", "o-3", "o-4"}));
-    QCOMPARE(m_client->receive("GGO", "GORDER", 32, 30000, 1000).code, pb::MESSAGE_NOT_FOUND);
 }
 
 void tst_GrpcService::deliveryTimeThroughTheTimer()
