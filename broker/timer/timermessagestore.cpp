@@ -420,7 +420,9 @@ int TimerMessageStore::enqueue(int max, bool &stalled)
             - (pos % m_opt.logFileSize) + m_opt.logFileSize - kFooterSize);
         if (atomicAt(*footer).load() < slot)
             atomicAt(*footer).store(slot, std::memory_order_release);
-        std::atomic_thread_fence(std::memory_order_release);
+        // No fence here: each store below is a release store, which already orders the entry's
+        // plain writes before it for a reader that acquires the slot (and GCC refuses
+        // atomic_thread_fence under -fsanitize=thread with -Werror).
         if (s->time != slot) {
             atomicAt(s->last).store(-1, std::memory_order_release);
             atomicAt(s->time).store(slot, std::memory_order_release);
