@@ -70,17 +70,32 @@ Status BrokerController::loadManagers()
 {
     const QString root = m_storeConfig.storePathRootDir;
     m_topics = std::make_unique<TopicConfigManager>(m_config, TopicConfigManager::filePath(root));
+    const bool lmq = m_storeConfig.enableLmq;
     m_groups = std::make_unique<SubscriptionGroupManager>(
-        m_config.autoCreateSubscriptionGroup, SubscriptionGroupManager::filePath(root));
-    m_consumerOffsets
-        = std::make_unique<ConsumerOffsetManager>(ConsumerOffsetManager::filePath(root));
+        m_config.autoCreateSubscriptionGroup, SubscriptionGroupManager::filePath(root), lmq);
+    // With enableLmq the offsets live in lmqConsumerOffset.json (RocketMQ 4.9.7's file then);
+    // the other file is read instead when it is the newer one (enableLmq just turned on or off).
+    const QString offsetsFile
+        = lmq ? ConsumerOffsetManager::lmqFilePath(root) : ConsumerOffsetManager::filePath(root);
+    m_consumerOffsets = std::make_unique<ConsumerOffsetManager>(offsetsFile, lmq);
+    if (const QString from = ConsumerOffsetManager::fileToLoad(root, lmq); from != offsetsFile) {
+        qCInfo(lcBroker).noquote() << "consumer offsets: loading" << from << "(newer than"
+                                   << offsetsFile << "or that one missing; enableLmq changed)";
+        ConsumerOffsetManager previous(from, lmq);
+        if (Status st = previous.load(); !st)
+            return st;
+        if (Status st = m_consumerOffsets->decode(previous.encode()); !st)
+            return st;
+    }
     m_delayOffsets = std::make_unique<DelayOffsetManager>(DelayOffsetManager::filePath(root));
     if (Status st = m_topics->load(); !st)
         return st;
     if (Status st = m_groups->load(); !st)
         return st;
-    if (Status st = m_consumerOffsets->load(); !st)
-        return st;
+    if (ConsumerOffsetManager::fileToLoad(root, lmq) == offsetsFile) {
+        if (Status st = m_consumerOffsets->load(); !st)
+            return st;
+    }
     if (Status st = m_delayOffsets->load(); !st)
         return st;
     m_consumers = std::make_unique<ConsumerManager>(m_config.channelExpiredTimeout);

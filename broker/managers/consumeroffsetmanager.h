@@ -8,6 +8,13 @@
 // commit() only updates memory; the controller calls persist() every flushConsumerOffsetInterval
 // (5 s) and at shutdown.
 //
+// With enableLmq (RocketMQ 4.9.7's LmqConsumerOffsetManager) the offsets of a light-queue group
+// (a "%LMQ%" name, as RocketMQ's MQTT gateway uses) are one number per "topic@group" (a light
+// queue has one queue; the queue id is ignored, as there), kept in a flat table beside the
+// per-queue one, and the file is <storePathRootDir>/config/lmqConsumerOffset.json holding both:
+// {"offsetTable":{...},"lmqOffsetTable":{"%LMQ%q@%LMQ%q":5}}, so a 4.9.7 broker with enableLmq
+// reads the store as is. A million light queues then cost a map entry each, not a queue map.
+//
 // Thread-safety: all public methods may be called from any thread (guarded by one mutex; the
 // file write is serialised by a second one and runs outside the table lock).
 
@@ -30,11 +37,19 @@ class ConsumerOffsetManager final : public ConfigManager
 public:
     using QueueOffsets = std::map<int, std::int64_t>;
 
-    explicit ConsumerOffsetManager(QString path);
+    /// `lmqEnabled`: enableLmq (light-queue groups in the flat table, encoded as lmqOffsetTable).
+    explicit ConsumerOffsetManager(QString path, bool lmqEnabled = false);
     ConsumerOffsetManager(const ConsumerOffsetManager &) = delete;
     ConsumerOffsetManager &operator=(const ConsumerOffsetManager &) = delete;
 
     static QString filePath(const QString &storePathRootDir);
+    /// <storePathRootDir>/config/lmqConsumerOffset.json: the file with enableLmq.
+    static QString lmqFilePath(const QString &storePathRootDir);
+    /// The file a broker reads at start: its own (lmqFilePath with enableLmq, else filePath), or
+    /// the other one when that is newer or its own is missing, so that turning enableLmq on or
+    /// off keeps the committed offsets (RocketMQ 4.9.7 starts from an empty table then).
+    static QString fileToLoad(const QString &storePathRootDir, bool lmqEnabled);
+    bool lmqEnabled() const { return m_lmq; }
 
     // load() / persist(): ConfigManager.
     /// {"offsetTable":{"T@G":{"0":15}}}: the file content and the GET_ALL_CONSUMER_OFFSET body.
@@ -74,10 +89,19 @@ public:
     static QByteArray key(QByteArrayView topic, QByteArrayView group);
 
 private:
-    Status applyTable(QByteArrayView json, bool merge);
+    using Table = std::unordered_map<QByteArray, QueueOffsets>;
+    using LmqTable = std::unordered_map<QByteArray, std::int64_t>;
 
+    Status applyTable(QByteArrayView json, bool merge);
+    /// A light-queue group with enableLmq: its offsets live in m_lmqTable.
+    bool isLmqGroup(QByteArrayView group) const;
+    /// The offsets of `k` (either table) as queue offsets; empty when none. m_mutex held.
+    QueueOffsets offsetsLocked(const QByteArray &k, bool lmq) const;
+
+    const bool m_lmq;
     mutable std::mutex m_mutex;
-    std::unordered_map<QByteArray, QueueOffsets> m_table; // guarded by m_mutex
+    Table m_table; // guarded by m_mutex
+    LmqTable m_lmqTable; // "topic@group" of light-queue groups -> offset; guarded by m_mutex
 };
 
 } // namespace qrocket::broker

@@ -2,12 +2,15 @@
 
 #include "broker/common/logging.h"
 #include "broker/managers/topicvalidator.h"
+#include "storage/core/multidispatch.h"
 
 namespace qrocket::broker {
 
-SubscriptionGroupManager::SubscriptionGroupManager(bool autoCreateSubscriptionGroup, QString path)
+SubscriptionGroupManager::SubscriptionGroupManager(
+    bool autoCreateSubscriptionGroup, QString path, bool lmqEnabled)
     : VersionedConfigManager(std::move(path), "subscription groups", "subscriptionGroupTable")
     , m_autoCreate(autoCreateSubscriptionGroup)
+    , m_lmq(lmqEnabled)
 {
     for (const char *g : {"TOOLS_CONSUMER", "FILTERSRV_CONSUMER", "SELF_TEST_C_GROUP",
              "CID_ONS-HTTP-PROXY", "CID_ONSAPI_PULL", "CID_ONSAPI_PERMISSION", "CID_ONSAPI_OWNER"})
@@ -40,6 +43,8 @@ std::optional<protocol::SubscriptionGroupConfig> SubscriptionGroupManager::findO
 {
     if (auto c = find(group))
         return c;
+    if (m_lmq && storage::isLmqName(group)) // the defaults, never stored
+        return protocol::SubscriptionGroupConfig {group.toByteArray()};
     if (!m_autoCreate && !isSystemConsumerGroup(group))
         return std::nullopt;
     if (!topics::validateGroup(group))
@@ -58,6 +63,8 @@ Status SubscriptionGroupManager::update(protocol::SubscriptionGroupConfig config
         return st;
     if (config.retryQueueNums < 0 || config.retryMaxTimes < 0)
         return Status::invalidArgument(QStringLiteral("retryQueueNums/retryMaxTimes must be >= 0"));
+    if (m_lmq && storage::isLmqName(config.groupName))
+        return {}; // a light-queue group is not stored (RocketMQ 4.9.7 ignores it too)
     const QByteArray name = config.groupName;
     Status durable;
     insert(name, std::move(config), true, nullptr, &durable);

@@ -6,8 +6,11 @@
 // Pre-seeded groups (as RocketMQ 4.9): TOOLS_CONSUMER, FILTERSRV_CONSUMER, SELF_TEST_C_GROUP,
 // CID_ONS-HTTP-PROXY, CID_ONSAPI_PULL, CID_ONSAPI_PERMISSION, CID_ONSAPI_OWNER; load() lays the
 // file over them. findOrCreate() auto-creates a group with the defaults when
-// autoCreateSubscriptionGroup is on (or for a CID_RMQ_SYS_ group). Every change bumps the
-// DataVersion and is journaled (durable before the call returns; the full file is rewritten
+// autoCreateSubscriptionGroup is on (or for a CID_RMQ_SYS_ group). With enableLmq a light-queue
+// group ("%LMQ%" name, RocketMQ 4.9.7's LmqSubscriptionGroupManager) is never stored: it reads as
+// the defaults, and UPDATE_AND_CREATE_SUBSCRIPTIONGROUP for one is accepted and ignored, so a
+// million light queues consumed as groups do not become a million entries here. Every change bumps
+// the DataVersion and is journaled (durable before the call returns; the full file is rewritten
 // coalesced, see ConfigManager).
 //
 // Thread-safety: all public methods may be called from any thread; the table is guarded by a
@@ -28,7 +31,8 @@ class SubscriptionGroupManager final
     : public VersionedConfigManager<protocol::SubscriptionGroupConfig>
 {
 public:
-    SubscriptionGroupManager(bool autoCreateSubscriptionGroup, QString path);
+    SubscriptionGroupManager(
+        bool autoCreateSubscriptionGroup, QString path, bool lmqEnabled = false);
     SubscriptionGroupManager(const SubscriptionGroupManager &) = delete;
     SubscriptionGroupManager &operator=(const SubscriptionGroupManager &) = delete;
 
@@ -62,6 +66,7 @@ private:
     void seed(const char *group);
 
     const bool m_autoCreate;
+    const bool m_lmq;
 };
 
 } // namespace qrocket::broker

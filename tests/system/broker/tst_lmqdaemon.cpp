@@ -62,6 +62,13 @@ qint64 diskUsageKb(const QString &dir)
     return code == 0 ? out.split('\t').value(0).toLongLong() : -1;
 }
 constexpr int kMessageIllegal = 13;
+constexpr int kSubscriptionGroupNotExist = 26;
+
+QByteArray readFile(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
 
 QByteArray dispatchProps(const QByteArray &queues)
 {
@@ -89,6 +96,7 @@ private Q_SLOTS:
     void heldPullWakesOnLightQueue();
     void hostileListsRefused();
     void disabledLmqRefusesPull();
+    void lightQueueGroupsKeepOffsetsInTheirFile();
     void fiveThousandLightQueues();
     void lightQueuesBeyondTheMappingCap();
 
@@ -336,6 +344,45 @@ void tst_LmqDaemon::disabledLmqRefusesPull()
     const RemotingCommand r = call(pullRequest("%LMQ%a", 0));
     QCOMPARE(r.code, kTopicNotExist);
     QVERIFY2(r.remark.contains("not exist"), r.remark.constData());
+    QCOMPARE(broker.stop(), 0);
+}
+
+void tst_LmqDaemon::lightQueueGroupsKeepOffsetsInTheirFile()
+{
+    // RocketMQ's MQTT gateway consumes each light queue as a group of the same name. With
+    // enableLmq such a group is never stored (not even with auto-create off) and its offset is one
+    // number in lmqConsumerOffset.json's lmqOffsetTable, as RocketMQ 4.9.7 keeps it.
+    DaemonProcess broker(QStringLiteral("qrocket-broker"));
+    const QByteArray conf = "autoCreateSubscriptionGroup=false\n";
+    QVERIFY2(startBroker(broker, QStringLiteral("groups"), true, conf), qPrintable(broker.error()));
+    const QByteArray room = "%LMQ%room";
+    for (int i = 0; i < 3; ++i)
+        QCOMPARE(call(sendV2("LmqTopic", 0, "m" + num(i), dispatchProps(room))).code, 0);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        call(request(30, {{"topic", room}, {"queueId", "0"}})).extLong("offset").value_or(-1), 3,
+        5000);
+    RemotingCommand pull = pullRequest(room, 0);
+    pull.setExt("consumerGroup", room);
+    QCOMPARE(call(pull).code, 0); // the group reads as the defaults
+    QCOMPARE(call(pullRequest(room, 0)).code, kSubscriptionGroupNotExist); // GID_lmq: not created
+    QCOMPARE(call(request(15,
+                      {{"consumerGroup", room}, {"topic", room}, {"queueId", "0"},
+                          {"commitOffset", "2"}}))
+                 .code,
+        0);
+    QCOMPARE(broker.stop(), 0);
+
+    const QString config = m_dir.filePath(QStringLiteral("groups/config/"));
+    const QByteArray offsets = readFile(config + QStringLiteral("lmqConsumerOffset.json"));
+    QVERIFY2(
+        offsets.contains(R"("lmqOffsetTable":{"%LMQ%room@%LMQ%room":2})"), offsets.constData());
+    QVERIFY(!readFile(config + QStringLiteral("subscriptionGroup.json")).contains(room));
+
+    QVERIFY2(startBroker(broker, QStringLiteral("groups"), true, conf), qPrintable(broker.error()));
+    const RemotingCommand q
+        = call(request(14, {{"consumerGroup", room}, {"topic", room}, {"queueId", "0"}}));
+    QCOMPARE(q.code, 0);
+    QCOMPARE(q.extLong("offset"), 2);
     QCOMPARE(broker.stop(), 0);
 }
 

@@ -5,6 +5,9 @@
 #include "broker/managers/delayoffsetmanager.h"
 #include "tests/unit/broker/brokertestutil.h"
 
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -163,6 +166,100 @@ private slots:
         for (int t = 0; t < 4; ++t)
             QCOMPARE(again.query("G" + QByteArray::number(t), "T", 500 % 8), std::int64_t(500));
         QCOMPARE(again.encode(), m.encode());
+    }
+
+    void lightQueueGroupsInTheFlatTable()
+    {
+        // enableLmq (RocketMQ 4.9.7's LmqConsumerOffsetManager): a "%LMQ%" group has one offset
+        // per topic, whatever the queue id, in "lmqOffsetTable" of lmqConsumerOffset.json.
+        QTemporaryDir dir;
+        const QString path = ConsumerOffsetManager::lmqFilePath(dir.path());
+        QVERIFY(path.endsWith(QStringLiteral("/config/lmqConsumerOffset.json")));
+        QByteArray encoded;
+        {
+            ConsumerOffsetManager m(path, true);
+            QVERIFY(m.commit("%LMQ%q1", "%LMQ%q1", 0, 5));
+            QVERIFY(m.commit("%LMQ%q1", "%LMQ%q1", 3, 7)); // the queue id is not kept
+            QVERIFY(m.commit("GID_plain", "%LMQ%q1", 0, 2)); // an ordinary group: per queue
+            QVERIFY(m.commit("GID_plain", "T", 1, 9));
+            QVERIFY(!m.commit("%LMQ%q2", "%LMQ%q2", 0, -1));
+            QCOMPARE(m.query("%LMQ%q1", "%LMQ%q1", 0), std::int64_t(7));
+            QCOMPARE(m.query("%LMQ%q1", "%LMQ%q1", 5), std::int64_t(7));
+            QCOMPARE(m.query("%LMQ%q1", "%LMQ%q1"), (ConsumerOffsetManager::QueueOffsets {{0, 7}}));
+            QCOMPARE(m.query("%LMQ%q2", "%LMQ%q2", 0), std::int64_t(-1));
+            QCOMPARE(m.groupsOfTopic("%LMQ%q1"), (QList<QByteArray> {"%LMQ%q1", "GID_plain"}));
+            QCOMPARE(m.topicsOfGroup("%LMQ%q1"), QList<QByteArray> {"%LMQ%q1"});
+            m.cloneOffsets("%LMQ%q1", "%LMQ%q3", "%LMQ%q1");
+            QCOMPARE(m.query("%LMQ%q3", "%LMQ%q1", 0), std::int64_t(7));
+            QVERIFY(m.persist());
+            encoded = m.encode();
+        }
+        QCOMPARE(encoded,
+            QByteArray(R"({"offsetTable":{"%LMQ%q1@GID_plain":{"0":2},"T@GID_plain":{"1":9}},)"
+                       R"("lmqOffsetTable":{"%LMQ%q1@%LMQ%q1":7,"%LMQ%q1@%LMQ%q3":7}})"));
+        ConsumerOffsetManager again(path, true);
+        QVERIFY(again.load());
+        QCOMPARE(again.encode(), encoded);
+        again.removeTopic("%LMQ%q1");
+        QCOMPARE(again.keys(), QList<QByteArray> {"T@GID_plain"});
+
+        // The file as a 4.9.7 broker writes it (fastjson: sorted fields, unquoted int keys).
+        ConsumerOffsetManager java(path, true);
+        QVERIFY(java.decode(QByteArrayView(R"({"lmqOffsetTable":{"%LMQ%a@%LMQ%a":11},)"
+                                           R"("offsetTable":{"T@G":{0:3,1:4}}})")));
+        QCOMPARE(java.query("%LMQ%a", "%LMQ%a", 0), std::int64_t(11));
+        QCOMPARE(java.query("G", "T", 1), std::int64_t(4));
+        for (const char *bad : {R"({"offsetTable":{},"lmqOffsetTable":[1]})",
+                 R"({"offsetTable":{},"lmqOffsetTable":{"%LMQ%a@%LMQ%a":"x"}})"}) {
+            ConsumerOffsetManager d(path, true);
+            QVERIFY2(!d.decode(QByteArrayView(bad)), bad);
+        }
+    }
+
+    void enableLmqTurnedOnAndOffKeepsOffsets()
+    {
+        QTemporaryDir dir;
+        const QString root = dir.path();
+        QVERIFY(QDir().mkpath(root + QStringLiteral("/config")));
+        // Without enableLmq a light-queue group is an ordinary one (queue 0), in
+        // consumerOffset.json.
+        QCOMPARE(ConsumerOffsetManager::fileToLoad(root, true),
+            ConsumerOffsetManager::lmqFilePath(root)); // nothing yet: its own
+        {
+            ConsumerOffsetManager off(ConsumerOffsetManager::filePath(root), false);
+            QVERIFY(off.commit("%LMQ%q", "%LMQ%q", 0, 4));
+            QVERIFY(off.commit("G", "T", 2, 8));
+            QVERIFY(off.persist());
+            QVERIFY(!off.encode().contains("lmqOffsetTable"));
+        }
+        // Turned on: the older setting's file is the only one, so it is read; its entries go
+        // where an enableLmq broker keeps them.
+        const QString from = ConsumerOffsetManager::fileToLoad(root, true);
+        QCOMPARE(from, ConsumerOffsetManager::filePath(root));
+        ConsumerOffsetManager on(ConsumerOffsetManager::lmqFilePath(root), true);
+        {
+            ConsumerOffsetManager previous(from, true);
+            QVERIFY(previous.load());
+            QVERIFY(on.decode(previous.encode()));
+        }
+        QCOMPARE(on.query("%LMQ%q", "%LMQ%q", 7), std::int64_t(4));
+        QVERIFY(on.encode().contains(R"("lmqOffsetTable":{"%LMQ%q@%LMQ%q":4})"));
+        QVERIFY(on.commit("%LMQ%q", "%LMQ%q", 0, 6));
+        // The file of each setting carries a newer time than the other's when it was written last.
+        QFile old(ConsumerOffsetManager::filePath(root));
+        QVERIFY(old.open(QIODevice::ReadWrite));
+        QVERIFY(old.setFileTime(
+            QDateTime::currentDateTime().addSecs(-60), QFileDevice::FileModificationTime));
+        old.close();
+        QVERIFY(on.persist());
+        QCOMPARE(ConsumerOffsetManager::fileToLoad(root, true), on.path());
+        // Turned off again: the lmq file is newer, so it is read; the flat offset is queue 0.
+        QCOMPARE(ConsumerOffsetManager::fileToLoad(root, false), on.path());
+        ConsumerOffsetManager offAgain(ConsumerOffsetManager::filePath(root), false);
+        QVERIFY(offAgain.decode(on.encode()));
+        QCOMPARE(
+            offAgain.query("%LMQ%q", "%LMQ%q"), (ConsumerOffsetManager::QueueOffsets {{0, 6}}));
+        QCOMPARE(offAgain.query("G", "T", 2), std::int64_t(8));
     }
 
     void loadsRocketMqDelayOffsets()

@@ -78,6 +78,34 @@ private slots:
         QVERIFY(off.findOrCreate("TOOLS_CONSUMER"));
     }
 
+    void lightQueueGroupsAreNotStored()
+    {
+        // enableLmq (RocketMQ 4.9.7's LmqSubscriptionGroupManager): a "%LMQ%" group reads as the
+        // defaults even without auto-create, and neither a read nor an update stores it.
+        QTemporaryDir dir;
+        SubscriptionGroupManager lmq(false, SubscriptionGroupManager::filePath(dir.path()), true);
+        QVERIFY(lmq.load());
+        const auto before = lmq.dataVersion().counter;
+        const auto g = lmq.findOrCreate("%LMQ%room-1");
+        QVERIFY(g);
+        QCOMPARE(g->groupName, QByteArray("%LMQ%room-1"));
+        QVERIFY(g->consumeEnable);
+        protocol::SubscriptionGroupConfig changed {"%LMQ%room-1"};
+        changed.consumeEnable = false;
+        QVERIFY(lmq.update(changed));
+        QVERIFY(!lmq.find("%LMQ%room-1"));
+        QVERIFY(lmq.findOrCreate("%LMQ%room-1")->consumeEnable);
+        QCOMPARE(lmq.dataVersion().counter, before);
+        QCOMPARE(lmq.groups().size(), std::size_t(7)); // the seeds only
+        QVERIFY(!lmq.findOrCreate("PlainGroup")); // other groups as before (no auto-create)
+
+        // Without enableLmq the name is an ordinary group: auto-created and stored.
+        QTemporaryDir dir2;
+        SubscriptionGroupManager plain(true, SubscriptionGroupManager::filePath(dir2.path()));
+        QVERIFY(plain.findOrCreate("%LMQ%room-1"));
+        QVERIFY(plain.find("%LMQ%room-1"));
+    }
+
     void updateRemoveAndReload()
     {
         QTemporaryDir dir;
