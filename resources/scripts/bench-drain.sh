@@ -19,37 +19,11 @@ messages=${MESSAGES:-500000}
 size=${SIZE:-1024}
 ns_port=${NAMESRV_PORT:-29886}
 broker_port=${BROKER_PORT:-20621}
-for exe in qrocket-namesrv qrocket-broker qrocket-admin; do
-    [ -x "$bin/$exe" ] || { echo "bench-drain: $bin/$exe is not built" >&2; exit 1; }
-done
-work=$(mktemp -d "${TMPDIR:-/tmp}/qrocket-drain.XXXXXX")
-pids=()
-cleanup() {
-    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-    for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-    rm -rf "$work"
-}
-trap cleanup EXIT
-export QT_LOGGING_RULES="qrocket.*.info=false"
-printf 'listenPort=%s\n' "$ns_port" > "$work/namesrv.conf"
-cat > "$work/broker.conf" <<CONF
-brokerClusterName=DrainCluster
-brokerName=drain-a
-brokerId=0
-listenPort=$broker_port
-namesrvAddr=127.0.0.1:$ns_port
-brokerIP1=127.0.0.1
-storePathRootDir=$work/store
-flushDiskType=ASYNC_FLUSH
-CONF
-"$bin/qrocket-namesrv" -c "$work/namesrv.conf" >"$work/namesrv.log" 2>&1 & pids+=($!)
-for _ in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$ns_port") 2>/dev/null && break; sleep 0.1; done
-"$bin/qrocket-broker" -c "$work/broker.conf" >"$work/broker.log" 2>&1 & pids+=($!)
-for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$broker_port") 2>/dev/null && break; sleep 0.1; done
-for _ in $(seq 100); do
-    "$bin/qrocket-admin" clusterList -n "127.0.0.1:$ns_port" 2>/dev/null | grep -q drain-a && break
-    sleep 0.1
-done
+# shellcheck source=bench-cluster.sh
+. "$top/resources/scripts/bench-cluster.sh"
+bench_setup bench-drain qrocket-namesrv qrocket-broker qrocket-admin
+bench_start_namesrv
+bench_start_broker drain-a DrainCluster
 "$new_bin/qrocket-bench" producer -n "127.0.0.1:$ns_port" -t DrainTest -s "$size" -w 32 \
     -q "$messages" --interval 100 | grep Complete | sed 's/Max RT.*//'
 

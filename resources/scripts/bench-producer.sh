@@ -28,48 +28,17 @@ threads=${THREADS:-64}
 size=${SIZE:-1024}
 ns_port=${NAMESRV_PORT:-29876}
 broker_port=${BROKER_PORT:-20611}
-for exe in qrocket-bench qrocket-bench-broker qrocket-namesrv qrocket-broker qrocket-admin; do
-    [ -x "$bin/$exe" ] || { echo "bench-producer: $bin/$exe is not built" >&2; exit 1; }
-done
-work=$(mktemp -d /tmp/qrocket-bench.XXXXXX)
-pids=()
-cleanup() {
-    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-    for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-    rm -rf "$work"
-}
-trap cleanup EXIT
-export QT_LOGGING_RULES="qrocket.*.info=false"
-
-printf 'listenPort=%s\n' "$ns_port" > "$work/namesrv.conf"
-cat > "$work/broker.conf" <<CONF
-brokerClusterName=BenchCluster
-brokerName=bench-a
-brokerId=0
-listenPort=$broker_port
-namesrvAddr=127.0.0.1:$ns_port
-brokerIP1=127.0.0.1
-storePathRootDir=$work/store
-flushDiskType=ASYNC_FLUSH
-CONF
-"$bin/qrocket-namesrv" -c "$work/namesrv.conf" >"$work/namesrv.log" 2>&1 & pids+=($!)
-for _ in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$ns_port") 2>/dev/null && break; sleep 0.1; done
-"$bin/qrocket-broker" -c "$work/broker.conf" >"$work/broker.log" 2>&1 & broker_pid=$!
-pids+=("$broker_pid")
-for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$broker_port") 2>/dev/null && break; sleep 0.1; done
-# The broker registers with the name server at start; the tools need its route.
-for _ in $(seq 100); do
-    "$bin/qrocket-admin" clusterList -n "127.0.0.1:$ns_port" 2>/dev/null | grep -q bench-a && break
-    sleep 0.1
-done
+# shellcheck source=bench-cluster.sh
+. "$top/resources/scripts/bench-cluster.sh"
+bench_setup bench-producer qrocket-bench qrocket-bench-broker qrocket-namesrv qrocket-broker \
+    qrocket-admin
+bench_start_namesrv
+bench_start_broker bench-a BenchCluster
 # BenchmarkTest is one of the broker's own topics (as in RocketMQ); a short run first, so no
 # measured window pays for the first route lookup.
 "$bin/qrocket-bench" producer -n "127.0.0.1:$ns_port" -w 4 -q 1000 --json >/dev/null 2>&1
 
-puts() {
-    "$bin/qrocket-admin" brokerStatus -n "127.0.0.1:$ns_port" -b "127.0.0.1:$broker_port" \
-        2>/dev/null | awk '$1 == "msgPutTotalTodayNow" { print $3 }'
-}
+puts() { bench_puts; }
 # CPU ticks (user + system) of a process and its children (java runs under a shell).
 ticks() {
     local total=0 p
@@ -103,10 +72,10 @@ row() {
 }
 floor() {
     row "floor: raw frames, $threads conn x 1" 3 "$bin/qrocket-bench-broker" --broker "$broker_port" \
-        --seconds $((seconds + 30)) --sizes "$size" --connections "$threads" --window 1
+        --seconds $((seconds + 30)) --no-floor --sizes "$size" --connections "$threads" --window 1
     floor_many+=("$rate")
     row "floor: raw frames, 1 conn x $threads" 3 "$bin/qrocket-bench-broker" --broker "$broker_port" \
-        --seconds $((seconds + 30)) --sizes "$size" --connections 1 --window "$threads"
+        --seconds $((seconds + 30)) --no-floor --sizes "$size" --connections 1 --window "$threads"
     floor_one+=("$rate")
 }
 floor_many=()

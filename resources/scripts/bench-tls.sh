@@ -20,19 +20,10 @@ threads=${THREADS:-64}
 size=${SIZE:-1024}
 ns_port=${NAMESRV_PORT:-29966}
 broker_port=${BROKER_PORT:-20611}
-for exe in qrocket-bench qrocket-namesrv qrocket-broker qrocket-admin; do
-    [ -x "$bin/$exe" ] || { echo "bench-tls: $bin/$exe is not built" >&2; exit 1; }
-done
 command -v openssl >/dev/null || { echo "bench-tls: openssl is not installed" >&2; exit 1; }
-work=$(mktemp -d /tmp/qrocket-bench-tls.XXXXXX)
-pids=()
-cleanup() {
-    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-    for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-    rm -rf "$work"
-}
-trap cleanup EXIT
-export QT_LOGGING_RULES="qrocket.*.info=false"
+# shellcheck source=bench-cluster.sh
+. "$top/resources/scripts/bench-cluster.sh"
+bench_setup bench-tls qrocket-bench qrocket-namesrv qrocket-broker qrocket-admin
 
 (
     cd "$work"
@@ -48,32 +39,9 @@ tls.config.file=
 tls.server.certPath=$work/server.pem
 tls.server.keyPath=$work/server.key"
 
-printf 'listenPort=%s\n%s\n' "$ns_port" "$tls" > "$work/namesrv.conf"
-"$bin/qrocket-namesrv" -c "$work/namesrv.conf" >"$work/namesrv.log" 2>&1 & pids+=($!)
-for _ in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$ns_port") 2>/dev/null && break; sleep 0.1; done
-cat > "$work/broker.conf" <<CONF
-brokerClusterName=BenchCluster
-brokerName=bench-tls
-brokerId=0
-listenPort=$broker_port
-namesrvAddr=127.0.0.1:$ns_port
-brokerIP1=127.0.0.1
-storePathRootDir=$work/store
-flushDiskType=ASYNC_FLUSH
-$tls
-CONF
-"$bin/qrocket-broker" -c "$work/broker.conf" >"$work/broker.log" 2>&1 & pids+=($!)
-broker_pid=$!
-for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$broker_port") 2>/dev/null && break; sleep 0.1; done
-for _ in $(seq 100); do
-    "$bin/qrocket-admin" clusterList -n "127.0.0.1:$ns_port" 2>/dev/null | grep -q bench-tls && break
-    sleep 0.1
-done
-
-puts() {
-    "$bin/qrocket-admin" brokerStatus -n "127.0.0.1:$ns_port" -b "127.0.0.1:$broker_port" \
-        2>/dev/null | awk '$1 == "msgPutTotalTodayNow" { print $3 }'
-}
+bench_start_namesrv "$tls"
+bench_start_broker bench-tls BenchCluster "$tls"
+puts() { bench_puts; }
 row() { # $1: off|on
     local flags=()
     if [ "$1" = on ]; then flags=(--tls --tlsTrustCert "$work/ca.pem"); fi
