@@ -168,8 +168,10 @@ Status MessageStore::open()
                 while (!m_cleanThread->isStopping()) {
                     m_cleanThread->waitFor(
                         std::chrono::milliseconds(m_config.cleanResourceInterval));
-                    if (!m_cleanThread->isStopping())
+                    if (!m_cleanThread->isStopping()) {
                         m_clean->run();
+                        releaseRetiredQueues();
+                    }
                 }
             },
             "qr-clean", ServiceThread::Priority::Background);

@@ -216,6 +216,16 @@ public:
     /// how many went.
     int deleteExpiredLightQueues(std::int64_t commitLogMinOffset);
     int lmqConsumeQueueCount() const { return m_lmqQueueCount.load(std::memory_order_relaxed); }
+    /// How long a deleted consume queue's object outlives its deletion (its files go at once):
+    /// findConsumeQueue()/consumeQueues() hand out raw pointers that a reader uses without the
+    /// lock for the length of one pull, flush round or stats walk, seconds at most.
+    static constexpr std::int64_t kRetiredQueueGraceMs = 10 * 60 * 1000;
+    /// Frees the deleted queues retired more than kRetiredQueueGraceMs ago (store clock); runs
+    /// with each clean-up, so light queues coming and going for months keep a bounded heap.
+    /// Returns how many were freed.
+    int releaseRetiredQueues();
+    /// Deleted queues not freed yet.
+    int retiredQueueCount() const;
     std::vector<ConsumeQueue *> consumeQueues() const;
     /// The consume queues' mapped files (maxMappedConsumeQueueFiles).
     const MappingCache &consumeQueueMappings() const { return *m_cqMappings; }
@@ -315,9 +325,14 @@ private:
     std::unordered_map<std::string, std::unique_ptr<ConsumeQueue>, TransparentStringHash,
         std::equal_to<>>
         m_consumeQueues;
-    // Queues of deleted topics: emptied, but kept alive until the store goes, because
-    // findConsumeQueue()/consumeQueues() hand out raw pointers.
-    std::vector<std::unique_ptr<ConsumeQueue>> m_retiredQueues;
+    // Queues of deleted topics and expired light queues: emptied (no files), freed by
+    // releaseRetiredQueues() kRetiredQueueGraceMs after they went.
+    struct RetiredQueue
+    {
+        std::int64_t retiredAtMs;
+        std::unique_ptr<ConsumeQueue> queue;
+    };
+    std::vector<RetiredQueue> m_retiredQueues;
     // Held by dispatch() and deleteTopics(): no consume-queue write runs while a topic goes.
     std::mutex m_dispatchMutex;
     // Deleted topic -> commit-log max offset at deletion: older records of it are not filed

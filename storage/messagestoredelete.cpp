@@ -35,7 +35,7 @@ int MessageStore::deleteTopics(const QList<QByteArray> &requested)
                     if (isLmqName(topic))
                         m_lmqQueueCount.fetch_sub(1, std::memory_order_relaxed);
                     doomed.push_back(it->second.get());
-                    m_retiredQueues.push_back(std::move(it->second));
+                    m_retiredQueues.push_back({m_clock(), std::move(it->second)});
                     it = m_consumeQueues.erase(it);
                 } else {
                     ++it;
@@ -76,7 +76,8 @@ int MessageStore::deleteExpiredLightQueues(std::int64_t commitLogMinOffset)
     std::vector<ConsumeQueue *> doomed;
     {
         // As deleteTopics(): no dispatch while queues go, so that no write re-creates them
-        // before their files are gone. The queues are retired, not freed (raw pointers).
+        // before their files are gone. The queues are retired, freed after a grace period (raw
+        // pointers: releaseRetiredQueues()).
         std::lock_guard dispatchLock(m_dispatchMutex);
         std::unique_lock lock(m_cqMutex);
         for (auto it = m_consumeQueues.begin(); it != m_consumeQueues.end();) {
@@ -93,7 +94,7 @@ int MessageStore::deleteExpiredLightQueues(std::int64_t commitLogMinOffset)
             }
             m_lmqQueueCount.fetch_sub(1, std::memory_order_relaxed);
             doomed.push_back(cq);
-            m_retiredQueues.push_back(std::move(it->second));
+            m_retiredQueues.push_back({m_clock(), std::move(it->second)});
             it = m_consumeQueues.erase(it);
         }
         if (doomed.empty())
@@ -110,6 +111,30 @@ int MessageStore::deleteExpiredLightQueues(std::int64_t commitLogMinOffset)
         << "deleted" << doomed.size()
         << "light queues whose messages all lie below commit-log min offset" << commitLogMinOffset;
     return static_cast<int>(doomed.size());
+}
+
+int MessageStore::releaseRetiredQueues()
+{
+    std::vector<RetiredQueue> expired;
+    {
+        std::unique_lock lock(m_cqMutex);
+        if (m_retiredQueues.empty())
+            return 0;
+        const std::int64_t cutoff = m_clock() - kRetiredQueueGraceMs;
+        // Retired in time order: the expired ones are a prefix.
+        auto end = std::find_if(m_retiredQueues.begin(), m_retiredQueues.end(),
+            [&](const RetiredQueue &r) { return r.retiredAtMs > cutoff; });
+        expired.assign(
+            std::make_move_iterator(m_retiredQueues.begin()), std::make_move_iterator(end));
+        m_retiredQueues.erase(m_retiredQueues.begin(), end);
+    }
+    return static_cast<int>(expired.size()); // freed here, outside the lock
+}
+
+int MessageStore::retiredQueueCount() const
+{
+    std::shared_lock lock(m_cqMutex);
+    return static_cast<int>(m_retiredQueues.size());
 }
 
 } // namespace qrocket::storage

@@ -402,6 +402,15 @@ void tst_MultiDispatch::expiredLightQueuesAreDeleted()
     QCOMPARE(bodyAt(*s, "%LMQ%old", 0, 0), QByteArray("again"));
     // A run with nothing expired deletes nothing.
     QCOMPARE(s->deleteExpiredLightQueues(s->commitLogMinOffset()), 0);
+    // The deleted queue's object outlives it for the grace period (readers may still hold its
+    // pointer), then the next clean-up frees it.
+    QCOMPARE(s->retiredQueueCount(), 1);
+    QCOMPARE(s->releaseRetiredQueues(), 0);
+    now += MessageStore::kRetiredQueueGraceMs - 1000;
+    QCOMPARE(s->releaseRetiredQueues(), 0);
+    now += 2000;
+    QCOMPARE(s->releaseRetiredQueues(), 1); // what the clean-up thread calls after each run
+    QCOMPARE(s->retiredQueueCount(), 0);
     for (const bool crash : {false, true}) {
         s.reset();
         if (crash) {
