@@ -40,6 +40,7 @@ class TopicFilter : public QSortFilterProxyModel
 
 public:
     using QSortFilterProxyModel::QSortFilterProxyModel;
+    void setSourceModel(QAbstractItemModel *model) override;
     /// Bit (1 << TopicType) per type shown.
     void setTypeMask(int mask);
     int typeMask() const { return m_mask; }
@@ -47,8 +48,11 @@ public:
 
 protected:
     bool filterAcceptsRow(int row, const QModelIndex &parent) const override;
+    /// The SortRole order (numbers as numbers, text case-insensitively), read from the rows.
+    bool lessThan(const QModelIndex &left, const QModelIndex &right) const override;
 
 private:
+    TopicModel *m_model = nullptr; // the source model (read directly: no qobject_cast per row)
     int m_mask = 0xF;
     QString m_search;
 };
