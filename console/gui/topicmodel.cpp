@@ -25,11 +25,11 @@ int TopicModel::columnCount(const QModelIndex &parent) const
     return parent.isValid() ? 0 : ColumnCount;
 }
 
-const TopicInfo *TopicModel::topicAt(int row) const
+QModelIndex TopicModel::index(int row, int column, const QModelIndex &parent) const
 {
-    if (row < 0 || row >= rowCount())
-        return nullptr;
-    return &m_rows[static_cast<std::size_t>(row)];
+    if (parent.isValid() || !topicAt(row) || column < 0 || column >= ColumnCount)
+        return {};
+    return createIndex(row, column);
 }
 
 void TopicModel::refresh()

@@ -23,10 +23,18 @@ public:
     explicit TopicModel(ClusterSession *session, QObject *parent = nullptr);
 
     int rowCount(const QModelIndex &parent = {}) const override;
+    /// Without QAbstractTableModel's rowCount/columnCount calls: a sort of 100,000 rows makes
+    /// four million indexes.
+    QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role) const override;
     QVariant headerData(int section, Qt::Orientation o, int role) const override;
-    const TopicInfo *topicAt(int row) const;
+    const TopicInfo *topicAt(int row) const
+    {
+        return row >= 0 && static_cast<std::size_t>(row) < m_rows.size()
+            ? &m_rows[static_cast<std::size_t>(row)]
+            : nullptr;
+    }
     void refresh();
 
 private:
