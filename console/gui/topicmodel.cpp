@@ -169,10 +169,14 @@ bool isAscii(const QByteArray &s)
 /// (topic names are ASCII; anything else takes the conversion).
 int compareNames(const QByteArray &a, const QByteArray &b)
 {
+    const char *pa = a.constData();
+    const char *pb = b.constData();
     const qsizetype n = std::min(a.size(), b.size());
     for (qsizetype i = 0; i < n; ++i) {
-        const auto ca = static_cast<unsigned char>(a[i]);
-        const auto cb = static_cast<unsigned char>(b[i]);
+        if (pa[i] == pb[i]) // the same bytes are the same text (and the same folded)
+            continue;
+        const auto ca = static_cast<unsigned char>(pa[i]);
+        const auto cb = static_cast<unsigned char>(pb[i]);
         if ((ca | cb) & 0x80)
             return QString::compare(
                 QString::fromUtf8(a), QString::fromUtf8(b), Qt::CaseInsensitive);
