@@ -122,9 +122,18 @@ public:
     QByteArray defaultTopic() const;
 
     /// Replaces the topic catalogue (what a topic poll does once its answers are in; public
-    /// for the scale benchmark, which feeds synthetic catalogues).
+    /// for the scale benchmark and the tests, which feed synthetic catalogues): prepareTopics
+    /// on the calling thread, then applyPreparedTopics.
     void applyTopics(const std::vector<QByteArray> &names,
         const std::map<QByteArray, TopicInfo> &configs, const QStringList &errors);
+    /// The catalogue's rows from a round's answers, sorted by name. Touches nothing of a
+    /// session: the poll runs it off the GUI thread.
+    static std::vector<TopicInfo> prepareTopics(const std::vector<QByteArray> &names,
+        const std::map<QByteArray, TopicInfo> &configs,
+        const std::vector<QByteArray> &systemTopics);
+    /// The GUI thread's part: takes prepared rows (sorted by name); the models diff against
+    /// them and signal only what changed.
+    void applyPreparedTopics(std::vector<TopicInfo> topics, const QStringList &errors);
     void applyGroups(
         const std::map<QByteArray, GroupInfo> &groups, const QStringList &errors, bool anyOk);
     /// One group's GET_CONSUME_STATS answer (the round-robin's; public for the benchmark). The

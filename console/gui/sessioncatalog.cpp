@@ -9,6 +9,7 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <mutex>
 #include <set>
 
 namespace qrocket::console {
@@ -27,11 +28,15 @@ bool neverConsumed(const Status &e)
 /// A group's stats younger than this are not asked again by the round-robin.
 constexpr std::int64_t kGroupStatsMinAgeMs = 3000;
 
-/// Answers of one catalogue round, gathered on the GUI thread until every call is in.
+/// Answers of one catalogue round, gathered on the Admin's callback threads until every call is
+/// in; the last one prepares the rows there (off the GUI thread).
 struct TopicRound
 {
+    std::mutex mutex;
     int pending = 0;
     std::optional<std::vector<QByteArray>> names;
+    std::optional<std::vector<QByteArray>> systemTopics; // sorted
+    std::vector<QByteArray> previousSystemTopics;
     std::map<QByteArray, TopicInfo> configs;
     QStringList errors;
 };
@@ -96,44 +101,70 @@ void ClusterSession::pollTopics()
     const std::vector<QByteArray> masters = masterAddresses();
     auto round = std::make_shared<TopicRound>();
     round->pending = 1 + static_cast<int>(masters.size()) + 1;
+    round->previousSystemTopics = m_systemTopics;
     m_inFlight.insert(QStringLiteral("topics"));
+    // Runs on an Admin callback thread (or this one when a call fails at once). The last answer
+    // in builds and sorts the rows there: at 100,000 topics that is a merge of every master's
+    // table and a sort, which the GUI thread never waits for. It only takes the result.
     auto done = [this, round] {
-        if (--round->pending > 0)
-            return;
-        m_inFlight.remove(QStringLiteral("topics"));
-        qCDebug(lcConsole) << "topic round:" << (round->names ? round->names->size() : 0)
-                           << "names," << round->configs.size() << "configs, errors"
-                           << round->errors;
-        if (!round->names) {
-            m_topicsPart.error = round->errors.join(QStringLiteral("; "));
-            emit topicsUpdated();
-            updateProblems();
-            return;
+        {
+            std::lock_guard lock(round->mutex);
+            if (--round->pending > 0)
+                return;
         }
-        applyTopics(*round->names, round->configs, round->errors);
+        // Every answer is in: nothing else touches the round any more.
+        std::optional<std::vector<TopicInfo>> rows;
+        if (round->names) {
+            rows = prepareTopics(*round->names, round->configs,
+                round->systemTopics ? *round->systemTopics : round->previousSystemTopics);
+        }
+        QMetaObject::invokeMethod(
+            this,
+            [this, round, rows = std::move(rows)]() mutable {
+                m_inFlight.remove(QStringLiteral("topics"));
+                if (round->systemTopics)
+                    m_systemTopics = std::move(*round->systemTopics);
+                qCDebug(lcConsole) << "topic round:" << (rows ? rows->size() : 0) << "rows,"
+                                   << round->configs.size() << "configs, errors" << round->errors;
+                if (!rows) {
+                    m_topicsPart.error = round->errors.join(QStringLiteral("; "));
+                    emit topicsUpdated();
+                    updateProblems();
+                    return;
+                }
+                applyPreparedTopics(std::move(*rows), round->errors);
+            },
+            Qt::QueuedConnection);
     };
     m_admin->topicListAsync(
-        onGui<std::vector<QByteArray>>([round, done](Result<std::vector<QByteArray>> r) {
-            if (r)
-                round->names = std::move(r).value();
-            else
-                round->errors << QStringLiteral("topic list: ") + r.error().toString();
-            done();
-        }),
-        kCatalogTimeoutMs);
-    m_admin->systemTopicListAsync(
-        onGui<std::vector<QByteArray>>([this, done](Result<std::vector<QByteArray>> r) {
-            if (r) {
-                m_systemTopics = std::move(r).value();
-                std::sort(m_systemTopics.begin(), m_systemTopics.end());
+        [round, done](Result<std::vector<QByteArray>> r) {
+            {
+                std::lock_guard lock(round->mutex);
+                if (r)
+                    round->names = std::move(r).value();
+                else
+                    round->errors << QStringLiteral("topic list: ") + r.error().toString();
             }
             done();
-        }),
+        },
+        kCatalogTimeoutMs);
+    m_admin->systemTopicListAsync(
+        [round, done](Result<std::vector<QByteArray>> r) {
+            if (r) {
+                std::vector<QByteArray> system = std::move(r).value();
+                std::sort(system.begin(), system.end());
+                std::lock_guard lock(round->mutex);
+                round->systemTopics = std::move(system);
+            }
+            done();
+        },
         kCatalogTimeoutMs);
     for (const QByteArray &address : masters) {
-        m_admin->allTopicConfigAsync(address,
-            onGui<protocol::TopicConfigSerializeWrapper>(
-                [round, done, address](Result<protocol::TopicConfigSerializeWrapper> r) {
+        m_admin->allTopicConfigAsync(
+            address,
+            [round, done, address](Result<protocol::TopicConfigSerializeWrapper> r) {
+                {
+                    std::lock_guard lock(round->mutex);
                     if (!r) {
                         round->errors << QString::fromUtf8(address) + QStringLiteral(": ")
                                 + r.error().toString();
@@ -147,14 +178,15 @@ void ClusterSession::pollTopics()
                             t.order = t.order || config.order;
                         }
                     }
-                    done();
-                }),
+                }
+                done();
+            },
             kCatalogTimeoutMs);
     }
 }
 
-void ClusterSession::applyTopics(const std::vector<QByteArray> &names,
-    const std::map<QByteArray, TopicInfo> &configs, const QStringList &errors)
+std::vector<TopicInfo> ClusterSession::prepareTopics(const std::vector<QByteArray> &names,
+    const std::map<QByteArray, TopicInfo> &configs, const std::vector<QByteArray> &systemTopics)
 {
     std::vector<TopicInfo> topics;
     topics.reserve(names.size());
@@ -163,12 +195,23 @@ void ClusterSession::applyTopics(const std::vector<QByteArray> &names,
         if (auto it = configs.find(name); it != configs.end())
             t = it->second;
         t.name = name;
-        t.type = classifyTopic(name, m_systemTopics);
+        t.type = classifyTopic(name, systemTopics);
         topics.push_back(std::move(t));
     }
     std::sort(topics.begin(), topics.end(),
         [](const TopicInfo &a, const TopicInfo &b) { return a.name < b.name; });
-    m_topics = std::move(topics);
+    return topics;
+}
+
+void ClusterSession::applyTopics(const std::vector<QByteArray> &names,
+    const std::map<QByteArray, TopicInfo> &configs, const QStringList &errors)
+{
+    applyPreparedTopics(prepareTopics(names, configs, m_systemTopics), errors);
+}
+
+void ClusterSession::applyPreparedTopics(std::vector<TopicInfo> topics, const QStringList &errors)
+{
+    m_topics.swap(topics);
     m_topicsPart.lastOkMono = nowMono();
     m_topicsPart.error = errors.join(QStringLiteral("; "));
     emit topicsUpdated();
@@ -592,10 +635,11 @@ void ClusterSession::pollTopicRates()
                         while (t.history.size() > kHistorySamples)
                             t.history.pop_front();
                     }
-                    // Topics that are gone leave the charts.
+                    // Topics that are gone leave the charts (m_topics is sorted by name).
                     for (auto it = m_topicRates.begin(); it != m_topicRates.end();) {
-                        const bool known = std::any_of(m_topics.begin(), m_topics.end(),
-                            [&](const TopicInfo &t) { return t.name == it->first; });
+                        const auto t = std::lower_bound(m_topics.begin(), m_topics.end(), it->first,
+                            [](const TopicInfo &a, const QByteArray &b) { return a.name < b; });
+                        const bool known = t != m_topics.end() && t->name == it->first;
                         it = known ? std::next(it) : m_topicRates.erase(it);
                     }
                     emit topicRatesUpdated();

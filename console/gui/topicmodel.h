@@ -23,10 +23,18 @@ public:
     explicit TopicModel(ClusterSession *session, QObject *parent = nullptr);
 
     int rowCount(const QModelIndex &parent = {}) const override;
+    /// Without QAbstractTableModel's rowCount/columnCount calls: a sort of 100,000 rows makes
+    /// four million indexes.
+    QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role) const override;
     QVariant headerData(int section, Qt::Orientation o, int role) const override;
-    const TopicInfo *topicAt(int row) const;
+    const TopicInfo *topicAt(int row) const
+    {
+        return row >= 0 && static_cast<std::size_t>(row) < m_rows.size()
+            ? &m_rows[static_cast<std::size_t>(row)]
+            : nullptr;
+    }
     void refresh();
 
 private:
@@ -40,6 +48,7 @@ class TopicFilter : public QSortFilterProxyModel
 
 public:
     using QSortFilterProxyModel::QSortFilterProxyModel;
+    void setSourceModel(QAbstractItemModel *model) override;
     /// Bit (1 << TopicType) per type shown.
     void setTypeMask(int mask);
     int typeMask() const { return m_mask; }
@@ -47,8 +56,11 @@ public:
 
 protected:
     bool filterAcceptsRow(int row, const QModelIndex &parent) const override;
+    /// The SortRole order (numbers as numbers, text case-insensitively), read from the rows.
+    bool lessThan(const QModelIndex &left, const QModelIndex &right) const override;
 
 private:
+    TopicModel *m_model = nullptr; // the source model (read directly: no qobject_cast per row)
     int m_mask = 0xF;
     QString m_search;
 };

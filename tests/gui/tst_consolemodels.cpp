@@ -38,6 +38,7 @@ private slots:
     void brokerModelFills();
     void topicModelFillsAndFilters();
     void topicModelSyncsInPlace();
+    void topicRefreshSignalsOnlyWhatChanged();
     void routeModelShowsQueuesAndOffsets();
     void groupAndConsumerModels();
     void popGroupShowsModeAndInFlight();
@@ -224,6 +225,146 @@ void tst_ConsoleModels::topicModelSyncsInPlace()
     QCOMPARE(model.rowCount(), 1000);
     QCOMPARE(text(model, rowOf(model, "T0500"), TopicModel::WriteQueues), QStringLiteral("16"));
     QCOMPARE(rowOf(model, "T0010"), -1);
+}
+
+namespace {
+
+/// Every structural or data signal a model emits, counted.
+struct ModelSpies
+{
+    explicit ModelSpies(QAbstractItemModel *m)
+        : resets(m, &QAbstractItemModel::modelReset)
+        , inserts(m, &QAbstractItemModel::rowsInserted)
+        , removes(m, &QAbstractItemModel::rowsRemoved)
+        , moves(m, &QAbstractItemModel::rowsMoved)
+        , layouts(m, &QAbstractItemModel::layoutChanged)
+        , changes(m, &QAbstractItemModel::dataChanged)
+    { }
+    int total() const
+    {
+        return int(resets.count() + inserts.count() + removes.count() + moves.count()
+            + layouts.count() + changes.count());
+    }
+    void clear()
+    {
+        for (QSignalSpy *s : {&resets, &inserts, &removes, &moves, &layouts, &changes})
+            s->clear();
+    }
+    QSignalSpy resets, inserts, removes, moves, layouts, changes;
+};
+
+} // namespace
+
+void tst_ConsoleModels::topicRefreshSignalsOnlyWhatChanged()
+{
+    // A catalogue in the name server's (unsorted) order, mixed case, behind the topics tab's
+    // sorting filter: a refresh signals exactly the rows that changed, nothing when none did.
+    ClusterSession offline(QStringLiteral("127.0.0.1:1")); // never started: fed by hand
+    TopicModel model(&offline);
+    TopicFilter filter;
+    filter.setSourceModel(&model);
+    filter.setSortRole(SyncTableModel::SortRole);
+    filter.setSortCaseSensitivity(Qt::CaseInsensitive);
+    filter.sort(TopicModel::Name, Qt::AscendingOrder);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester filterTester(
+        &filter, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    std::vector<QByteArray> names;
+    std::map<QByteArray, TopicInfo> configs;
+    for (int i = 0; i < 2000; ++i) {
+        const int k = (i * 7919) % 2000; // shuffled
+        QByteArray name = (k % 3 ? "t" : "T") + QByteArray::number(k).rightJustified(4, '0');
+        names.push_back(name);
+        configs[name] = TopicInfo {name, TopicType::Normal, 1, 4, 4, 6, false};
+    }
+    ModelSpies m(&model);
+    ModelSpies f(&filter);
+    offline.applyTopics(names, configs, {});
+    QCOMPARE(model.rowCount(), 2000);
+    QCOMPARE(filter.rowCount(), 2000);
+    QCOMPARE(m.resets.count(), 1);
+    // Sorted case-insensitively, as QString compares them.
+    for (int r = 1; r < filter.rowCount(); ++r) {
+        QVERIFY2(
+            QString::compare(text(filter, r - 1, 0), text(filter, r, 0), Qt::CaseInsensitive) < 0,
+            qPrintable(text(filter, r, 0)));
+    }
+    m.clear();
+    f.clear();
+
+    // Unchanged, in another order, and again through the prepared (worker) path: nothing.
+    std::reverse(names.begin(), names.end());
+    offline.applyTopics(names, configs, {});
+    offline.applyPreparedTopics(ClusterSession::prepareTopics(names, configs, {}), {});
+    QCOMPARE(m.total(), 0);
+    QCOMPARE(f.total(), 0);
+
+    // Three rows change (write queues), two go, two come: exactly those rows are signalled.
+    const QByteArray changed[] = {"T0000", "t0500", "t1999"};
+    for (const QByteArray &c : changed)
+        configs[c].writeQueues = 32;
+    names.erase(std::find(names.begin(), names.end(), QByteArray("t1000")));
+    names.erase(std::find(names.begin(), names.end(), QByteArray("t0100")));
+    names.push_back("t0500a");
+    names.push_back("T1500a");
+    configs["t0500a"] = configs["T1500a"] = TopicInfo {"", TopicType::Normal, 2, 8, 8, 6, false};
+    const int rowsBefore[] = {rowOf(model, "T0000"), rowOf(model, "t0500"), rowOf(model, "t1999")};
+    offline.applyTopics(names, configs, {});
+    QCOMPARE(m.resets.count(), 0);
+    QCOMPARE(m.moves.count() + m.layouts.count(), 0);
+    QCOMPARE(m.removes.count(), 2);
+    QCOMPARE(m.inserts.count(), 2);
+    for (const QSignalSpy *spy : {&m.removes, &m.inserts}) {
+        for (const QList<QVariant> &args : *spy)
+            QCOMPARE(args.at(1).toInt(), args.at(2).toInt()); // one row each
+    }
+    QCOMPARE(m.changes.count(), 3);
+    for (int k = 0; k < 3; ++k) {
+        const auto topLeft = m.changes.at(k).at(0).value<QModelIndex>();
+        const auto bottomRight = m.changes.at(k).at(1).value<QModelIndex>();
+        QCOMPARE(topLeft.row(), rowsBefore[k]); // signalled before the removals and inserts
+        QCOMPARE(bottomRight.row(), rowsBefore[k]);
+        QCOMPARE(topLeft.column(), int(TopicModel::WriteQueues)); // only the column that changed
+        QCOMPARE(bottomRight.column(), int(TopicModel::WriteQueues));
+    }
+    QCOMPARE(model.rowCount(), 2000);
+    for (int r = 1; r < model.rowCount(); ++r) // still sorted: new rows went where they belong
+        QVERIFY(model.topicAt(r - 1)->name < model.topicAt(r)->name);
+    QCOMPARE(rowOf(model, "t1000"), -1);
+    QCOMPARE(text(model, rowOf(model, "t0500a"), TopicModel::Brokers), QStringLiteral("2"));
+    QCOMPARE(text(model, rowOf(model, "t0500"), TopicModel::WriteQueues), QStringLiteral("32"));
+    // The filter, sorted by name, re-sorts nothing for a write-queue change.
+    QCOMPARE(f.resets.count() + f.layouts.count(), 0);
+    QCOMPARE(f.changes.count(), 3);
+    QCOMPARE(text(filter, rowOf(filter, "t0500a") - 1, 0), QStringLiteral("t0500"));
+    m.clear();
+    f.clear();
+
+    // Sorted by the column that changes: the changed row moves to the top.
+    filter.sort(TopicModel::WriteQueues, Qt::DescendingOrder);
+    f.clear();
+    configs["t0778"].writeQueues = 64;
+    offline.applyTopics(names, configs, {});
+    QCOMPARE(m.changes.count(), 1);
+    QCOMPARE(m.resets.count() + m.inserts.count() + m.removes.count(), 0);
+    QCOMPARE(text(filter, 0, 0), QStringLiteral("t0778"));
+    QCOMPARE(f.resets.count(), 0);
+    filter.sort(TopicModel::Name, Qt::AscendingOrder);
+    m.clear();
+
+    // Many scattered changes: one dataChanged over the rows between, still only that column.
+    for (int i = 0; i < 2000; i += 10)
+        configs[names[static_cast<std::size_t>(i)]].readQueues = 2;
+    offline.applyTopics(names, configs, {});
+    QCOMPARE(m.total(), 1);
+    QCOMPARE(m.changes.count(), 1);
+    QCOMPARE(m.changes.at(0).at(0).value<QModelIndex>().column(), int(TopicModel::ReadQueues));
+    QCOMPARE(m.changes.at(0).at(1).value<QModelIndex>().column(), int(TopicModel::ReadQueues));
+    m.clear();
+
+    // Search: case-insensitive, on the names as they are.
+    filter.setSearch(QStringLiteral("T050"));
+    QCOMPARE(filter.rowCount(), 11); // t0500..t0509 and t0500a
 }
 
 void tst_ConsoleModels::routeModelShowsQueuesAndOffsets()
