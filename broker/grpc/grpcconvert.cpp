@@ -2,6 +2,7 @@
 
 #include "broker/grpc/grpcauth.h"
 #include "broker/grpc/grpcchannel.h"
+#include "broker/managers/topicvalidator.h"
 #include "clientlib/protocol/compression.h"
 #include "clientlib/protocol/messageid.h"
 #include "clientlib/protocol/messageproperties.h"
@@ -325,11 +326,36 @@ SendInput sendInputOf(const pb::Message &message, const QByteArray &peer, int ma
     return in;
 }
 
+void setResource(pb::Resource *out, QByteArrayView name)
+{
+    using namespace protocol::topics;
+    const auto assign
+        = [](std::string *to, QByteArrayView v) { to->assign(v.data(), std::size_t(v.size())); };
+    QByteArrayView prefix;
+    for (QByteArrayView p : {QByteArrayView(kRetryPrefix), QByteArrayView(kDlqPrefix)})
+        if (name.startsWith(p)) {
+            prefix = p;
+            break;
+        }
+    const QByteArrayView rest = name.sliced(prefix.size());
+    const qsizetype cut = rest.indexOf('%');
+    const bool system = topics::isSystemTopic(name) || name.startsWith("CID_RMQ_SYS_");
+    if (system || cut <= 0) {
+        assign(out->mutable_name(), name);
+        out->clear_resource_namespace();
+        return;
+    }
+    assign(out->mutable_resource_namespace(), rest.first(cut));
+    std::string *n = out->mutable_name();
+    assign(n, prefix);
+    n->append(rest.data() + cut + 1, std::size_t(rest.size() - cut - 1));
+}
+
 void fillMessage(
     pb::Message *out, const protocol::MessageRecordView &record, const QByteArray &receiptHandle)
 {
     const protocol::MessageProperties props = protocol::MessageProperties::parse(record.properties);
-    out->mutable_topic()->set_name(toStd(record.topic));
+    setResource(out->mutable_topic(), record.topic);
     auto *user = out->mutable_user_properties();
     for (const auto &[name, value] : props.entries()) {
         if (isSystemProperty(name) || name == Name::ShardingKey || name == Name::TraceContext)

@@ -72,7 +72,7 @@ void popMessages(const RemotingCommand &r, const QByteArray &brokerName, const Q
         // A redelivery comes from the group's POP retry topic: the client sees its own topic
         // (the handle's retry flag keeps where it came from, for the ack).
         if (protocol::popRetryFlag(v.topic) != '0')
-            m.mutable_message()->mutable_topic()->set_name(toStd(topic));
+            setResource(m.mutable_message()->mutable_topic(), topic);
         out.push_back(std::move(m));
     }
 }
