@@ -67,6 +67,9 @@ SendInput sendInputOf(const pb::Message &message, const QByteArray &peer, int ma
 /// without a '%' after its first character, is the name alone (empty namespace).
 void setResource(pb::Resource *out, QByteArrayView nameWithNamespace);
 
+/// "a.b.c.d[:port]" or "v6" / "[v6]:port" (RFC 5952).
+std::string hostText(const protocol::HostAddress &h, bool withPort);
+
 /// Fills `out` from a stored record (a POP answer's), with `receiptHandle` when not empty; its
 /// topic as setResource() names it.
 void fillMessage(

@@ -1,7 +1,8 @@
 // setResource() (broker/grpc/grpcconvert.h): how the broker names a topic or group in its gRPC
 // answers, split as RocketMQ 5.3.3's proxy splits it (NamespaceUtil's getNamespaceFromResource
 // and withoutNamespace): "ns%name" into resource_namespace and name, retry and DLQ prefixes kept
-// on the name, system names and names without a namespace whole.
+// on the name, system names and names without a namespace whole. hostText(): HostAddress's text,
+// built without its temporaries, with or without the port.
 
 #include "broker/grpc/grpcconvert.h"
 
@@ -17,6 +18,7 @@ private Q_SLOTS:
     void resourceSplitsTheNamespace_data();
     void resourceSplitsTheNamespace();
     void resourceClearsAnOldNamespace();
+    void hostTextMatchesHostAddress();
 };
 
 void tst_GrpcConvert::resourceSplitsTheNamespace_data()
@@ -65,6 +67,22 @@ void tst_GrpcConvert::resourceClearsAnOldNamespace()
     setResource(&r, "Plain");
     QVERIFY(r.resource_namespace().empty());
     QCOMPARE(r.name(), std::string("Plain"));
+}
+
+void tst_GrpcConvert::hostTextMatchesHostAddress()
+{
+    using qrocket::protocol::HostAddress;
+    for (const char *text : {"127.0.0.1:10911", "0.0.0.0:0", "255.255.255.255:65535",
+             "10.2.33.144:8081", "[::1]:10911", "[2001:db8::8:1]:7"}) {
+        HostAddress h;
+        QVERIFY2(HostAddress::parse(text, h), text);
+        QCOMPARE(QByteArray::fromStdString(hostText(h, true)), h.toString());
+        const QByteArray full(text);
+        QByteArray bare = full.left(full.lastIndexOf(':'));
+        if (bare.startsWith('['))
+            bare = bare.mid(1, bare.size() - 2);
+        QCOMPARE(QByteArray::fromStdString(hostText(h, false)), bare);
+    }
 }
 
 QTEST_GUILESS_MAIN(tst_GrpcConvert)
