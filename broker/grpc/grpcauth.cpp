@@ -1,5 +1,6 @@
 #include "broker/grpc/grpcauth.h"
 
+#include "broker/grpc/grpcpeers.h"
 #include "clientlib/acl/aclguard.h"
 #include "clientlib/common/hex.h"
 #include "clientlib/protocol/aclsignature.h"
@@ -26,9 +27,9 @@ QByteArray metadataOf(const grpc::CallbackServerContext *context, const char *ke
 }
 
 /// gRPC's "ipv4:1.2.3.4:5" / "ipv6:[::1]:5" as an address (null when it is neither).
-QHostAddress peerHost(const grpc::CallbackServerContext *context)
+QHostAddress peerHost(const grpc::CallbackServerContext *context, const GrpcPeers *peers)
 {
-    const std::string p = context->peer();
+    const std::string p = peers ? peers->resolve(context->peer()) : context->peer();
     std::string_view v(p);
     if (v.starts_with("ipv4:"))
         v.remove_prefix(5);
@@ -189,7 +190,7 @@ std::optional<std::string> GrpcAuth::authenticate(const grpc::CallbackServerCont
     const std::shared_ptr<const acl::PlainAclConfig> rules = m_guard->rules();
     if (!rules)
         return std::string("ACL rules not loaded");
-    const QHostAddress peer = peerHost(context);
+    const QHostAddress peer = peerHost(context, m_peers);
     const QByteArray value = metadataOf(context, "authorization");
     if (value.isEmpty()) {
         if (rules->isGloballyWhite(peer))

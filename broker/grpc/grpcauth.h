@@ -48,6 +48,8 @@ class PlainAclConfig;
 
 namespace qrocket::broker::v2 {
 
+class GrpcPeers;
+
 /// The code MessagingServiceImpl::invoke() completes a call with when the guard refused its
 /// internal request (codeOfRemoting: UNAUTHORIZED).
 inline constexpr int kUnauthorizedCode = -2;
@@ -81,8 +83,10 @@ class GrpcAuth
 public:
     /// `guard` null: ACL is off and every check passes. `maxClockSkewSeconds`: how far a signed
     /// call's x-mq-date-time may be from the broker's clock (grpcAuthMaxClockSkewSeconds; 0: any).
-    explicit GrpcAuth(const acl::AclGuard *guard, int maxClockSkewSeconds = 900)
-        : m_guard(guard), m_maxClockSkewSeconds(maxClockSkewSeconds)
+    /// `peers`: the real addresses behind the permissive port's sniffer (grpcpeers.h), or null.
+    explicit GrpcAuth(
+        const acl::AclGuard *guard, int maxClockSkewSeconds = 900, const GrpcPeers *peers = nullptr)
+        : m_guard(guard), m_maxClockSkewSeconds(maxClockSkewSeconds), m_peers(peers)
     { }
 
     bool enabled() const { return m_guard != nullptr; }
@@ -107,6 +111,7 @@ private:
 
     const acl::AclGuard *m_guard;
     const int m_maxClockSkewSeconds;
+    const GrpcPeers *m_peers;
 };
 
 } // namespace qrocket::broker::v2

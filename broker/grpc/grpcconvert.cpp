@@ -2,6 +2,7 @@
 
 #include "broker/grpc/grpcauth.h"
 #include "broker/grpc/grpcchannel.h"
+#include "broker/managers/topicvalidator.h"
 #include "clientlib/protocol/compression.h"
 #include "clientlib/protocol/messageid.h"
 #include "clientlib/protocol/messageproperties.h"
@@ -148,12 +149,34 @@ private:
 };
 
 // Host "a.b.c.d:port" of a record's host field.
-std::string hostText(const protocol::HostAddress &h)
-{
-    return toStd(h.toString());
-}
-
 } // namespace
+
+std::string hostText(const protocol::HostAddress &h, bool withPort)
+{
+    if (h.v6) {
+        QByteArray text = h.toString(); // "[v6]:port"
+        if (!withPort) {
+            text.truncate(text.lastIndexOf(':'));
+            text = text.mid(1, text.size() - 2);
+        }
+        return toStd(text);
+    }
+    // IPv4, on every received message: digits straight into the string (HostAddress::toString()
+    // built it from five temporary QByteArrays, ~6k instructions a call).
+    char buf[24];
+    char *p = buf;
+    char *const end = buf + sizeof buf;
+    for (int i = 0; i < 4; ++i) {
+        if (i > 0)
+            *p++ = '.';
+        p = std::to_chars(p, end, int(h.ip[std::size_t(i)])).ptr;
+    }
+    if (withPort) {
+        *p++ = ':';
+        p = std::to_chars(p, end, h.port).ptr;
+    }
+    return std::string(buf, p);
+}
 
 void setStatus(pb::Status *status, pb::Code code, std::string message)
 {
@@ -325,11 +348,36 @@ SendInput sendInputOf(const pb::Message &message, const QByteArray &peer, int ma
     return in;
 }
 
+void setResource(pb::Resource *out, QByteArrayView name)
+{
+    using namespace protocol::topics;
+    const auto assign
+        = [](std::string *to, QByteArrayView v) { to->assign(v.data(), std::size_t(v.size())); };
+    QByteArrayView prefix;
+    for (QByteArrayView p : {QByteArrayView(kRetryPrefix), QByteArrayView(kDlqPrefix)})
+        if (name.startsWith(p)) {
+            prefix = p;
+            break;
+        }
+    const QByteArrayView rest = name.sliced(prefix.size());
+    const qsizetype cut = rest.indexOf('%');
+    const bool system = topics::isSystemTopic(name) || name.startsWith("CID_RMQ_SYS_");
+    if (system || cut <= 0) {
+        assign(out->mutable_name(), name);
+        out->clear_resource_namespace();
+        return;
+    }
+    assign(out->mutable_resource_namespace(), rest.first(cut));
+    std::string *n = out->mutable_name();
+    assign(n, prefix);
+    n->append(rest.data() + cut + 1, std::size_t(rest.size() - cut - 1));
+}
+
 void fillMessage(
     pb::Message *out, const protocol::MessageRecordView &record, const QByteArray &receiptHandle)
 {
     const protocol::MessageProperties props = protocol::MessageProperties::parse(record.properties);
-    out->mutable_topic()->set_name(toStd(record.topic));
+    setResource(out->mutable_topic(), record.topic);
     auto *user = out->mutable_user_properties();
     for (const auto &[name, value] : props.entries()) {
         if (isSystemProperty(name) || name == Name::ShardingKey || name == Name::TraceContext)
@@ -351,11 +399,15 @@ void fillMessage(
         sys->set_message_id(
             toStd(protocol::encodeOffsetMessageId(record.storeHost, record.physicalOffset)));
 
-    QByteArray body = record.body.toByteArray();
+    // Stored compressed by a remoting producer (zlib): delivered as plain bytes. Otherwise the
+    // record's bytes are copied once, into the message.
+    QByteArray plain;
+    QByteArrayView body = record.body;
     if (record.sysFlag & protocol::SysFlag::Compressed) {
-        // Stored compressed by a remoting producer (zlib): delivered as plain bytes.
-        if (auto plain = protocol::zlibDecompress(record.body))
-            body = std::move(*plain);
+        if (auto unzipped = protocol::zlibDecompress(record.body)) {
+            plain = std::move(*unzipped);
+            body = plain;
+        }
     }
     sys->mutable_body_digest()->set_type(pb::MD5);
     sys->mutable_body_digest()->set_checksum(
@@ -374,9 +426,11 @@ void fillMessage(
 
     setMillis(sys->mutable_born_timestamp(), record.bornTimestamp);
     const QByteArray *bornHost = props.find(Name::BornHost);
-    sys->set_born_host(bornHost ? toStd(*bornHost) : hostText(record.bornHost));
+    // As the proxy: the producer's address alone (MessageExt.getBornHostString), the store's
+    // with its port (NetworkUtil.socketAddress2String).
+    sys->set_born_host(bornHost ? toStd(*bornHost) : hostText(record.bornHost, false));
     setMillis(sys->mutable_store_timestamp(), record.storeTimestamp);
-    sys->set_store_host(hostText(record.storeHost));
+    sys->set_store_host(hostText(record.storeHost, true));
     if (const QByteArray *deliver = props.find(Name::TimerDeliverMs))
         setMillis(sys->mutable_delivery_timestamp(), deliver->toLongLong());
     if (const QByteArray *group = props.find(Name::ShardingKey))
@@ -396,7 +450,7 @@ void fillMessage(
         sys->mutable_dead_letter_queue()->set_topic(toStd(*dlqTopic));
         sys->mutable_dead_letter_queue()->set_message_id(toStd(*dlqId));
     }
-    out->set_body(body.constData(), static_cast<std::size_t>(body.size()));
+    out->set_body(body.data(), static_cast<std::size_t>(body.size()));
 }
 
 } // namespace qrocket::broker::v2

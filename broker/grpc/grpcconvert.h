@@ -61,7 +61,17 @@ struct SendInput
 /// unchecked.
 SendInput sendInputOf(const pb::Message &message, const QByteArray &peer, int maxBodySize);
 
-/// Fills `out` from a stored record (a POP answer's), with `receiptHandle` when not empty.
+/// A topic or group the broker answers with, as RocketMQ 5.3's proxy names it (its
+/// NamespaceUtil): "ns%T" is resource_namespace "ns", name "T"; a %RETRY% or %DLQ% prefix stays on
+/// the name ("%RETRY%ns%G": "ns", "%RETRY%G"); a system topic or CID_RMQ_SYS_ group, and a name
+/// without a '%' after its first character, is the name alone (empty namespace).
+void setResource(pb::Resource *out, QByteArrayView nameWithNamespace);
+
+/// "a.b.c.d[:port]" or "v6" / "[v6]:port" (RFC 5952).
+std::string hostText(const protocol::HostAddress &h, bool withPort);
+
+/// Fills `out` from a stored record (a POP answer's), with `receiptHandle` when not empty; its
+/// topic as setResource() names it.
 void fillMessage(
     pb::Message *out, const protocol::MessageRecordView &record, const QByteArray &receiptHandle);
 

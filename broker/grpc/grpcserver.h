@@ -12,7 +12,8 @@
 //   grpc.stop();                               // cancels streams, waits for handlers
 //
 // With aclEnable every RPC is authenticated and its requests authorized (grpcauth.h,
-// grpcguarded.h); tls.server.mode=enforcing makes the port TLS only (grpctls.h).
+// grpcguarded.h); tls.server.mode=enforcing makes the port TLS only, permissive serves plain and
+// TLS clients on it (grpctls.h, grpcsniffer.h).
 //
 // SO_REUSEPORT is off: two brokers on one host never share a port silently.
 
@@ -54,7 +55,8 @@ struct GrpcServerOptions
     /// How far a signed call's x-mq-date-time may be from the broker's clock, in seconds
     /// (grpcAuthMaxClockSkewSeconds, grpcauth.h); 0: not checked.
     int authMaxClockSkewSeconds = 900;
-    /// The broker's tls.server.* (grpctls.h: enforcing makes the port TLS only).
+    /// The broker's tls.server.* (grpctls.h: enforcing makes the port TLS only, permissive
+    /// takes both).
     remoting::TlsSettings tls;
     /// The topic's route from the name servers (every broker, with the gRPC ports they
     /// registered); QueryRoute and QueryAssignment answer from it, and from this broker's own
@@ -78,7 +80,7 @@ public:
     void stop();
     /// The bound port once started, else 0.
     quint16 port() const { return m_port; }
-    /// Whether the port serves TLS (tls.server.mode=enforcing).
+    /// Whether the port serves TLS clients (tls.server.mode=enforcing or permissive).
     bool tls() const { return m_tls; }
 
 private:

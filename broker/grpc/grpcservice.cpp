@@ -42,9 +42,9 @@ QByteArray metadata(const grpc::CallbackServerContext *context, const char *key)
 }
 
 /// "ipv4:1.2.3.4:5" / "ipv6:[::1]:5" -> "1.2.3.4:5" / "[::1]:5".
-QByteArray peerOf(const grpc::CallbackServerContext *context)
+QByteArray peerOf(const grpc::CallbackServerContext *context, const GrpcPeers &peers)
 {
-    QByteArray p = fromStd(context->peer());
+    QByteArray p = fromStd(peers.resolve(context->peer()));
     for (const char *prefix : {"ipv4:", "ipv6:"})
         if (p.startsWith(prefix))
             return p.mid(qsizetype(std::strlen(prefix)));
@@ -106,14 +106,14 @@ MessagingServiceImpl::MessagingServiceImpl(
     : m_options(std::move(options))
     , m_table(table)
     , m_ctx(ctx)
-    , m_auth(ctx.acl, m_options.authMaxClockSkewSeconds)
+    , m_auth(ctx.acl, m_options.authMaxClockSkewSeconds, &m_peers)
 { }
 
 Caller MessagingServiceImpl::callerOf(const grpc::CallbackServerContext *context)
 {
     Caller c;
     c.clientId = metadata(context, "x-mq-client-id");
-    c.peer = peerOf(context);
+    c.peer = peerOf(context, m_peers);
     c.channel = m_registry.channelFor(c.clientId, c.peer);
     if (m_auth.enabled())
         c.credential = m_auth.credentialOf(context);

@@ -15,6 +15,7 @@
 #include "broker/grpc/grpcauth.h"
 #include "broker/grpc/grpcchannel.h"
 #include "broker/grpc/grpcconvert.h"
+#include "broker/grpc/grpcpeers.h"
 #include "broker/grpc/grpcserver.h"
 
 #include <apache/rocketmq/v2/service.grpc.pb.h>
@@ -106,6 +107,8 @@ public:
     const GrpcServerOptions &options() const { return m_options; }
     /// Access control (grpcauth.h); enabled() with aclEnable.
     const GrpcAuth &auth() const { return m_auth; }
+    /// The real addresses of the callers the permissive port's sniffer handed over.
+    GrpcPeers &peers() { return m_peers; }
     BrokerContext &context() { return m_ctx; }
     /// This broker as routes name it (its gRPC endpoint).
     void fillBroker(pb::Broker *broker) const;
@@ -162,6 +165,7 @@ private:
     const remoting::ProcessorTable &m_table;
     BrokerContext &m_ctx;
     GrpcClientRegistry m_registry;
+    GrpcPeers m_peers;
     GrpcAuth m_auth;
     std::atomic<int> m_port {0};
     std::atomic<std::uint32_t> m_roundRobin {0};

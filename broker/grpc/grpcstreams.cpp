@@ -72,14 +72,17 @@ void popMessages(const RemotingCommand &r, const QByteArray &brokerName, const Q
         // A redelivery comes from the group's POP retry topic: the client sees its own topic
         // (the handle's retry flag keeps where it came from, for the ack).
         if (protocol::popRetryFlag(v.topic) != '0')
-            m.mutable_message()->mutable_topic()->set_name(toStd(topic));
+            setResource(m.mutable_message()->mutable_topic(), topic);
         out.push_back(std::move(m));
     }
 }
 
 /// One ReceiveMessage stream: the POP goes out at once; its answer is written as a queue of
-/// responses, one write in flight at a time. A client that goes away cancels the stream: the
-/// reactor finishes at once and the POP answer, when it comes, finds it gone (`state`).
+/// responses, one write in flight at a time (the callback API's rule; gRPC's buffer hint would
+/// hold a write, and so its OnWriteDone, until a later one: with one in flight, forever); the
+/// last one (the delivery timestamp) goes with the stream's status (StartWriteAndFinish). A
+/// client that goes away cancels the stream: the reactor finishes at once and the POP answer,
+/// when it comes, finds it gone (`state`).
 class ReceiveReactor final : public grpc::ServerWriteReactor<pb::ReceiveMessageResponse>
 {
 public:
@@ -93,9 +96,9 @@ public:
 
     std::shared_ptr<State> state() const { return m_state; }
 
-    /// Writes `responses` then a delivery timestamp, then finishes. Called once. false: the
-    /// stream has ended (the client went away), nothing was written.
-    bool deliver(std::vector<pb::ReceiveMessageResponse> responses)
+    /// Writes `responses` (moved from) then a delivery timestamp, then finishes. Called once.
+    /// false: the stream has ended (the client went away), nothing was written or moved.
+    bool deliver(std::vector<pb::ReceiveMessageResponse> &responses)
     {
         std::unique_lock lock(m_mutex);
         if (m_finished || m_cancelled)
@@ -116,7 +119,7 @@ public:
         setStatus(r.mutable_status(), code, std::move(message));
         std::vector<pb::ReceiveMessageResponse> v;
         v.push_back(std::move(r));
-        deliver(std::move(v));
+        deliver(v);
     }
 
     void OnWriteDone(bool ok) override
@@ -159,6 +162,12 @@ private:
         if (!m_queue.empty()) {
             m_current = std::move(m_queue.front());
             m_queue.pop_front();
+            if (m_queue.empty() && m_complete) {
+                // The last one: written with the status, no OnWriteDone.
+                m_finished = true;
+                StartWriteAndFinish(&m_current, grpc::WriteOptions(), grpc::Status::OK);
+                return;
+            }
             m_writing = true;
             StartWrite(&m_current);
             return;
@@ -253,21 +262,22 @@ grpc::ServerWriteReactor<pb::ReceiveMessageResponse> *MessagingServiceImpl::Rece
     invoke(caller, std::move(req), m_options.requestTimeoutMs + int(pollMs),
         [this, caller, group, state = reactor->state(), brokerName = m_options.brokerName, topic](
             RemotingCommand r) {
-            std::vector<pb::ReceiveMessageResponse> out;
-            pb::ReceiveMessageResponse status;
-            if (r.code == 0) {
+            // The status first, then the messages.
+            std::vector<pb::ReceiveMessageResponse> out(1);
+            if (r.code == 0)
                 popMessages(r, brokerName, topic, out);
-                if (out.empty())
-                    setStatus(status.mutable_status(), pb::MESSAGE_NOT_FOUND, "no match message");
+            pb::Status *status = out.front().mutable_status(); // after popMessages' appends
+            if (r.code == 0) {
+                if (out.size() == 1)
+                    setStatus(status, pb::MESSAGE_NOT_FOUND, "no match message");
                 else
-                    setStatus(status.mutable_status(), pb::OK, "OK");
+                    setStatus(status, pb::OK, "OK");
             } else {
                 const pb::Code code = codeOfRemoting(r.code);
-                setStatus(status.mutable_status(), code,
+                setStatus(status, code,
                     code == pb::MESSAGE_NOT_FOUND ? std::string("no new message")
                                                   : toStd(r.remark));
             }
-            out.insert(out.begin(), std::move(status));
             {
                 std::lock_guard lock(state->mutex);
                 if (state->reactor && state->reactor->deliver(out))

@@ -1,6 +1,5 @@
 #include "broker/grpc/grpctls.h"
 
-#include "broker/common/logging.h"
 #include "clientlib/remoting/tlsconfig.h"
 
 #include <QSslCertificate>
@@ -23,19 +22,17 @@ std::string pemOf(const QList<QSslCertificate> &certs)
 
 } // namespace
 
-Result<std::shared_ptr<grpc::ServerCredentials>> grpcServerCredentials(
-    const remoting::TlsSettings &settings, bool *tls)
+Result<GrpcTlsSetup> grpcServerCredentials(const remoting::TlsSettings &settings)
 {
-    *tls = false;
     const Result<remoting::TlsMode> mode = settings.mode();
     if (!mode)
         return mode.error();
-    if (*mode == remoting::TlsMode::Permissive)
-        qCInfo(lcBroker,
-            "tls.server.mode=permissive: the gRPC port stays plain (one gRPC port "
-            "cannot serve both); tls.server.mode=enforcing makes it TLS only");
-    if (*mode != remoting::TlsMode::Enforcing)
-        return grpc::InsecureServerCredentials();
+    GrpcTlsSetup setup;
+    setup.mode = *mode;
+    if (*mode == remoting::TlsMode::Disabled) {
+        setup.credentials = grpc::InsecureServerCredentials();
+        return setup;
+    }
     // The remoting ports' loader: tls.config.file, the key's password, the same errors.
     Result<std::shared_ptr<remoting::TlsServerContext>> context
         = remoting::TlsServerContext::create(settings);
@@ -61,8 +58,8 @@ Result<std::shared_ptr<grpc::ServerCredentials>> grpcServerCredentials(
         options.client_certificate_request = GRPC_SSL_REQUEST_CLIENT_CERTIFICATE_BUT_DONT_VERIFY;
     else
         options.client_certificate_request = GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE;
-    *tls = true;
-    return grpc::SslServerCredentials(options);
+    setup.credentials = grpc::SslServerCredentials(options);
+    return setup;
 }
 
 } // namespace qrocket::broker::v2

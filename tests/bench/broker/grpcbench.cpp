@@ -5,7 +5,8 @@
 // within 1.5x of the remoting one. A program that prints figures; never a test.
 //
 //   qrocket-bench-grpc [--seconds S] [--window W] [--size BYTES] [--rounds N] [--channels C]
-//                      [--receivers R] [--only remoting|grpc|floor]
+//                      [--receivers R] [--backlog N]
+//                      [--only remoting|grpc|floor|route|receive|receive-remoting]
 //
 // Then receive + ack: R threads each pop 32 messages at a time from what the remoting rows sent
 // and acknowledge them, over remoting (POP_MESSAGE, then the 32 ACK_MESSAGEs at once) and over
@@ -20,7 +21,17 @@
 // per endpoint; gRPC serialises each HTTP/2 connection's work on both sides).
 //
 // --only: that send row alone, --rounds times, and nothing else (a profiler on the broker then
-// sees one path; each row also prints how many messages it sent).
+// sees one path; each row also prints how many messages it sent). --only receive (gRPC: the
+// simple consumer's ReceiveMessage + AckMessage) or receive-remoting first sends --backlog
+// messages over remoting (the same number in every run, so that two runs of different lengths
+// subtract to the receive + ack path alone), then runs that receive row --rounds times.
+//
+// After the send rows, two unary rows without a store: "floor", QueryRoute with an empty topic
+// name, which the service refuses at once (ILLEGAL_TOPIC): gRPC's own cost per unary call on
+// this machine (plus the ACL's authentication with --acl), as the remoting benchmarks print
+// their echo; and "route", QueryRoute for the bench topic, which also builds its route (from the
+// one-second route cache: about 133k broker instructions a call, measured with callgrind,
+// so it is no floor).
 //
 // Each round runs remoting then gRPC for S seconds each (the rows alternate so that neither
 // always comes first on a machine whose load changes); the store flushes asynchronously.
@@ -66,8 +77,9 @@ struct Row
 
 /// Keeps `window` requests in flight for `seconds`: `issue(done)` starts one request and calls
 /// done(ok) when it completes (any thread).
+/// `limit` >= 0: no more than that many requests, however long it takes.
 template<class Issue>
-Row drive(int window, double seconds, Issue issue)
+Row drive(int window, double seconds, Issue issue, std::int64_t limit = -1)
 {
     struct State
     {
@@ -75,6 +87,7 @@ Row drive(int window, double seconds, Issue issue)
         std::condition_variable idle;
         int inFlight = 0;
         std::atomic<std::int64_t> ok {0}, failed {0};
+        std::atomic<std::int64_t> issued {0};
         Clock::time_point end;
     };
     auto st = std::make_shared<State>();
@@ -82,9 +95,9 @@ Row drive(int window, double seconds, Issue issue)
     st->end = start
         + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
     std::function<void()> next;
-    auto done = [st, &next](bool ok) {
+    auto done = [st, &next, limit](bool ok) {
         (ok ? st->ok : st->failed).fetch_add(1, std::memory_order_relaxed);
-        if (Clock::now() < st->end) {
+        if ((limit < 0 && Clock::now() < st->end) || (limit >= 0 && st->issued.load() < limit)) {
             next();
             return;
         }
@@ -92,7 +105,14 @@ Row drive(int window, double seconds, Issue issue)
         if (--st->inFlight == 0)
             st->idle.notify_all();
     };
-    next = [&issue, done] { issue(done); };
+    next = [&issue, done, st] {
+        st->issued.fetch_add(1);
+        issue(done);
+    };
+    if (limit >= 0)
+        window = int(std::min<std::int64_t>(window, limit));
+    if (window == 0)
+        return Row {};
     {
         std::lock_guard lock(st->mutex);
         st->inFlight = window;
@@ -100,9 +120,9 @@ Row drive(int window, double seconds, Issue issue)
     for (int i = 0; i < window; ++i)
         next();
     std::unique_lock lock(st->mutex);
-    // Bounded: every request has its own 15 s timeout.
-    st->idle.wait_for(
-        lock, std::chrono::duration<double>(seconds + 30), [&] { return st->inFlight == 0; });
+    // Bounded: every request has its own 15 s timeout (a limited run: 10 minutes).
+    st->idle.wait_for(lock, std::chrono::duration<double>(limit >= 0 ? 600 : seconds + 30),
+        [&] { return st->inFlight == 0; });
     Row r;
     r.ok = st->ok.load();
     r.failed = st->failed.load();
@@ -144,12 +164,16 @@ int main(int argc, char **argv)
         QStringLiteral("n"), QStringLiteral("1")});
     parser.addOption({QStringLiteral("receivers"), QStringLiteral("receive+ack threads"),
         QStringLiteral("n"), QStringLiteral("8")});
-    parser.addOption({QStringLiteral("only"), QStringLiteral("one send row: remoting, grpc, floor"),
+    parser.addOption({QStringLiteral("only"),
+        QStringLiteral("one row: remoting, grpc, floor, route, receive, receive-remoting"),
         QStringLiteral("path")});
     parser.addOption({QStringLiteral("start-timeout"),
         QStringLiteral("seconds the broker may take to listen (a profiler's wrapper)"),
         QStringLiteral("s"), QStringLiteral("10")});
     parser.addOption({QStringLiteral("acl"), QStringLiteral("aclEnable: signed requests")});
+    parser.addOption({QStringLiteral("backlog"),
+        QStringLiteral("--only receive*: messages sent (remoting) before receiving"),
+        QStringLiteral("n"), QStringLiteral("50000")});
     parser.process(app);
     const bool acl = parser.isSet(QStringLiteral("acl"));
     const double seconds = std::max(0.5, parser.value(QStringLiteral("seconds")).toDouble());
@@ -159,12 +183,15 @@ int main(int argc, char **argv)
     const int channels = std::max(1, parser.value(QStringLiteral("channels")).toInt());
     const int receivers = std::max(1, parser.value(QStringLiteral("receivers")).toInt());
     const QString only = parser.value(QStringLiteral("only"));
+    const std::int64_t backlog
+        = std::max<qint64>(1, parser.value(QStringLiteral("backlog")).toLongLong());
     // A broker started through a profiler (QROCKET_BIN_DIR naming a wrapper) takes longer.
     const int startTimeoutMs
         = std::max(10000, parser.value(QStringLiteral("start-timeout")).toInt() * 1000);
     if (!only.isEmpty() && only != QLatin1String("remoting") && only != QLatin1String("grpc")
-        && only != QLatin1String("floor")) {
-        std::fprintf(stderr, "--only: remoting, grpc or floor\n");
+        && only != QLatin1String("floor") && only != QLatin1String("route")
+        && only != QLatin1String("receive") && only != QLatin1String("receive-remoting")) {
+        std::fprintf(stderr, "--only: remoting, grpc, floor, route, receive or receive-remoting\n");
         return 1;
     }
 
@@ -258,14 +285,17 @@ int main(int argc, char **argv)
     const std::string grpcBody(static_cast<std::size_t>(size), 'b');
     std::atomic<std::int64_t> counter {0};
 
-    auto remotingRow = [&] {
-        return drive(window, seconds, [&](auto done) {
-            const std::int64_t n = counter.fetch_add(1);
-            RemotingCommand req = sign(sendV2("BenchRemoting", int(n % 8), body,
-                props({{"UNIQ_KEY", "BENCH-R"}, {"TAGS", "T"}})));
-            client.invokeAsync(addr, std::move(req), 15000,
-                [done](Result<RemotingCommand> r) { done(r && r->code == 0); });
-        });
+    auto remotingRow = [&](std::int64_t limit = -1) {
+        return drive(
+            window, seconds,
+            [&](auto done) {
+                const std::int64_t n = counter.fetch_add(1);
+                RemotingCommand req = sign(sendV2("BenchRemoting", int(n % 8), body,
+                    props({{"UNIQ_KEY", "BENCH-R"}, {"TAGS", "T"}})));
+                client.invokeAsync(addr, std::move(req), 15000,
+                    [done](Result<RemotingCommand> r) { done(r && r->code == 0); });
+            },
+            limit);
     };
     auto grpcRow = [&] {
         return drive(window, seconds, [&](auto done) {
@@ -287,9 +317,9 @@ int main(int argc, char **argv)
         });
     };
 
-    // The floor of the gRPC stack on this machine, as the remoting benchmarks print their echo:
-    // QueryRoute is answered by the service itself, no processor, no store.
-    auto floorRow = [&] {
+    // QueryRoute: `topic` empty is the floor of the gRPC stack on this machine (refused at once,
+    // ILLEGAL_TOPIC: no processor, no store, no route); the bench topic builds its route.
+    auto queryRouteRow = [&](const std::string &topic, pb::Code expected) {
         return drive(window, seconds, [&](auto done) {
             struct Call
             {
@@ -300,47 +330,16 @@ int main(int argc, char **argv)
             auto call = std::make_shared<Call>();
             metadata(call->ctx);
             call->ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(15));
-            call->req.mutable_topic()->set_name("BenchGrpc");
+            call->req.mutable_topic()->set_name(topic);
             const std::int64_t n = counter.fetch_add(1);
             stubs[static_cast<std::size_t>(n % channels)]->async()->QueryRoute(
-                &call->ctx, &call->req, &call->resp, [call, done](grpc::Status s) {
-                    done(s.ok() && call->resp.status().code() == pb::OK);
+                &call->ctx, &call->req, &call->resp, [call, done, expected](grpc::Status s) {
+                    done(s.ok() && call->resp.status().code() == expected);
                 });
         });
     };
-
-    std::printf("qrocket-bench-grpc: body %d B, %d in flight, %d gRPC connection(s), %.1f s per "
-                "row, async flush%s\n",
-        size, window, channels, seconds, acl ? ", aclEnable (signed requests)" : "");
-    std::printf("%-6s %-10s %12s %10s %10s\n", "round", "path", "msgs/s", "failed", "sent");
-    if (!only.isEmpty()) {
-        for (int round = 1; round <= rounds; ++round) {
-            const Row r = only == QLatin1String("remoting") ? remotingRow()
-                : only == QLatin1String("grpc")             ? grpcRow()
-                                                            : floorRow();
-            std::printf("%-6d %-10s %12.0f %10lld %10lld\n", round, qPrintable(only), r.rate(),
-                static_cast<long long>(r.failed), static_cast<long long>(r.ok));
-        }
-        broker.stop(120000);
-        return 0;
-    }
-    double remotingSum = 0, grpcSum = 0;
-    for (int round = 1; round <= rounds; ++round) {
-        const bool grpcFirst = round % 2 == 0;
-        for (int i = 0; i < 2; ++i) {
-            const bool grpcNow = (i == 0) == grpcFirst;
-            const Row r = grpcNow ? grpcRow() : remotingRow();
-            (grpcNow ? grpcSum : remotingSum) += r.rate();
-            std::printf("%-6d %-10s %12.0f %10lld %10lld\n", round, grpcNow ? "gRPC" : "remoting",
-                r.rate(), static_cast<long long>(r.failed), static_cast<long long>(r.ok));
-            std::fflush(stdout);
-        }
-    }
-    std::printf("mean: remoting %.0f msgs/s, gRPC %.0f msgs/s, remoting/gRPC = %.2fx\n",
-        remotingSum / rounds, grpcSum / rounds, grpcSum > 0 ? remotingSum / grpcSum : 0.0);
-    const Row floor = floorRow();
-    std::printf("%-6s %-10s %12.0f %10lld   (gRPC floor: QueryRoute, answered without dispatch)\n",
-        "-", "gRPC", floor.rate(), static_cast<long long>(floor.failed));
+    auto floorRow = [&] { return queryRouteRow(std::string(), pb::ILLEGAL_TOPIC); };
+    auto routeRow = [&] { return queryRouteRow("BenchGrpc", pb::OK); };
 
     // Receive + ack, both from BenchRemoting's backlog. The gRPC group starts at offset 0 of each
     // queue (UpdateOffset; ReceiveMessage starts a new group at the end, as the proxy does).
@@ -445,6 +444,57 @@ int main(int argc, char **argv)
         row.seconds = std::chrono::duration<double>(Clock::now() - start).count();
         return row;
     };
+    std::printf("qrocket-bench-grpc: body %d B, %d in flight, %d gRPC connection(s), %.1f s per "
+                "row, async flush%s\n",
+        size, window, channels, seconds, acl ? ", aclEnable (signed requests)" : "");
+    std::printf("%-6s %-10s %12s %10s %10s\n", "round", "path", "msgs/s", "failed", "sent");
+    if (only.startsWith(QLatin1String("receive"))) {
+        // A backlog of --backlog messages (the same in every run), then receive + ack alone.
+        const Row sent = remotingRow(backlog);
+        std::printf("backlog: %lld sent, %lld failed\n", static_cast<long long>(sent.ok),
+            static_cast<long long>(sent.failed));
+        for (int round = 1; round <= rounds; ++round) {
+            const Row r = receiveRow(only == QLatin1String("receive"));
+            std::printf("%-6d %-10s %12.0f %10lld %10lld\n", round, qPrintable(only), r.rate(),
+                static_cast<long long>(r.failed), static_cast<long long>(r.ok));
+        }
+        broker.stop(120000);
+        return 0;
+    }
+    if (!only.isEmpty()) {
+        for (int round = 1; round <= rounds; ++round) {
+            const Row r = only == QLatin1String("remoting") ? remotingRow()
+                : only == QLatin1String("grpc")             ? grpcRow()
+                : only == QLatin1String("floor")            ? floorRow()
+                                                            : routeRow();
+            std::printf("%-6d %-10s %12.0f %10lld %10lld\n", round, qPrintable(only), r.rate(),
+                static_cast<long long>(r.failed), static_cast<long long>(r.ok));
+        }
+        broker.stop(120000);
+        return 0;
+    }
+    double remotingSum = 0, grpcSum = 0;
+    for (int round = 1; round <= rounds; ++round) {
+        const bool grpcFirst = round % 2 == 0;
+        for (int i = 0; i < 2; ++i) {
+            const bool grpcNow = (i == 0) == grpcFirst;
+            const Row r = grpcNow ? grpcRow() : remotingRow();
+            (grpcNow ? grpcSum : remotingSum) += r.rate();
+            std::printf("%-6d %-10s %12.0f %10lld %10lld\n", round, grpcNow ? "gRPC" : "remoting",
+                r.rate(), static_cast<long long>(r.failed), static_cast<long long>(r.ok));
+            std::fflush(stdout);
+        }
+    }
+    std::printf("mean: remoting %.0f msgs/s, gRPC %.0f msgs/s, remoting/gRPC = %.2fx\n",
+        remotingSum / rounds, grpcSum / rounds, grpcSum > 0 ? remotingSum / grpcSum : 0.0);
+    const Row floor = floorRow();
+    std::printf("%-6s %-10s %12.0f %10lld   (gRPC floor: QueryRoute of an empty topic, refused "
+                "at once)\n",
+        "-", "gRPC", floor.rate(), static_cast<long long>(floor.failed));
+    const Row route = routeRow();
+    std::printf("%-6s %-10s %12.0f %10lld   (QueryRoute of the bench topic: its route built)\n",
+        "-", "gRPC", route.rate(), static_cast<long long>(route.failed));
+
     std::printf("receive + ack: %d threads, 32 per receive\n", receivers);
     const Row remotingReceive = receiveRow(false);
     std::printf("%-6s %-10s %12.0f %10lld\n", "-", "remoting", remotingReceive.rate(),

@@ -6,7 +6,10 @@
 // answered UNAUTHORIZED, as RocketMQ 5.3's proxy answers; an account's whiteRemoteAddress lets
 // its peer in unsigned; garbage headers are refused and the broker serves on. A second broker
 // with tls.server.mode=enforcing serves TLS clients that trust the test CA on its gRPC port and
-// fails plain clients and clients that trust another certificate.
+// fails plain clients and clients that trust another certificate; a third with
+// tls.server.mode=permissive serves plain and TLS clients on its one gRPC port (grpcsniffer.h),
+// knows a plain client's real address (whiteRemoteAddress), and serves on past idle and garbage
+// connections; the first (disabled) fails TLS clients.
 
 #include "broker/auth/authstore.h"
 #include "broker/common/brokercontext.h"
@@ -24,6 +27,7 @@
 #include <QFile>
 #include <QMessageAuthenticationCode>
 #include <QSaveFile>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -114,6 +118,8 @@ private Q_SLOTS:
     void staleFutureAndMalformedDatesAreRefused();
     void tlsClientConnects();
     void plainClientFailsOnEnforcingPort();
+    void permissivePortServesPlainAndTls();
+    void disabledPortFailsTlsClients();
 
 private:
     std::unique_ptr<GrpcTestClient> client(
@@ -129,10 +135,12 @@ private:
         return invoke(m_remoting, localAddr(m_broker->listenPort()), std::move(r));
     }
     void startTlsBroker();
+    void startPermissiveBroker();
 
     QTemporaryDir m_dir;
     std::unique_ptr<broker::BrokerController> m_broker;
     std::unique_ptr<broker::BrokerController> m_tlsBroker;
+    std::unique_ptr<broker::BrokerController> m_permissiveBroker;
     testlib::TestCerts m_certs;
     quint16 m_grpcPort = 0;
     remoting::RemotingClient m_remoting;
@@ -180,6 +188,7 @@ void tst_GrpcAuth::initTestCase()
 
 void tst_GrpcAuth::cleanupTestCase()
 {
+    stopInProcessBroker(m_permissiveBroker);
     stopInProcessBroker(m_tlsBroker);
     stopInProcessBroker(m_broker);
 }
@@ -395,6 +404,33 @@ void tst_GrpcAuth::startTlsBroker()
         });
     QVERIFY(m_tlsBroker);
     QVERIFY(m_tlsBroker->grpcPort() != 0);
+    startPermissiveBroker();
+}
+
+void tst_GrpcAuth::startPermissiveBroker()
+{
+    startInProcessBroker(m_permissiveBroker, m_dir.filePath(QStringLiteral("permissive-store")),
+        QStringLiteral("broker-grpcpermissive"), QStringLiteral("127.0.0.1:1"),
+        [this](broker::BrokerConfig &c) {
+            c.aclEnable = true;
+            c.rocketmqHome = m_dir.filePath(QStringLiteral("home"));
+            c.tls.serverMode = QStringLiteral("permissive");
+            c.tls.configFile.clear();
+            c.tls.serverCertPath = m_certs.serverCert;
+            c.tls.serverKeyPath = m_certs.serverKeyEncrypted;
+            c.tls.serverKeyPassword = QString::fromLatin1(testlib::TestCerts::kKeyPassword);
+        });
+    QVERIFY(m_permissiveBroker);
+    QVERIFY(m_permissiveBroker->grpcPort() != 0);
+    for (const QByteArray &topic : {QByteArray("GA"), QByteArray("GB")}) {
+        RemotingCommand r = request(17,
+            {{"topic", topic}, {"defaultTopic", "TBW102"}, {"readQueueNums", "2"},
+                {"writeQueueNums", "2"}, {"perm", "6"}, {"topicFilterType", "SINGLE_TAG"},
+                {"topicSysFlag", "0"}, {"order", "false"}});
+        protocol::aclSign(r, "admin001", "admin-secret");
+        QCOMPARE(
+            invoke(m_remoting, localAddr(m_permissiveBroker->listenPort()), std::move(r)).code, 0);
+    }
 }
 
 namespace {
@@ -556,6 +592,73 @@ void tst_GrpcAuth::plainClientFailsOnEnforcingPort()
     GrpcTestClient tls(tlsChannel(m_tlsBroker->grpcPort(), m_certs.caCert), "grpctls-ok@2");
     auto ctx2 = tls.context();
     QVERIFY(tls.stub().QueryRoute(ctx2.get(), route, &routed).ok());
+}
+
+void tst_GrpcAuth::permissivePortServesPlainAndTls()
+{
+    if (!m_permissiveBroker)
+        QSKIP("no permissive broker");
+    const quint16 port = m_permissiveBroker->grpcPort();
+    // Idle and garbage connections on the port do not hold anyone up.
+    QTcpSocket idle;
+    idle.connectToHost(QStringLiteral("127.0.0.1"), port);
+    QVERIFY(idle.waitForConnected(5000));
+    QTcpSocket garbage;
+    garbage.connectToHost(QStringLiteral("127.0.0.1"), port);
+    QVERIFY(garbage.waitForConnected(5000));
+    garbage.write(QByteArray(1, '\x16') + QByteArray(300, 'g'));
+    QVERIFY(garbage.waitForBytesWritten(5000));
+
+    // A plain client: whiteuser's whiteRemoteAddress (127.0.0.1) matches, so the broker knows
+    // its real address although gRPC got the connection as a descriptor.
+    auto white = std::make_unique<GrpcTestClient>(port, "grpcperm-white@1");
+    white->setExtraMetadata(signedMetadata("whiteuser", "any-secret-at-all"));
+    pb::SendMessageResponse sent
+        = white->send({GrpcTestClient::message("GB", "PERM-WHITE-1", "plain")});
+    QVERIFY2(sent.status().code() == pb::OK, sent.status().message().c_str());
+    // A signed plain client.
+    auto plain = std::make_unique<GrpcTestClient>(port, "grpcperm-plain@1");
+    plain->setExtraMetadata(signedMetadata("grpcuser1", "grpc-secret-1"));
+    sent = plain->send({GrpcTestClient::message("GA", "PERM-PLAIN-1", "plain")});
+    QVERIFY2(sent.status().code() == pb::OK, sent.status().message().c_str());
+    // A TLS client on the same port, signed; then the whitelisted one over TLS.
+    GrpcTestClient tls(tlsChannel(port, m_certs.caCert), "grpcperm-tls@1");
+    tls.setExtraMetadata(signedMetadata("grpcuser1", "grpc-secret-1"));
+    sent = tls.send({GrpcTestClient::message("GA", "PERM-TLS-1", "tls")});
+    QVERIFY2(sent.status().code() == pb::OK, sent.status().message().c_str());
+    GrpcTestClient tlsWhite(tlsChannel(port, m_certs.caCert), "grpcperm-tls@2");
+    tlsWhite.setExtraMetadata(signedMetadata("whiteuser", "any-secret-at-all"));
+    sent = tlsWhite.send({GrpcTestClient::message("GB", "PERM-TLS-2", "tls")});
+    QVERIFY2(sent.status().code() == pb::OK, sent.status().message().c_str());
+    // A wrong signature is still refused on either.
+    auto wrong = std::make_unique<GrpcTestClient>(port, "grpcperm-wrong@1");
+    wrong->setExtraMetadata(signedMetadata("grpcuser1", "not-the-secret"));
+    QCOMPARE(wrong->send({GrpcTestClient::message("GA", "PERM-WRONG-1", "x")}).status().code(),
+        pb::UNAUTHORIZED);
+    // A client that trusts another certificate does not get through.
+    GrpcTestClient rogue(tlsChannel(port, m_certs.rogueCert), "grpcperm-rogue@1");
+    pb::QueryRouteRequest route;
+    route.mutable_topic()->set_name("GA");
+    pb::QueryRouteResponse routed;
+    auto ctx = rogue.context(5000);
+    QVERIFY(!rogue.stub().QueryRoute(ctx.get(), route, &routed).ok());
+    // The garbage connection was closed (its TLS handshake failed).
+    if (garbage.state() == QAbstractSocket::ConnectedState)
+        garbage.waitForDisconnected(10000);
+    QCOMPARE(garbage.state(), QAbstractSocket::UnconnectedState);
+}
+
+void tst_GrpcAuth::disabledPortFailsTlsClients()
+{
+    if (!m_tlsBroker)
+        QSKIP("no test certificates");
+    // tls.server.mode=disabled (the first broker): plain only.
+    GrpcTestClient tls(tlsChannel(m_grpcPort, m_certs.caCert), "grpcplain-tls@1");
+    pb::QueryRouteRequest route;
+    route.mutable_topic()->set_name("GA");
+    pb::QueryRouteResponse routed;
+    auto ctx = tls.context(5000);
+    QVERIFY(!tls.stub().QueryRoute(ctx.get(), route, &routed).ok());
 }
 
 QTEST_GUILESS_MAIN(tst_GrpcAuth)

@@ -80,6 +80,7 @@ private Q_SLOTS:
     void sendOfEachTypeToTopicsOfEachType();
     void routeListsTheAcceptedTypes();
     void fifoConsumerGroupPopsInOrder();
+    void namespacedTopicIsSplitInAnswers();
 
 private:
     RemotingCommand createTopic(const QByteArray &topic, const QByteArray &attributes)
@@ -412,6 +413,45 @@ void tst_GrpcMessageType::fifoConsumerGroupPopsInOrder()
     }
     QCOMPARE(rest, (std::vector<std::string> {"o-2", "o-3", "o-4"}));
     QCOMPARE(client->receive("GGO", "MT_ORDER", 32, 30000, 1000).code, pb::MESSAGE_NOT_FOUND);
+}
+
+void tst_GrpcMessageType::namespacedTopicIsSplitInAnswers()
+{
+    // A topic of namespace "ns1" as RocketMQ 4 clients name it on the wire ("ns1%NS_T"): the
+    // messages received carry it as RocketMQ 5.3.3's proxy answers, namespace and name apart;
+    // QueryRoute answers with the Resource it was asked for.
+    QCOMPARE(createTopic("ns1%NS_T", {}).code, 0);
+    auto client = std::make_unique<GrpcTestClient>(m_grpcPort, "ns-client@1");
+    // The group's first receive (nothing yet) places it on the queues.
+    QCOMPARE(client->receive("ns1%NS_G", "ns1%NS_T", 1, 1000, 100).messages.size(), 0u);
+    QCOMPARE(client->send({GrpcTestClient::message("ns1%NS_T", "ID-NS-1", "namespaced")})
+                 .status()
+                 .code(),
+        pb::OK);
+    pb::QueryRouteRequest route;
+    route.mutable_topic()->set_name("ns1%NS_T");
+    pb::QueryRouteResponse routed;
+    auto ctx = client->context();
+    QVERIFY(client->stub().QueryRoute(ctx.get(), route, &routed).ok());
+    QCOMPARE(routed.status().code(), pb::OK);
+    QVERIFY(routed.message_queues_size() > 0);
+    QCOMPARE(routed.message_queues(0).topic().name(), std::string("ns1%NS_T"));
+    QVERIFY(routed.message_queues(0).topic().resource_namespace().empty());
+
+    // First delivery, then the redelivery (from the group's retry topic) once it is not acked.
+    for (int round = 0; round < 2; ++round) {
+        Received r;
+        QElapsedTimer waited;
+        waited.start();
+        while (r.messages.empty() && waited.elapsed() < 15000)
+            r = client->receive("ns1%NS_G", "ns1%NS_T", 1, 1000, 1000);
+        QCOMPARE(r.messages.size(), 1u);
+        const pb::Resource &topic = r.messages[0].topic();
+        QCOMPARE(topic.resource_namespace(), std::string("ns1"));
+        QCOMPARE(topic.name(), std::string("NS_T"));
+        QCOMPARE(r.messages[0].body(), std::string("namespaced"));
+        QCOMPARE(r.messages[0].system_properties().delivery_attempt(), round + 1);
+    }
 }
 
 QTEST_GUILESS_MAIN(tst_GrpcMessageType)
