@@ -18,7 +18,16 @@ bool isPlaceholder(const ConsumeQueue::Unit &u)
 }
 bool allZero(const char *p, std::int64_t n)
 {
-    for (std::int64_t i = 0; i < n; ++i)
+    // Eight bytes at a time: recovery checks the tail of every queue's last file (at 200,000
+    // queues a byte loop here was a tenth of the start's CPU).
+    std::int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, p + i, 8);
+        if (w != 0)
+            return false;
+    }
+    for (; i < n; ++i)
         if (p[i] != 0)
             return false;
     return true;
