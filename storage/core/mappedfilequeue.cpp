@@ -49,7 +49,9 @@ Status MappedFileQueue::load()
 {
     QDir d(m_dir);
     std::vector<MappedFilePtr> loaded;
-    const QStringList names = listDirectory(m_dir, false); // empty when there is no directory
+    const QStringList names = listDirectory(m_dir, false);
+    if (names.isEmpty() && !d.exists())
+        return {}; // no directory: nothing loaded, the list left as it was
     for (const QString &name : names) {
         bool ok = false;
         const qlonglong start = name.toLongLong(&ok);
