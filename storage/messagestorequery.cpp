@@ -10,6 +10,7 @@
 #include "storage/storerecovery.h"
 
 #include <QDir>
+#include <QFileInfo>
 
 #include <limits>
 #include <thread>
@@ -33,48 +34,52 @@ bool matchesRecord(const MessageFilter &filter, QByteArrayView record)
 
 Status MessageStore::loadConsumeQueues()
 {
-    QDir root(m_config.consumeQueueDir());
-    if (!root.exists())
+    const QString rootPath = m_config.consumeQueueDir();
+    if (!QFileInfo(rootPath).isDir())
         return {};
-    // 1. Every queue directory, in name order; 2. their files opened and mapped in parallel
-    // (independent queues; with 100,000s of them this is most of the start-up); 3. the stale
-    // check and the clean-up of empty topic directories, in order, as before.
+    // 1. Every topic directory, in name order; 2. per topic, in parallel (with 100,000s of
+    // queues this is most of the start-up: a directory listing, then the files of each queue):
+    // its queue directories, and their files looked at; 3. the stale check, and the clean-up of
+    // topic directories that held no queue, in order, as before.
+    const QStringList topicDirs = listDirectory(rootPath, true);
     struct Found
     {
         ConsumeQueue *cq;
         QString dir;
+        Status loaded;
     };
-    std::vector<Found> found;
-    QStringList topicDirs;
-    for (const QString &topic : root.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
-        topicDirs.append(topic);
-        QDir td(root.filePath(topic));
-        for (const QString &qid : td.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+    std::vector<std::vector<Found>> perTopic(static_cast<std::size_t>(topicDirs.size()));
+    parallelFor(perTopic.size(), [&](std::size_t t) {
+        const QString &topic = topicDirs[static_cast<qsizetype>(t)];
+        const QString topicPath = rootPath + u'/' + topic;
+        for (const QString &qid : listDirectory(topicPath, true)) {
+            const QString dir = topicPath + u'/' + qid;
             bool ok = false;
             const int queueId = qid.toInt(&ok);
             if (!ok || queueId < 0) {
-                qCWarning(lcStoreRecovery) << "ignoring foreign directory" << td.filePath(qid);
+                qCWarning(lcStoreRecovery) << "ignoring foreign directory" << dir;
                 continue;
             }
             ConsumeQueue *cq = findOrCreateConsumeQueue(topic.toUtf8(), queueId);
             if (!cq) {
-                qCWarning(lcStoreRecovery)
-                    << "ignoring directory with no topic name" << td.filePath(qid);
+                qCWarning(lcStoreRecovery) << "ignoring directory with no topic name" << dir;
                 continue;
             }
-            found.push_back({cq, td.filePath(qid)});
+            perTopic[t].push_back({cq, dir, cq->load()});
         }
-    }
-    std::vector<Status> loaded(found.size());
-    parallelFor(found.size(), [&](std::size_t i) { loaded[i] = found[i].cq->load(); });
-    for (std::size_t i = 0; i < found.size(); ++i) {
-        if (!loaded[i])
-            return loaded[i];
-        ConsumeQueue *cq = found[i].cq;
-        if (isStaleDeletedQueue(*cq)) {
+    });
+    QDir root(rootPath);
+    for (std::size_t t = 0; t < perTopic.size(); ++t) {
+        std::size_t kept = perTopic[t].size();
+        for (const Found &found : perTopic[t]) {
+            if (!found.loaded)
+                return found.loaded;
+            ConsumeQueue *cq = found.cq;
+            if (!isStaleDeletedQueue(*cq))
+                continue;
             // deleteTopics() recorded the topic but did not get to delete this queue.
             qCInfo(lcStoreRecovery).noquote()
-                << "deleting" << found[i].dir
+                << "deleting" << found.dir
                 << "- its topic was deleted after these units were written";
             cq->destroy();
             if (isLmqName(cq->topic()))
@@ -82,10 +87,13 @@ Status MessageStore::loadConsumeQueues()
             char buf[160];
             std::unique_lock lock(m_cqMutex);
             m_consumeQueues.erase(std::string(topicQueueKey(cq->topic(), cq->queueId(), buf)));
+            --kept;
         }
+        // Only when it is empty (no queue in it, or none left): trying it on each of 100,000
+        // topic directories that hold queues cost a path walk each for nothing.
+        if (kept == 0)
+            root.rmdir(topicDirs[static_cast<qsizetype>(t)]);
     }
-    for (const QString &topic : topicDirs)
-        root.rmdir(topic); // only when it is empty now
     return {};
 }
 

@@ -224,10 +224,13 @@ Status StoreRecovery::run(bool lastExitOk)
         }
     }
     const std::int64_t processOffset = s.m_commitLog.maxOffset();
-    // 3. drop logic entries beyond the valid end
+    // 3. drop logic entries beyond the valid end: in the queues that reach it (the others have
+    // none; truncating every queue mapped each one's last file again, serially, and made step 6
+    // map each first file again too: most of a start with 200,000 queues)
     if (maxCqPhy >= processOffset) {
         for (ConsumeQueue *cq : s.consumeQueues())
-            cq->truncateDirtyLogicFiles(processOffset);
+            if (cq->maxPhysicOffset() >= processOffset)
+                cq->truncateDirtyLogicFiles(processOffset);
     }
     // 4. index
     if (s.m_config.messageIndexEnable) {

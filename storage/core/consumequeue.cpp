@@ -18,7 +18,16 @@ bool isPlaceholder(const ConsumeQueue::Unit &u)
 }
 bool allZero(const char *p, std::int64_t n)
 {
-    for (std::int64_t i = 0; i < n; ++i)
+    // Eight bytes at a time: recovery checks the tail of every queue's last file (at 200,000
+    // queues a byte loop here was a tenth of the start's CPU).
+    std::int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, p + i, 8);
+        if (w != 0)
+            return false;
+    }
+    for (; i < n; ++i)
         if (p[i] != 0)
             return false;
     return true;
@@ -53,8 +62,12 @@ ConsumeQueue::RecoverResult ConsumeQueue::recover()
     bool tailZero = false; // the bytes after validEnd are zero already
     for (; index < all.size(); ++index) {
         const auto &f = all[index];
-        const MappedFile::Pin p = f->pin();
-        if (!p) {
+        // A file nobody has mapped is read with pread (a start-up over 100,000s of queues then
+        // maps none of them); otherwise, or when that fails, through its mapping.
+        QByteArray copy;
+        const MappedFile::Pin p = f->readUnmapped(copy) ? MappedFile::Pin() : f->pin();
+        const char *data = p ? p.data() : copy.constData();
+        if (!p && copy.isNull()) {
             // Never truncate what could not be read (no descriptor left, say): keep the files
             // and let reput refile from the last unit seen.
             r.detail = QStringLiteral("%1: cannot map %2").arg(m_queue.dir(), f->fileName());
@@ -65,7 +78,7 @@ ConsumeQueue::RecoverResult ConsumeQueue::recover()
         const std::int64_t size = f->fileSize();
         std::int64_t pos = 0;
         for (; pos + kUnitSize <= size; pos += kUnitSize) {
-            const Unit u = decodeUnit(p.data() + pos);
+            const Unit u = decodeUnit(data + pos);
             if (!validUnit(u))
                 break;
             if (!isPlaceholder(u)) {
@@ -80,7 +93,7 @@ ConsumeQueue::RecoverResult ConsumeQueue::recover()
         validEnd = f->fileFromOffset() + pos;
         if (pos < size) {
             const bool isLast = index + 1 == all.size();
-            const bool tailClean = allZero(p.data() + pos, f->dataEnd(p, pos) - pos);
+            const bool tailClean = allZero(data + pos, f->dataEnd(p, pos) - pos);
             tailZero = tailClean && isLast;
             if (!tailClean || !isLast || pos == 0) {
                 r.damaged = true;

@@ -82,6 +82,11 @@ public:
     /// Maps a lazy file if it is not (an empty Pin when that fails: logged); an eager file's
     /// permanent mapping otherwise. A use: marks the file recently used for the cache.
     Pin pin() const;
+    /// The whole file read with pread into `out`, without mapping it: for a lazy, not sparse
+    /// file that is not mapped now (a one-pass scan at start-up: no mmap, page faults and munmap
+    /// per file, nor a cache slot). False, `out` untouched, for any other file or when the read
+    /// fails: use pin() then.
+    bool readUnmapped(QByteArray &out) const;
     bool isLazy() const { return m_cache != nullptr; }
     /// A lazy file holds a mapping now.
     bool isMapped() const;

@@ -4,10 +4,42 @@
 #include "storage/core/logging.h"
 
 #include <QDir>
+#include <QFile>
 
+#include <algorithm>
+#include <dirent.h>
 #include <pthread.h>
+#include <sys/stat.h>
 
 namespace qrocket::storage {
+
+QStringList listDirectory(const QString &dir, bool directories)
+{
+    QStringList out;
+    const QByteArray native = QFile::encodeName(dir);
+    DIR *d = ::opendir(native.constData());
+    if (!d)
+        return out;
+    while (const dirent *e = ::readdir(d)) {
+        const char *name = e->d_name;
+        if (name[0] == '.')
+            continue; // ".", ".." and hidden names, which QDir leaves out too
+        unsigned char type = e->d_type;
+        if (type == DT_UNKNOWN || type == DT_LNK) {
+            // Also what QDir does with a link: the type of what it points to.
+            struct stat st
+            { };
+            if (::fstatat(::dirfd(d), name, &st, 0) != 0)
+                continue;
+            type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
+        }
+        if (type == (directories ? DT_DIR : DT_REG))
+            out.append(QFile::decodeName(name));
+    }
+    ::closedir(d);
+    std::sort(out.begin(), out.end());
+    return out;
+}
 
 MappedFileQueue::MappedFileQueue(QString dir, std::int64_t fileSize, MappingCachePtr cache)
     : m_dir(std::move(dir)), m_fileSize(fileSize), m_cache(std::move(cache))
@@ -16,10 +48,10 @@ MappedFileQueue::MappedFileQueue(QString dir, std::int64_t fileSize, MappingCach
 Status MappedFileQueue::load()
 {
     QDir d(m_dir);
-    if (!d.exists())
-        return {};
     std::vector<MappedFilePtr> loaded;
-    const QStringList names = d.entryList(QDir::Files, QDir::Name);
+    const QStringList names = listDirectory(m_dir, false);
+    if (names.isEmpty() && !d.exists())
+        return {}; // no directory: nothing loaded, the list left as it was
     for (const QString &name : names) {
         bool ok = false;
         const qlonglong start = name.toLongLong(&ok);

@@ -19,6 +19,12 @@
 
 namespace qrocket::storage {
 
+/// The names of the regular files (`directories` false) or subdirectories (true) of `dir`, in
+/// name order (QString's, as QDir::Name sorts), from readdir's entry types: no stat per entry
+/// unless the file system does not report types. Empty when `dir` cannot be read. (Start-up
+/// lists 100,000s of consume-queue directories.)
+QStringList listDirectory(const QString &dir, bool directories);
+
 class MappedFileQueue
 {
 public:

@@ -1,7 +1,10 @@
 #include "storage/core/consumequeue.h"
+#include "storage/core/mappingcache.h"
 #include "storetestutil.h"
 
 #include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -27,6 +30,8 @@ private slots:
     void truncateDirtyLogicFilesDropsUnitsPastOffset();
     void deleteExpiredFilesKeepsLast();
     void sparseQueueTakesBlocksAsWritten();
+    void loadReservesBlocksOfAFileWithHoles();
+    void recoverReadsFilesWithoutMappingThem();
 };
 
 void tst_ConsumeQueue::readsGoldenExcerpts_data()
@@ -225,6 +230,60 @@ void tst_ConsumeQueue::sparseQueueTakesBlocksAsWritten()
     }
     const qint64 five = allocatedBytes(path); // 20,000 bytes
     QVERIFY2(five >= 20000 && five <= 24576, qPrintable(QString::number(five)));
+}
+
+// Start-up opens no descriptor for a lazy queue file that is whole (issue 30: 200,000 files), but
+// one with holes (copied sparse, say) still gets every block before anything writes through its
+// mapping: a full disk stays an error, never a SIGBUS.
+void tst_ConsumeQueue::loadReservesBlocksOfAFileWithHoles()
+{
+    QTemporaryDir dir;
+    constexpr int kFileSize = 20 * 4096;
+    const QString path = dir.path() + QStringLiteral("/T/0/00000000000000000000");
+    QVERIFY(QDir().mkpath(QFileInfo(path).path()));
+    {
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        QVERIFY(f.resize(kFileSize)); // all holes
+    }
+    QVERIFY2(allocatedBytes(path) < kFileSize, qPrintable(QString::number(allocatedBytes(path))));
+    auto cache = std::make_shared<MappingCache>(64);
+    ConsumeQueue cq("T", 0, dir.path(), kFileSize, cache);
+    QVERIFY(cq.load().isOk());
+    QVERIFY2(allocatedBytes(path) >= kFileSize, qPrintable(QString::number(allocatedBytes(path))));
+    const auto r = cq.recover();
+    QVERIFY(r.damaged); // a file that starts with no valid unit, as before
+    QCOMPARE(r.units, 0);
+}
+
+// Recovery reads lazy files that nobody mapped with pread: same units, same decisions, and no file
+// left mapped (nor a slot of the mapping cache taken) by a start-up over many queues.
+void tst_ConsumeQueue::recoverReadsFilesWithoutMappingThem()
+{
+    QTemporaryDir dir;
+    constexpr int kFileSize = 20 * 8;
+    {
+        auto cache = std::make_shared<MappingCache>(64);
+        ConsumeQueue cq("T", 0, dir.path(), kFileSize, cache);
+        for (int i = 0; i < 20; ++i) // files of 8 units: 8 + 8 + 4
+            QVERIFY(cq.putUnit(100 + i * 10, 10, 0, i).isOk());
+        QVERIFY(static_cast<bool>(cq.flush(0)));
+    }
+    auto cache = std::make_shared<MappingCache>(64);
+    ConsumeQueue cq("T", 0, dir.path(), kFileSize, cache);
+    QVERIFY(cq.load().isOk());
+    QCOMPARE(cq.files().fileCount(), 3);
+    const auto r = cq.recover();
+    QVERIFY2(!r.damaged, qPrintable(r.detail));
+    QCOMPARE(r.units, 20);
+    QCOMPARE(cq.maxOffsetInQueue(), 20);
+    QCOMPARE(cq.maxPhysicOffset(), 100 + 20 * 10);
+    QCOMPARE(cache->mappedCount(), 0);
+    ConsumeQueue::Unit u;
+    QVERIFY(cq.unit(13, u));
+    QCOMPARE(u.commitLogOffset, 100 + 13 * 10);
+    QVERIFY(cq.putUnit(100 + 20 * 10, 10, 0, 20).isOk()); // goes on where it was
+    QCOMPARE(cq.maxOffsetInQueue(), 21);
 }
 
 void tst_ConsumeQueue::deleteExpiredFilesKeepsLast()
