@@ -456,39 +456,54 @@ void tst_PushConsumer::shutdownAndDestroyFromListener()
 {
     createTopic(QStringLiteral("SelfStopTopic"), 2);
     send("SelfStopTopic", 20, "s");
-    // shutdown() from inside the listener.
+    // shutdown() from inside the listener. Other consume threads may be inside the listener at
+    // the same moment: shutdown() waits for them, so once it returns no listener call runs or
+    // starts. The listener's state is shared, not on this stack: the test must not leave its
+    // scope while a call may still touch it (isStarted() turns false when shutdown() begins).
     {
-        std::atomic<int> calls {0};
+        auto calls = std::make_shared<std::atomic<int>>(0);
+        auto callsWhenShutDown = std::make_shared<std::atomic<int>>(-1);
         auto consumer = std::make_shared<PushConsumer>(options("tst_selfstop_group", "selfstop"));
         consumer->subscribe("SelfStopTopic");
         std::weak_ptr<PushConsumer> weak = consumer;
         consumer->registerMessageListener(
-            [&calls, weak](const std::vector<MessageExt> &, ConsumeConcurrentlyContext &) {
-                if (++calls == 1) {
-                    if (auto c = weak.lock())
+            [calls, callsWhenShutDown, weak](
+                const std::vector<MessageExt> &, ConsumeConcurrentlyContext &) {
+                if (++*calls == 1) {
+                    if (auto c = weak.lock()) {
                         c->shutdown();
+                        callsWhenShutDown->store(calls->load());
+                    }
                 }
                 return ConsumeConcurrentlyStatus::ConsumeSuccess;
             });
         QVERIFY(consumer->start().isOk());
-        QVERIFY(waitFor([&] { return calls.load() >= 1 && !consumer->isStarted(); }, 15000));
+        QVERIFY(waitFor([&] { return callsWhenShutDown->load() >= 1; }, 15000));
+        QVERIFY(!consumer->isStarted());
+        const int atShutdown = callsWhenShutDown->load();
+        QVERIFY2(!waitFor([&] { return calls->load() != atShutdown; }, 300),
+            "a listener call ran after shutdown() returned");
     }
-    // Destruction from inside the listener (the last owner lets go on the consume thread).
-    std::atomic<bool> destroyed {false};
+    // Destruction from inside the listener (the last owner lets go on the consume thread); the
+    // destructor's shutdown waits for the other listener calls in the same way.
+    auto destroyed = std::make_shared<std::atomic<bool>>(false);
+    auto destroyedDone = std::make_shared<std::atomic<bool>>(false);
     {
         auto holder = std::make_shared<std::shared_ptr<PushConsumer>>();
         *holder = std::make_shared<PushConsumer>(options("tst_selfdestroy_group", "selfdestroy"));
         (*holder)->subscribe("SelfStopTopic");
         (*holder)->registerMessageListener(
-            [holder, &destroyed](const std::vector<MessageExt> &, ConsumeConcurrentlyContext &) {
-                if (!destroyed.exchange(true))
+            [holder, destroyed, destroyedDone](
+                const std::vector<MessageExt> &, ConsumeConcurrentlyContext &) {
+                if (!destroyed->exchange(true)) {
                     holder->reset();
+                    destroyedDone->store(true);
+                }
                 return ConsumeConcurrentlyStatus::ConsumeSuccess;
             });
         QVERIFY((*holder)->start().isOk());
     }
-    QVERIFY(waitFor([&] { return destroyed.load(); }, 15000));
-    QTest::qWait(200);
+    QVERIFY(waitFor([&] { return destroyedDone->load(); }, 15000));
 }
 
 void tst_PushConsumer::badOptionsAreRefused()
