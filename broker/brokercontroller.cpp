@@ -78,22 +78,22 @@ Status BrokerController::loadManagers()
     const QString offsetsFile
         = lmq ? ConsumerOffsetManager::lmqFilePath(root) : ConsumerOffsetManager::filePath(root);
     m_consumerOffsets = std::make_unique<ConsumerOffsetManager>(offsetsFile, lmq);
-    if (const QString from = ConsumerOffsetManager::fileToLoad(root, lmq); from != offsetsFile) {
-        qCInfo(lcBroker).noquote() << "consumer offsets: loading" << from << "(newer than"
-                                   << offsetsFile << "or that one missing; enableLmq changed)";
-        ConsumerOffsetManager previous(from, lmq);
-        if (Status st = previous.load(); !st)
-            return st;
-        if (Status st = m_consumerOffsets->decode(previous.encode()); !st)
-            return st;
-    }
+    const QString offsetsFrom = ConsumerOffsetManager::fileToLoad(root, lmq);
     m_delayOffsets = std::make_unique<DelayOffsetManager>(DelayOffsetManager::filePath(root));
     if (Status st = m_topics->load(); !st)
         return st;
     if (Status st = m_groups->load(); !st)
         return st;
-    if (ConsumerOffsetManager::fileToLoad(root, lmq) == offsetsFile) {
+    if (offsetsFrom == offsetsFile) {
         if (Status st = m_consumerOffsets->load(); !st)
+            return st;
+    } else {
+        qCInfo(lcBroker).noquote() << "consumer offsets: loading" << offsetsFrom << "(newer than"
+                                   << offsetsFile << "or that one missing; enableLmq changed)";
+        ConsumerOffsetManager previous(offsetsFrom, lmq);
+        if (Status st = previous.load(); !st)
+            return st;
+        if (Status st = m_consumerOffsets->decode(previous.encode()); !st)
             return st;
     }
     if (Status st = m_delayOffsets->load(); !st)

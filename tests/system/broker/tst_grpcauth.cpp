@@ -136,6 +136,15 @@ private:
     }
     void startTlsBroker();
     void startPermissiveBroker();
+    /// The broker's TLS mode and the test CA's server certificate (encrypted key).
+    void useServerCertificate(broker::BrokerConfig &c, const char *mode) const
+    {
+        c.tls.serverMode = QString::fromLatin1(mode);
+        c.tls.configFile.clear();
+        c.tls.serverCertPath = m_certs.serverCert;
+        c.tls.serverKeyPath = m_certs.serverKeyEncrypted;
+        c.tls.serverKeyPassword = QString::fromLatin1(testlib::TestCerts::kKeyPassword);
+    }
 
     QTemporaryDir m_dir;
     std::unique_ptr<broker::BrokerController> m_broker;
@@ -395,13 +404,7 @@ void tst_GrpcAuth::startTlsBroker()
     }
     startInProcessBroker(m_tlsBroker, m_dir.filePath(QStringLiteral("tls-store")),
         QStringLiteral("broker-grpctls"), QStringLiteral("127.0.0.1:1"),
-        [this](broker::BrokerConfig &c) {
-            c.tls.serverMode = QStringLiteral("enforcing");
-            c.tls.configFile.clear();
-            c.tls.serverCertPath = m_certs.serverCert;
-            c.tls.serverKeyPath = m_certs.serverKeyEncrypted;
-            c.tls.serverKeyPassword = QString::fromLatin1(testlib::TestCerts::kKeyPassword);
-        });
+        [this](broker::BrokerConfig &c) { useServerCertificate(c, "enforcing"); });
     QVERIFY(m_tlsBroker);
     QVERIFY(m_tlsBroker->grpcPort() != 0);
     startPermissiveBroker();
@@ -414,11 +417,7 @@ void tst_GrpcAuth::startPermissiveBroker()
         [this](broker::BrokerConfig &c) {
             c.aclEnable = true;
             c.rocketmqHome = m_dir.filePath(QStringLiteral("home"));
-            c.tls.serverMode = QStringLiteral("permissive");
-            c.tls.configFile.clear();
-            c.tls.serverCertPath = m_certs.serverCert;
-            c.tls.serverKeyPath = m_certs.serverKeyEncrypted;
-            c.tls.serverKeyPassword = QString::fromLatin1(testlib::TestCerts::kKeyPassword);
+            useServerCertificate(c, "permissive");
         });
     QVERIFY(m_permissiveBroker);
     QVERIFY(m_permissiveBroker->grpcPort() != 0);
