@@ -83,10 +83,19 @@ Status MessageStore::open()
     }
     if (const QString w = m_cqMappings->limitWarning(); !w.isEmpty())
         qCWarning(lcStore).noquote() << w;
+    m_commitLog.setQueueOffsetLoader([this](QByteArrayView topic, int queueId, QString &why) {
+        return loadQueueOffset(topic, queueId, why);
+    });
     StoreRecovery recovery(*this);
     if (Status s = recovery.run(lastExitOk); !s) {
         m_lock.release();
         return s;
+    }
+    if (m_recovery.queuesInBackground) {
+        m_stopQueueRecovery = false;
+        m_queueRecoveryThread = std::make_unique<ServiceThread>();
+        m_queueRecoveryThread->start([this] { recoverPendingQueues(); }, "qr-cqrecover",
+            ServiceThread::Priority::Background);
     }
     // Mark the store running: a crash from now on leaves `abort` behind.
     QFile abort(m_config.abortPath());
@@ -185,9 +194,12 @@ Status MessageStore::open()
 
 void MessageStore::shutdown()
 {
+    m_stopQueueRecovery = true; // before isOpen() turns false (tst_queuerecovery)
     if (!m_open.exchange(false))
         return;
     m_commitLog.setWritable(false, QStringLiteral("store is shutting down"));
+    if (m_queueRecoveryThread)
+        m_queueRecoveryThread->stop(); // what it did not check is checked at the next start
     if (m_cleanThread)
         m_cleanThread->stop();
     if (m_groupCommit)
@@ -379,6 +391,16 @@ std::int64_t MessageStore::defaultTagsCode(const protocol::MessageRecordView &re
     return code;
 }
 
+std::int64_t MessageStore::tagsCodeOf(
+    const protocol::MessageRecordView &rec, QByteArrayView tags) const
+{
+    if (rec.topic == protocol::topics::kSchedule) // the delivery time instead
+        return m_tagsCodeResolver ? m_tagsCodeResolver(rec) : defaultTagsCode(rec);
+    if (m_tagsCodeResolver && rec.topic == QByteArrayView("rmq_sys_wheel_timer"))
+        return m_tagsCodeResolver(rec); // TIMER_OUT_MS (broker/timer/)
+    return tags.isEmpty() ? 0 : javaStringHash(tags);
+}
+
 bool MessageStore::dispatch(const protocol::MessageRecordView &rec, std::int64_t offset)
 {
     std::lock_guard dispatchLock(m_dispatchMutex); // uncontended but for deleteTopics()
@@ -387,11 +409,7 @@ bool MessageStore::dispatch(const protocol::MessageRecordView &rec, std::int64_t
         = tx == protocol::SysFlag::TransactionNot || tx == protocol::SysFlag::TransactionCommit;
     // One pass over the properties for everything below (TAGS, KEYS, UNIQ_KEY).
     const DispatchProperties props = scanDispatchProperties(rec.properties);
-    std::int64_t tagsCode = props.tags.isEmpty() ? 0 : javaStringHash(props.tags);
-    if (rec.topic == protocol::topics::kSchedule) // the delivery time instead
-        tagsCode = m_tagsCodeResolver ? m_tagsCodeResolver(rec) : defaultTagsCode(rec);
-    else if (m_tagsCodeResolver && rec.topic == QByteArrayView("rmq_sys_wheel_timer"))
-        tagsCode = m_tagsCodeResolver(rec); // TIMER_OUT_MS (broker/timer/)
+    const std::int64_t tagsCode = tagsCodeOf(rec, props.tags);
     // Light queues first: once the record's own unit is in, recovery re-dispatches from past it.
     if (toQueue && m_config.enableMultiDispatch && !props.multiDispatch.isEmpty()
         && !dispatchMultiQueues(rec, offset, tagsCode, props))
@@ -418,7 +436,9 @@ bool MessageStore::dispatch(const protocol::MessageRecordView &rec, std::int64_t
                     << rec.topic.first(std::min<qsizetype>(rec.topic.size(), 200))
                            .toByteArray()
                            .toPercentEncoding()
-                    << "queue" << rec.queueId << "that no consume queue may have; not dispatched ("
+                    << "queue" << rec.queueId
+                    << "that no consume queue may have (or whose queue did not load); not "
+                       "dispatched ("
                     << m_undispatchable << "such records so far)";
         } else if (Status s = cq->putUnit(offset, rec.totalSize, tagsCode, rec.queueOffset); !s) {
             // Most likely a full disk (a new consume-queue file): keep the record for the next
@@ -571,25 +591,25 @@ Status MessageStore::saveDeletedTopicsLocked()
     return {};
 }
 
-ConsumeQueue *MessageStore::findConsumeQueue(QByteArrayView topic, int queueId) const
-{
-    char buf[160];
-    const std::string_view key = topicQueueKey(topic, queueId, buf);
-    std::shared_lock lock(m_cqMutex);
-    auto it = m_consumeQueues.find(key);
-    return it == m_consumeQueues.end() ? nullptr : it->second.get();
-}
-
 ConsumeQueue *MessageStore::findOrCreateConsumeQueue(QByteArrayView topic, int queueId)
 {
-    if (ConsumeQueue *cq = findConsumeQueue(topic, queueId))
+    QString broken;
+    if (ConsumeQueue *cq = queueFor(topic, queueId, &broken))
         return cq;
-    if (!isStorableTopicName(topic) || !isStorableQueueId(queueId))
-        return nullptr; // never a path built from such a name
+    if (!broken.isEmpty() || !isStorableTopicName(topic) || !isStorableQueueId(queueId))
+        return nullptr; // never a path built from such a name, nor a queue that did not load
     char buf[160];
     const std::string_view key = topicQueueKey(topic, queueId, buf);
     std::unique_lock lock(m_cqMutex);
     auto &slot = m_consumeQueues[std::string(key)];
+    if (slot && slot->state() == ConsumeQueue::State::Gone) {
+        // A deleted topic's stale queue: retired as deleteTopics() retires its queues.
+        m_retiredQueues.push_back({m_clock(), std::move(slot)});
+    } else if (slot && slot->state() != ConsumeQueue::State::Ready) {
+        ConsumeQueue *found = slot.get(); // found on disk meanwhile: recovered first
+        lock.unlock();
+        return readyQueue(found, nullptr);
+    }
     if (!slot) {
         slot = std::make_unique<ConsumeQueue>(topic.toByteArray(), queueId,
             m_config.consumeQueueDir(),
@@ -607,7 +627,8 @@ std::vector<ConsumeQueue *> MessageStore::consumeQueues() const
     std::vector<ConsumeQueue *> out;
     out.reserve(m_consumeQueues.size());
     for (const auto &[k, q] : m_consumeQueues)
-        out.push_back(q.get());
+        if (q->state() == ConsumeQueue::State::Ready)
+            out.push_back(q.get());
     return out;
 }
 

@@ -53,6 +53,9 @@ struct StoreOptions
     DiskSpaceProbe diskSpace;
     bool runCleanService = true; // tests drive cleanService().run() themselves
     CleanStepHook cleanStepHook; // tests: look at the store between the steps of a cleanup
+    /// Tests: runs on the background queue recovery's thread before it checks any queue (hold
+    /// it to see queues recovered on first use).
+    std::function<void()> beforeQueueRecovery;
 };
 
 class MessageStore
@@ -104,7 +107,16 @@ public:
     void shutdown();
     bool isOpen() const { return m_open.load(); }
     const MessageStoreConfig &config() const { return m_config; }
-    const RecoveryReport &recoveryReport() const { return m_recovery; }
+    /// What recovery found. Its consume-queue figures are final once every queue found at open
+    /// has been checked: this waits for that (see queuesRecovered()).
+    RecoveryReport recoveryReport() const;
+    /// With recoverConsumeQueuesInBackground, open() returns once the commit log is checked and
+    /// what a crash left undispatched is filed; the consume queues found on disk are then
+    /// loaded and checked on background threads, each one at once when something uses it first
+    /// (a put, a pull, an offset query, dispatch). True when none is left.
+    bool queuesRecovered() const { return !m_queuesPending.load(std::memory_order_acquire); }
+    /// Waits up to `timeoutMs` for queuesRecovered().
+    bool waitForQueueRecovery(int timeoutMs) const;
 
     // --- writes -------------------------------------------------------------------------
     /// Appends and completes `done(const PutMessageResult &)`: in line, or from the group-commit
@@ -206,7 +218,12 @@ public:
     /// A name that is no storable topic (isStorableTopicName) is skipped with a warning.
     int deleteTopics(const QList<QByteArray> &topics);
 
-    ConsumeQueue *findConsumeQueue(QByteArrayView topic, int queueId) const;
+    /// The queue, recovered first if it has not been yet (queuesRecovered()); null when there is
+    /// none or its files could not be loaded.
+    ConsumeQueue *findConsumeQueue(QByteArrayView topic, int queueId) const
+    {
+        return queueFor(topic, queueId, nullptr);
+    }
     /// Consume queues of light-queue ("%LMQ%") topics.
     /// Deletes the light queues (`%LMQ%` consume queues) whose every message lies below
     /// `commitLogMinOffset` (the commit-log files holding them were deleted): their files and
@@ -215,6 +232,8 @@ public:
     /// later starts at offset 0. Runs after each commit-log clean-up (cleanLogicFiles); returns
     /// how many went.
     int deleteExpiredLightQueues(std::int64_t commitLogMinOffset);
+    /// Light queues (while queuesRecovered() is false: those found so far, so that a start
+    /// may let maxLmqConsumeQueueNum be passed until the count is complete).
     int lmqConsumeQueueCount() const { return m_lmqQueueCount.load(std::memory_order_relaxed); }
     /// How long a deleted consume queue's object outlives its deletion (its files go at once):
     /// findConsumeQueue()/consumeQueues() hand out raw pointers that a reader uses without the
@@ -226,6 +245,7 @@ public:
     int releaseRetiredQueues();
     /// Deleted queues not freed yet.
     int retiredQueueCount() const;
+    /// The recovered queues (while queuesRecovered() is false, those checked so far).
     std::vector<ConsumeQueue *> consumeQueues() const;
     /// The consume queues' mapped files (maxMappedConsumeQueueFiles).
     const MappingCache &consumeQueueMappings() const { return *m_cqMappings; }
@@ -233,6 +253,36 @@ public:
 private:
     friend class StoreRecovery;
     ConsumeQueue *findOrCreateConsumeQueue(QByteArrayView topic, int queueId);
+
+    // --- start-up: consume queues recovered when first used (queuerecovery.cpp) ---------
+    /// findConsumeQueue(); `broken` (if given) says why a queue that exists cannot be used.
+    ConsumeQueue *queueFor(QByteArrayView topic, int queueId, QString *broken) const;
+    /// Recovers `cq` if it is Pending (or waits for the thread that does); null if Broken.
+    ConsumeQueue *readyQueue(ConsumeQueue *cq, QString *broken) const;
+    /// While queues are pending: the queue of a directory on disk not listed yet, Pending.
+    ConsumeQueue *discoverQueue(QByteArrayView topic, int queueId);
+    /// Inserts a Pending queue for a directory on disk unless one exists.
+    ConsumeQueue *addPendingQueue(QByteArrayView topic, int queueId);
+    /// Loads and checks a claimed queue: cut back to the recovered commit log, units of an
+    /// unfinished earlier start validated, a damaged queue rebuilt from the commit log
+    /// (m_rebuildDamaged), then Ready (or Broken).
+    void recoverQueue(ConsumeQueue &cq);
+    /// Files into `cq` its records in [from, m_recoveryEnd) (a damaged queue's missing units).
+    std::int64_t rebuildQueue(ConsumeQueue &cq, std::int64_t from);
+    /// Cuts `cq` back at its first unit at or past `from` that is not its record.
+    void validateUnitsFrom(ConsumeQueue &cq, std::int64_t from);
+    /// Whether the record at `offset` is filed in `cq` at `index` with `size`.
+    bool recordFiledAt(
+        const ConsumeQueue &cq, std::int64_t index, std::int64_t offset, std::int32_t size) const;
+    /// Lists the consume-queue directories and adds each queue not known yet as Pending;
+    /// `recover`: also recovers them (in parallel). Returns the queues it added.
+    std::vector<ConsumeQueue *> discoverAllQueues(bool recover);
+    /// The background pass: every Pending queue recovered, then the marker file removed.
+    void recoverPendingQueues();
+    /// The CommitLog's QueueOffsetLoader: a queue's end, recovering it first.
+    std::int64_t loadQueueOffset(QByteArrayView topic, int queueId, QString &why);
+    void noteQueueRecovered(const ConsumeQueue &cq, const ConsumeQueue::RecoverResult &r);
+    QString uncheckedMarkerPath() const;
     /// False when the consume-queue unit could not be written (reput retries the record).
     bool dispatch(const protocol::MessageRecordView &rec, std::int64_t offset);
     /// The units of the queues INNER_MULTI_DISPATCH names (multidispatch.h); false when one could
@@ -249,6 +299,8 @@ private:
     /// Controller mode: fewer SyncStateSet members than minInSyncReplicas (setInSyncReplicas()).
     bool refusesTooFewReplicas(bool wait, PutMessageResult &r) const;
     std::int64_t defaultTagsCode(const protocol::MessageRecordView &rec) const;
+    /// A record's consume-queue tagsCode (its TAGS value `tags`; see TagsCodeResolver).
+    std::int64_t tagsCodeOf(const protocol::MessageRecordView &rec, QByteArrayView tags) const;
     /// The put's checks and the commit-log append, without completion.
     PutMessageResult appendChecked(const MessageExtBrokerInner &msg);
     PutMessageResult appendBatchChecked(const std::vector<MessageExtBrokerInner> &msgs);
@@ -283,9 +335,9 @@ private:
     /// A thorough flush of many consume queues by one syncfs; false when there are few to
     /// flush or syncfs failed (then each is flushed on its own).
     bool syncConsumeQueuesAtOnce(const std::vector<ConsumeQueue *> &queues);
-    Status loadConsumeQueues();
-    /// A loaded queue of a deleted topic holding records from before the deletion.
-    bool isStaleDeletedQueue(ConsumeQueue &cq);
+    /// A loaded queue of a deleted topic holding records from before the deletion (the
+    /// deletions known at open).
+    bool isStaleDeletedQueue(ConsumeQueue &cq) const;
     /// Reads `deletedTopics` into m_deletedTopics (before recovery dispatches anything).
     Status loadDeletedTopics();
     /// Writes m_deletedTopics durably (temporary file, fsync, rename, fsync of the directory).
@@ -357,6 +409,22 @@ private:
     std::uint64_t m_lightQueueUnitsLost = 0;
     std::atomic<int> m_lmqQueueCount {0}; // consume queues of "%LMQ%" topics
     std::atomic<bool> m_open {false};
+
+    // Start-up (queuerecovery.cpp). Set by recovery before any queue is recovered, then read
+    // only: the commit log's valid end at open (units at or past it are cut), the start of
+    // units an unfinished earlier start left unchecked (-1: none), the deletions known at
+    // open, whether a damaged queue rebuilds itself (the background mode) or waits for
+    // recovery's re-dispatch.
+    std::int64_t m_recoveryEnd = 0;
+    std::int64_t m_uncheckedFrom = -1;
+    std::unordered_map<std::string, std::int64_t, TransparentStringHash, std::equal_to<>>
+        m_deletedAtOpen;
+    bool m_rebuildDamaged = false;
+    std::atomic<bool> m_queuesPending {false}; // queues on disk not all recovered yet
+    std::atomic<bool> m_stopQueueRecovery {false};
+    std::unique_ptr<ServiceThread> m_queueRecoveryThread;
+    mutable std::mutex m_reportMutex; // m_recovery's consume-queue figures, m_damagedFrom
+    std::int64_t m_damagedFrom = -1; // the lowest end of a damaged queue (recovery's re-dispatch)
 
     // statistics
     std::atomic<std::int64_t> m_putCount {0};

@@ -45,6 +45,13 @@ int MessageStore::deleteTopics(const QList<QByteArray> &requested)
             m_deletedBelow = std::max(m_deletedBelow, appended);
             m_commitLog.removeTopicQueueOffsets(topic);
         }
+        // A queue still being recovered at start-up is waited for; one not claimed yet never
+        // will be (it only goes).
+        for (ConsumeQueue *cq : doomed) {
+            cq->waitWhileRecovering();
+            if (cq->claimRecovery())
+                cq->finishRecovery(ConsumeQueue::State::Ready);
+        }
         // Recorded before the files go: a crash in between leaves stale queues that the next
         // open recognises (loadConsumeQueues), never re-created ones.
         if (Status s = saveDeletedTopicsLocked(); !s)
@@ -83,6 +90,10 @@ int MessageStore::deleteExpiredLightQueues(std::int64_t commitLogMinOffset)
         for (auto it = m_consumeQueues.begin(); it != m_consumeQueues.end();) {
             ConsumeQueue *cq = it->second.get();
             const std::int64_t end = cq->maxPhysicOffset(); // -1: no unit (just created)
+            if (cq->state() != ConsumeQueue::State::Ready) {
+                ++it; // not recovered yet (start-up): its end is not known
+                continue;
+            }
             // The commit log's next offset for the queue must still be what was filed: a
             // message appended since (filed after this) would otherwise get an offset the
             // re-created queue had already given out.

@@ -7,10 +7,14 @@
 
 #include <QDir>
 #include <QElapsedTimer>
+#include <QFileInfo>
+#include <QSaveFile>
 
 #include <algorithm>
 #include <atomic>
+#include <fcntl.h>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 namespace qrocket::storage {
@@ -79,7 +83,7 @@ void parallelFor(std::size_t n, const std::function<void(std::size_t)> &fn)
 }
 
 StoreRecovery::ScanResult StoreRecovery::scanCommitLog(
-    MessageStore &store, std::int64_t startOffset, bool checkCrc)
+    MessageStore &store, std::int64_t startOffset, bool checkCrc, std::int64_t flushedTs)
 {
     ScanResult r;
     r.endOffset = startOffset;
@@ -101,6 +105,18 @@ StoreRecovery::ScanResult StoreRecovery::scanCommitLog(
                 return r;
             }
             if (d.status == protocol::RecordStatus::Ok) {
+                const std::int32_t tx = rec.sysFlag & protocol::SysFlag::TransactionMask;
+                const std::int64_t at = f->fileFromOffset() + pos;
+                if (r.firstUnflushed < 0 && rec.storeTimestamp >= flushedTs)
+                    r.firstUnflushed = at;
+                if (tx == protocol::SysFlag::TransactionNot
+                    || tx == protocol::SysFlag::TransactionCommit) {
+                    r.lastQueueRecord = at;
+                    if (r.firstQueueRecord < 0)
+                        r.firstQueueRecord = at;
+                    if (r.firstUnflushed < 0)
+                        r.lastFlushedQueueRecord = at;
+                }
                 pos += d.size;
                 ++r.records;
                 continue;
@@ -143,6 +159,52 @@ std::int64_t StoreRecovery::chooseAbnormalStart() const
     return files.empty() ? 0 : files.front()->fileFromOffset();
 }
 
+namespace {
+std::int64_t readMarker(const QString &path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return -1;
+    bool ok = false;
+    const std::int64_t v = f.readAll().trimmed().toLongLong(&ok);
+    return ok && v >= 0 ? v : 0; // unreadable: validate from the start
+}
+
+Status writeMarker(const QString &path, std::int64_t value)
+{
+    QSaveFile f(path);
+    const QByteArray text = QByteArray::number(value) + '\n';
+    if (!f.open(QIODevice::WriteOnly) || f.write(text) != text.size() || !f.commit())
+        return Status::ioError(QStringLiteral("cannot write %1: %2").arg(path, f.errorString()));
+    const int dirFd = ::open(
+        QFile::encodeName(QFileInfo(path).path()).constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const bool synced = dirFd >= 0 && ::fsync(dirFd) == 0;
+    if (dirFd >= 0)
+        ::close(dirFd);
+    return synced ? Status() : Status::ioError(QStringLiteral("cannot sync %1").arg(path));
+}
+} // namespace
+
+bool StoreRecovery::queuesHoldRecord(std::int64_t offset) const
+{
+    MessageStore &s = m_store;
+    if (offset < 0)
+        return false;
+    const SelectedRecord sel = s.lookMessageByOffset(offset);
+    protocol::MessageRecordView rec;
+    if (!sel.isValid()
+        || protocol::decodeRecord(sel.bytes, rec, false).status != protocol::RecordStatus::Ok)
+        return false;
+    if (const auto it = s.m_deletedAtOpen.find(
+            std::string_view(rec.topic.data(), static_cast<size_t>(rec.topic.size())));
+        it != s.m_deletedAtOpen.end() && offset < it->second)
+        return false;
+    const ConsumeQueue *cq = s.findConsumeQueue(rec.topic, rec.queueId);
+    ConsumeQueue::Unit u;
+    return cq && cq->unit(rec.queueOffset, u) && u.commitLogOffset == offset
+        && u.size == rec.totalSize;
+}
+
 Status StoreRecovery::run(bool lastExitOk)
 {
     QElapsedTimer timer;
@@ -158,52 +220,23 @@ Status StoreRecovery::run(bool lastExitOk)
         return st;
     for (const QString &w : s.m_commitLog.files().loadWarnings())
         rep.problems.append(w);
-    QElapsedTimer cqTimer;
-    cqTimer.start();
-    if (Status st = s.loadConsumeQueues(); !st)
-        return st;
-    // 1. consume queues
-    std::int64_t maxCqPhy = -1;
-    std::int64_t rebuildFrom = -1;
-    auto lowerRebuild = [&](std::int64_t o) {
-        if (o >= 0 && (rebuildFrom < 0 || o < rebuildFrom))
-            rebuildFrom = o;
-    };
-    const std::vector<ConsumeQueue *> queues = s.consumeQueues();
-    std::vector<ConsumeQueue::RecoverResult> checked(queues.size());
-    parallelFor(queues.size(), [&](std::size_t i) { checked[i] = queues[i]->recover(); });
-    for (std::size_t i = 0; i < queues.size(); ++i) {
-        ConsumeQueue *cq = queues[i];
-        const ConsumeQueue::RecoverResult &r = checked[i];
-        rep.consumeQueues++;
-        maxCqPhy = std::max(maxCqPhy, cq->maxPhysicOffset());
-        if (r.damaged) {
-            rep.damagedConsumeQueues++;
-            rep.problems.append(QStringLiteral(
-                "consume queue damaged: %1; kept %2 units; rebuilt from the commit log")
-                                    .arg(r.detail)
-                                    .arg(r.units));
-            lowerRebuild(std::max<std::int64_t>(cq->maxPhysicOffset(), 0));
-        }
-    }
-    rep.consumeQueueLoadMs = cqTimer.elapsed();
-    // 2. commit log
+    s.m_uncheckedFrom = readMarker(s.uncheckedMarkerPath());
+    if (s.m_uncheckedFrom >= 0)
+        qCWarning(lcStoreRecovery).noquote()
+            << "an earlier start did not finish checking the consume queues: checking all of"
+            << "them now, and their units from commit-log offset" << s.m_uncheckedFrom;
+    s.m_deletedAtOpen = s.m_deletedTopics;
+    // 1. commit log
     const auto clFiles = s.m_commitLog.files().files();
-    if (clFiles.empty()) {
-        for (ConsumeQueue *cq : s.consumeQueues())
-            cq->destroy();
-        s.m_index->destroy();
-        if (rep.consumeQueues > 0)
-            qCInfo(lcStoreRecovery)
-                << "no commit-log files: destroyed" << rep.consumeQueues << "consume queues";
-    }
     std::int64_t start = 0;
+    ScanResult scan;
     if (!clFiles.empty()) {
         start = lastExitOk ? clFiles[clFiles.size() > 3 ? clFiles.size() - 3 : 0]->fileFromOffset()
                            : chooseAbnormalStart();
         QElapsedTimer scanTimer;
         scanTimer.start();
-        const ScanResult scan = scanCommitLog(s, start, s.m_config.checkCRCOnRecover);
+        scan = scanCommitLog(
+            s, start, s.m_config.checkCRCOnRecover, s.m_checkpoint.logicsMsgTimestamp());
         rep.scanMs = scanTimer.elapsed();
         rep.scanStartOffset = start;
         rep.processOffset = scan.endOffset;
@@ -224,15 +257,14 @@ Status StoreRecovery::run(bool lastExitOk)
         }
     }
     const std::int64_t processOffset = s.m_commitLog.maxOffset();
-    // 3. drop logic entries beyond the valid end: in the queues that reach it (the others have
-    // none; truncating every queue mapped each one's last file again, serially, and made step 6
-    // map each first file again too: most of a start with 200,000 queues)
-    if (maxCqPhy >= processOffset) {
-        for (ConsumeQueue *cq : s.consumeQueues())
-            if (cq->maxPhysicOffset() >= processOffset)
-                cq->truncateDirtyLogicFiles(processOffset);
-    }
-    // 4. index
+    // Units at or past it are cut from every queue as it is recovered.
+    s.m_recoveryEnd = processOffset;
+    // 2. index
+    std::int64_t rebuildFrom = -1;
+    auto lowerRebuild = [&](std::int64_t o) {
+        if (o >= 0 && (rebuildFrom < 0 || o < rebuildFrom))
+            rebuildFrom = o;
+    };
     if (s.m_config.messageIndexEnable) {
         auto loaded = s.m_index->load(lastExitOk, s.m_checkpoint.indexMsgTimestamp());
         if (!loaded)
@@ -241,40 +273,86 @@ Status StoreRecovery::run(bool lastExitOk)
         lowerRebuild(loaded->rebuildFromPhyOffset);
         lowerRebuild(s.m_index->truncate(processOffset));
     }
-    // 5. re-dispatch what the queues and index are missing
-    std::int64_t reputFrom = s.m_commitLog.minOffset();
-    for (ConsumeQueue *cq : s.consumeQueues())
-        reputFrom = std::max(reputFrom, cq->maxPhysicOffset());
-    if (!lastExitOk)
-        reputFrom = std::min(reputFrom, start);
+    // 3. consume queues: in the background when the queues are known to hold the records
+    // before the re-dispatch start: a clean stop's end, or after a crash the first record
+    // stored at or after the checkpoint's consume-queue time (every record before it was in
+    // a flushed queue). One queue tells: the one of the last record before that start (after a
+    // crash without one, the first record re-dispatched). Else (no such record, or it is not
+    // in its queue: the queues were deleted or lost, an unfinished earlier start) every queue
+    // is checked now, and re-dispatch starts where the queues end.
+    s.m_queuesPending = true;
+    std::int64_t probe = scan.lastQueueRecord;
+    std::int64_t reputFrom = processOffset;
+    if (!lastExitOk) {
+        reputFrom = scan.firstUnflushed >= 0 ? scan.firstUnflushed : processOffset;
+        probe = scan.lastFlushedQueueRecord >= 0 ? scan.lastFlushedQueueRecord
+                                                 : scan.firstQueueRecord;
+    }
+    const bool background = s.m_config.recoverConsumeQueuesInBackground && !clFiles.empty()
+        && s.m_uncheckedFrom < 0 && queuesHoldRecord(probe)
+        && s.m_damagedFrom < 0; // that queue was not damaged (it was checked as eagerly)
+    QElapsedTimer cqTimer;
+    cqTimer.start();
+    if (!background) {
+        s.discoverAllQueues(true);
+        s.m_queuesPending = false;
+        rep.consumeQueueLoadMs = cqTimer.elapsed();
+        if (clFiles.empty()) {
+            for (ConsumeQueue *cq : s.consumeQueues())
+                cq->destroy();
+            s.m_index->destroy();
+            if (rep.consumeQueues > 0)
+                qCInfo(lcStoreRecovery)
+                    << "no commit-log files: destroyed" << rep.consumeQueues << "consume queues";
+        }
+        // Re-dispatch from the end of the queue that reaches furthest (all of it when there
+        // is none), and from where a damaged queue ends.
+        reputFrom = s.m_commitLog.minOffset();
+        for (ConsumeQueue *cq : s.consumeQueues())
+            reputFrom = std::max(reputFrom, cq->maxPhysicOffset());
+        if (!lastExitOk)
+            reputFrom = std::min(reputFrom, start);
+        lowerRebuild(s.m_damagedFrom);
+    } else {
+        rep.queuesInBackground = true;
+        s.m_rebuildDamaged = true;
+    }
+    // 4. re-dispatch what the queues and index are missing
     if (rebuildFrom >= 0)
         reputFrom = std::min(reputFrom, rebuildFrom);
     reputFrom = std::clamp(reputFrom, s.m_commitLog.minOffset(), processOffset);
     rep.redispatchFromOffset = reputFrom;
     s.m_reput->setReputFromOffset(reputFrom);
     rep.redispatchedRecords = s.m_reput->dispatchAll();
-    // 6. queue offset table and min offsets
-    s.m_commitLog.clearQueueOffsets();
-    const std::int64_t clMin = s.m_commitLog.minOffset();
-    for (ConsumeQueue *cq : s.consumeQueues()) {
-        cq->correctMinOffsetAfterRecovery(clMin);
-        s.m_commitLog.setQueueOffset(cq->topic(), cq->queueId(), cq->maxOffsetInQueue());
+    if (!background) {
+        const std::int64_t clMin = s.m_commitLog.minOffset();
+        for (ConsumeQueue *cq : s.consumeQueues())
+            cq->correctMinOffsetAfterRecovery(clMin);
+        QFile::remove(s.uncheckedMarkerPath());
+    } else if (!lastExitOk) {
+        // Until every queue is checked, the next start must do it first (queuerecovery.cpp).
+        if (Status st = writeMarker(s.uncheckedMarkerPath(), processOffset); !st)
+            return st;
     }
+    if (!background)
+        s.m_uncheckedFrom = -1;
     rep.elapsedMs = timer.elapsed();
     const double secs = std::max<double>(rep.elapsedMs, 1) / 1000.0;
     qCInfo(lcStoreRecovery).noquote() << QStringLiteral(
         "recovery done in %1 ms: scanned %2 bytes (%3 records) from %4, valid end %5, truncated %6 "
-        "bytes, %7 consume queues (%8 damaged), %9 index files deleted, re-dispatched %10 records "
-        "from "
-        "%11 (%12 MiB/s)")
+        "bytes, %7, %8 index files deleted, re-dispatched %9 records from %10 (%11 MiB/s)")
                                              .arg(rep.elapsedMs)
                                              .arg(rep.scannedBytes)
                                              .arg(rep.scannedRecords)
                                              .arg(rep.scanStartOffset)
                                              .arg(processOffset)
                                              .arg(rep.truncatedBytes)
-                                             .arg(rep.consumeQueues)
-                                             .arg(rep.damagedConsumeQueues)
+                                             .arg(background ? QStringLiteral(
+                                                      "consume queues checked in the background")
+                                                             : QStringLiteral(
+                                                                 "%1 consume queues (%2 damaged)")
+                                                                   .arg(rep.consumeQueues)
+                                                                   .arg(rep.damagedConsumeQueues))
                                              .arg(rep.deletedIndexFiles)
                                              .arg(rep.redispatchedRecords)
                                              .arg(reputFrom)

@@ -7,8 +7,9 @@
 // everything after it is truncated in the commit log, the consume queues and the index. Missing
 // consume-queue units and index entries are then rebuilt by re-dispatching from the earliest
 // point that needs it. Everything found is logged and kept in the RecoveryReport.
-// The consume queues are loaded and checked in parallel (parallelFor); what is found is then
-// taken in queue order, so the report and the decisions are those of a serial pass.
+// The consume queues are checked after open() returns when one queue shows that they hold the
+// records before the re-dispatch start (recoverConsumeQueuesInBackground; queuerecovery.cpp),
+// else all of them first, in parallel (parallelFor).
 
 #include "clientlib/common/status.h"
 
@@ -39,13 +40,25 @@ public:
         std::int64_t endOffset = 0;
         std::int64_t records = 0;
         QString stopReason; // empty: clean end (zeros)
+        // The first and last records filed in a consume queue (not a prepared or rolled-back
+        // transaction half), -1 when none.
+        std::int64_t firstQueueRecord = -1;
+        std::int64_t lastQueueRecord = -1;
+        // The first record stored at or after `flushedTs` (-1: none), and the last record filed
+        // in a queue before it (-1: none).
+        std::int64_t firstUnflushed = -1;
+        std::int64_t lastFlushedQueueRecord = -1;
     };
     /// Verifies records of the commit log from `startOffset` (a file start) to the first invalid
-    /// byte; pure scan, changes nothing.
-    static ScanResult scanCommitLog(MessageStore &store, std::int64_t startOffset, bool checkCrc);
+    /// byte; pure scan, changes nothing. `flushedTs`: the checkpoint's time of the consume
+    /// queues (every record dispatched before the first one stored at or after it is in them).
+    static ScanResult scanCommitLog(
+        MessageStore &store, std::int64_t startOffset, bool checkCrc, std::int64_t flushedTs = 0);
 
 private:
     std::int64_t chooseAbnormalStart() const;
+    /// Whether the record at `offset` is in its consume queue (recovering that queue).
+    bool queuesHoldRecord(std::int64_t offset) const;
     MessageStore &m_store;
 };
 

@@ -52,6 +52,9 @@ struct RecoveryReport
     int deletedIndexFiles = 0;
     QStringList problems; // every damage found, human readable
     std::int64_t consumeQueueLoadMs = 0; // opening and checking every consume queue
+    bool queuesInBackground = false; // checked after open() returned (queuesRecovered())
+    std::int64_t rebuiltUnits = 0; // units a damaged queue got back from the commit log
+    int validatedQueues = 0; // queues whose units an unfinished earlier start left unchecked
     std::int64_t scanMs = 0; // time spent verifying commit-log records
     std::int64_t elapsedMs = 0;
 };

@@ -96,20 +96,28 @@ PutMessageStatus CommitLog::check(const MessageExtBrokerInner &m, QString &remar
     return PutMessageStatus::PutOk;
 }
 
-std::int64_t &CommitLog::queueOffsetSlot(QByteArrayView topic, int queueId)
+std::int64_t *CommitLog::queueOffsetSlot(QByteArrayView topic, int queueId, QString *why)
 {
     if (m_lastSlot && queueId == m_lastQueueId
         && std::string_view(topic.data(), static_cast<size_t>(topic.size())) == m_lastTopic)
-        return *m_lastSlot;
+        return m_lastSlot;
     char buf[160];
     const std::string_view key = topicQueueKey(topic, queueId, buf);
     auto it = m_queueOffsets.find(key);
-    if (it == m_queueOffsets.end())
-        it = m_queueOffsets.emplace(std::string(key), 0).first;
+    if (it == m_queueOffsets.end()) {
+        // First append to the queue since the start: its consume queue says where it ends.
+        std::int64_t next = 0;
+        if (why && m_offsetLoader) {
+            next = m_offsetLoader(topic, queueId, *why);
+            if (next < 0)
+                return nullptr;
+        }
+        it = m_queueOffsets.emplace(std::string(key), next).first;
+    }
     m_lastTopic.assign(topic.data(), static_cast<size_t>(topic.size()));
     m_lastQueueId = queueId;
     m_lastSlot = &it->second;
-    return it->second;
+    return m_lastSlot;
 }
 
 char *CommitLog::reservePending(std::int64_t size)
@@ -158,6 +166,10 @@ PutMessageResult CommitLog::appendLocked(const MessageExtBrokerInner &m, std::in
     std::int64_t storeTs, const std::vector<QByteArrayView> *names)
 {
     MessageRecordInput in = toInput(m, crc);
+    QString why;
+    std::int64_t *const nextSlot = queueOffsetSlot(m.topic, m.queueId, &why);
+    if (!nextSlot)
+        return failure(PutMessageStatus::ServiceNotAvailable, why);
     // Multi-dispatch (RocketMQ's MultiDispatch.wrapMultiDispatch): each named queue's next offset,
     // stored in the record as INNER_MULTI_QUEUE_OFFSET; they advance once the record is in.
     QByteArray rewritten;
@@ -168,9 +180,11 @@ PutMessageResult CommitLog::appendLocked(const MessageExtBrokerInner &m, std::in
         multiOffsets.reserve(names->size());
         for (QByteArrayView name : *names) {
             const int queueId = m_config.enableLmq && isLmqName(name) ? 0 : m.queueId;
-            std::int64_t &slot = queueOffsetSlot(name, queueId);
-            multiSlots.push_back(&slot);
-            multiOffsets.push_back(slot);
+            std::int64_t *slot = queueOffsetSlot(name, queueId, &why);
+            if (!slot)
+                return failure(PutMessageStatus::ServiceNotAvailable, why);
+            multiSlots.push_back(slot);
+            multiOffsets.push_back(*slot);
         }
         rewritten = withMultiQueueOffsets(m.properties, multiOffsets.data(), multiOffsets.size());
         if (rewritten.size() > protocol::kMaxPropertiesLength)
@@ -226,7 +240,7 @@ PutMessageResult CommitLog::appendLocked(const MessageExtBrokerInner &m, std::in
         m_appendPos = 0;
         wrote = 0;
     }
-    std::int64_t &next = queueOffsetSlot(m.topic, m.queueId);
+    std::int64_t &next = *nextSlot;
     const bool consumes = consumesQueueOffset(m.sysFlag);
     const std::int64_t queueOffset = consumes ? next : 0;
     const std::int64_t phy = m_current->fileFromOffset() + wrote;
@@ -548,7 +562,7 @@ std::int64_t CommitLog::storeTimestampAt(std::int64_t offset, std::int32_t size)
 void CommitLog::setQueueOffset(QByteArrayView topic, int queueId, std::int64_t next)
 {
     std::lock_guard lock(m_putMutex);
-    queueOffsetSlot(topic, queueId) = next;
+    *queueOffsetSlot(topic, queueId, nullptr) = next;
 }
 
 void CommitLog::removeQueueOffset(QByteArrayView topic, int queueId)

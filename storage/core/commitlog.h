@@ -84,7 +84,13 @@ public:
     /// Store timestamp of the record at `offset`, or -1.
     std::int64_t storeTimestampAt(std::int64_t offset, std::int32_t size) const;
 
-    /// Next queue offset of every topic-queue ("topic-queueId" -> offset); recovery sets it.
+    /// Where a topic-queue's next offset starts the first time an append names it (the store:
+    /// its consume queue's end, recovering the queue first); -1 refuses the append with `why`.
+    /// Called under the put lock. Set before the first append.
+    using QueueOffsetLoader
+        = std::function<std::int64_t(QByteArrayView topic, int queueId, QString &why)>;
+    void setQueueOffsetLoader(QueueOffsetLoader l) { m_offsetLoader = std::move(l); }
+    /// Next queue offset of the topic-queues appended to ("topic-queueId" -> offset).
     void setQueueOffset(QByteArrayView topic, int queueId, std::int64_t next);
     void removeQueueOffset(QByteArrayView topic, int queueId);
     /// Forgets the next queue offset of (topic, queueId) if it is still `expectedNext`, under the
@@ -140,7 +146,9 @@ private:
         std::int64_t storeTs, bool written);
     /// Room for `size` more bytes in m_pending; returns where they go.
     char *reservePending(std::int64_t size);
-    std::int64_t &queueOffsetSlot(QByteArrayView topic, int queueId);
+    /// The next-offset slot of a topic-queue. A queue not appended to since the start asks the
+    /// loader (with `why`; without, it starts at 0); null when the loader refuses (`why`).
+    std::int64_t *queueOffsetSlot(QByteArrayView topic, int queueId, QString *why);
     /// Logs the first put that failed to write (full disk) and the first success after it.
     void noteWriteOutcome(const PutMessageResult &r);
 
@@ -150,6 +158,7 @@ private:
     const bool m_syncFlush;
     const bool m_deferred; // SYNC_FLUSH with pwrite: see the header comment
     std::function<void()> m_appendListener;
+    QueueOffsetLoader m_offsetLoader;
 
     // Deferred writes: a run of bytes appended to one file, in append order.
     struct Segment

@@ -12,10 +12,6 @@ bool validUnit(const ConsumeQueue::Unit &u)
 {
     return u.commitLogOffset >= 0 && u.size > 0;
 }
-bool isPlaceholder(const ConsumeQueue::Unit &u)
-{
-    return u.commitLogOffset == 0 && u.size == 0x7FFFFFFF;
-}
 bool allZero(const char *p, std::int64_t n)
 {
     // Eight bytes at a time: recovery checks the tail of every queue's last file (at 200,000
@@ -81,7 +77,7 @@ ConsumeQueue::RecoverResult ConsumeQueue::recover()
             const Unit u = decodeUnit(data + pos);
             if (!validUnit(u))
                 break;
-            if (!isPlaceholder(u)) {
+            if (!ConsumeQueue::isPlaceholder(u)) {
                 maxPhy = u.commitLogOffset + u.size;
                 if (index == 0 && m_recoveredFirstPos < 0) {
                     m_recoveredFirstPos = pos;
@@ -263,9 +259,9 @@ void ConsumeQueue::truncateDirtyLogicFiles(std::int64_t phyOffset)
         std::int64_t maxPhy = -1;
         for (; pos + kUnitSize <= wrote; pos += kUnitSize) {
             const Unit u = decodeUnit(p.data() + pos);
-            if (!isPlaceholder(u) && u.commitLogOffset >= phyOffset)
+            if (!ConsumeQueue::isPlaceholder(u) && u.commitLogOffset >= phyOffset)
                 break;
-            if (!isPlaceholder(u))
+            if (!ConsumeQueue::isPlaceholder(u))
                 maxPhy = u.commitLogOffset + u.size;
         }
         if (pos == 0 || maxPhy < 0) {
@@ -302,7 +298,7 @@ void ConsumeQueue::correctMinOffset(std::int64_t commitLogMinOffset)
         return;
     for (std::int64_t pos = 0; pos + kUnitSize <= wrote; pos += kUnitSize) {
         const Unit u = decodeUnit(p.data() + pos);
-        if (u.commitLogOffset >= commitLogMinOffset && !isPlaceholder(u)) {
+        if (u.commitLogOffset >= commitLogMinOffset && !ConsumeQueue::isPlaceholder(u)) {
             m_minLogicOffset = f->fileFromOffset() + pos;
             return;
         }

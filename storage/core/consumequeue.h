@@ -46,6 +46,34 @@ public:
     ConsumeQueue(QByteArray topic, int queueId, const QString &rootDir, int fileSize,
         MappingCachePtr cache = {}, bool sparse = false);
 
+    /// Start-up (MessageStore): a queue found on disk is Pending until one thread (the first
+    /// to need it, or the background recovery) claims it, loads and recovers it; others wait.
+    /// Broken: its files could not be loaded (kept as they are, not used). Gone: a queue of a
+    /// deleted topic that recovery found and deleted (no queue; replaced if the topic's queue
+    /// is created again). New queues are Ready.
+    enum class State : std::uint8_t { Ready, Pending, Recovering, Broken, Gone };
+    State state() const { return static_cast<State>(m_state.load(std::memory_order_acquire)); }
+    void setPending() { m_state.store(std::uint8_t(State::Pending), std::memory_order_relaxed); }
+    /// Pending -> Recovering; true when this thread now recovers the queue.
+    bool claimRecovery()
+    {
+        std::uint8_t expected = std::uint8_t(State::Pending);
+        return m_state.compare_exchange_strong(
+            expected, std::uint8_t(State::Recovering), std::memory_order_acq_rel);
+    }
+    /// Ends a claim (or a Pending queue given up) and wakes the waiters.
+    void finishRecovery(State s)
+    {
+        m_state.store(std::uint8_t(s), std::memory_order_release);
+        m_state.notify_all();
+    }
+    /// Blocks while another thread recovers the queue; returns the state after.
+    State waitWhileRecovering() const
+    {
+        m_state.wait(std::uint8_t(State::Recovering), std::memory_order_acquire);
+        return state();
+    }
+
     const QByteArray &topic() const { return m_topic; }
     int queueId() const { return m_queueId; }
     MappedFileQueue &files() { return m_queue; }
@@ -85,6 +113,11 @@ public:
     void destroy();
 
     static Unit decodeUnit(const char *p);
+    /// A unit put where a queue starts past 0 or skips indexes (no message of its own).
+    static bool isPlaceholder(const Unit &u)
+    {
+        return u.commitLogOffset == 0 && u.size == 0x7FFFFFFF;
+    }
 
 private:
     static void fillPlaceholders(char *base, std::int64_t fromPos, std::int64_t toPos);
@@ -99,6 +132,7 @@ private:
     // clean-up threads: atomics, read by recovery only).
     std::atomic<std::int64_t> m_recoveredFirstPos {-1};
     std::atomic<std::int64_t> m_recoveredFirstPhy {-1};
+    std::atomic<std::uint8_t> m_state {std::uint8_t(State::Ready)};
 };
 
 } // namespace qrocket::storage

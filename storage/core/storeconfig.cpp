@@ -69,6 +69,7 @@ void MessageStoreConfig::bind(ConfigSchema &s)
     s.add("osPageCacheBusyTimeOutMills", &osPageCacheBusyTimeOutMills);
     s.add("maxMessageSize", &maxMessageSize, true);
     s.add("checkCRCOnRecover", &checkCRCOnRecover);
+    s.add("recoverConsumeQueuesInBackground", &recoverConsumeQueuesInBackground);
     s.add("warmMapedFileEnable", &warmMapedFileEnable);
     s.add("fileReservedTime", &fileReservedTime, true);
     s.add("deleteWhen", &deleteWhen, true);

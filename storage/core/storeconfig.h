@@ -42,6 +42,10 @@ struct MessageStoreConfig
 
     int maxMessageSize = 4 * 1024 * 1024;
     bool checkCRCOnRecover = true;
+    /// The consume queues found at start are checked after open() returns (on background
+    /// threads, each at once when first used): the broker listens without waiting for
+    /// 100,000s of files (messagestore.h queuesRecovered()). false: all before open() returns.
+    bool recoverConsumeQueuesInBackground = true;
     bool warmMapedFileEnable = false; // pre-fault each new commit-log file in the background
 
     int fileReservedTime = 72; // hours

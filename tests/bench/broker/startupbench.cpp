@@ -2,10 +2,14 @@
 // Builds a store once: one message in each of --queues queues of the first --cq-topics topics
 // (so each of those queues has a consume-queue file), a topics.json of --topics topics, then
 // measures, --runs times each:
-//   - in process: MessageStore::open() on that store (recovery: commit log, every consume queue)
-//     and TopicConfigManager::load() of topics.json;
+//   - in process: MessageStore::open() on that store (it returns once the commit log is
+//     checked; the consume queues are checked after, in the background: the time until all
+//     are is printed too) and TopicConfigManager::load() of topics.json;
 //   - the qrocket-broker daemon: from its start until it accepts connections (it listens after
-//     the store's recovery), and the recovery time it logs.
+//     open() returned), and the recovery time it logs.
+// --crash: every measured start follows a crash (in process: the `abort` file left as a
+// killed broker leaves it; the daemon: started, then killed with SIGKILL once its consume
+// queues are all checked, before each start).
 //
 //   qrocket-bench-startup [--topics 100000] [--cq-topics 5000] [--queues 2] [--runs 3]
 //                         [--dir DIR]   (keep the store there and reuse it when it exists)
@@ -28,11 +32,13 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QEventLoop>
 #include <QFile>
 #include <QLoggingCategory>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QThread>
+#include <QTimer>
 
 #include <cstdio>
 #include <ctime>
@@ -123,6 +129,21 @@ bool prepare(const QString &root, int topics, int cqTopics, int queues)
     return true;
 }
 
+/// Waits (up to 10 minutes) until the daemon logs that its consume queues are all checked.
+bool waitForQueuesChecked(testlib::DaemonProcess &daemon)
+{
+    QElapsedTimer up;
+    up.start();
+    while (!daemon.output().contains("consume queues recovered in the background")) {
+        if (up.hasExpired(600000) || !daemon.isRunning())
+            return false;
+        QEventLoop wait; // the daemon's output is read by the event loop
+        QTimer::singleShot(20, &wait, &QEventLoop::quit);
+        wait.exec();
+    }
+    return true;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -143,6 +164,7 @@ int main(int argc, char **argv)
     parser.addOption({QStringLiteral("runs"), QStringLiteral("measurements of each kind"),
         QStringLiteral("n"), QStringLiteral("3")});
     parser.addOption({QStringLiteral("no-daemon"), QStringLiteral("measure in process only")});
+    parser.addOption({QStringLiteral("crash"), QStringLiteral("measure starts after a crash")});
     parser.addOption({QStringLiteral("dir"), QStringLiteral("store directory to keep and reuse"),
         QStringLiteral("path")});
     parser.process(app);
@@ -151,6 +173,7 @@ int main(int argc, char **argv)
     const int cqTopics = std::clamp(parser.value(QStringLiteral("cq-topics")).toInt(), 0, topics);
     const int runs = std::max(1, parser.value(QStringLiteral("runs")).toInt());
     const bool daemon = !parser.isSet(QStringLiteral("no-daemon"));
+    const bool crash = parser.isSet(QStringLiteral("crash"));
 
     if (qEnvironmentVariableIsEmpty("QROCKET_BIN_DIR"))
         qputenv("QROCKET_BIN_DIR", QCoreApplication::applicationDirPath().toLocal8Bit());
@@ -171,8 +194,10 @@ int main(int argc, char **argv)
             cqTopics * queues);
     }
 
-    std::printf("%-6s %14s %12s %18s %12s %16s %14s\n", "run", "store open ms", "of it CQ ms",
-        "topics.json ms", "of it CPU ms", "daemon listens", "daemon recov.");
+    std::printf("%s starts\n", crash ? "crash" : "clean");
+    std::printf("%-6s %14s %14s %14s %12s %16s %14s %16s\n", "run", "store open ms",
+        "CQs checked ms", "topics.json ms", "of it CPU ms", "daemon listens", "daemon recov.",
+        "daemon CQs checked");
     const QRegularExpression recoveryLine(QStringLiteral("recovery done in (\\d+) ms"));
     bool ok = true;
     for (int r = 0; r < runs; ++r) {
@@ -181,6 +206,12 @@ int main(int argc, char **argv)
         t.start();
         qint64 openMs = -1;
         qint64 cqMs = -1;
+        if (crash) {
+            QFile abort(root + QStringLiteral("/abort"));
+            if (!abort.open(QIODevice::WriteOnly))
+                return 1;
+        }
+        t.restart();
         {
             storage::MessageStore store(storeConfig(root));
             if (Status st = store.open(); !st) {
@@ -188,7 +219,9 @@ int main(int argc, char **argv)
                 return 1;
             }
             openMs = t.elapsed();
-            cqMs = store.recoveryReport().consumeQueueLoadMs;
+            if (!store.waitForQueueRecovery(600000))
+                ok = false;
+            cqMs = t.elapsed();
             if (store.recoveryReport().consumeQueues != cqTopics * queues) {
                 std::fprintf(stderr, "recovered %d consume queues, expected %d\n",
                     store.recoveryReport().consumeQueues, cqTopics * queues);
@@ -216,34 +249,54 @@ int main(int argc, char **argv)
         const long long topicsCpuMs = (cpuEnd.tv_sec - cpuStart.tv_sec) * 1000LL
             + (cpuEnd.tv_nsec - cpuStart.tv_nsec) / 1000000;
         if (!daemon) {
-            std::printf("%-6d %14lld %12lld %18lld %12lld %16s %14s\n", r + 1,
+            std::printf("%-6d %14lld %14lld %14lld %12lld %16s %14s %16s\n", r + 1,
                 static_cast<long long>(openMs), static_cast<long long>(cqMs),
-                static_cast<long long>(topicsMs), topicsCpuMs, "-", "-");
+                static_cast<long long>(topicsMs), topicsCpuMs, "-", "-", "-");
             std::fflush(stdout);
             continue;
         }
         // The daemon: started until it accepts connections.
-        testlib::DaemonProcess broker(QStringLiteral("qrocket-broker"));
+        const auto config = [&](quint16 p) {
+            return "brokerName=bench-start\nbrokerIP1=127.0.0.1\nlistenPort="
+                + QByteArray::number(p) + "\nstorePathRootDir=" + root.toUtf8()
+                + "\nmappedFileSizeCommitLog=" + QByteArray::number(kCommitLogFileSize)
+                + "\nmappedFileSizeConsumeQueue=" + QByteArray::number(kCqFileSize) + "\n";
+        };
         quint16 port = 0;
+        if (crash) {
+            testlib::DaemonProcess first(QStringLiteral("qrocket-broker"));
+            if (!testlib::startOnFreePort(
+                    first, tmp.filePath(QStringLiteral("broker.conf")), port, config)) {
+                std::fprintf(stderr, "broker did not start: %s\n", qPrintable(first.error()));
+                return 1;
+            }
+            // Killed once it runs as a broker that has been up a while does: its consume
+            // queues all checked (a broker killed during that check is checked in full at
+            // its next start: storage/queuerecovery.cpp).
+            waitForQueuesChecked(first);
+            first.kill();
+        }
+        testlib::DaemonProcess broker(QStringLiteral("qrocket-broker"));
         t.restart();
         const bool started = testlib::startOnFreePort(
-            broker, tmp.filePath(QStringLiteral("broker.conf")), port, [&](quint16 p) {
-                return "brokerName=bench-start\nbrokerIP1=127.0.0.1\nlistenPort="
-                    + QByteArray::number(p) + "\nstorePathRootDir=" + root.toUtf8()
-                    + "\nmappedFileSizeCommitLog=" + QByteArray::number(kCommitLogFileSize)
-                    + "\nmappedFileSizeConsumeQueue=" + QByteArray::number(kCqFileSize) + "\n";
-            });
+            broker, tmp.filePath(QStringLiteral("broker.conf")), port, config);
         const qint64 listenMs = t.elapsed();
         if (!started) {
             std::fprintf(stderr, "broker did not start: %s\n", qPrintable(broker.error()));
             return 1;
         }
+        // Stopped once its queues are all checked (a crash start stopped before leaves them
+        // to be checked first by the next start).
+        const bool checked = waitForQueuesChecked(broker);
+        const qint64 checkedMs = t.elapsed();
         broker.stop();
         const auto match = recoveryLine.match(QString::fromUtf8(broker.output()));
-        std::printf("%-6d %14lld %12lld %18lld %12lld %13lld ms %11s ms\n", r + 1,
+        std::printf("%-6d %14lld %14lld %14lld %12lld %13lld ms %11s ms %13s ms\n", r + 1,
             static_cast<long long>(openMs), static_cast<long long>(cqMs),
             static_cast<long long>(topicsMs), topicsCpuMs, static_cast<long long>(listenMs),
-            match.hasMatch() ? qPrintable(match.captured(1)) : "?");
+            match.hasMatch() ? qPrintable(match.captured(1)) : "?",
+            checked ? qPrintable(QString::number(checkedMs)) : "?");
+        ok = ok && checked;
         std::fflush(stdout);
     }
     return ok ? 0 : 1;

@@ -381,6 +381,8 @@ void tst_CqScale::cleanStopWithManyLightQueues()
     s = openStore(c);
     qInfo().noquote() << QStringLiteral("reopened in %1 ms").arg(reopen.elapsed());
     QVERIFY(s);
+    QVERIFY(s->waitForQueueRecovery(600000)); // the count is complete once all are found
+    qInfo().noquote() << QStringLiteral("all queues checked after %1 ms").arg(reopen.elapsed());
     QCOMPARE(s->lmqConsumeQueueCount(), queues);
     for (int i = 0; i < queues; i += std::max(1, queues / 50)) {
         const GetMessageResult r = s->getMessage("g", lmqName(i), 0, kRounds - 1, 1);

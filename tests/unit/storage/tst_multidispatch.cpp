@@ -420,6 +420,7 @@ void tst_MultiDispatch::expiredLightQueuesAreDeleted()
         s = std::make_unique<MessageStore>(c, options);
         QVERIFY(s->open().isOk());
         QVERIFY(s->waitForDispatch(5000));
+        QVERIFY(s->waitForQueueRecovery(5000)); // counted as they are found
         QCOMPARE(s->lmqConsumeQueueCount(), 3);
         QCOMPARE(s->maxOffsetInQueue("%LMQ%old", 0), 1);
         QCOMPARE(bodyAt(*s, "%LMQ%old", 0, 0), QByteArray("again"));
