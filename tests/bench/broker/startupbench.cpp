@@ -134,7 +134,13 @@ bool waitForQueuesChecked(testlib::DaemonProcess &daemon)
 {
     QElapsedTimer up;
     up.start();
-    while (!daemon.output().contains("consume queues recovered in the background")) {
+    auto done = [&] {
+        const QByteArray out = daemon.output();
+        // Or checked before it listened (recoverConsumeQueuesInBackground=false, older builds).
+        return out.contains("consume queues recovered in the background")
+            || (out.contains("recovery done in") && !out.contains("checked in the background"));
+    };
+    while (!done()) {
         if (up.hasExpired(600000) || !daemon.isRunning())
             return false;
         QEventLoop wait; // the daemon's output is read by the event loop
