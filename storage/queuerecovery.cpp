@@ -7,11 +7,11 @@
 //
 // Each queue is checked as the eager recovery checks it (storerecovery.cpp): cut back to the
 // commit log's valid end, and a damaged queue gets its missing units back from the commit log
-// by a scan of its own (rebuildQueue) instead of recovery's re-dispatch of everything. After a
-// crash start, a marker file holds the commit-log end: if the process dies again before every
-// queue was checked, the next start checks all queues first and validates their units past
-// that end against the records they point at (a unit written before the first crash that
-// pointed beyond the then valid end would otherwise point into newer records).
+// by a scan of its own (rebuildQueue) instead of recovery's re-dispatch of everything. Until
+// every queue is checked, a marker file holds the commit-log end at open: if the process stops
+// or dies before, the next start checks all queues first and validates their units past that
+// end against the records they point at (a unit past the then valid end, left by a crash or a
+// commit log cut while the broker was down, would otherwise point into newer records).
 
 #include "clientlib/common/byteorder.h"
 #include "storage/core/logging.h"

@@ -329,8 +329,10 @@ Status StoreRecovery::run(bool lastExitOk)
         for (ConsumeQueue *cq : s.consumeQueues())
             cq->correctMinOffsetAfterRecovery(clMin);
         QFile::remove(s.uncheckedMarkerPath());
-    } else if (!lastExitOk) {
-        // Until every queue is checked, the next start must do it first (queuerecovery.cpp).
+    } else {
+        // Until every queue is checked, the next start must do it first (queuerecovery.cpp): a
+        // queue not checked yet may hold units past the valid end (a crash, or a commit log cut
+        // while the broker was down, as controller mode does), which new records would cover.
         if (Status st = writeMarker(s.uncheckedMarkerPath(), processOffset); !st)
             return st;
     }

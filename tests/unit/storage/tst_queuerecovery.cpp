@@ -181,7 +181,7 @@ void tst_QueueRecovery::damagedQueueRebuildsItselfFromTheCommitLog()
         auto s = openStore(dir.path(), &gate);
         QVERIFY(s);
         QVERIFY(!s->queuesRecovered());
-        QCOMPARE(QFile::exists(dir.filePath(QStringLiteral("queuesUnchecked"))), crash);
+        QVERIFY(QFile::exists(dir.filePath(QStringLiteral("queuesUnchecked"))));
         // First use rebuilds topic 4's queue before answering.
         QCOMPARE(s->maxOffsetInQueue(topic(4), 0), expected(4, 0));
         QCOMPARE(s->getMessage("g", topic(4), 0, 0, 8).messages.size(), size_t(expected(4, 0)));
@@ -257,6 +257,7 @@ void tst_QueueRecovery::unfinishedCrashStartIsValidatedNextStart()
     {
         auto s = openStore(dir.path(), nullptr);
         QVERIFY(s);
+        QVERIFY(s->waitForQueueRecovery(10000)); // else the next start checks all first
         end = s->commitLogMaxOffset();
     }
     // Topic 12 queue 1 gets a unit for a record that is not there (its commit-log page lost).
