@@ -75,6 +75,49 @@ Status ConfigManager::commitChange(const std::function<QByteArray()> &change)
     return {};
 }
 
+void ConfigManager::commitChangeAsync(
+    const std::function<QByteArray()> &change, CommitCallback done)
+{
+    Result<std::int64_t> ticket = std::int64_t(0);
+    {
+        std::lock_guard order(m_orderMutex);
+        const QByteArray record = change();
+        if (record.isEmpty()) {
+            done({});
+            return;
+        }
+        if (!m_journal)
+            ticket = Status::notSupported(QString());
+        else
+            ticket = m_journal->append(record);
+    }
+    if (!ticket) {
+        if (m_journal)
+            qCWarning(lcBroker).noquote() << ticket.error().message() << "- writing the whole file";
+        done(persist());
+        return;
+    }
+    if (!m_fileWritten) {
+        done(persist()); // the first change: the file RocketMQ's tools read appears at once
+        return;
+    }
+    m_journal->syncAsync(*ticket, [this, done = std::move(done)](Status st) {
+        if (!st) {
+            qCWarning(lcBroker).noquote() << st.message() << "- writing the whole file";
+            st = persist();
+        }
+        done(st);
+    });
+    if (m_journal->recordsSinceRotate() >= m_compactAfter.load())
+        persist(); // a failure is logged and retried later
+}
+
+void ConfigManager::waitForCommits()
+{
+    if (m_journal)
+        m_journal->waitForAsync();
+}
+
 Status ConfigManager::flushJournal()
 {
     if (!m_journal)

@@ -76,6 +76,11 @@ void AdminProcessor::processRequest(
         consumerStatus(request, std::move(respond));
         return;
     }
+    if (request.code == toInt(RequestCode::UpdateAndCreateTopic) && m_ctx.config && m_ctx.store
+        && m_ctx.topics && m_ctx.subscriptionGroups && m_ctx.consumerOffsets) {
+        updateAndCreateTopic(request, std::move(respond));
+        return;
+    }
     RemotingCommand response;
     try {
         response = handle(request);
