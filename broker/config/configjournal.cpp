@@ -203,6 +203,8 @@ Status ConfigJournal::sync(std::int64_t ticket)
         target = m_written;
     }
     // fd is still open: only rotate() closes it, and rotate() takes m_syncMutex first.
+    if (fd >= 0)
+        m_syncs.fetch_add(1);
     if (fd >= 0 && ::fdatasync(fd) != 0)
         return Status::ioError(
             QStringLiteral("cannot sync the journal of %1: %2").arg(m_configPath, errnoText()));
@@ -276,6 +278,7 @@ Result<std::int64_t> ConfigJournal::rotate()
         m_scanned = true;
     }
     if (m_fd >= 0) {
+        m_syncs.fetch_add(1);
         const int rc = ::fdatasync(m_fd);
         ::close(m_fd);
         m_fd = -1;

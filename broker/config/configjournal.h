@@ -32,6 +32,7 @@
 #include <QByteArrayView>
 #include <QString>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -85,6 +86,8 @@ public:
     std::int64_t recordsSinceRotate() const;
     /// Bytes of the generation files on disk (tests, status).
     qint64 bytesOnDisk() const;
+    /// fdatasyncs made so far by sync(), syncAsync() and rotate() (tests, status).
+    std::int64_t syncCount() const { return m_syncs.load(); }
 
     static QByteArray encodeRecord(QByteArrayView payload);
 
@@ -118,6 +121,7 @@ private:
     bool m_groupRunning = false; // the sync thread holds a group; guarded by m_waitMutex
     std::condition_variable m_idleCv; // no waiter and no group
     std::thread m_syncThread; // started by the first syncAsync() that has to wait
+    std::atomic<std::int64_t> m_syncs {0};
 };
 
 } // namespace qrocket::broker

@@ -127,6 +127,13 @@ protected:
     void waitForCommits();
 
 private:
+    /// persist() with m_persistMutex held.
+    Status persistLocked();
+    /// The first change's full write: persist() unless the file was written meanwhile (changes
+    /// in flight together all find no file); nullopt then, and the journal's sync makes the
+    /// change durable (the file or a journal generation holds its record).
+    std::optional<Status> persistFirst();
+
     const QString m_path;
     const char *m_what;
     std::mutex m_persistMutex; // serialises file writes

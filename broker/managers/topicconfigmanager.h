@@ -94,7 +94,7 @@ public:
     /// updateTopicConfig() that does not wait for the disk: `done` gets its status, at once for
     /// a refused config, else once the change is durable, possibly on the journal's sync thread
     /// (requests in flight together share one sync; see ConfigManager::commitChangeAsync()). The
-    /// change listener runs before `done`, on the same thread.
+    /// change listener runs before `done`, on the same thread. Logs nothing: the caller does.
     void updateTopicConfigAsync(TopicConfig config, std::function<void(Status)> done);
     /// DELETE_TOPIC_IN_BROKER: false when the topic did not exist.
     bool deleteTopicConfig(QByteArrayView topic);
