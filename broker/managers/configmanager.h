@@ -171,7 +171,11 @@ public:
         enableJournal();
     }
     /// Writes the full file when the journal holds changes it lacks.
-    ~VersionedConfigManager() override { flushJournal(); }
+    ~VersionedConfigManager() override
+    {
+        waitForCommits();
+        flushJournal();
+    }
 
     /// {"dataVersion":{...},"<tableKey>":{...}}: the file content and the GET_ALL_* body,
     /// encoded now.

@@ -98,6 +98,8 @@ private:
     Command resetOffset(const Command &request);
     // adminconfig.cpp
     Command updateSubscriptionGroup(const Command &request);
+    /// The same, answered once the change is durable (processRequest's path).
+    void updateSubscriptionGroup(const Command &request, remoting::Responder respond);
     Command deleteSubscriptionGroup(const Command &request);
     Command allSubscriptionGroups(const Command &request);
     Command allConsumerOffsets(const Command &request);

@@ -181,6 +181,33 @@ private slots:
         QVERIFY(recovered.contains("A" + QByteArray::number(kChanges - 1)));
     }
 
+    void asyncGroupChangesCompleteDurable()
+    {
+        QTemporaryDir dir;
+        const QString path = SubscriptionGroupManager::filePath(dir.path());
+        SubscriptionGroupManager m(true, path);
+        QVERIFY(m.load());
+        std::atomic<int> done {0};
+        std::atomic<int> failed {0};
+        constexpr int kChanges = 200;
+        for (int i = 0; i < kChanges; ++i) {
+            m.updateAsync(protocol::SubscriptionGroupConfig {"G" + QByteArray::number(i)},
+                [&](Status st) { (st ? done : failed).fetch_add(1); });
+        }
+        Status refused;
+        m.updateAsync(protocol::SubscriptionGroupConfig {""}, [&](Status st) { refused = st; });
+        QVERIFY(!refused.isOk());
+        QTRY_COMPARE_WITH_TIMEOUT(done.load(), kChanges, 20000);
+        QCOMPARE(failed.load(), 0);
+        const QString crashed = dir.filePath(QStringLiteral("crashed/config"));
+        copyConfigFiles(QFileInfo(path).absolutePath(), crashed);
+        SubscriptionGroupManager recovered(
+            true, SubscriptionGroupManager::filePath(dir.filePath(QStringLiteral("crashed"))));
+        QVERIFY(recovered.load());
+        QCOMPARE(recovered.encode(), m.encode());
+        QVERIFY(recovered.find("G" + QByteArray::number(kChanges - 1)));
+    }
+
     void tornTailIsIgnored_data()
     {
         QTest::addColumn<int>("cut"); // bytes cut off the last record

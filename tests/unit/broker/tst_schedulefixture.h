@@ -174,9 +174,10 @@ struct ExtrasFixture
         return v;
     }
 
-    /// Calls a processor and returns its (synchronous or inline-completed) response. A topic
-    /// creation (UPDATE_AND_CREATE_TOPIC) is answered once it is durable, maybe from the config
-    /// journal's sync thread: its answer is waited for (bounded).
+    /// Calls a processor and returns its (synchronous or inline-completed) response. A topic or
+    /// subscription group change (UPDATE_AND_CREATE_TOPIC, UPDATE_AND_CREATE_SUBSCRIPTIONGROUP)
+    /// is answered once it is durable, maybe from the config journal's sync thread: its answer is
+    /// waited for (bounded).
     static std::optional<protocol::RemotingCommand> call(remoting::RequestProcessor &p,
         const protocol::RemotingCommand &request, const remoting::ChannelPtr &channel = {})
     {
@@ -193,7 +194,7 @@ struct ExtrasFixture
             out->cv.notify_all();
         });
         std::unique_lock lock(out->mutex);
-        if (request.code == 17)
+        if (request.code == 17 || request.code == 200)
             out->cv.wait_for(
                 lock, std::chrono::seconds(10), [&] { return out->response.has_value(); });
         return out->response;
