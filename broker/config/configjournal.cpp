@@ -58,6 +58,13 @@ ConfigJournal::ConfigJournal(QString configPath) : m_configPath(std::move(config
 
 ConfigJournal::~ConfigJournal()
 {
+    {
+        std::lock_guard wait(m_waitMutex);
+        m_stopping = true;
+    }
+    m_waitCv.notify_all();
+    if (m_syncThread.joinable())
+        m_syncThread.join(); // it completes every waiter first
     std::lock_guard lock(m_mutex);
     if (m_fd >= 0)
         ::close(m_fd);
@@ -196,12 +203,68 @@ Status ConfigJournal::sync(std::int64_t ticket)
         target = m_written;
     }
     // fd is still open: only rotate() closes it, and rotate() takes m_syncMutex first.
+    if (fd >= 0)
+        m_syncs.fetch_add(1);
     if (fd >= 0 && ::fdatasync(fd) != 0)
         return Status::ioError(
             QStringLiteral("cannot sync the journal of %1: %2").arg(m_configPath, errnoText()));
     std::lock_guard lock(m_mutex);
     m_synced = std::max(m_synced, target);
     return {};
+}
+
+void ConfigJournal::syncAsync(std::int64_t ticket, SyncCallback done)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_synced >= ticket) {
+            done({});
+            return;
+        }
+    }
+    {
+        std::lock_guard wait(m_waitMutex);
+        if (!m_stopping) {
+            m_waiters.emplace_back(ticket, std::move(done));
+            if (!m_syncThread.joinable())
+                m_syncThread = std::thread([this] { syncLoop(); });
+            m_waitCv.notify_one();
+            return;
+        }
+    }
+    done(sync(ticket)); // being destroyed: no thread to hand it to
+}
+
+void ConfigJournal::syncLoop()
+{
+    std::vector<std::pair<std::int64_t, SyncCallback>> group;
+    std::unique_lock wait(m_waitMutex);
+    for (;;) {
+        m_waitCv.wait(wait, [this] { return m_stopping || !m_waiters.empty(); });
+        if (m_waiters.empty())
+            return; // stopping, nothing owed
+        group.swap(m_waiters);
+        m_groupRunning = true;
+        wait.unlock();
+        std::int64_t highest = 0;
+        for (const auto &w : group)
+            highest = std::max(highest, w.first);
+        // One fdatasync for the whole group (and every record appended before it starts).
+        const Status st = sync(highest);
+        for (auto &w : group)
+            w.second(st);
+        group.clear();
+        wait.lock();
+        m_groupRunning = false;
+        if (m_waiters.empty())
+            m_idleCv.notify_all();
+    }
+}
+
+void ConfigJournal::waitForAsync()
+{
+    std::unique_lock wait(m_waitMutex);
+    m_idleCv.wait(wait, [this] { return m_waiters.empty() && !m_groupRunning; });
 }
 
 Result<std::int64_t> ConfigJournal::rotate()
@@ -215,6 +278,7 @@ Result<std::int64_t> ConfigJournal::rotate()
         m_scanned = true;
     }
     if (m_fd >= 0) {
+        m_syncs.fetch_add(1);
         const int rc = ::fdatasync(m_fd);
         ::close(m_fd);
         m_fd = -1;

@@ -17,7 +17,10 @@
 //
 // Durability: append() writes the record with write(2) before it returns (it survives a kill -9);
 // sync() makes it durable on disk (fdatasync), as a group commit: one sync covers every record
-// written before it started, so concurrent writers share syncs.
+// written before it started, so concurrent writers share syncs. syncAsync() does not wait: the
+// journal's sync thread (started at its first call) syncs once for every record appended until
+// then and completes every caller that sync covers, so a burst of changes from requests in flight
+// shares one fdatasync per group instead of one (or one per processing thread) each.
 //
 // Thread-safety: every method may be called from any thread. Callers that need records in the
 // order of their changes (two updates of the same name) serialise change + append themselves.
@@ -29,9 +32,12 @@
 #include <QByteArrayView>
 #include <QString>
 
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -59,6 +65,15 @@ public:
     Result<std::int64_t> append(QByteArrayView payload);
     /// Returns once every record up to `ticket` is on disk (fdatasync, shared between callers).
     Status sync(std::int64_t ticket);
+    /// Completion of syncAsync(): the status of the sync that covered the ticket.
+    using SyncCallback = std::function<void(Status)>;
+    /// Calls `done` once every record up to `ticket` is on disk: at once on this thread when it
+    /// is already, else on the journal's sync thread, after one fdatasync that covers every record
+    /// appended before it started (callers waiting meanwhile share it). `done` must not block for
+    /// long: the next group waits for it. The destructor completes every pending call first.
+    void syncAsync(std::int64_t ticket, SyncCallback done);
+    /// Returns once every syncAsync() called before has completed (its callback returned).
+    void waitForAsync();
 
     /// Closes the current generation (synced first). Returns the highest generation that is now
     /// closed: every generation up to it may go once a full file written after this call is
@@ -71,6 +86,8 @@ public:
     std::int64_t recordsSinceRotate() const;
     /// Bytes of the generation files on disk (tests, status).
     qint64 bytesOnDisk() const;
+    /// fdatasyncs made so far by sync(), syncAsync() and rotate() (tests, status).
+    std::int64_t syncCount() const { return m_syncs.load(); }
 
     static QByteArray encodeRecord(QByteArrayView payload);
 
@@ -78,6 +95,8 @@ private:
     /// (generation, path) of each journal file on disk, in ascending generation order.
     std::vector<std::pair<std::int64_t, QString>> files() const;
     Status openNextLocked();
+    /// The sync thread: one sync per group of waiters, then their completions.
+    void syncLoop();
 
     const QString m_configPath;
     QString m_dir;
@@ -93,6 +112,16 @@ private:
     std::int64_t m_sinceRotate = 0; // guarded by m_mutex
     std::int64_t m_fileSize = 0; // bytes in the open generation; guarded by m_mutex
     bool m_poisoned = false; // a failed append left a partial record; guarded by m_mutex
+
+    // syncAsync(): waiters for the sync thread. Taken before neither of the mutexes above.
+    std::mutex m_waitMutex;
+    std::condition_variable m_waitCv;
+    std::vector<std::pair<std::int64_t, SyncCallback>> m_waiters; // guarded by m_waitMutex
+    bool m_stopping = false; // guarded by m_waitMutex
+    bool m_groupRunning = false; // the sync thread holds a group; guarded by m_waitMutex
+    std::condition_variable m_idleCv; // no waiter and no group
+    std::thread m_syncThread; // started by the first syncAsync() that has to wait
+    std::atomic<std::int64_t> m_syncs {0};
 };
 
 } // namespace qrocket::broker

@@ -64,8 +64,11 @@ Status ConfigManager::commitChange(const std::function<QByteArray()> &change)
             qCWarning(lcBroker).noquote() << ticket.error().message() << "- writing the whole file";
         return persist();
     }
-    if (!m_fileWritten)
-        return persist(); // the first change: the file RocketMQ's tools read appears at once
+    if (!m_fileWritten) {
+        // The first change: the file RocketMQ's tools read appears at once.
+        if (std::optional<Status> written = persistFirst())
+            return *written;
+    }
     if (Status st = m_journal->sync(*ticket); !st) {
         qCWarning(lcBroker).noquote() << st.message() << "- writing the whole file";
         return persist();
@@ -73,6 +76,51 @@ Status ConfigManager::commitChange(const std::function<QByteArray()> &change)
     if (m_journal->recordsSinceRotate() >= m_compactAfter.load())
         persist(); // the change is durable already; a failure is logged and retried later
     return {};
+}
+
+void ConfigManager::commitChangeAsync(
+    const std::function<QByteArray()> &change, CommitCallback done)
+{
+    Result<std::int64_t> ticket = std::int64_t(0);
+    {
+        std::lock_guard order(m_orderMutex);
+        const QByteArray record = change();
+        if (record.isEmpty()) {
+            done({});
+            return;
+        }
+        if (!m_journal)
+            ticket = Status::notSupported(QString());
+        else
+            ticket = m_journal->append(record);
+    }
+    if (!ticket) {
+        if (m_journal)
+            qCWarning(lcBroker).noquote() << ticket.error().message() << "- writing the whole file";
+        done(persist());
+        return;
+    }
+    if (!m_fileWritten) {
+        if (std::optional<Status> written = persistFirst()) {
+            done(*written);
+            return;
+        }
+    }
+    m_journal->syncAsync(*ticket, [this, done = std::move(done)](Status st) {
+        if (!st) {
+            qCWarning(lcBroker).noquote() << st.message() << "- writing the whole file";
+            st = persist();
+        }
+        done(st);
+    });
+    if (m_journal->recordsSinceRotate() >= m_compactAfter.load())
+        persist(); // a failure is logged and retried later
+}
+
+void ConfigManager::waitForCommits()
+{
+    if (m_journal)
+        m_journal->waitForAsync();
 }
 
 Status ConfigManager::flushJournal()
@@ -123,6 +171,19 @@ void writeIntOffsets(protocol::JsonWriter &w, const IntOffsets &offsets)
 Status ConfigManager::persist()
 {
     std::lock_guard lock(m_persistMutex);
+    return persistLocked();
+}
+
+std::optional<Status> ConfigManager::persistFirst()
+{
+    std::lock_guard lock(m_persistMutex);
+    if (m_fileWritten)
+        return std::nullopt;
+    return persistLocked();
+}
+
+Status ConfigManager::persistLocked()
+{
     // Close the journal's generation before encoding: every record in a closed generation is
     // then in the table that encode() reads, so the new file covers them all. Records appended
     // after the rotation go to the next generation and are replayed over the file (replaying a

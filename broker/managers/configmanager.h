@@ -19,10 +19,11 @@
 // decodeIntOffsets(), writeIntOffsets().
 //
 // The journal (ConfigJournal, enabled by VersionedConfigManager): a change is appended to
-// "<file>.journal.<n>" and synced before the change returns (commitChange()), so it costs one
-// small record, not a rewrite of the table; the full file is rewritten coalesced: when the journal
-// holds compactThreshold() records (max(4096, table size at the last full write): amortised O(1)
-// per change), on flushJournal() (the controller's timer) and at the first change when no file
+// "<file>.journal.<n>" and synced before the change returns (commitChange()), or before its
+// completion runs (commitChangeAsync(): changes in flight together share one sync), so it costs
+// one small record, not a rewrite of the table; the full file is rewritten coalesced: when the
+// journal holds compactThreshold() records (max(4096, table size at the last full write): amortised
+// O(1) per change), on flushJournal() (the controller's timer) and at the first change when no file
 // exists yet.
 // persist() closes the journal's generation first and deletes the closed generations once the
 // new file is on disk. load() reads the file (or its .bak), then replays the journal.
@@ -113,8 +114,26 @@ protected:
     /// when the record cannot be appended, the file is rewritten instead. The returned status is
     /// that of making the change durable; the change is in the table either way.
     Status commitChange(const std::function<QByteArray()> &change);
+    /// Completion of commitChangeAsync(): the status of making the change durable.
+    using CommitCallback = std::function<void(Status)>;
+    /// commitChange() without waiting for the disk: the change is in the table and its record
+    /// written (it survives a kill -9) when this returns; `done` runs once the record is durable:
+    /// at once on this thread when no sync is needed (no change, no journal, the first change),
+    /// else on the journal's sync thread after one fdatasync shared with every change committed
+    /// meanwhile (the group commit a pipelined burst of requests needs). `done` must not block.
+    void commitChangeAsync(const std::function<QByteArray()> &change, CommitCallback done);
+    /// Waits until every commitChangeAsync() completion has run. The most derived class calls it
+    /// in its destructor when its completions use its members.
+    void waitForCommits();
 
 private:
+    /// persist() with m_persistMutex held.
+    Status persistLocked();
+    /// The first change's full write: persist() unless the file was written meanwhile (changes
+    /// in flight together all find no file); nullopt then, and the journal's sync makes the
+    /// change durable (the file or a journal generation holds its record).
+    std::optional<Status> persistFirst();
+
     const QString m_path;
     const char *m_what;
     std::mutex m_persistMutex; // serialises file writes
@@ -152,7 +171,11 @@ public:
         enableJournal();
     }
     /// Writes the full file when the journal holds changes it lacks.
-    ~VersionedConfigManager() override { flushJournal(); }
+    ~VersionedConfigManager() override
+    {
+        waitForCommits();
+        flushJournal();
+    }
 
     /// {"dataVersion":{...},"<tableKey>":{...}}: the file content and the GET_ALL_* body,
     /// encoded now.
@@ -271,6 +294,37 @@ protected:
         if (status)
             *status = st;
         return inserted;
+    }
+    /// Completion of insertAsync(): whether `name` was stored, the DataVersion the change gave
+    /// the table, and the status of making it durable.
+    using InsertCallback = std::function<void(bool inserted, DataVersion version, Status durable)>;
+    /// insert() that does not wait for the disk (commitChangeAsync()): `c` is in the table when
+    /// this returns; `done` runs once it is durable (at once when nothing changed).
+    void insertAsync(const QByteArray &name, Config c, bool replace, InsertCallback done)
+    {
+        struct Outcome
+        {
+            bool inserted = false;
+            DataVersion version;
+        };
+        // Read by the completion, which may run on the journal's sync thread after this returns.
+        auto outcome = std::make_shared<Outcome>();
+        auto change = [&]() -> QByteArray {
+            std::unique_lock lock(m_mutex);
+            auto it = m_table.find(name);
+            if (it != m_table.end() && !replace)
+                return {};
+            m_dataVersion.next();
+            outcome->version = m_dataVersion;
+            QByteArray record = journalRecord(name, &c);
+            m_table.insert_or_assign(name, std::move(c));
+            touchedLocked();
+            outcome->inserted = true;
+            return record;
+        };
+        commitChangeAsync(change, [outcome, done = std::move(done)](Status st) {
+            done(outcome->inserted, outcome->version, std::move(st));
+        });
     }
     /// Removes `name`, bumps the DataVersion and journals the change; false (no change) when it
     /// did not exist.

@@ -57,12 +57,35 @@ std::optional<protocol::SubscriptionGroupConfig> SubscriptionGroupManager::findO
     return created;
 }
 
-Status SubscriptionGroupManager::update(protocol::SubscriptionGroupConfig config)
+Status SubscriptionGroupManager::checkUpdate(const protocol::SubscriptionGroupConfig &config)
 {
     if (Status st = topics::validateGroup(config.groupName); !st)
         return st;
     if (config.retryQueueNums < 0 || config.retryMaxTimes < 0)
         return Status::invalidArgument(QStringLiteral("retryQueueNums/retryMaxTimes must be >= 0"));
+    return {};
+}
+
+void SubscriptionGroupManager::updateAsync(
+    protocol::SubscriptionGroupConfig config, std::function<void(Status)> done)
+{
+    if (Status st = checkUpdate(config); !st) {
+        done(st);
+        return;
+    }
+    if (m_lmq && storage::isLmqName(config.groupName)) {
+        done({}); // not stored, as update()
+        return;
+    }
+    const QByteArray name = config.groupName;
+    insertAsync(name, std::move(config), true,
+        [done = std::move(done)](bool, DataVersion, Status durable) { done(std::move(durable)); });
+}
+
+Status SubscriptionGroupManager::update(protocol::SubscriptionGroupConfig config)
+{
+    if (Status st = checkUpdate(config); !st)
+        return st;
     if (m_lmq && storage::isLmqName(config.groupName))
         return {}; // a light-queue group is not stored (RocketMQ 4.9.7 ignores it too)
     const QByteArray name = config.groupName;

@@ -22,6 +22,7 @@
 
 #include <QString>
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -51,6 +52,10 @@ public:
     std::optional<protocol::SubscriptionGroupConfig> findOrCreate(QByteArrayView group);
     /// UPDATE_AND_CREATE_SUBSCRIPTIONGROUP: validates the name, creates or replaces.
     Status update(protocol::SubscriptionGroupConfig config);
+    /// update() that does not wait for the disk: `done` gets its status, at once for a refused
+    /// config, else once the change is durable, possibly on the journal's sync thread (see
+    /// ConfigManager::commitChangeAsync()). Logs nothing: the caller does.
+    void updateAsync(protocol::SubscriptionGroupConfig config, std::function<void(Status)> done);
     /// DELETE_SUBSCRIPTIONGROUP: false when it did not exist.
     bool remove(QByteArrayView group);
 
@@ -64,6 +69,8 @@ public:
 
 private:
     void seed(const char *group);
+    /// update()'s checks of `config`.
+    static Status checkUpdate(const protocol::SubscriptionGroupConfig &config);
 
     const bool m_autoCreate;
     const bool m_lmq;

@@ -17,6 +17,11 @@ TopicConfigManager::TopicConfigManager(const BrokerConfig &config, QString path)
     createSystemTopics(config);
 }
 
+TopicConfigManager::~TopicConfigManager()
+{
+    waitForCommits(); // their completions call changed()
+}
+
 QString TopicConfigManager::filePath(const QString &storePathRootDir)
 {
     return storePathRootDir + QStringLiteral("/config/topics.json");
@@ -176,13 +181,37 @@ Result<TopicConfig> TopicConfigManager::createDlqTopic(QByteArrayView group)
     return createTopicInSendMessageBackMethod(topics::dlqTopic(group), 1, Perm::Read | Perm::Write);
 }
 
-Status TopicConfigManager::updateTopicConfig(TopicConfig config)
+Status TopicConfigManager::checkUpdate(const TopicConfig &config)
 {
     if (Status st = topics::validateTopic(config.topicName); !st)
         return st;
     if (config.readQueueNums < 0 || config.writeQueueNums < 0 || config.readQueueNums > 65535
         || config.writeQueueNums > 65535)
         return Status::invalidArgument(QStringLiteral("queue counts must be within 0..65535"));
+    return {};
+}
+
+void TopicConfigManager::updateTopicConfigAsync(
+    TopicConfig config, std::function<void(Status)> done)
+{
+    if (Status st = checkUpdate(config); !st) {
+        done(st);
+        return;
+    }
+    const QByteArray name = config.topicName;
+    insertAsync(name, std::move(config), true,
+        [this, name, done = std::move(done)](bool, DataVersion version, Status durable) {
+            // No log line of its own: the caller (the admin processor) logs the change with its
+            // config, and two lines per creation cost a burst more than the change itself.
+            changed(name, version);
+            done(std::move(durable));
+        });
+}
+
+Status TopicConfigManager::updateTopicConfig(TopicConfig config)
+{
+    if (Status st = checkUpdate(config); !st)
+        return st;
     const QByteArray name = config.topicName;
     Status durable;
     DataVersion version;

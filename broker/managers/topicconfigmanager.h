@@ -44,6 +44,8 @@ public:
 
     /// `path` is the topics.json file (see filePath()).
     TopicConfigManager(const BrokerConfig &config, QString path);
+    /// Waits for the completions of updateTopicConfigAsync() still to run.
+    ~TopicConfigManager() override;
     TopicConfigManager(const TopicConfigManager &) = delete;
     TopicConfigManager &operator=(const TopicConfigManager &) = delete;
 
@@ -89,6 +91,11 @@ public:
     /// UPDATE_AND_CREATE_TOPIC: validates the name and queue counts, then creates or replaces.
     /// Refusing system topics is the admin processor's call (isSystemTopic()).
     Status updateTopicConfig(TopicConfig config);
+    /// updateTopicConfig() that does not wait for the disk: `done` gets its status, at once for
+    /// a refused config, else once the change is durable, possibly on the journal's sync thread
+    /// (requests in flight together share one sync; see ConfigManager::commitChangeAsync()). The
+    /// change listener runs before `done`, on the same thread. Logs nothing: the caller does.
+    void updateTopicConfigAsync(TopicConfig config, std::function<void(Status)> done);
     /// DELETE_TOPIC_IN_BROKER: false when the topic did not exist.
     bool deleteTopicConfig(QByteArrayView topic);
     /// RocketMQ's updateOrderTopicConfig, from the name server's ORDER_TOPIC_CONFIG table that a
@@ -101,6 +108,8 @@ private:
     void createSystemTopics(const BrokerConfig &config);
     void putSystemTopic(TopicConfig c);
     void changed(const QByteArray &topic, const DataVersion &version);
+    /// updateTopicConfig()'s checks of `config`.
+    static Status checkUpdate(const TopicConfig &config);
 
     QByteArray m_clusterName;
     QByteArray m_brokerName;

@@ -20,6 +20,33 @@ namespace qrocket::broker {
 
 using protocol::RemotingCommand;
 
+void AdminProcessor::updateSubscriptionGroup(
+    const RemotingCommand &request, remoting::Responder respond)
+{
+    Result<protocol::SubscriptionGroupConfig> config
+        = protocol::SubscriptionGroupConfig::fromJson(request.body);
+    if (!config.has_value() || !m_ctx.config->isMaster()) {
+        respond(updateSubscriptionGroup(request)); // the refusal
+        return;
+    }
+    // Answered once the change is durable, as a topic creation (see updateAndCreateTopic()).
+    RemotingCommand head; // what the response takes from the request
+    head.opaque = request.opaque;
+    head.serializeType = request.serializeType;
+    const QByteArray name = config.value().groupName;
+    m_ctx.subscriptionGroups->updateAsync(std::move(config.value()),
+        [head = std::move(head), name, respond = std::move(respond)](Status stored) {
+            if (!stored) {
+                respond(
+                    makeResponse(head, toInt(ResponseCode::SystemError), utf8(stored.message())));
+                return;
+            }
+            qCInfo(lcBroker).noquote()
+                << "subscription group" << name << "created/updated by admin";
+            respond(makeResponse(head, toInt(ResponseCode::Success)));
+        });
+}
+
 RemotingCommand AdminProcessor::updateSubscriptionGroup(const RemotingCommand &request)
 {
     Result<protocol::SubscriptionGroupConfig> config

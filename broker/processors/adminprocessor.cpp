@@ -76,6 +76,18 @@ void AdminProcessor::processRequest(
         consumerStatus(request, std::move(respond));
         return;
     }
+    // Topic and subscription group changes: answered once durable, by the config journal's
+    // group commit (see ConfigManager::commitChangeAsync()), not on this thread.
+    const bool ready = m_ctx.config && m_ctx.store && m_ctx.topics && m_ctx.subscriptionGroups
+        && m_ctx.consumerOffsets;
+    if (ready && request.code == toInt(RequestCode::UpdateAndCreateTopic)) {
+        updateAndCreateTopic(request, std::move(respond));
+        return;
+    }
+    if (ready && request.code == toInt(RequestCode::UpdateAndCreateSubscriptionGroup)) {
+        updateSubscriptionGroup(request, std::move(respond));
+        return;
+    }
     RemotingCommand response;
     try {
         response = handle(request);

@@ -25,6 +25,7 @@
 // Thread-safety: state is the BrokerContext (thread-safe members) and the boot time; runs on any
 // executor thread.
 
+#include "broker/config/topicconfig.h"
 #include "clientlib/protocol/bodies/adminbodies.h"
 #include "clientlib/protocol/bodies/explainbodies.h"
 #include "clientlib/remoting/requestprocessor.h"
@@ -32,6 +33,7 @@
 #include <QByteArray>
 
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -66,6 +68,14 @@ private:
 
     // admintopic.cpp
     Command updateAndCreateTopic(const Command &request);
+    /// The same, answered once the change is durable (processRequest's path).
+    void updateAndCreateTopic(const Command &request, remoting::Responder respond);
+    /// UPDATE_AND_CREATE_TOPIC's checks: the refusal to answer, or nullopt with `config` set to
+    /// the topic to store.
+    std::optional<Command> prepareTopicUpdate(const Command &request, TopicConfig &config);
+    /// The answer once the topic was stored (`stored`: whether it is durable).
+    static Command topicUpdated(
+        const Command &request, const TopicConfig &config, const Status &stored);
     Command deleteTopic(const Command &request);
     Command allTopicConfig(const Command &request);
     Command systemTopicList(const Command &request);
@@ -88,6 +98,8 @@ private:
     Command resetOffset(const Command &request);
     // adminconfig.cpp
     Command updateSubscriptionGroup(const Command &request);
+    /// The same, answered once the change is durable (processRequest's path).
+    void updateSubscriptionGroup(const Command &request, remoting::Responder respond);
     Command deleteSubscriptionGroup(const Command &request);
     Command allSubscriptionGroups(const Command &request);
     Command allConsumerOffsets(const Command &request);

@@ -15,7 +15,8 @@ namespace qrocket::broker {
 
 using protocol::RemotingCommand;
 
-RemotingCommand AdminProcessor::updateAndCreateTopic(const RemotingCommand &request)
+std::optional<RemotingCommand> AdminProcessor::prepareTopicUpdate(
+    const RemotingCommand &request, TopicConfig &config)
 {
     const QByteArray topic = request.extString("topic").toByteArray();
     const std::optional<std::int32_t> readQueueNums = request.extInt("readQueueNums");
@@ -54,7 +55,7 @@ RemotingCommand AdminProcessor::updateAndCreateTopic(const RemotingCommand &requ
         return makeResponse(
             request, toInt(ResponseCode::SystemError), utf8(altered.error().message()));
 
-    TopicConfig config(topic);
+    config = TopicConfig(topic);
     config.attributes = std::move(*altered);
     config.readQueueNums = *readQueueNums;
     config.writeQueueNums = *writeQueueNums;
@@ -63,14 +64,49 @@ RemotingCommand AdminProcessor::updateAndCreateTopic(const RemotingCommand &requ
         ? TopicFilterType::MultiTag
         : TopicFilterType::SingleTag;
     config.topicSysFlag = request.extInt("topicSysFlag").value_or(0);
-    if (Status s = m_ctx.topics->updateTopicConfig(config); !s)
-        return makeResponse(request, toInt(ResponseCode::SystemError), utf8(s.message()));
+    return std::nullopt;
+}
+
+RemotingCommand AdminProcessor::topicUpdated(
+    const RemotingCommand &request, const TopicConfig &config, const Status &stored)
+{
+    if (!stored)
+        return makeResponse(request, toInt(ResponseCode::SystemError), utf8(stored.message()));
     // The topic manager's change listener registers the topic with the name servers.
     qCInfo(lcBrokerTopic).noquote()
-        << "topic" << topic << "created/updated by admin" << config.toJson();
+        << "topic" << config.topicName << "created/updated by admin" << config.toJson();
     // RocketMQ answers SUCCESS with the default remark of an unset response.
     return makeResponse(
         request, toInt(ResponseCode::Success), QByteArrayLiteral("not set any response code"));
+}
+
+RemotingCommand AdminProcessor::updateAndCreateTopic(const RemotingCommand &request)
+{
+    TopicConfig config;
+    if (auto refusal = prepareTopicUpdate(request, config))
+        return std::move(*refusal);
+    const Status stored = m_ctx.topics->updateTopicConfig(config);
+    return topicUpdated(request, config, stored);
+}
+
+void AdminProcessor::updateAndCreateTopic(
+    const RemotingCommand &request, remoting::Responder respond)
+{
+    TopicConfig config;
+    if (auto refusal = prepareTopicUpdate(request, config)) {
+        respond(std::move(*refusal));
+        return;
+    }
+    // Answered once the change is durable, from the journal's sync thread when it has to wait:
+    // the requests in flight meanwhile share one sync (a pipelined burst of creations costs a
+    // few fdatasyncs, not one each).
+    RemotingCommand head; // what the response takes from the request
+    head.opaque = request.opaque;
+    head.serializeType = request.serializeType;
+    m_ctx.topics->updateTopicConfigAsync(
+        config, [head = std::move(head), config, respond = std::move(respond)](Status stored) {
+            respond(topicUpdated(head, config, stored));
+        });
 }
 
 RemotingCommand AdminProcessor::deleteTopic(const RemotingCommand &request)

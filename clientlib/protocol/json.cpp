@@ -530,7 +530,10 @@ JsonWriter &JsonWriter::value(QByteArrayView s)
 JsonWriter &JsonWriter::value(std::int64_t v)
 {
     separator();
-    m_out.append(QByteArray::number(static_cast<qlonglong>(v)));
+    // Formatted in place: no temporary QByteArray (a config body writes several per entry).
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;
+    m_out.append(digits, end - digits);
     return *this;
 }
 

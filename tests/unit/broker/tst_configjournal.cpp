@@ -2,7 +2,8 @@
 // and their replay, a torn tail ignored, generations retired by a full write; a change costs a
 // journal record, not a rewrite of the file; what a crash leaves on disk (the files copied while
 // the manager is still alive) loads back with every change; the file is rewritten after
-// compactThreshold() changes.
+// compactThreshold() changes; asynchronous syncs (the admin path's group commit) share one
+// fdatasync and complete only once durable, with the change listener run first.
 
 #include "broker/config/brokerconfig.h"
 #include "broker/config/configfilestore.h"
@@ -19,6 +20,7 @@
 #include <QTest>
 
 #include <atomic>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -97,6 +99,113 @@ private slots:
         again.removeUpTo(closed);
         QVERIFY(journalFiles(dir.path()).isEmpty());
         QCOMPARE(again.bytesOnDisk(), qint64(0));
+    }
+
+    void asyncSyncsShareOneFdatasync()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("t.json"));
+        std::atomic<int> completed {0};
+        std::atomic<int> failed {0};
+        {
+            ConfigJournal j(path);
+            std::vector<std::int64_t> tickets;
+            for (int i = 0; i < 100; ++i)
+                tickets.push_back(j.append("a" + QByteArray::number(i)).value());
+            // Every record is written before the first sync starts: that sync covers them all,
+            // whichever group each caller lands in.
+            for (const std::int64_t ticket : tickets) {
+                j.syncAsync(ticket, [&](Status st) { (st ? completed : failed).fetch_add(1); });
+            }
+            j.waitForAsync();
+            QCOMPARE(completed.load(), 100);
+            QCOMPARE(failed.load(), 0);
+            QCOMPARE(j.syncCount(), std::int64_t(1));
+            // A ticket already durable completes at once, on the caller's thread.
+            bool atOnce = false;
+            j.syncAsync(tickets.front(), [&](Status st) { atOnce = st.isOk(); });
+            QVERIFY(atOnce);
+            // Destroying the journal completes what is still pending.
+            j.syncAsync(j.append("last").value(),
+                [&](Status st) { (st ? completed : failed).fetch_add(1); });
+        }
+        QCOMPARE(completed.load(), 101);
+        ConfigJournal reread(path);
+        int records = 0;
+        QVERIFY(reread.replay([&](QByteArrayView) {
+            ++records;
+            return Status();
+        }));
+        QCOMPARE(records, 101);
+    }
+
+    void asyncTopicChangesCompleteDurable()
+    {
+        QTemporaryDir dir;
+        const QString path = TopicConfigManager::filePath(dir.path());
+        TopicConfigManager m(testConfig(), path);
+        QVERIFY(m.load());
+        std::mutex mutex;
+        QList<QByteArray> notified; // guarded by mutex
+        m.setChangeListener([&](const QByteArray &topic) {
+            std::lock_guard lock(mutex);
+            notified.append(topic);
+        });
+        std::atomic<int> done {0};
+        std::atomic<int> failed {0};
+        constexpr int kChanges = 300;
+        for (int i = 0; i < kChanges; ++i) {
+            const QByteArray name = "A" + QByteArray::number(i);
+            m.updateTopicConfigAsync(
+                TopicConfig(name, 4), [&](Status st) { (st ? done : failed).fetch_add(1); });
+            QVERIFY(m.contains(name)); // in the table before it is durable
+        }
+        // A refused config is answered at once, without a change.
+        Status refused;
+        m.updateTopicConfigAsync(TopicConfig("bad topic", 4), [&](Status st) { refused = st; });
+        QVERIFY(!refused.isOk());
+        QVERIFY(!m.contains("bad topic"));
+        QTRY_COMPARE_WITH_TIMEOUT(done.load(), kChanges, 20000);
+        QCOMPARE(failed.load(), 0);
+        {
+            std::lock_guard lock(mutex);
+            QCOMPARE(notified.size(), kChanges); // the listener ran before each completion
+        }
+        // What a kill -9 now leaves loads back with every answered change.
+        const QString crashed = dir.filePath(QStringLiteral("crashed/config"));
+        copyConfigFiles(QFileInfo(path).absolutePath(), crashed);
+        TopicConfigManager recovered(
+            testConfig(), TopicConfigManager::filePath(dir.filePath(QStringLiteral("crashed"))));
+        QVERIFY(recovered.load());
+        QCOMPARE(recovered.encode(), m.encode());
+        QVERIFY(recovered.contains("A" + QByteArray::number(kChanges - 1)));
+    }
+
+    void asyncGroupChangesCompleteDurable()
+    {
+        QTemporaryDir dir;
+        const QString path = SubscriptionGroupManager::filePath(dir.path());
+        SubscriptionGroupManager m(true, path);
+        QVERIFY(m.load());
+        std::atomic<int> done {0};
+        std::atomic<int> failed {0};
+        constexpr int kChanges = 200;
+        for (int i = 0; i < kChanges; ++i) {
+            m.updateAsync(protocol::SubscriptionGroupConfig {"G" + QByteArray::number(i)},
+                [&](Status st) { (st ? done : failed).fetch_add(1); });
+        }
+        Status refused;
+        m.updateAsync(protocol::SubscriptionGroupConfig {""}, [&](Status st) { refused = st; });
+        QVERIFY(!refused.isOk());
+        QTRY_COMPARE_WITH_TIMEOUT(done.load(), kChanges, 20000);
+        QCOMPARE(failed.load(), 0);
+        const QString crashed = dir.filePath(QStringLiteral("crashed/config"));
+        copyConfigFiles(QFileInfo(path).absolutePath(), crashed);
+        SubscriptionGroupManager recovered(
+            true, SubscriptionGroupManager::filePath(dir.filePath(QStringLiteral("crashed"))));
+        QVERIFY(recovered.load());
+        QCOMPARE(recovered.encode(), m.encode());
+        QVERIFY(recovered.find("G" + QByteArray::number(kChanges - 1)));
     }
 
     void tornTailIsIgnored_data()

@@ -24,7 +24,10 @@
 #include <QTemporaryDir>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 namespace qrocket::testing {
@@ -171,14 +174,30 @@ struct ExtrasFixture
         return v;
     }
 
-    /// Calls a processor and returns its (synchronous or inline-completed) response.
+    /// Calls a processor and returns its (synchronous or inline-completed) response. A topic or
+    /// subscription group change (UPDATE_AND_CREATE_TOPIC, UPDATE_AND_CREATE_SUBSCRIPTIONGROUP)
+    /// is answered once it is durable, maybe from the config journal's sync thread: its answer is
+    /// waited for (bounded).
     static std::optional<protocol::RemotingCommand> call(remoting::RequestProcessor &p,
         const protocol::RemotingCommand &request, const remoting::ChannelPtr &channel = {})
     {
-        auto out = std::make_shared<std::optional<protocol::RemotingCommand>>();
-        p.processRequest(
-            channel, request, [out](protocol::RemotingCommand r) { *out = std::move(r); });
-        return *out;
+        struct Answer
+        {
+            std::mutex mutex;
+            std::condition_variable cv;
+            std::optional<protocol::RemotingCommand> response; // guarded by mutex
+        };
+        auto out = std::make_shared<Answer>();
+        p.processRequest(channel, request, [out](protocol::RemotingCommand r) {
+            std::lock_guard lock(out->mutex);
+            out->response = std::move(r);
+            out->cv.notify_all();
+        });
+        std::unique_lock lock(out->mutex);
+        if (request.code == 17 || request.code == 200)
+            out->cv.wait_for(
+                lock, std::chrono::seconds(10), [&] { return out->response.has_value(); });
+        return out->response;
     }
 
     static protocol::RemotingCommand request(
