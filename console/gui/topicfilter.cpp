@@ -211,9 +211,59 @@ void TopicFilter::rebuild()
         if (accepts(s))
             m_rows.push_back(s);
     }
-    if (m_column >= 0)
-        std::sort(m_rows.begin(), m_rows.end(), [this](int a, int b) { return before(a, b); });
+    sortRows(m_rows);
     remap();
+}
+
+void TopicFilter::sortRows(std::vector<int> &rows) const
+{
+    const auto less = [this](int a, int b) { return before(a, b); };
+    if (m_column < 0) {
+        std::sort(rows.begin(), rows.end());
+        return;
+    }
+    std::size_t inversions = 0;
+    for (std::size_t i = 1; i < rows.size(); ++i)
+        inversions += !less(rows[i - 1], rows[i]);
+    if (inversions == 0)
+        return;
+    if (inversions * 64 > rows.size()) {
+        std::sort(rows.begin(), rows.end(), less);
+        return;
+    }
+    // Nearly sorted (rows in the source's name order, sorted by name case-insensitively): the
+    // rows of every pair out of order are taken out until none is left, sorted and merged back.
+    std::vector<int> out;
+    std::vector<char> bad;
+    for (int pass = 0;; ++pass) {
+        bad.assign(rows.size(), 0);
+        bool any = false;
+        for (std::size_t i = 1; i < rows.size(); ++i) {
+            if (!less(rows[i - 1], rows[i])) {
+                bad[i - 1] = bad[i] = 1;
+                any = true;
+            }
+        }
+        if (!any)
+            break;
+        if (pass == kMaxMergePasses) {
+            rows.insert(rows.end(), out.begin(), out.end());
+            std::sort(rows.begin(), rows.end(), less);
+            return;
+        }
+        std::size_t kept = 0;
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            if (bad[i])
+                out.push_back(rows[i]);
+            else
+                rows[kept++] = rows[i];
+        }
+        rows.resize(kept);
+    }
+    std::sort(out.begin(), out.end(), less);
+    std::vector<int> merged(rows.size() + out.size());
+    std::merge(rows.begin(), rows.end(), out.begin(), out.end(), merged.begin(), less);
+    rows.swap(merged);
 }
 
 template<typename Change>
@@ -247,7 +297,7 @@ void TopicFilter::mergeIn(std::vector<int> rows)
     if (rows.empty())
         return;
     const auto less = [this](int a, int b) { return before(a, b); };
-    std::sort(rows.begin(), rows.end(), less);
+    sortRows(rows);
     std::vector<int> merged(m_rows.size() + rows.size());
     std::merge(m_rows.begin(), m_rows.end(), rows.begin(), rows.end(), merged.begin(), less);
     m_rows.swap(merged);
@@ -261,7 +311,13 @@ void TopicFilter::sort(int column, Qt::SortOrder order)
         [&] {
             m_column = column;
             m_order = order;
-            std::sort(m_rows.begin(), m_rows.end(), [this](int a, int b) { return before(a, b); });
+            // From the source's order (one pass over the map): by name, that is nearly sorted.
+            m_rows.clear();
+            for (std::size_t s = 0; s < m_map.size(); ++s) {
+                if (m_map[s] >= 0)
+                    m_rows.push_back(static_cast<int>(s));
+            }
+            sortRows(m_rows);
             remap();
         },
         QAbstractItemModel::VerticalSortHint);

@@ -98,6 +98,9 @@ private:
     /// indexes are taken before, through the current m_rows.
     template<typename Change>
     void relayout(Change change, QAbstractItemModel::LayoutChangeHint hint);
+    /// Sorts source rows by the sort order; rows nearly in order already (the source's order
+    /// when sorted by name) cost a few linear passes, not a sort.
+    void sortRows(std::vector<int> &rows) const;
     /// Sorts `rows` and merges them into m_rows (sorted), in one pass.
     void mergeIn(std::vector<int> rows);
     void refilter();
