@@ -32,6 +32,13 @@ QModelIndex TopicModel::index(int row, int column, const QModelIndex &parent) co
     return createIndex(row, column);
 }
 
+int TopicModel::rowOf(const QByteArray &name) const
+{
+    const auto it = std::lower_bound(m_rows.begin(), m_rows.end(), name,
+        [](const TopicInfo &t, const QByteArray &n) { return t.name < n; });
+    return it != m_rows.end() && it->name == name ? static_cast<int>(it - m_rows.begin()) : -1;
+}
+
 void TopicModel::refresh()
 {
     // The session's list is sorted by name (prepared off the GUI thread): a merge against ours.

@@ -36,6 +36,8 @@ public:
             ? &m_rows[static_cast<std::size_t>(row)]
             : nullptr;
     }
+    /// The row of `name` (the rows are sorted by name), or -1.
+    int rowOf(const QByteArray &name) const;
     void refresh();
 
 private:
