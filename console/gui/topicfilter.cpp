@@ -325,8 +325,9 @@ void TopicFilter::sort(int column, Qt::SortOrder order)
 
 void TopicFilter::refilter()
 {
-    // Rows that stay keep their places; those that come are merged in: one layoutChanged, so
-    // the selection and the scroll position survive a keystroke in the search field.
+    // Rows that stay keep their places; those that come are merged in: ranged signals when
+    // they are few, else one layoutChanged, so the selection and the scroll position survive
+    // a keystroke in the search field.
     const int n = sourceModel() ? sourceModel()->rowCount() : 0;
     std::vector<char> accepted(static_cast<std::size_t>(n));
     std::vector<int> shown;
@@ -338,8 +339,19 @@ void TopicFilter::refilter()
             shown.push_back(s);
         hides = hides || (!accepted[static_cast<std::size_t>(s)] && visible);
     }
-    if (!hides && shown.empty())
+    if (!hides) { // more rows: inserted where they go (a few ranges when sorted by name)
+        insertRows(std::move(shown));
         return;
+    }
+    if (shown.empty()) { // fewer rows: removed, when they are a few ranges
+        std::vector<int> gone;
+        for (std::size_t p = 0; p < m_rows.size(); ++p) {
+            if (!accepted[static_cast<std::size_t>(m_rows[p])])
+                gone.push_back(static_cast<int>(p));
+        }
+        if (removeRanges(std::move(gone)))
+            return;
+    }
     relayout(
         [&] {
             std::erase_if(m_rows, [&](int s) { return !accepted[static_cast<std::size_t>(s)]; });
@@ -349,29 +361,14 @@ void TopicFilter::refilter()
         QAbstractItemModel::NoLayoutChangeHint);
 }
 
-void TopicFilter::sourceRowsAboutToBeRemoved(int first, int last)
+bool TopicFilter::removeRanges(std::vector<int> gone)
 {
-    // Removed while the source still has the rows: the proxy's rows read them meanwhile.
-    std::vector<int> gone;
-    for (int s = first; s <= last; ++s) {
-        if (const int p = m_map[static_cast<std::size_t>(s)]; p >= 0)
-            gone.push_back(p);
-    }
-    if (gone.empty())
-        return;
     std::sort(gone.begin(), gone.end());
     int ranges = 0;
     for (std::size_t k = 0; k < gone.size(); ++k)
         ranges += k == 0 || gone[k] != gone[k - 1] + 1;
-    if (ranges > kMaxRangeSignals) {
-        relayout(
-            [&] {
-                std::erase_if(m_rows, [&](int s) { return s >= first && s <= last; });
-                remap();
-            },
-            QAbstractItemModel::NoLayoutChangeHint);
-        return;
-    }
+    if (ranges > kMaxRangeSignals)
+        return false;
     for (std::size_t k = gone.size(); k > 0;) {
         const int to = gone[--k];
         int from = to;
@@ -382,6 +379,25 @@ void TopicFilter::sourceRowsAboutToBeRemoved(int first, int last)
         remap();
         endRemoveRows();
     }
+    return true;
+}
+
+void TopicFilter::sourceRowsAboutToBeRemoved(int first, int last)
+{
+    // Removed while the source still has the rows: the proxy's rows read them meanwhile.
+    std::vector<int> gone;
+    for (int s = first; s <= last; ++s) {
+        if (const int p = m_map[static_cast<std::size_t>(s)]; p >= 0)
+            gone.push_back(p);
+    }
+    if (gone.empty() || removeRanges(std::move(gone)))
+        return;
+    relayout(
+        [&] {
+            std::erase_if(m_rows, [&](int s) { return s >= first && s <= last; });
+            remap();
+        },
+        QAbstractItemModel::NoLayoutChangeHint);
 }
 
 void TopicFilter::sourceRowsRemoved(int first, int last)
@@ -407,15 +423,27 @@ void TopicFilter::sourceRowsInserted(int first, int last)
         if (accepts(s))
             fresh.push_back(s);
     }
+    insertRows(std::move(fresh));
+}
+
+void TopicFilter::insertRows(std::vector<int> fresh)
+{
     if (fresh.empty())
         return;
     const auto less = [this](int a, int b) { return before(a, b); };
-    std::sort(fresh.begin(), fresh.end(), less);
+    sortRows(fresh);
     std::vector<int> places; // where each goes in m_rows as it is now
     places.reserve(fresh.size());
+    auto from = m_rows.begin();
+    const bool walk = fresh.size() * 16 > m_rows.size(); // many: one pass, not a search each
     for (int s : fresh) {
-        places.push_back(static_cast<int>(
-            std::lower_bound(m_rows.begin(), m_rows.end(), s, less) - m_rows.begin()));
+        if (walk) {
+            while (from != m_rows.end() && less(*from, s))
+                ++from;
+        } else {
+            from = std::lower_bound(from, m_rows.end(), s, less);
+        }
+        places.push_back(static_cast<int>(from - m_rows.begin()));
     }
     int ranges = 0;
     for (std::size_t k = 0; k < places.size(); ++k)

@@ -105,6 +105,11 @@ private:
     void sortRows(std::vector<int> &rows) const;
     /// Sorts `rows` and merges them into m_rows (sorted), in one pass.
     void mergeIn(std::vector<int> rows);
+    /// Removes proxy rows `gone` as ranged signals; false (nothing done) past kMaxRangeSignals.
+    bool removeRanges(std::vector<int> gone);
+    /// Inserts source rows `fresh` (accepted, not shown) where they go: ranged signals, or one
+    /// layoutChanged past kMaxRangeSignals.
+    void insertRows(std::vector<int> fresh);
     void refilter();
     void sourceRowsAboutToBeRemoved(int first, int last);
     void sourceRowsRemoved(int first, int last);
