@@ -10,7 +10,7 @@
 #include <QDateTime>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QListWidget>
+#include <QListView>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -48,7 +48,10 @@ ChartsView::ChartsView(ClusterSession *session, QWidget *parent)
     charts->addWidget(m_put, 1);
     charts->addWidget(m_get, 1);
     layout->addLayout(charts, 1);
-    m_topics = new QListWidget(this);
+    m_topicList = new TopicRateList(kTopTopics, this);
+    m_topics = new QListView(this);
+    m_topics->setModel(m_topicList);
+    m_topics->setUniformItemSizes(true); // no size asked of 100,000 rows
     m_topics->setToolTip(
         tr("Topics drawn: the %1 busiest until you check or uncheck one").arg(kTopTopics));
     m_topics->setMaximumWidth(300);
@@ -61,12 +64,7 @@ ChartsView::ChartsView(ClusterSession *session, QWidget *parent)
         m_get->retainSeries({});
         refresh();
     });
-    connect(m_topics, &QListWidget::itemChanged, this, [this] {
-        if (m_filling)
-            return;
-        m_manualTopics = true;
-        refresh();
-    });
+    connect(m_topicList, &TopicRateList::checksChanged, this, &ChartsView::refresh);
     connect(session, &ClusterSession::brokersUpdated, this, &ChartsView::refresh);
     connect(session, &ClusterSession::topicRatesUpdated, this, [this] {
         m_ratesDirty = true;
@@ -90,24 +88,12 @@ ChartsView::Scope ChartsView::scope() const
 
 QStringList ChartsView::checkedTopics() const
 {
-    QStringList out;
-    for (int i = 0; i < m_topics->count(); ++i) {
-        if (m_topics->item(i)->checkState() == Qt::Checked)
-            out << m_topics->item(i)->data(Qt::UserRole).toString();
-    }
-    return out;
+    return m_topicList->checked();
 }
 
 void ChartsView::setCheckedTopics(const QStringList &topics)
 {
-    m_manualTopics = true;
-    m_filling = true;
-    for (int i = 0; i < m_topics->count(); ++i) {
-        QListWidgetItem *item = m_topics->item(i);
-        item->setCheckState(
-            topics.contains(item->data(Qt::UserRole).toString()) ? Qt::Checked : Qt::Unchecked);
-    }
-    m_filling = false;
+    m_topicList->setChecked(topics);
     refresh();
 }
 
@@ -165,33 +151,6 @@ void ChartsView::refreshBrokers(std::int64_t now)
     m_get->finishUpdate(now, window);
 }
 
-void ChartsView::fillTopicList()
-{
-    // Busiest first; the operator's checks are kept, else the top ones are checked.
-    std::vector<std::pair<double, QString>> order;
-    for (const auto &[topic, rates] : m_session->topicRates())
-        order.emplace_back(rates.putTps + rates.getTps, QString::fromUtf8(topic));
-    std::stable_sort(
-        order.begin(), order.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
-    const QStringList checked = checkedTopics();
-    m_filling = true;
-    m_topics->clear();
-    for (std::size_t i = 0; i < order.size(); ++i) {
-        const QString &topic = order[i].second;
-        const TopicRates &r = m_session->topicRates().at(topic.toUtf8());
-        auto *item = new QListWidgetItem(
-            tr("%1\nput %2 · get %3").arg(topic, formatRate(r.putTps), formatRate(r.getTps)),
-            m_topics);
-        item->setData(Qt::UserRole, topic);
-        item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable | Qt::ItemIsSelectable);
-        const bool on = m_manualTopics
-            ? checked.contains(topic)
-            : (i < static_cast<std::size_t>(kTopTopics) && order[i].first > 0);
-        item->setCheckState(on ? Qt::Checked : Qt::Unchecked);
-    }
-    m_filling = false;
-}
-
 void ChartsView::refreshTopics(std::int64_t now)
 {
     m_put->chart()->setTitle(
@@ -200,7 +159,7 @@ void ChartsView::refreshTopics(std::int64_t now)
         tr("Get TPS per topic (GROUP_GET_NUMS of its groups, 1-min average, summed)"));
     if (m_ratesDirty) {
         m_ratesDirty = false;
-        fillTopicList();
+        m_topicList->update(m_session->topicRates());
     }
     QStringList names;
     std::int64_t oldest = now;
@@ -228,6 +187,159 @@ void ChartsView::refreshTopics(std::int64_t now)
     const std::int64_t window = std::clamp<std::int64_t>(now - oldest, 60 * 1000, kWindowMs);
     m_put->finishUpdate(now, window);
     m_get->finishUpdate(now, window);
+}
+
+// -- the topic list ---------------------------------------------------------------------------
+
+TopicRateList::TopicRateList(int top, QObject *parent) : QAbstractListModel(parent), m_top(top)
+{ }
+
+int TopicRateList::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
+}
+
+bool TopicRateList::isChecked(std::size_t row) const
+{
+    const Row &r = m_rows[row];
+    return m_manual ? m_checked.contains(r.topic)
+                    : row < static_cast<std::size_t>(m_top) && r.put + r.get > 0;
+}
+
+QVariant TopicRateList::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid() || static_cast<std::size_t>(index.row()) >= m_rows.size())
+        return {};
+    const auto row = static_cast<std::size_t>(index.row());
+    const Row &r = m_rows[row];
+    switch (role) {
+    case Qt::DisplayRole:
+        return tr("%1\nput %2 · get %3")
+            .arg(QString::fromUtf8(r.topic), formatRate(r.put), formatRate(r.get));
+    case Qt::UserRole:
+        return QString::fromUtf8(r.topic);
+    case Qt::CheckStateRole:
+        return isChecked(row) ? Qt::Checked : Qt::Unchecked;
+    default:
+        return {};
+    }
+}
+
+Qt::ItemFlags TopicRateList::flags(const QModelIndex &index) const
+{
+    if (!index.isValid())
+        return Qt::NoItemFlags;
+    return Qt::ItemIsEnabled | Qt::ItemIsUserCheckable | Qt::ItemIsSelectable
+        | Qt::ItemNeverHasChildren;
+}
+
+bool TopicRateList::setData(const QModelIndex &index, const QVariant &value, int role)
+{
+    if (role != Qt::CheckStateRole || !index.isValid()
+        || static_cast<std::size_t>(index.row()) >= m_rows.size())
+        return false;
+    if (!m_manual) { // the operator's choice starts from what is checked
+        m_checked.clear();
+        for (const QString &t : m_checkedList)
+            m_checked.insert(t.toUtf8());
+        m_manual = true;
+    }
+    const QByteArray &topic = m_rows[static_cast<std::size_t>(index.row())].topic;
+    if (value.value<Qt::CheckState>() == Qt::Checked)
+        m_checked.insert(topic);
+    else
+        m_checked.remove(topic);
+    updateCheckedList();
+    emit dataChanged(index, index, {Qt::CheckStateRole});
+    emit checksChanged();
+    return true;
+}
+
+void TopicRateList::setChecked(const QStringList &topics)
+{
+    m_manual = true;
+    m_checked.clear();
+    for (const QString &t : topics)
+        m_checked.insert(t.toUtf8());
+    // Only topics in the list can be checked.
+    QSet<QByteArray> listed;
+    for (const Row &r : m_rows) {
+        if (m_checked.contains(r.topic))
+            listed.insert(r.topic);
+    }
+    m_checked.swap(listed);
+    updateCheckedList();
+    if (!m_rows.empty())
+        emit dataChanged(index(0), index(rowCount() - 1), {Qt::CheckStateRole});
+}
+
+void TopicRateList::updateCheckedList()
+{
+    m_checkedList.clear();
+    if (!m_manual) {
+        for (std::size_t i = 0; i < m_rows.size() && i < static_cast<std::size_t>(m_top); ++i) {
+            if (isChecked(i))
+                m_checkedList << QString::fromUtf8(m_rows[i].topic);
+        }
+        return;
+    }
+    if (m_checked.isEmpty())
+        return;
+    for (std::size_t i = 0; i < m_rows.size(); ++i) {
+        if (m_checked.contains(m_rows[i].topic))
+            m_checkedList << QString::fromUtf8(m_rows[i].topic);
+    }
+}
+
+void TopicRateList::update(const std::map<QByteArray, TopicRates> &rates)
+{
+    std::vector<Row> fresh;
+    fresh.reserve(rates.size());
+    for (const auto &[topic, r] : rates)
+        fresh.push_back({topic, r.putTps, r.getTps});
+    // Busiest first; stable, so equal ones (most of them: idle) stay in the map's name order.
+    std::stable_sort(fresh.begin(), fresh.end(),
+        [](const Row &a, const Row &b) { return a.put + a.get > b.put + b.get; });
+    const bool sameOrder = fresh.size() == m_rows.size()
+        && std::equal(fresh.begin(), fresh.end(), m_rows.begin(),
+            [](const Row &a, const Row &b) { return a.topic == b.topic; });
+    if (sameOrder) {
+        std::size_t first = fresh.size();
+        std::size_t last = 0;
+        for (std::size_t i = 0; i < fresh.size(); ++i) {
+            if (fresh[i].put != m_rows[i].put || fresh[i].get != m_rows[i].get) {
+                first = std::min(first, i);
+                last = i;
+            }
+        }
+        m_rows.swap(fresh);
+        if (first <= last) {
+            emit dataChanged(index(static_cast<int>(first)), index(static_cast<int>(last)));
+        }
+    } else if (m_rows.empty() || fresh.empty()) {
+        beginResetModel();
+        m_rows.swap(fresh);
+        endResetModel();
+    } else {
+        emit layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
+        const QModelIndexList from = persistentIndexList(); // the view's few
+        QModelIndexList to;
+        for (const QModelIndex &i : from) {
+            const QByteArray &topic = m_rows[static_cast<std::size_t>(i.row())].topic;
+            const auto it = std::find_if(
+                fresh.begin(), fresh.end(), [&](const Row &r) { return r.topic == topic; });
+            to << (it == fresh.end() ? QModelIndex() : index(static_cast<int>(it - fresh.begin())));
+        }
+        m_rows.swap(fresh);
+        changePersistentIndexList(from, to);
+        emit layoutChanged({}, QAbstractItemModel::VerticalSortHint);
+    }
+    // A checked topic that left the rates leaves the choice.
+    if (m_manual) {
+        for (auto it = m_checked.begin(); it != m_checked.end();)
+            it = rates.count(*it) ? std::next(it) : m_checked.erase(it);
+    }
+    updateCheckedList();
 }
 
 } // namespace qrocket::console

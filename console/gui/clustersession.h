@@ -146,6 +146,11 @@ public:
     /// VIEW_BROKER_STATS_DATA calls per round at most (topics beyond it: the next rounds).
     static constexpr int kTopicRatesBudget = 256;
     const std::map<QByteArray, TopicRates> &topicRates() const { return m_topicRates; }
+    /// A round's rates (topic -> put, get TPS; the topics that answered), sampled at `epochMs`:
+    /// what a rates poll does once its answers are in (public for the benchmark). Topics no
+    /// longer in the catalogue leave; topicRatesUpdated.
+    void applyTopicRates(
+        const std::map<QByteArray, std::pair<double, double>> &rates, std::int64_t epochMs);
     /// Asks for the per-topic rates on the next tick (tests).
     void refreshTopicRates() { m_topicRatesMono = 0; }
 

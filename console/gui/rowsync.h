@@ -3,13 +3,14 @@
 // SyncTableModel: a QAbstractTableModel base whose rows follow a fresh list in place: rows that
 // went away are removed (contiguous ranges), rows that changed get dataChanged (contiguous runs),
 // new rows are appended in one insert. The proxies and views above keep their selection,
-// scroll position and sort, and a refresh that changes nothing emits nothing. A first fill (or a
-// change of more than half the rows) is one reset, which is cheaper than thousands of inserts.
+// scroll position and sort, and a refresh that changes nothing emits nothing. A first fill (or, in
+// syncRows, a change of more than half the rows) is one reset, cheaper than thousands of inserts.
 //
 // syncSortedRows does the same for lists kept sorted by their key (the topic catalogue: 100,000
 // rows and more): one merge pass, no hashing; a changed row's dataChanged covers only the columns
 // that changed, so that a proxy sorted by another column does not re-sort anything; new rows are
-// inserted where they belong, so the list stays sorted.
+// inserted where they belong, so the list stays sorted. Many scattered ranges (or half the rows
+// gone) are one layoutChanged, the persistent indexes following their keys.
 
 #include <QAbstractTableModel>
 #include <QHash>
@@ -87,9 +88,25 @@ protected:
         for (std::size_t k = 0; k < added.size(); ++k)
             ranges += k == 0 || added[k].first != added[k - 1].first;
         if (ranges > kMaxRangeSignals || gone.size() * 2 > rows.size()) {
-            beginResetModel();
+            // One layout change, not a reset: the persistent indexes (the views' selection and
+            // current row) follow their rows by key, and a view keeps its scroll position.
+            emit layoutAboutToBeChanged();
+            const QModelIndexList from = persistentIndexList();
+            QModelIndexList to;
+            to.reserve(from.size());
+            for (const QModelIndex &p : from) {
+                const std::size_t r = static_cast<std::size_t>(p.row());
+                const auto it = r < rows.size()
+                    ? std::lower_bound(fresh.begin(), fresh.end(), key(rows[r]),
+                        [&](const Row &a, const QByteArray &k) { return key(a).compare(k) < 0; })
+                    : fresh.end();
+                to << (it != fresh.end() && key(*it) == key(rows[r])
+                        ? createIndex(static_cast<int>(it - fresh.begin()), p.column())
+                        : QModelIndex());
+            }
             rows = fresh;
-            endResetModel();
+            changePersistentIndexList(from, to);
+            emit layoutChanged();
             return;
         }
         // Changed rows first, while the old indexes hold: one dataChanged per run of adjacent

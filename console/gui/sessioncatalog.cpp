@@ -623,29 +623,39 @@ void ClusterSession::pollTopicRates()
                     if (--round->pending > 0)
                         return;
                     m_inFlight.remove(QStringLiteral("topicRates"));
-                    const std::int64_t okMono = nowMono();
+                    std::map<QByteArray, std::pair<double, double>> answered;
                     for (const auto &[topic, rates] : round->rates) {
-                        if (!round->answered[topic])
-                            continue;
-                        TopicRates &t = m_topicRates[topic];
-                        t.putTps = rates.first;
-                        t.getTps = rates.second;
-                        t.okMono = okMono;
-                        t.history.push_back({epochNow, rates.first, rates.second});
-                        while (t.history.size() > kHistorySamples)
-                            t.history.pop_front();
+                        if (round->answered[topic])
+                            answered.emplace(topic, rates);
                     }
-                    // Topics that are gone leave the charts (m_topics is sorted by name).
-                    for (auto it = m_topicRates.begin(); it != m_topicRates.end();) {
-                        const auto t = std::lower_bound(m_topics.begin(), m_topics.end(), it->first,
-                            [](const TopicInfo &a, const QByteArray &b) { return a.name < b; });
-                        const bool known = t != m_topics.end() && t->name == it->first;
-                        it = known ? std::next(it) : m_topicRates.erase(it);
-                    }
-                    emit topicRatesUpdated();
+                    applyTopicRates(answered, epochNow);
                 }),
             kFastTimeoutMs);
     }
+}
+
+void ClusterSession::applyTopicRates(
+    const std::map<QByteArray, std::pair<double, double>> &rates, std::int64_t epochMs)
+{
+    const std::int64_t okMono = nowMono();
+    for (const auto &[topic, r] : rates) {
+        TopicRates &t = m_topicRates[topic];
+        t.putTps = r.first;
+        t.getTps = r.second;
+        t.okMono = okMono;
+        t.history.push_back({epochMs, r.first, r.second});
+        while (t.history.size() > kHistorySamples)
+            t.history.pop_front();
+    }
+    // Topics that are gone leave the charts: one merge pass, both are sorted by name.
+    auto t = m_topics.begin();
+    for (auto it = m_topicRates.begin(); it != m_topicRates.end();) {
+        while (t != m_topics.end() && t->name < it->first)
+            ++t;
+        const bool known = t != m_topics.end() && t->name == it->first;
+        it = known ? std::next(it) : m_topicRates.erase(it);
+    }
+    emit topicRatesUpdated();
 }
 
 } // namespace qrocket::console

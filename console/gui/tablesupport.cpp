@@ -10,18 +10,21 @@
 namespace qrocket::console {
 
 Table makeTable(
-    QAbstractItemModel *model, const QString &key, QWidget *parent, QSortFilterProxyModel *proxy)
+    QAbstractItemModel *model, const QString &key, QWidget *parent, QAbstractProxyModel *proxy)
 {
     Table t;
     t.view = new QTableView(parent);
     t.view->setObjectName(key);
-    t.proxy = proxy ? proxy : new QSortFilterProxyModel(t.view);
-    t.proxy->setParent(t.view);
-    t.proxy->setSourceModel(model);
-    t.proxy->setSortRole(SyncTableModel::SortRole);
-    t.proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
-    t.proxy->setSortCaseSensitivity(Qt::CaseInsensitive);
-    t.view->setModel(t.proxy);
+    t.mapping = proxy ? proxy : new QSortFilterProxyModel(t.view);
+    t.mapping->setParent(t.view);
+    t.mapping->setSourceModel(model);
+    t.proxy = qobject_cast<QSortFilterProxyModel *>(t.mapping);
+    if (t.proxy) {
+        t.proxy->setSortRole(SyncTableModel::SortRole);
+        t.proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+        t.proxy->setSortCaseSensitivity(Qt::CaseInsensitive);
+    }
+    t.view->setModel(t.mapping);
     t.view->setSortingEnabled(true);
     t.view->setAlternatingRowColors(true);
     t.view->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -59,7 +62,7 @@ QModelIndex currentSourceRow(const Table &t)
     const QModelIndex current = t.view->currentIndex();
     if (!current.isValid())
         return {};
-    return t.proxy->mapToSource(current.siblingAtColumn(0));
+    return t.mapping->mapToSource(current.siblingAtColumn(0));
 }
 
 QLabel *makeNote(QWidget *parent)

@@ -13,13 +13,17 @@ namespace qrocket::console {
 struct Table
 {
     QTableView *view = nullptr;
+    /// The view's proxy when it is a QSortFilterProxyModel (null for a table with its own).
     QSortFilterProxyModel *proxy = nullptr;
+    /// The view's proxy, whatever it is.
+    QAbstractProxyModel *mapping = nullptr;
 };
 
-/// A table over `model` (owned elsewhere), its proxy (`proxy`, or a plain one) parented to the
-/// view. `key` names the QSettings entry of its header state.
+/// A table over `model` (owned elsewhere), its proxy (`proxy`, or a QSortFilterProxyModel)
+/// parented to the view. `key` names the QSettings entry of its header state. A proxy of another
+/// kind sorts by its own rules (its sort() is called with the header's column).
 Table makeTable(QAbstractItemModel *model, const QString &key, QWidget *parent,
-    QSortFilterProxyModel *proxy = nullptr);
+    QAbstractProxyModel *proxy = nullptr);
 /// The model index of the current row's column 0, mapped to the source model (invalid if none).
 QModelIndex currentSourceRow(const Table &t);
 /// A word-wrapped, rich-text note label ("needs QRocket broker extension"...), hidden when empty.

@@ -1,4 +1,4 @@
-// The topics table and its filter (see topicmodel.h).
+// The topics table (see topicmodel.h; its filter is in topicfilter.cpp).
 
 #include "console/gui/topicmodel.h"
 
@@ -30,6 +30,13 @@ QModelIndex TopicModel::index(int row, int column, const QModelIndex &parent) co
     if (parent.isValid() || !topicAt(row) || column < 0 || column >= ColumnCount)
         return {};
     return createIndex(row, column);
+}
+
+int TopicModel::rowOf(const QByteArray &name) const
+{
+    const auto it = std::lower_bound(m_rows.begin(), m_rows.end(), name,
+        [](const TopicInfo &t, const QByteArray &n) { return t.name < n; });
+    return it != m_rows.end() && it->name == name ? static_cast<int>(it - m_rows.begin()) : -1;
 }
 
 void TopicModel::refresh()
@@ -134,103 +141,6 @@ QVariant TopicModel::data(const QModelIndex &index, int role) const
         return headerData(col, Qt::Horizontal, Qt::ToolTipRole);
     }
     return {};
-}
-
-void TopicFilter::setSourceModel(QAbstractItemModel *model)
-{
-    m_model = qobject_cast<TopicModel *>(model);
-    QSortFilterProxyModel::setSourceModel(model);
-}
-
-void TopicFilter::setTypeMask(int mask)
-{
-    if (mask == m_mask)
-        return;
-    m_mask = mask;
-    invalidateFilter();
-}
-
-void TopicFilter::setSearch(const QString &text)
-{
-    if (text == m_search)
-        return;
-    m_search = text;
-    invalidateFilter();
-}
-
-namespace {
-
-bool isAscii(const QByteArray &s)
-{
-    return std::all_of(s.begin(), s.end(), [](char c) { return (c & 0x80) == 0; });
-}
-
-/// QString::compare(a, b, Qt::CaseInsensitive) of the names as text, without converting them
-/// (topic names are ASCII; anything else takes the conversion).
-int compareNames(const QByteArray &a, const QByteArray &b)
-{
-    const char *pa = a.constData();
-    const char *pb = b.constData();
-    const qsizetype n = std::min(a.size(), b.size());
-    for (qsizetype i = 0; i < n; ++i) {
-        if (pa[i] == pb[i]) // the same bytes are the same text (and the same folded)
-            continue;
-        const auto ca = static_cast<unsigned char>(pa[i]);
-        const auto cb = static_cast<unsigned char>(pb[i]);
-        if ((ca | cb) & 0x80)
-            return QString::compare(
-                QString::fromUtf8(a), QString::fromUtf8(b), Qt::CaseInsensitive);
-        const int la = ca >= 'A' && ca <= 'Z' ? ca + 32 : ca;
-        const int lb = cb >= 'A' && cb <= 'Z' ? cb + 32 : cb;
-        if (la != lb)
-            return la - lb;
-    }
-    if (a.size() != b.size())
-        return a.size() < b.size() ? -1 : 1;
-    return 0;
-}
-
-} // namespace
-
-bool TopicFilter::filterAcceptsRow(int row, const QModelIndex &parent) const
-{
-    if (!m_model)
-        return true;
-    const TopicInfo *t = m_model->topicAt(row);
-    if (!t || !(m_mask & (1 << static_cast<int>(t->type))))
-        return false;
-    Q_UNUSED(parent);
-    if (m_search.isEmpty())
-        return true;
-    // Latin-1 is UTF-8 for ASCII names: searched in place, not converted per row and keystroke.
-    if (isAscii(t->name))
-        return QLatin1StringView(t->name).contains(m_search, Qt::CaseInsensitive);
-    return QString::fromUtf8(t->name).contains(m_search, Qt::CaseInsensitive);
-}
-
-bool TopicFilter::lessThan(const QModelIndex &left, const QModelIndex &right) const
-{
-    // What the SortRole comparison decides, read from the rows: no QVariant or QString per
-    // comparison (a sort of 100,000 rows makes about two million of them).
-    const TopicInfo *a = m_model ? m_model->topicAt(left.row()) : nullptr;
-    const TopicInfo *b = m_model ? m_model->topicAt(right.row()) : nullptr;
-    if (!a || !b || left.column() != right.column() || sortRole() != SyncTableModel::SortRole
-        || sortCaseSensitivity() != Qt::CaseInsensitive || isSortLocaleAware())
-        return QSortFilterProxyModel::lessThan(left, right);
-    switch (left.column()) {
-    case TopicModel::Name:
-        return compareNames(a->name, b->name) < 0;
-    case TopicModel::Type:
-        return static_cast<int>(a->type) < static_cast<int>(b->type);
-    case TopicModel::Brokers:
-        return a->brokers < b->brokers;
-    case TopicModel::ReadQueues:
-        return a->readQueues < b->readQueues;
-    case TopicModel::WriteQueues:
-        return a->writeQueues < b->writeQueues;
-    default: // perm and order: compared as the text shown
-        return QSortFilterProxyModel::lessThan(left, right);
-    }
 }
 
 } // namespace qrocket::console

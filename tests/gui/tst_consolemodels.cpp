@@ -6,6 +6,7 @@
 #include "clientlib/client/simpleconsumer.h"
 #include "console/gui/alerts.h"
 #include "console/gui/brokermodel.h"
+#include "console/gui/chartsview.h"
 #include "console/gui/clustersession.h"
 #include "console/gui/connectdialog.h"
 #include "console/gui/consumerdetail.h"
@@ -16,11 +17,15 @@
 #include "console/gui/storagemodel.h"
 #include "console/gui/style.h"
 #include "console/gui/topicmodel.h"
+#include "console/gui/topicsview.h"
 #include "guitestutil.h"
 
 #include <QAbstractItemModelTester>
 #include <QElapsedTimer>
+#include <QItemSelectionModel>
+#include <QScrollBar>
 #include <QSignalSpy>
+#include <QTableView>
 #include <QTest>
 #include <QTextDocument>
 
@@ -39,6 +44,9 @@ private slots:
     void topicModelFillsAndFilters();
     void topicModelSyncsInPlace();
     void topicRefreshSignalsOnlyWhatChanged();
+    void topicSortFollowsChangingColumn();
+    void topicSelectionSurvivesManyRanges();
+    void topicRateListFollowsRates();
     void routeModelShowsQueuesAndOffsets();
     void groupAndConsumerModels();
     void popGroupShowsModeAndInFlight();
@@ -263,8 +271,6 @@ void tst_ConsoleModels::topicRefreshSignalsOnlyWhatChanged()
     TopicModel model(&offline);
     TopicFilter filter;
     filter.setSourceModel(&model);
-    filter.setSortRole(SyncTableModel::SortRole);
-    filter.setSortCaseSensitivity(Qt::CaseInsensitive);
     filter.sort(TopicModel::Name, Qt::AscendingOrder);
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QAbstractItemModelTester filterTester(
@@ -365,6 +371,214 @@ void tst_ConsoleModels::topicRefreshSignalsOnlyWhatChanged()
     // Search: case-insensitive, on the names as they are.
     filter.setSearch(QStringLiteral("T050"));
     QCOMPARE(filter.rowCount(), 11); // t0500..t0509 and t0500a
+}
+
+void tst_ConsoleModels::topicSortFollowsChangingColumn()
+{
+    // Sorted by the column that changes (write queues, descending): right after each refresh
+    // the order is exactly the sort's (equal ones by name), whether rows went up or down, next
+    // to each other or apart, came or went; a layout change, never a reset; the selected row
+    // stays selected.
+    ClusterSession offline(QStringLiteral("127.0.0.1:1")); // never started: fed by hand
+    TopicModel model(&offline);
+    TopicFilter filter;
+    filter.setSourceModel(&model);
+    QAbstractItemModelTester filterTester(
+        &filter, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    std::vector<QByteArray> names;
+    std::map<QByteArray, TopicInfo> configs;
+    for (int i = 0; i < 3000; ++i) {
+        names.push_back("S" + QByteArray::number(i).rightJustified(4, '0'));
+        configs[names.back()] = TopicInfo {names.back(), TopicType::Normal, 1, 4, 4 + i % 7, 6};
+    }
+    offline.applyTopics(names, configs, {});
+    filter.sort(TopicModel::WriteQueues, Qt::DescendingOrder);
+    QItemSelectionModel selection(&filter);
+    const auto inOrder = [&]() -> QString {
+        std::vector<std::pair<int, QByteArray>> expected;
+        for (const QByteArray &n : names)
+            expected.emplace_back(-configs[n].writeQueues, n);
+        std::sort(expected.begin(), expected.end());
+        if (static_cast<int>(expected.size()) != filter.rowCount())
+            return QStringLiteral("%1 rows, %2 expected")
+                .arg(filter.rowCount())
+                .arg(expected.size());
+        for (int r = 0; r < filter.rowCount(); ++r) {
+            const QByteArray key = filter.index(r, 0).data(SyncTableModel::KeyRole).toByteArray();
+            if (key != expected[static_cast<std::size_t>(r)].second) {
+                return QStringLiteral("row %1 is %2, expected %3")
+                    .arg(r)
+                    .arg(QString::fromUtf8(key),
+                        QString::fromUtf8(expected[static_cast<std::size_t>(r)].second));
+            }
+        }
+        return {};
+    };
+    QCOMPARE(inOrder(), QString());
+    ModelSpies f(&filter);
+    quint32 seed = 7;
+    const auto next = [&seed](quint32 n) {
+        seed = seed * 1103515245u + 12345u;
+        return (seed >> 8) % n;
+    };
+    const QByteArray selected = "S1500";
+    for (int round = 0; round < 8; ++round) {
+        selection.setCurrentIndex(filter.index(rowOf(filter, selected), 0),
+            QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        if (round == 3) {
+            // A whole run of equal rows (adjacent in the view) jumps to the top.
+            for (auto &[name, t] : configs) {
+                if (t.writeQueues == 5)
+                    t.writeQueues = 30;
+            }
+        } else {
+            // Scattered rows up and down, some in adjacent pairs; a few go, a few come.
+            const int changes = round % 2 ? 30 : 300;
+            for (int k = 0; k < changes; ++k) {
+                const auto i = next(static_cast<quint32>(names.size() - 1));
+                configs[names[i]].writeQueues = static_cast<int>(next(20));
+                if (k % 3 == 0)
+                    configs[names[i + 1]].writeQueues = configs[names[i]].writeQueues + 1;
+            }
+            for (int k = 0; k < 5; ++k) {
+                const auto i = next(static_cast<quint32>(names.size()));
+                if (names[i] != selected)
+                    names.erase(names.begin() + i);
+                QByteArray fresh = "S" + QByteArray::number(next(3000)).rightJustified(4, '0') + "-"
+                    + QByteArray::number(round) + QByteArray::number(k);
+                configs[fresh] = TopicInfo {fresh, TopicType::Normal, 1, 4, int(next(20)), 6};
+                names.push_back(fresh);
+            }
+        }
+        f.clear();
+        offline.applyTopics(names, configs, {});
+        QCOMPARE(inOrder(), QString());
+        QCOMPARE(f.resets.count(), 0);
+        QVERIFY(f.layouts.count() >= 1);
+        QCOMPARE(selection.currentIndex().data(SyncTableModel::KeyRole).toByteArray(), selected);
+        QVERIFY(selection.isRowSelected(selection.currentIndex().row()));
+    }
+    // Back to the name, then the other way: equal keys still by name.
+    filter.sort(TopicModel::WriteQueues, Qt::AscendingOrder);
+    for (int r = 1; r < filter.rowCount(); ++r) {
+        const TopicInfo *a = model.topicAt(filter.mapToSource(filter.index(r - 1, 0)).row());
+        const TopicInfo *b = model.topicAt(filter.mapToSource(filter.index(r, 0)).row());
+        QVERIFY(a->writeQueues < b->writeQueues
+            || (a->writeQueues == b->writeQueues && a->name < b->name));
+    }
+    QCOMPARE(selection.currentIndex().data(SyncTableModel::KeyRole).toByteArray(), selected);
+}
+
+void tst_ConsoleModels::topicSelectionSurvivesManyRanges()
+{
+    // The topics tab with a topic selected and the view scrolled to it; a refresh changes
+    // 10,000 rows and removes and adds 5,000 scattered ones: far more ranges than are signalled
+    // one by one. The model changes its layout (no reset): the topic stays selected and the
+    // view stays where it was.
+    ClusterSession offline(QStringLiteral("127.0.0.1:1")); // never started: fed by hand
+    TopicsView view(&offline);
+    view.resize(900, 600);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    std::vector<QByteArray> names;
+    std::map<QByteArray, TopicInfo> configs;
+    for (int i = 0; i < 20000; ++i) {
+        names.push_back("M" + QByteArray::number(i).rightJustified(5, '0'));
+        configs[names.back()] = TopicInfo {names.back(), TopicType::Normal, 1, 4, 4, 6};
+    }
+    offline.applyTopics(names, configs, {});
+    view.table()->sortByColumn(TopicModel::Name, Qt::AscendingOrder);
+    const QByteArray selected = "M10001";
+    view.selectTopic(selected);
+    QCOMPARE(view.currentTopic(), selected);
+    QTest::qWait(10);
+    const int scroll = view.table()->verticalScrollBar()->value();
+    QVERIFY(scroll > 0);
+    ModelSpies m(view.model());
+    ModelSpies f(view.filter());
+    std::vector<QByteArray> fresh;
+    for (int i = 0; i < 20000; ++i) {
+        if (i % 2 == 0)
+            configs[names[static_cast<std::size_t>(i)]].readQueues = 8;
+        if (i % 4 != 1 || names[static_cast<std::size_t>(i)] == selected)
+            fresh.push_back(names[static_cast<std::size_t>(i)]);
+        if (i % 4 == 2) {
+            fresh.push_back(names[static_cast<std::size_t>(i)] + "-new");
+            configs[fresh.back()] = TopicInfo {fresh.back(), TopicType::Normal, 1, 4, 4, 6};
+        }
+    }
+    offline.applyTopics(fresh, configs, {});
+    QCOMPARE(m.resets.count(), 0);
+    QCOMPARE(m.layouts.count(), 1);
+    QCOMPARE(f.resets.count(), 0);
+    QCOMPARE(view.model()->rowCount(), 20001);
+    QCOMPARE(view.currentTopic(), selected);
+    QVERIFY(view.table()->selectionModel()->isRowSelected(view.table()->currentIndex().row()));
+    QCOMPARE(view.table()->verticalScrollBar()->value(), scroll);
+    QCOMPARE(rowOf(*view.model(), "M10005"), -1);
+    QCOMPARE(text(*view.model(), rowOf(*view.model(), "M10002-new"), TopicModel::Perm),
+        QStringLiteral("RW"));
+    QCOMPARE(text(*view.model(), rowOf(*view.model(), "M10002"), TopicModel::ReadQueues),
+        QStringLiteral("8"));
+    // Sorted by a column as well, the same again; then a refresh that removes the selected
+    // topic: nothing is selected (no other row takes its place).
+    view.table()->sortByColumn(TopicModel::ReadQueues, Qt::DescendingOrder);
+    view.selectTopic(selected);
+    for (std::size_t i = 0; i < fresh.size(); i += 3)
+        configs[fresh[i]].readQueues += 1;
+    offline.applyTopics(fresh, configs, {});
+    QCOMPARE(view.currentTopic(), selected);
+    fresh.erase(std::find(fresh.begin(), fresh.end(), selected));
+    fresh.erase(fresh.begin(), fresh.begin() + 12000);
+    offline.applyTopics(fresh, configs, {});
+    QCOMPARE(view.currentTopic(), QByteArray());
+    QCOMPARE(view.filter()->rowCount(), static_cast<int>(fresh.size()));
+}
+
+void tst_ConsoleModels::topicRateListFollowsRates()
+{
+    // The per-topic charts' list: busiest first, the top ones checked until the operator
+    // chooses; a new order keeps the checks with their topics and the selection.
+    TopicRateList list(2, nullptr);
+    QAbstractItemModelTester tester(&list, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    std::map<QByteArray, TopicRates> rates;
+    for (int i = 0; i < 50; ++i) {
+        TopicRates &r = rates["R" + QByteArray::number(i).rightJustified(2, '0')];
+        r.putTps = i % 10;
+        r.getTps = 0;
+    }
+    list.update(rates);
+    QCOMPARE(list.rowCount(), 50);
+    QCOMPARE(list.index(0).data(Qt::UserRole).toString(), QStringLiteral("R09")); // 9, by name
+    QCOMPARE(list.index(1).data(Qt::UserRole).toString(), QStringLiteral("R19"));
+    QCOMPARE(list.checked(), (QStringList {QStringLiteral("R09"), QStringLiteral("R19")}));
+    QVERIFY(list.index(0).data(Qt::DisplayRole).toString().contains(QStringLiteral("put 9")));
+    QItemSelectionModel selection(&list);
+    selection.setCurrentIndex(list.index(5), QItemSelectionModel::ClearAndSelect);
+    const QString current = list.index(5).data(Qt::UserRole).toString();
+    // The same order: figures in place, no layout change.
+    ModelSpies spies(&list);
+    rates["R09"].getTps = 1;
+    list.update(rates);
+    QCOMPARE(spies.layouts.count(), 0);
+    QCOMPARE(spies.changes.count(), 1);
+    // The operator unchecks the first: the choice is theirs from then on.
+    QVERIFY(list.setData(list.index(0), Qt::Unchecked, Qt::CheckStateRole));
+    QCOMPARE(list.checked(), QStringList {QStringLiteral("R19")});
+    // A new order: R00 becomes the busiest; R19 stays checked wherever it goes, and so does
+    // the selection.
+    rates["R00"].putTps = 100;
+    list.update(rates);
+    QCOMPARE(spies.layouts.count(), 1);
+    QCOMPARE(list.index(0).data(Qt::UserRole).toString(), QStringLiteral("R00"));
+    QCOMPARE(list.checked(), QStringList {QStringLiteral("R19")});
+    QCOMPARE(selection.currentIndex().data(Qt::UserRole).toString(), current);
+    // A checked topic that leaves the rates leaves the choice.
+    rates.erase("R19");
+    list.update(rates);
+    QCOMPARE(list.checked(), QStringList());
+    list.setChecked({QStringLiteral("R00"), QStringLiteral("nope")});
+    QCOMPARE(list.checked(), QStringList {QStringLiteral("R00")});
 }
 
 void tst_ConsoleModels::routeModelShowsQueuesAndOffsets()
