@@ -27,6 +27,7 @@ int MessageStore::deleteTopics(const QList<QByteArray> &requested)
     std::vector<ConsumeQueue *> doomed;
     {
         std::lock_guard dispatchLock(m_dispatchMutex);
+        const CommitLog::PutLock puts = m_commitLog.lockPuts(); // before m_cqMutex
         std::unique_lock lock(m_cqMutex);
         const std::int64_t appended = m_commitLog.maxOffset();
         for (const QByteArray &topic : topics) {
@@ -43,7 +44,7 @@ int MessageStore::deleteTopics(const QList<QByteArray> &requested)
             }
             m_deletedTopics[topic.toStdString()] = appended;
             m_deletedBelow = std::max(m_deletedBelow, appended);
-            m_commitLog.removeTopicQueueOffsets(topic);
+            m_commitLog.removeTopicQueueOffsets(topic, &puts);
         }
         // A queue still being recovered at start-up is waited for; one not claimed yet never
         // will be (it only goes).
@@ -86,6 +87,7 @@ int MessageStore::deleteExpiredLightQueues(std::int64_t commitLogMinOffset)
         // before their files are gone. The queues are retired, freed after a grace period (raw
         // pointers: releaseRetiredQueues()).
         std::lock_guard dispatchLock(m_dispatchMutex);
+        const CommitLog::PutLock puts = m_commitLog.lockPuts(); // before m_cqMutex
         std::unique_lock lock(m_cqMutex);
         for (auto it = m_consumeQueues.begin(); it != m_consumeQueues.end();) {
             ConsumeQueue *cq = it->second.get();
@@ -99,7 +101,7 @@ int MessageStore::deleteExpiredLightQueues(std::int64_t commitLogMinOffset)
             // re-created queue had already given out.
             if (!isLmqName(cq->topic()) || end < 0 || end > commitLogMinOffset
                 || !m_commitLog.removeQueueOffsetIf(
-                    cq->topic(), cq->queueId(), cq->maxOffsetInQueue())) {
+                    cq->topic(), cq->queueId(), cq->maxOffsetInQueue(), &puts)) {
                 ++it;
                 continue;
             }

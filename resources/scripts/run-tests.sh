@@ -86,7 +86,7 @@ if [ "${SKIP_SANITIZERS:-0}" != 1 ]; then
     # ThreadSanitizer on the client's and the remoting layer's threads. Qt is not instrumented:
     # QRocket's hand-offs through its event queue are annotated (tsanannotations.h) and Qt's own
     # internals suppressed (resources/sanitizers/tsan.supp), so a report here is QRocket's.
-    tsan_tests="tst_remotingclient tst_remotinglimits tst_clientunits tst_clientframes"
+    tsan_tests="tst_remotingclient tst_remotinglimits tst_clientunits tst_clientframes tst_queuerecovery"
     stage "tsan build" env BUILD_DIR="$top/build-tsan" TARGETS="$tsan_tests" \
         "$top/resources/scripts/build.sh" "${sanitizer_flags[@]}" -DQROCKET_SANITIZE=thread
     stage "tsan tests" env \

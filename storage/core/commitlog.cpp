@@ -575,10 +575,11 @@ void CommitLog::removeQueueOffset(QByteArrayView topic, int queueId)
         m_queueOffsets.erase(it);
 }
 
-bool CommitLog::removeQueueOffsetIf(QByteArrayView topic, int queueId, std::int64_t expectedNext)
+bool CommitLog::removeQueueOffsetIf(
+    QByteArrayView topic, int queueId, std::int64_t expectedNext, const PutLock *held)
 {
     char buf[160];
-    std::lock_guard lock(m_putMutex);
+    PutLock lock = held ? PutLock() : lockPuts();
     auto it = m_queueOffsets.find(topicQueueKey(topic, queueId, buf));
     if (it == m_queueOffsets.end())
         return true;
@@ -589,10 +590,10 @@ bool CommitLog::removeQueueOffsetIf(QByteArrayView topic, int queueId, std::int6
     return true;
 }
 
-void CommitLog::removeTopicQueueOffsets(QByteArrayView topic)
+void CommitLog::removeTopicQueueOffsets(QByteArrayView topic, const PutLock *held)
 {
     const std::string_view t(topic.data(), static_cast<size_t>(topic.size()));
-    std::lock_guard lock(m_putMutex);
+    PutLock lock = held ? PutLock() : lockPuts();
     m_lastSlot = nullptr;
     std::erase_if(m_queueOffsets, [t](const auto &entry) {
         // "topic-queueId": the topic itself may contain '-', the queue id is all digits.

@@ -93,12 +93,18 @@ public:
     /// Next queue offset of the topic-queues appended to ("topic-queueId" -> offset).
     void setQueueOffset(QByteArrayView topic, int queueId, std::int64_t next);
     void removeQueueOffset(QByteArrayView topic, int queueId);
+    /// Holds off appends while the caller changes queues and their next offsets together: the
+    /// lock is taken before the store's queue table lock (the QueueOffsetLoader, called under
+    /// it, takes that one), and the two calls below take it themselves unless given it.
+    using PutLock = std::unique_lock<AdaptiveMutex>;
+    PutLock lockPuts() { return PutLock(m_putMutex); }
     /// Forgets the next queue offset of (topic, queueId) if it is still `expectedNext`, under the
     /// put lock: no append has given the queue an offset beyond it. True when forgotten (or when
     /// there was no entry).
-    bool removeQueueOffsetIf(QByteArrayView topic, int queueId, std::int64_t expectedNext);
+    bool removeQueueOffsetIf(QByteArrayView topic, int queueId, std::int64_t expectedNext,
+        const PutLock *held = nullptr);
     /// Forgets the next queue offsets of every queue of `topic` (topic deleted).
-    void removeTopicQueueOffsets(QByteArrayView topic);
+    void removeTopicQueueOffsets(QByteArrayView topic, const PutLock *held = nullptr);
     void clearQueueOffsets();
 
     /// Holds the put lock as an append would (since clock() at TEST_holdPutLock()) until
