@@ -15,7 +15,6 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QSaveFile>
 
 #include <algorithm>
 #include <cstring>
@@ -576,19 +575,7 @@ Status MessageStore::saveDeletedTopicsLocked()
     for (const auto &[topic, offset] : m_deletedTopics)
         text += QByteArray::number(static_cast<qint64>(offset)) + ' '
             + QByteArray::fromStdString(topic) + '\n';
-    QSaveFile f(path); // writes a temporary file, syncs it and renames it over `path`
-    if (!f.open(QIODevice::WriteOnly) || f.write(text) != text.size() || !f.commit())
-        return Status::ioError(QStringLiteral("cannot write %1: %2").arg(path, f.errorString()));
-    // The rename itself is durable once the directory is.
-    const int dirFd = ::open(QFile::encodeName(m_config.storePathRootDir).constData(),
-        O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    const bool synced = dirFd >= 0 && ::fsync(dirFd) == 0;
-    if (dirFd >= 0)
-        ::close(dirFd);
-    if (!synced)
-        return Status::ioError(
-            QStringLiteral("cannot sync directory %1").arg(m_config.storePathRootDir));
-    return {};
+    return writeFileDurably(path, text);
 }
 
 ConsumeQueue *MessageStore::findOrCreateConsumeQueue(QByteArrayView topic, int queueId)

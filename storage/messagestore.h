@@ -274,14 +274,13 @@ private:
     /// Whether the record at `offset` is filed in `cq` at `index` with `size`.
     bool recordFiledAt(
         const ConsumeQueue &cq, std::int64_t index, std::int64_t offset, std::int32_t size) const;
-    /// Lists the consume-queue directories and adds each queue not known yet as Pending;
-    /// `recover`: also recovers them (in parallel). Returns the queues it added.
-    std::vector<ConsumeQueue *> discoverAllQueues(bool recover);
+    /// Lists the consume-queue directories and recovers every queue in them (in parallel),
+    /// adding those not known yet.
+    void recoverAllQueues();
     /// The background pass: every Pending queue recovered, then the marker file removed.
     void recoverPendingQueues();
     /// The CommitLog's QueueOffsetLoader: a queue's end, recovering it first.
     std::int64_t loadQueueOffset(QByteArrayView topic, int queueId, QString &why);
-    void noteQueueRecovered(const ConsumeQueue &cq, const ConsumeQueue::RecoverResult &r);
     QString uncheckedMarkerPath() const;
     /// False when the consume-queue unit could not be written (reput retries the record).
     bool dispatch(const protocol::MessageRecordView &rec, std::int64_t offset);

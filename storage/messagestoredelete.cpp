@@ -54,7 +54,7 @@ int MessageStore::deleteTopics(const QList<QByteArray> &requested)
                 cq->finishRecovery(ConsumeQueue::State::Ready);
         }
         // Recorded before the files go: a crash in between leaves stale queues that the next
-        // open recognises (loadConsumeQueues), never re-created ones.
+        // open recognises (recoverQueue: isStaleDeletedQueue), never re-created ones.
         if (Status s = saveDeletedTopicsLocked(); !s)
             qCCritical(lcStore).noquote()
                 << s.message() << "- after a crash, recovery may re-create the deleted queues";

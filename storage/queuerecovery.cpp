@@ -316,11 +316,11 @@ void MessageStore::validateUnitsFrom(ConsumeQueue &cq, std::int64_t from)
     }
 }
 
-std::vector<ConsumeQueue *> MessageStore::discoverAllQueues(bool recover)
+void MessageStore::recoverAllQueues()
 {
     const QString rootPath = m_config.consumeQueueDir();
     const QStringList topicDirs = listDirectory(rootPath, true);
-    std::vector<std::vector<ConsumeQueue *>> perTopic(static_cast<std::size_t>(topicDirs.size()));
+    std::vector<int> perTopic(static_cast<std::size_t>(topicDirs.size())); // queues in each
     // Per topic, in parallel (with 100,000s of queues most of a start: a directory listing,
     // then each queue's files).
     parallelFor(perTopic.size(), [&](std::size_t t) {
@@ -341,21 +341,17 @@ std::vector<ConsumeQueue *> MessageStore::discoverAllQueues(bool recover)
                     << "ignoring foreign directory" << topicPath + u'/' + qid;
                 continue;
             }
-            if (recover)
-                readyQueue(cq, nullptr);
-            perTopic[t].push_back(cq);
+            readyQueue(cq, nullptr);
+            ++perTopic[t];
         }
     });
-    std::vector<ConsumeQueue *> all;
     QDir root(rootPath);
     for (std::size_t t = 0; t < perTopic.size(); ++t) {
         // Only when it holds no queue: trying it on each of 100,000 topic directories that
         // hold queues cost a path walk each for nothing.
-        if (perTopic[t].empty() && !m_stopQueueRecovery.load(std::memory_order_relaxed))
+        if (perTopic[t] == 0 && !m_stopQueueRecovery.load(std::memory_order_relaxed))
             root.rmdir(topicDirs[static_cast<qsizetype>(t)]);
-        all.insert(all.end(), perTopic[t].begin(), perTopic[t].end());
     }
-    return all;
 }
 
 void MessageStore::recoverPendingQueues()
@@ -364,7 +360,7 @@ void MessageStore::recoverPendingQueues()
         m_options.beforeQueueRecovery();
     QElapsedTimer timer;
     timer.start();
-    discoverAllQueues(true);
+    recoverAllQueues();
     if (m_stopQueueRecovery.load())
         return; // the marker stays: the next start checks every queue first
     QFile::remove(uncheckedMarkerPath());

@@ -7,14 +7,10 @@
 
 #include <QDir>
 #include <QElapsedTimer>
-#include <QFileInfo>
-#include <QSaveFile>
 
 #include <algorithm>
 #include <atomic>
-#include <fcntl.h>
 #include <thread>
-#include <unistd.h>
 #include <vector>
 
 namespace qrocket::storage {
@@ -170,19 +166,6 @@ std::int64_t readMarker(const QString &path)
     return ok && v >= 0 ? v : 0; // unreadable: validate from the start
 }
 
-Status writeMarker(const QString &path, std::int64_t value)
-{
-    QSaveFile f(path);
-    const QByteArray text = QByteArray::number(value) + '\n';
-    if (!f.open(QIODevice::WriteOnly) || f.write(text) != text.size() || !f.commit())
-        return Status::ioError(QStringLiteral("cannot write %1: %2").arg(path, f.errorString()));
-    const int dirFd = ::open(
-        QFile::encodeName(QFileInfo(path).path()).constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    const bool synced = dirFd >= 0 && ::fsync(dirFd) == 0;
-    if (dirFd >= 0)
-        ::close(dirFd);
-    return synced ? Status() : Status::ioError(QStringLiteral("cannot sync %1").arg(path));
-}
 } // namespace
 
 bool StoreRecovery::queuesHoldRecord(std::int64_t offset) const
@@ -294,7 +277,7 @@ Status StoreRecovery::run(bool lastExitOk)
     QElapsedTimer cqTimer;
     cqTimer.start();
     if (!background) {
-        s.discoverAllQueues(true);
+        s.recoverAllQueues();
         s.m_queuesPending = false;
         rep.consumeQueueLoadMs = cqTimer.elapsed();
         if (clFiles.empty()) {
@@ -333,7 +316,9 @@ Status StoreRecovery::run(bool lastExitOk)
         // Until every queue is checked, the next start must do it first (queuerecovery.cpp): a
         // queue not checked yet may hold units past the valid end (a crash, or a commit log cut
         // while the broker was down, as controller mode does), which new records would cover.
-        if (Status st = writeMarker(s.uncheckedMarkerPath(), processOffset); !st)
+        if (Status st
+            = writeFileDurably(s.uncheckedMarkerPath(), QByteArray::number(processOffset));
+            !st)
             return st;
     }
     if (!background)

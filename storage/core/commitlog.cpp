@@ -96,7 +96,7 @@ PutMessageStatus CommitLog::check(const MessageExtBrokerInner &m, QString &remar
     return PutMessageStatus::PutOk;
 }
 
-std::int64_t *CommitLog::queueOffsetSlot(QByteArrayView topic, int queueId, QString *why)
+std::int64_t *CommitLog::queueOffsetSlot(QByteArrayView topic, int queueId, QString &why)
 {
     if (m_lastSlot && queueId == m_lastQueueId
         && std::string_view(topic.data(), static_cast<size_t>(topic.size())) == m_lastTopic)
@@ -106,12 +106,9 @@ std::int64_t *CommitLog::queueOffsetSlot(QByteArrayView topic, int queueId, QStr
     auto it = m_queueOffsets.find(key);
     if (it == m_queueOffsets.end()) {
         // First append to the queue since the start: its consume queue says where it ends.
-        std::int64_t next = 0;
-        if (why && m_offsetLoader) {
-            next = m_offsetLoader(topic, queueId, *why);
-            if (next < 0)
-                return nullptr;
-        }
+        const std::int64_t next = m_offsetLoader ? m_offsetLoader(topic, queueId, why) : 0;
+        if (next < 0)
+            return nullptr;
         it = m_queueOffsets.emplace(std::string(key), next).first;
     }
     m_lastTopic.assign(topic.data(), static_cast<size_t>(topic.size()));
@@ -167,7 +164,7 @@ PutMessageResult CommitLog::appendLocked(const MessageExtBrokerInner &m, std::in
 {
     MessageRecordInput in = toInput(m, crc);
     QString why;
-    std::int64_t *const nextSlot = queueOffsetSlot(m.topic, m.queueId, &why);
+    std::int64_t *const nextSlot = queueOffsetSlot(m.topic, m.queueId, why);
     if (!nextSlot)
         return failure(PutMessageStatus::ServiceNotAvailable, why);
     // Multi-dispatch (RocketMQ's MultiDispatch.wrapMultiDispatch): each named queue's next offset,
@@ -180,7 +177,7 @@ PutMessageResult CommitLog::appendLocked(const MessageExtBrokerInner &m, std::in
         multiOffsets.reserve(names->size());
         for (QByteArrayView name : *names) {
             const int queueId = m_config.enableLmq && isLmqName(name) ? 0 : m.queueId;
-            std::int64_t *slot = queueOffsetSlot(name, queueId, &why);
+            std::int64_t *slot = queueOffsetSlot(name, queueId, why);
             if (!slot)
                 return failure(PutMessageStatus::ServiceNotAvailable, why);
             multiSlots.push_back(slot);
@@ -559,22 +556,6 @@ std::int64_t CommitLog::storeTimestampAt(std::int64_t offset, std::int32_t size)
     return readI64(r.bytes.data() + 48 + bornHostLen);
 }
 
-void CommitLog::setQueueOffset(QByteArrayView topic, int queueId, std::int64_t next)
-{
-    std::lock_guard lock(m_putMutex);
-    *queueOffsetSlot(topic, queueId, nullptr) = next;
-}
-
-void CommitLog::removeQueueOffset(QByteArrayView topic, int queueId)
-{
-    char buf[160];
-    std::lock_guard lock(m_putMutex);
-    m_lastSlot = nullptr;
-    if (auto it = m_queueOffsets.find(topicQueueKey(topic, queueId, buf));
-        it != m_queueOffsets.end())
-        m_queueOffsets.erase(it);
-}
-
 bool CommitLog::removeQueueOffsetIf(
     QByteArrayView topic, int queueId, std::int64_t expectedNext, const PutLock *held)
 {
@@ -603,13 +584,6 @@ void CommitLog::removeTopicQueueOffsets(QByteArrayView topic, const PutLock *hel
         return std::all_of(key.begin() + static_cast<std::ptrdiff_t>(t.size()) + 1, key.end(),
             [](char c) { return c >= '0' && c <= '9'; });
     });
-}
-
-void CommitLog::clearQueueOffsets()
-{
-    std::lock_guard lock(m_putMutex);
-    m_lastSlot = nullptr;
-    m_queueOffsets.clear();
 }
 
 void CommitLog::setWritable(bool writable, QString reasonIfNot)

@@ -90,9 +90,6 @@ public:
     using QueueOffsetLoader
         = std::function<std::int64_t(QByteArrayView topic, int queueId, QString &why)>;
     void setQueueOffsetLoader(QueueOffsetLoader l) { m_offsetLoader = std::move(l); }
-    /// Next queue offset of the topic-queues appended to ("topic-queueId" -> offset).
-    void setQueueOffset(QByteArrayView topic, int queueId, std::int64_t next);
-    void removeQueueOffset(QByteArrayView topic, int queueId);
     /// Holds off appends while the caller changes queues and their next offsets together: the
     /// lock is taken before the store's queue table lock (the QueueOffsetLoader, called under
     /// it, takes that one), and the two calls below take it themselves unless given it.
@@ -105,7 +102,6 @@ public:
         const PutLock *held = nullptr);
     /// Forgets the next queue offsets of every queue of `topic` (topic deleted).
     void removeTopicQueueOffsets(QByteArrayView topic, const PutLock *held = nullptr);
-    void clearQueueOffsets();
 
     /// Holds the put lock as an append would (since clock() at TEST_holdPutLock()) until
     /// release() or destruction: tests of OS_PAGECACHE_BUSY.
@@ -153,8 +149,8 @@ private:
     /// Room for `size` more bytes in m_pending; returns where they go.
     char *reservePending(std::int64_t size);
     /// The next-offset slot of a topic-queue. A queue not appended to since the start asks the
-    /// loader (with `why`; without, it starts at 0); null when the loader refuses (`why`).
-    std::int64_t *queueOffsetSlot(QByteArrayView topic, int queueId, QString *why);
+    /// loader (without one it starts at 0); null when the loader refuses (`why` says why).
+    std::int64_t *queueOffsetSlot(QByteArrayView topic, int queueId, QString &why);
     /// Logs the first put that failed to write (full disk) and the first success after it.
     void noteWriteOutcome(const PutMessageResult &r);
 

@@ -67,11 +67,10 @@ public:
         m_state.store(std::uint8_t(s), std::memory_order_release);
         m_state.notify_all();
     }
-    /// Blocks while another thread recovers the queue; returns the state after.
-    State waitWhileRecovering() const
+    /// Blocks while another thread recovers the queue.
+    void waitWhileRecovering() const
     {
         m_state.wait(std::uint8_t(State::Recovering), std::memory_order_acquire);
-        return state();
     }
 
     const QByteArray &topic() const { return m_topic; }

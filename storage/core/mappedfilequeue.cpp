@@ -5,13 +5,35 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
+#include <QSaveFile>
 
 #include <algorithm>
 #include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace qrocket::storage {
+
+Status writeFileDurably(const QString &path, QByteArrayView text)
+{
+    QSaveFile f(path); // writes a temporary file, syncs it and renames it over `path`
+    if (!f.open(QIODevice::WriteOnly) || f.write(text.data(), text.size()) != text.size()
+        || !f.commit())
+        return Status::ioError(QStringLiteral("cannot write %1: %2").arg(path, f.errorString()));
+    // The rename itself is durable once the directory is.
+    const QString dir = QFileInfo(path).path();
+    const int dirFd
+        = ::open(QFile::encodeName(dir).constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const bool synced = dirFd >= 0 && ::fsync(dirFd) == 0;
+    if (dirFd >= 0)
+        ::close(dirFd);
+    if (!synced)
+        return Status::ioError(QStringLiteral("cannot sync directory %1").arg(dir));
+    return {};
+}
 
 QStringList listDirectory(const QString &dir, bool directories)
 {

@@ -24,6 +24,9 @@ namespace qrocket::storage {
 /// unless the file system does not report types. Empty when `dir` cannot be read. (Start-up
 /// lists 100,000s of consume-queue directories.)
 QStringList listDirectory(const QString &dir, bool directories);
+/// Replaces `path` with `text` so that a crash or power loss leaves the old file or the new one:
+/// a temporary file, synced, renamed over it, then the directory synced.
+Status writeFileDurably(const QString &path, QByteArrayView text);
 
 class MappedFileQueue
 {
