@@ -46,48 +46,16 @@ Status ConfigManager::load()
     return {};
 }
 
-Status ConfigManager::commitChange(const std::function<QByteArray()> &change)
-{
-    Result<std::int64_t> ticket = std::int64_t(0);
-    {
-        std::lock_guard order(m_orderMutex);
-        const QByteArray record = change();
-        if (record.isEmpty())
-            return {};
-        if (!m_journal)
-            ticket = Status::notSupported(QString());
-        else
-            ticket = m_journal->append(record);
-    }
-    if (!ticket) {
-        if (m_journal)
-            qCWarning(lcBroker).noquote() << ticket.error().message() << "- writing the whole file";
-        return persist();
-    }
-    if (!m_fileWritten) {
-        // The first change: the file RocketMQ's tools read appears at once.
-        if (std::optional<Status> written = persistFirst())
-            return *written;
-    }
-    if (Status st = m_journal->sync(*ticket); !st) {
-        qCWarning(lcBroker).noquote() << st.message() << "- writing the whole file";
-        return persist();
-    }
-    if (m_journal->recordsSinceRotate() >= m_compactAfter.load())
-        persist(); // the change is durable already; a failure is logged and retried later
-    return {};
-}
-
-void ConfigManager::commitChangeAsync(
-    const std::function<QByteArray()> &change, CommitCallback done)
+std::optional<std::int64_t> ConfigManager::appendChange(
+    const std::function<QByteArray()> &change, Status &done)
 {
     Result<std::int64_t> ticket = std::int64_t(0);
     {
         std::lock_guard order(m_orderMutex);
         const QByteArray record = change();
         if (record.isEmpty()) {
-            done({});
-            return;
+            done = {};
+            return std::nullopt;
         }
         if (!m_journal)
             ticket = Status::notSupported(QString());
@@ -97,24 +65,56 @@ void ConfigManager::commitChangeAsync(
     if (!ticket) {
         if (m_journal)
             qCWarning(lcBroker).noquote() << ticket.error().message() << "- writing the whole file";
-        done(persist());
-        return;
+        done = persist();
+        return std::nullopt;
     }
     if (!m_fileWritten) {
+        // The first change: the file RocketMQ's tools read appears at once.
         if (std::optional<Status> written = persistFirst()) {
-            done(*written);
-            return;
+            done = *written;
+            return std::nullopt;
         }
     }
-    m_journal->syncAsync(*ticket, [this, done = std::move(done)](Status st) {
-        if (!st) {
-            qCWarning(lcBroker).noquote() << st.message() << "- writing the whole file";
-            st = persist();
-        }
-        done(st);
-    });
+    return *ticket;
+}
+
+Status ConfigManager::persistAfterFailedSync(const Status &failed)
+{
+    qCWarning(lcBroker).noquote() << failed.message() << "- writing the whole file";
+    return persist();
+}
+
+void ConfigManager::compactIfDue()
+{
     if (m_journal->recordsSinceRotate() >= m_compactAfter.load())
-        persist(); // a failure is logged and retried later
+        persist(); // the change is durable already; a failure is logged and retried later
+}
+
+Status ConfigManager::commitChange(const std::function<QByteArray()> &change)
+{
+    Status done;
+    const std::optional<std::int64_t> ticket = appendChange(change, done);
+    if (!ticket)
+        return done;
+    if (Status st = m_journal->sync(*ticket); !st)
+        return persistAfterFailedSync(st);
+    compactIfDue();
+    return {};
+}
+
+void ConfigManager::commitChangeAsync(
+    const std::function<QByteArray()> &change, CommitCallback done)
+{
+    Status now;
+    const std::optional<std::int64_t> ticket = appendChange(change, now);
+    if (!ticket) {
+        done(now);
+        return;
+    }
+    m_journal->syncAsync(*ticket, [this, done = std::move(done)](const Status &st) {
+        done(st ? st : persistAfterFailedSync(st));
+    });
+    compactIfDue();
 }
 
 void ConfigManager::waitForCommits()

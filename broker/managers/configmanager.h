@@ -133,6 +133,15 @@ private:
     /// in flight together all find no file); nullopt then, and the journal's sync makes the
     /// change durable (the file or a journal generation holds its record).
     std::optional<Status> persistFirst();
+    /// commitChange()'s first half: runs `change` and appends its record. Returns the journal
+    /// ticket to sync, or nothing when the change is complete already (`done`: nothing changed,
+    /// no journal or a failed append and the whole file written, or the first file written).
+    std::optional<std::int64_t> appendChange(
+        const std::function<QByteArray()> &change, Status &done);
+    /// A sync of the journal failed: the whole file is written instead (its status).
+    Status persistAfterFailedSync(const Status &failed);
+    /// Rewrites the whole file once the journal holds compactThreshold() records.
+    void compactIfDue();
 
     const QString m_path;
     const char *m_what;
